@@ -1,0 +1,94 @@
+#include "cli_common.hpp"
+
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace tileskip::cli {
+
+void ProblemFlags::addTo(CLI::App* app) {
+  sizeOption = app->add_option("--size", size, "M = N = K (default: 4096 on a GPU, 512 on a CPU device)");
+  mOption = app->add_option("--m", m, "rows of A and C (overrides --size)");
+  nOption = app->add_option("--n", n, "columns of B and C (overrides --size)");
+  kOption = app->add_option("--k", k, "columns of A, rows of B (overrides --size)");
+  app->add_option("--density-a", densityA, "fraction of non-zero elements of A, in [0,1]")->capture_default_str();
+  app->add_option("--density-b", densityB, "fraction of non-zero elements of B, in [0,1]")->capture_default_str();
+  app->add_option("--generator", generator, "how A and B are generated: " + generatorNameList())->capture_default_str();
+  app->add_option("--seed", seed, "random seed; the same seed gives the same matrices")->capture_default_str();
+  app->add_option("--granularity", granularity, "rows/columns of a zero segment or edge of a zero block")
+      ->capture_default_str();
+}
+
+ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
+  auto given = [](const CLI::Option* option) { return option != nullptr && option->count() > 0; };
+  auto pick = [&](const CLI::Option* option, int value, const char* flag) {
+    const char* from = flag;
+    if (!given(option)) {
+      value = given(sizeOption) ? size : defaultSize;
+      from = "--size";
+    }
+    if (value < 1) throw InputError(std::string(from) + " " + std::to_string(value) + " is invalid; sizes must be at least 1");
+    return value;
+  };
+  ProblemSpec spec;
+  spec.m = pick(mOption, m, "--m");
+  spec.n = pick(nOption, n, "--n");
+  spec.k = pick(kOption, k, "--k");
+  spec.generator = generator;
+  spec.densityA = densityA;
+  spec.densityB = densityB;
+  spec.seed = seed;
+  spec.options.granularity = granularity;
+  if (granularity < 1) throw InputError("--granularity " + std::to_string(granularity) + " must be at least 1");
+  spec.validate();
+  return spec;
+}
+
+void BackendFlags::addTo(CLI::App* app, const std::string& allowAllNote) {
+  app->add_option("--backend", backend, "backend: " + compiledBackendList() + allowAllNote +
+                                            " (default: the best found, a GPU first)");
+  app->add_option("--device", device, "device index within the backend (default: a discrete GPU first)");
+}
+
+std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
+  std::vector<std::unique_ptr<Backend>> opened;
+  if (backend.empty()) {
+    opened.push_back(openBestBackend(options()));
+  } else if (backend == "all") {
+    for (BackendStatus& status : discoverBackends(options())) {
+      if (status.backend) {
+        opened.push_back(std::move(status.backend));
+      } else {
+        note(status.name + " is unavailable: " + status.unavailableReason);
+      }
+    }
+    if (opened.empty()) throw UnavailableError("no backend can run on this machine");
+  } else {
+    opened.push_back(openBackend(backend, options()));
+  }
+  return opened;
+}
+
+std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {
+  if (list.empty() || list == "all") return backend.kernels();
+  std::vector<const KernelInfo*> selected;
+  std::istringstream ids(list);
+  for (std::string id; std::getline(ids, id, ',');) {
+    if (id.empty()) continue;
+    const KernelInfo& info = kernelInfo(id);  // throws for an unknown id
+    if (backend.implements(id)) {
+      selected.push_back(&info);
+    } else if (strict) {
+      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" + id +
+                       "'; see `tileskip list`");
+    }
+  }
+  return selected;
+}
+
+int defaultSizeFor(const Backend& backend) { return backend.device().isGpu ? 4096 : 512; }
+
+void note(const std::string& text) { std::cerr << "tileskip: " << text << std::endl; }
+
+}  // namespace tileskip::cli

@@ -1,0 +1,65 @@
+// What the subcommands share: problem flags, backend and kernel selection, and the command
+// table. Nothing here knows a particular backend.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend_registry.hpp"
+#include "core/bench.hpp"
+#include "core/problem.hpp"
+
+namespace tileskip::cli {
+
+// A subcommand and what it does once its flags are parsed; returns the exit code.
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+Command addListCommand(CLI::App& parent);
+Command addBenchCommand(CLI::App& parent);
+Command addVerifyCommand(CLI::App& parent);
+Command addGenCommand(CLI::App& parent);
+Command addRunCommand(CLI::App& parent);
+
+// --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity
+struct ProblemFlags {
+  int size = 0, m = 0, n = 0, k = 0;  // read only where the flag was given
+  CLI::Option *sizeOption = nullptr, *mOption = nullptr, *nOption = nullptr, *kOption = nullptr;
+  double densityA = 0.5, densityB = 0.5;
+  std::string generator = "segments";
+  std::uint64_t seed = 42;
+  int granularity = 32;
+
+  void addTo(CLI::App* app);
+  // Sizes not given fall back to --size, then to `defaultSize`. Throws InputError on bad values.
+  ProblemSpec toSpec(int defaultSize) const;
+};
+
+// --backend NAME|all and --device N
+struct BackendFlags {
+  std::string backend;  // empty: the best available
+  int device = -1;
+
+  void addTo(CLI::App* app, const std::string& allowAllNote);
+  BackendOptions options() const { return {.deviceIndex = device, .validation = false}; }
+  // "all": every available backend; a name: that one (throws if unavailable); empty: the best.
+  std::vector<std::unique_ptr<Backend>> open() const;
+};
+
+// "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws
+// InputError for an unknown id, and for an id the backend lacks when `strict`.
+std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict);
+
+// Problem size that suits a device: 4096 on a GPU, 512 on a CPU device.
+int defaultSizeFor(const Backend& backend);
+
+// Prints a line to stderr as the tool's progress voice.
+void note(const std::string& text);
+
+}  // namespace tileskip::cli

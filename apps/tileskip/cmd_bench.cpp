@@ -1,0 +1,99 @@
+// tileskip bench: verified, device-timed benchmark of kernels on one or all backends.
+#include <fstream>
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "core/error.hpp"
+#include "core/report.hpp"
+
+namespace tileskip::cli {
+
+namespace {
+
+struct BenchFlags {
+  BackendFlags backend;
+  ProblemFlags problem;
+  std::string kernels = "all";
+  int warmup = 2;
+  int repeat = 10;
+  std::string format = "table";
+  std::string out;
+  bool noBaseline = false;
+};
+
+// When no selected kernel is a vendor baseline, borrow the preferred one from any available
+// backend, so every table carries its "vs baseline" column.
+void addBaseline(std::vector<std::unique_ptr<Backend>>& backends, std::vector<BenchTarget>& targets) {
+  for (const BenchTarget& t : targets) {
+    for (const KernelInfo* k : t.kernels) {
+      if (k->isBaseline()) return;
+    }
+  }
+  for (std::string_view id : kBaselinePreference) {
+    for (BackendStatus& s : discoverBackends()) {
+      if (s.backend && s.backend->implements(id)) {
+        targets.push_back({s.backend.get(), {&kernelInfo(id)}});
+        backends.push_back(std::move(s.backend));
+        return;
+      }
+    }
+  }
+}
+
+int runBenchCommand(const BenchFlags& flags) {
+  ReportFormat format = parseReportFormat(flags.format);
+  // Open the report file first: an unwritable path should fail before minutes of benchmarking.
+  std::ofstream file;
+  if (!flags.out.empty()) {
+    file.open(flags.out);
+    if (!file) throw InputError(flags.out + ": cannot write the report here (does the folder exist?)");
+  }
+  std::vector<std::unique_ptr<Backend>> backends = flags.backend.open();
+  int defaultSize = 512;
+  for (const auto& b : backends) defaultSize = std::max(defaultSize, defaultSizeFor(*b));
+  ProblemSpec spec = flags.problem.toSpec(defaultSize);
+
+  std::vector<BenchTarget> targets;
+  bool strict = backends.size() == 1;
+  for (const auto& b : backends) {
+    std::vector<const KernelInfo*> kernels = selectKernels(flags.kernels, *b, strict);
+    if (!kernels.empty()) targets.push_back({b.get(), std::move(kernels)});
+  }
+  if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
+  if (!flags.noBaseline) addBaseline(backends, targets);
+
+  note("generating A and B: " + spec.describe());
+  ProblemData data = generateProblem(spec);
+  BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
+
+  std::string text = formatReport(report, format);
+  if (!flags.out.empty()) {
+    if (!(file << text << std::flush)) throw InputError(flags.out + ": cannot write the report here");
+    note("wrote " + flags.out);
+    if (format != ReportFormat::Table) text = formatTable(report);
+  }
+  std::cout << text << std::flush;
+
+  bool anyFailed = false;
+  for (const BenchRow& row : report.rows) anyFailed = anyFailed || !row.timed();
+  return anyFailed ? static_cast<int>(ExitCode::VerificationFailed) : 0;
+}
+
+}  // namespace
+
+Command addBenchCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand("bench", "verify, then time kernels on the device (median of repeated runs)");
+  auto flags = std::make_shared<BenchFlags>();
+  flags->backend.addTo(app, ", or all");
+  app->add_option("--kernel", flags->kernels, "kernel ids, comma separated, or all: " + catalogueIdList())
+      ->capture_default_str();
+  flags->problem.addTo(app);
+  app->add_option("--warmup", flags->warmup, "untimed runs before timing")->capture_default_str();
+  app->add_option("--repeat", flags->repeat, "timed runs; the median is reported")->capture_default_str();
+  app->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
+  app->add_option("--out", flags->out, "also write the report in --format to this file");
+  app->add_flag("--no-baseline", flags->noBaseline, "do not add a vendor baseline row from another backend");
+  return {app, [flags] { return runBenchCommand(*flags); }};
+}
+
+}  // namespace tileskip::cli

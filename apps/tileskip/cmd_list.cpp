@@ -1,0 +1,65 @@
+// tileskip list: backends found (with devices), the kernels each implements, the generators.
+#include <iostream>
+
+#include "cli_common.hpp"
+#include "core/generators.hpp"
+#include "core/report.hpp"
+
+namespace tileskip::cli {
+
+namespace {
+
+std::string tileText(const TileShape& t) {
+  if (t.BM == 0) return "-";
+  std::string text = std::to_string(t.BM) + "x" + std::to_string(t.BN) + "x" + std::to_string(t.BK);
+  if (t.WM > 0) text += " warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
+  text += " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN) + ", " + std::to_string(t.threads) + " thr";
+  return text;
+}
+
+std::string granularityText(const KernelInfo& k) {
+  if (!k.usesAPattern() && !k.usesBPattern()) return "-";
+  std::string text;
+  if (k.usesAPattern()) text += "A/" + std::to_string(k.aRowGranularity) + " rows";
+  if (k.usesBPattern()) text += std::string(text.empty() ? "" : ", ") + "B/" + std::to_string(k.bColGranularity) + " cols";
+  return text;
+}
+
+int runList(const BackendFlags& flags) {
+  std::vector<BackendStatus> found = discoverBackends(flags.options());
+  std::cout << "Backends (compiled in: " << compiledBackendList() << ")\n";
+  for (const BackendStatus& s : found) {
+    if (s.backend) {
+      std::cout << "  " << s.name << ": " << s.backend->device().describe() << "\n";
+    } else {
+      std::cout << "  " << s.name << ": unavailable: " << s.unavailableReason << "\n";
+    }
+  }
+
+  std::cout << "\nKernels\n";
+  std::vector<std::vector<std::string>> cells = {{"id", "K#", "family", "tile", "pattern", "implemented by", "what it teaches"}};
+  for (const KernelInfo& k : kCatalogue) {
+    std::string by;
+    for (const BackendStatus& s : found) {
+      if (s.backend && s.backend->implements(k.id)) by += (by.empty() ? "" : ",") + s.name;
+    }
+    cells.push_back({std::string(k.id), std::string(k.number), std::string(familyName(k.family)), tileText(k.tile),
+                     granularityText(k), by.empty() ? "-" : by, std::string(k.summary)});
+  }
+  std::cout << alignColumns(cells, cells.front().size());
+
+  std::cout << "\nGenerators\n";
+  for (const GeneratorInfo& g : generators()) std::cout << "  " << g.name << ": " << g.summary << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command addListCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand("list", "backends found (with devices), kernels each implements, generators");
+  auto flags = std::make_shared<BackendFlags>();
+  app->add_option("--device", flags->device, "device index within each backend");
+  return {app, [flags] { return runList(*flags); }};
+}
+
+}  // namespace tileskip::cli

@@ -1,0 +1,82 @@
+// The Backend interface every implementation (cpu, vulkan, cuda) provides, and the registry
+// that finds them at run time. The CLI, the bench harness, the tests and the viewer speak only
+// to this interface; nothing outside backends/ includes a GPU API header.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/catalogue.hpp"
+#include "core/matrix.hpp"
+#include "core/pattern.hpp"
+
+namespace tileskip {
+
+struct DeviceInfo {
+  std::string name;    // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)", the host CPU
+  std::string driver;  // "580.159.04", "Mesa 22.3.6"
+  std::string api;     // "CUDA 13.0", "Vulkan 1.3.239", "OpenBLAS 0.3.21"
+  bool isGpu = false;  // a real GPU, not a CPU implementation such as lavapipe or OpenBLAS
+  int subgroupSize = 0;                 // warp / subgroup width, 0 where it means nothing
+  std::size_t sharedMemoryBytes = 0;    // per block / workgroup
+  std::size_t memoryBytes = 0;          // device memory (host memory for CPU devices)
+
+  std::string describe() const;  // one line: name, api, driver
+};
+
+// Options a user can give any backend; a backend ignores what does not apply to it.
+struct BackendOptions {
+  int deviceIndex = -1;     // -1: the backend's own choice (a discrete GPU first)
+  bool validation = false;  // API validation (Vulkan layers); messages come back through diagnostics()
+};
+
+// One problem C = A·B resident on a device. Created by Backend::upload().
+class DeviceProblem {
+ public:
+  virtual ~DeviceProblem() = default;
+
+  // Per-kernel preprocessing: the A/B patterns a skipping kernel needs at its granularities,
+  // built on the device (cusparse-csr: the CSR conversion). Returns device milliseconds,
+  // 0 when the kernel needs none. run() calls it first if it has not been called.
+  virtual double prepare(const KernelInfo& kernel) = 0;
+
+  // Fills C with NaN, so that an output element a kernel fails to write fails verification.
+  virtual void poisonC() = 0;
+
+  // One launch of the kernel into C; returns its device time in milliseconds.
+  virtual double run(const KernelInfo& kernel) = 0;
+
+  virtual Matrix downloadC() = 0;
+
+  // A pattern built on the device by prepare() (tests compare it byte for byte with the CPU's).
+  // Throws InputError if no kernel prepared so far uses that operand at that granularity.
+  virtual Pattern downloadPattern(Operand operand, int granularity) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual const DeviceInfo& device() const = 0;
+  virtual bool implements(std::string_view kernelId) const = 0;
+
+  // Copies A and B to the device and allocates C. Throws InputError on shapes that do not
+  // multiply, UnavailableError when the device lacks memory (naming bytes needed and free).
+  virtual std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) = 0;
+
+  // Messages the driver or validation layers reported since the last call (and clears them).
+  virtual std::vector<std::string> takeDiagnostics() { return {}; }
+
+  // Catalogue entries this backend implements, in catalogue order.
+  std::vector<const KernelInfo*> kernels() const;
+};
+
+// Finding backends at run time: backends/backend_registry.hpp.
+
+}  // namespace tileskip

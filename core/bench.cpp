@@ -1,0 +1,180 @@
+#include "core/bench.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/pattern.hpp"
+
+namespace tileskip {
+
+namespace {
+
+// Problems up to this many multiply-adds are checked against the float64 reference; larger ones
+// against OpenBLAS SGEMM, whose own error is far inside the tolerance.
+constexpr double kExactReferenceLimit = 64.0 * 1024 * 1024;
+
+const BenchRow* findTimedRow(const std::vector<BenchRow>& rows, std::string_view backend, std::string_view kernel) {
+  for (const BenchRow& row : rows) {
+    if ((backend.empty() || row.backend == backend) && row.kernel == kernel && row.timed()) return &row;
+  }
+  return nullptr;
+}
+
+void addRatios(BenchReport& report) {
+  const BenchRow* baseline = nullptr;
+  for (std::string_view id : kBaselinePreference) {
+    if ((baseline = findTimedRow(report.rows, "", id)) != nullptr) break;
+  }
+  report.baselineKernel = baseline != nullptr ? baseline->kernel : "";
+  for (BenchRow& row : report.rows) {
+    if (!row.timed()) continue;
+    const KernelInfo& info = kernelInfo(row.kernel);
+    if (const BenchRow* dense = findTimedRow(report.rows, row.backend, kDenseReferenceKernel);
+        dense != nullptr && !info.isBaseline()) {
+      row.speedupVsDense = dense->kernelMs.median / row.kernelMs.median;
+      if (info.skips() && std::isfinite(row.idealSpeedup)) row.skipEfficiency = *row.speedupVsDense / row.idealSpeedup;
+    }
+    if (baseline != nullptr) {
+      row.vsBaseline = baseline->kernelMs.median / row.kernelMs.median;
+      row.endToEndVsBaseline = baseline->kernelMs.median / (row.kernelMs.median + row.prepareMs.median);
+    }
+  }
+}
+
+}  // namespace
+
+Timing summarize(std::vector<double> milliseconds) {
+  Timing t;
+  if (milliseconds.empty()) return t;
+  std::sort(milliseconds.begin(), milliseconds.end());
+  std::size_t n = milliseconds.size();
+  t.median = n % 2 == 1 ? milliseconds[n / 2] : 0.5 * (milliseconds[n / 2 - 1] + milliseconds[n / 2]);
+  t.min = milliseconds.front();
+  t.max = milliseconds.back();
+  return t;
+}
+
+std::string utcTimestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string hostDescription() {
+  char name[256] = "unknown";
+  gethostname(name, sizeof name - 1);
+  std::string cpu;
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  return std::string(name) + " (" + (cpu.empty() ? "unknown CPU" : cpu) + ", " +
+         std::to_string(std::thread::hardware_concurrency()) + " threads)";
+}
+
+BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec& problem, const ProblemData& data,
+                     const BenchOptions& options, const ProgressCallback& progress) {
+  if (options.warmup < 0) throw InputError("--warmup must be 0 or more");
+  if (options.repeat < 1) throw InputError("--repeat must be at least 1");
+  auto say = [&](const std::string& text) {
+    if (progress) progress(text);
+  };
+
+  BenchReport report;
+  report.problem = problem;
+  report.options = options;
+  report.date = utcTimestamp();
+  report.host = hostDescription();
+  report.patternDensityA = buildAPattern(data.a, 8).density();
+  report.patternDensityB = buildBPattern(data.b, 8).density();
+
+  const double multiplyAdds = static_cast<double>(problem.m) * problem.n * problem.k;
+  bool exact = multiplyAdds <= kExactReferenceLimit;
+  say(std::string("computing the reference (") + (exact ? "float64" : "OpenBLAS SGEMM") + ")");
+  Matrix reference = exact ? referenceExact(data.a, data.b) : referenceSgemm(data.a, data.b);
+  report.referenceKind = exact ? "float64 triple loop" : "OpenBLAS SGEMM";
+  bool inputsNonFinite = hasNonFinite(data.a) || hasNonFinite(data.b);
+
+  // Work statistics depend only on the granularities; kernels share them.
+  std::map<std::pair<int, int>, JointStats> workByGranularity;
+
+  for (const BenchTarget& target : targets) {
+    Backend& backend = *target.backend;
+    report.devices.push_back(std::string(backend.name()) + ": " + backend.device().describe());
+    std::unique_ptr<DeviceProblem> onDevice;
+    try {
+      onDevice = backend.upload(data.a, data.b);
+    } catch (const Error& e) {
+      for (const KernelInfo* kernel : target.kernels) {
+        BenchRow row;
+        row.backend = backend.name();
+        row.device = backend.device().name;
+        row.kernel = kernel->id;
+        row.failure = e.what();
+        report.rows.push_back(std::move(row));
+      }
+      continue;
+    }
+    for (const KernelInfo* kernel : target.kernels) {
+      BenchRow row;
+      row.backend = backend.name();
+      row.device = backend.device().name;
+      row.kernel = kernel->id;
+      if (kernel->skips()) {
+        auto key = std::pair(kernel->aRowGranularity, kernel->bColGranularity);
+        auto it = workByGranularity.find(key);
+        if (it == workByGranularity.end()) it = workByGranularity.emplace(key, kernelWork(*kernel, data.a, data.b)).first;
+        row.jointDensity = it->second.jointDensity;
+        row.idealSpeedup = it->second.idealSpeedup();
+      }
+      try {
+        say(std::string(backend.name()) + " " + std::string(kernel->id) + ": verifying");
+        onDevice->prepare(*kernel);
+        onDevice->poisonC();
+        onDevice->run(*kernel);
+        row.error = compareToReference(onDevice->downloadC(), reference, problem.k, inputsNonFinite);
+        row.verified = row.error.passed;
+        if (!row.verified) {
+          row.failure = "verification failed: " + row.error.summary();
+        } else {
+          say(std::string(backend.name()) + " " + std::string(kernel->id) + ": timing");
+          std::vector<double> prepareTimes, kernelTimes;
+          for (int i = 0; i < options.repeat; ++i) prepareTimes.push_back(onDevice->prepare(*kernel));
+          for (int i = 0; i < options.warmup; ++i) onDevice->run(*kernel);
+          for (int i = 0; i < options.repeat; ++i) kernelTimes.push_back(onDevice->run(*kernel));
+          row.prepareMs = summarize(prepareTimes);
+          row.kernelMs = summarize(kernelTimes);
+          if (row.kernelMs.median > 0.0) {
+            row.effectiveGflops = 2.0 * multiplyAdds / (row.kernelMs.median * 1e6);
+            row.usefulGflops = row.effectiveGflops * row.jointDensity;
+          }
+        }
+      } catch (const Error& e) {
+        row.verified = false;
+        row.failure = e.what();
+      }
+      report.rows.push_back(std::move(row));
+    }
+    for (std::string& message : backend.takeDiagnostics()) {
+      report.diagnostics.push_back(std::string(backend.name()) + ": " + message);
+    }
+  }
+  addRatios(report);
+  return report;
+}
+
+}  // namespace tileskip

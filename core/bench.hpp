@@ -1,0 +1,82 @@
+// The benchmark harness: every kernel is verified against the reference on the same inputs
+// before its time counts; then warm-up, repeated device-timed runs, and median/min/max.
+// Ratios (vs the dense reference kernel, vs the vendor baseline) come from the same run.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/problem.hpp"
+#include "core/reference.hpp"
+
+namespace tileskip {
+
+// Baselines in order of preference for the "vs baseline" column: the vendor library of the
+// GPU when it ran, the host BLAS otherwise.
+inline constexpr std::string_view kBaselinePreference[] = {"cublas", "cpu"};
+
+struct Timing {
+  double median = 0.0, min = 0.0, max = 0.0;
+};
+
+Timing summarize(std::vector<double> milliseconds);
+
+struct BenchRow {
+  std::string backend;
+  std::string device;
+  std::string kernel;
+  bool verified = false;
+  std::string failure;     // why the kernel has no time: verification failed, device error, ...
+  ErrorReport error;
+  Timing kernelMs;
+  Timing prepareMs;        // per-kernel preprocessing (patterns, CSR conversion)
+  double effectiveGflops = 0.0;  // 2·M·N·K / median time
+  double usefulGflops = 0.0;     // the rank-1 updates the kernel's joint pattern keeps / median time
+  double jointDensity = 1.0;     // at the kernel's granularities (1 for dense kernels)
+  double idealSpeedup = 1.0;     // 1 / jointDensity
+  std::optional<double> speedupVsDense;  // dense reference median / this median, same backend
+  std::optional<double> skipEfficiency;  // speedupVsDense / idealSpeedup (skipping kernels)
+  std::optional<double> vsBaseline;      // baseline median / this median (>1: faster than it)
+  std::optional<double> endToEndVsBaseline;  // same with preprocessing included in this kernel's time
+
+  bool timed() const { return verified && failure.empty(); }
+};
+
+struct BenchOptions {
+  int warmup = 2;
+  int repeat = 10;
+};
+
+struct BenchTarget {
+  Backend* backend;
+  std::vector<const KernelInfo*> kernels;
+};
+
+struct BenchReport {
+  ProblemSpec problem;
+  BenchOptions options;
+  std::string date;            // UTC, ISO 8601
+  std::string host;
+  std::vector<std::string> devices;  // "backend: device description"
+  std::string baselineKernel;  // the row the vsBaseline column divides by ("" if none ran)
+  std::string referenceKind;   // how C was checked
+  double patternDensityA = 0.0, patternDensityB = 0.0;  // at granularity 8, for context
+  std::vector<BenchRow> rows;
+  std::vector<std::string> diagnostics;  // driver / validation messages
+};
+
+using ProgressCallback = std::function<void(const std::string&)>;
+
+// Runs every target's kernels on A and B (generated from `problem` by the caller). Never throws
+// for a kernel that fails: its row says why. Throws for bad inputs.
+BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec& problem, const ProblemData& data,
+                     const BenchOptions& options, const ProgressCallback& progress = {});
+
+// "2026-11-22T10:00:00Z"
+std::string utcTimestamp();
+std::string hostDescription();
+
+}  // namespace tileskip

@@ -1,0 +1,122 @@
+// The kernel catalogue: the single source of truth for every kernel id. The CLI's help, the
+// reports, the tests, the viewer and both backends read this one table; tile shapes and
+// pattern granularities live here once. The table is constexpr so CUDA code can take its tile
+// parameters as template arguments and GLSL pipelines as specialization constants.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tileskip {
+
+// The K-block: 8 consecutive indices of K, so the pattern of one K-block fits a byte.
+inline constexpr int kKBlock = 8;
+
+enum class KernelFamily {
+  Dense,     // computes every rank-1 update
+  SkipA,     // skips by the A-pattern only
+  SkipB,     // skips by the B-pattern only
+  Joint,     // skips by a_pat & b_pat
+  Baseline,  // a vendor library (cuBLAS, cuSPARSE, OpenBLAS), not one of our twins
+};
+
+std::string_view familyName(KernelFamily family);
+
+// Tile parameters, in the names every kernel file uses.
+//   BM x BN: output tile of one thread block / workgroup; BK: K-depth staged in shared memory
+//   WM x WN: output tile of one warp (32 invocations in GLSL, whatever the subgroup size)
+//   TM x TN: outputs per thread in one warp sub-iteration; threads: block / workgroup size
+// A field a kernel does not use is 0 (the naive kernel has no warp tile).
+struct TileShape {
+  int BM = 0, BN = 0, BK = 0;
+  int WM = 0, WN = 0;
+  int TM = 0, TN = 0;
+  int threads = 0;
+
+  // Shared memory the tiled kernels stage per block: one BM x BK tile of A and one BK x BN of B.
+  constexpr int sharedFloats() const { return BK > 1 ? (BM * BK + BK * BN) : 0; }
+  constexpr int sharedBytes() const { return sharedFloats() * 4; }
+};
+
+struct KernelInfo {
+  std::string_view id;       // the dispatch key, e.g. "joint-8x32"
+  std::string_view number;   // its place in the progression, e.g. "K28"
+  std::string_view stem;     // file stem of both twins, e.g. "k28_joint_8x32" (.cuh / .comp)
+  KernelFamily family;
+  TileShape tile;
+  int aRowGranularity;       // rows per A-pattern tile (8, 32, 64), 0 when A is not inspected
+  int bColGranularity;       // columns per B-pattern tile (8, 32, 64), 0 when B is not inspected
+  bool divergent;            // the skip is decided per thread on purpose (a teaching kernel)
+  std::string_view summary;  // one line: what this kernel teaches
+
+  constexpr bool skips() const {
+    return family == KernelFamily::SkipA || family == KernelFamily::SkipB || family == KernelFamily::Joint;
+  }
+  constexpr bool usesAPattern() const { return aRowGranularity > 0; }
+  constexpr bool usesBPattern() const { return bColGranularity > 0; }
+  constexpr bool isBaseline() const { return family == KernelFamily::Baseline; }
+};
+
+// clang-format off
+inline constexpr std::array<KernelInfo, 17> kCatalogue = {{
+  //  id              K#     stem                 family                 BM   BN  BK  WM   WN  TM TN thr   aR  bC  div
+  {"naive",        "K1",  "k01_naive",        KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0, false,
+   "one thread per output; neighbouring threads walk down a column of C, so loads are not coalesced"},
+  {"coalesced",    "K2",  "k02_coalesced",    KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0, false,
+   "neighbouring threads take neighbouring columns, so a warp's loads of B and stores of C coalesce"},
+  {"smem",         "K3",  "k03_smem",         KernelFamily::Dense,    {32,  32, 32,  0,   0, 1, 1, 1024}, 0,  0, false,
+   "stage 32x32 tiles of A and B in shared memory so each global load is reused 32 times"},
+  {"blocktile1d",  "K4",  "k04_blocktile1d",  KernelFamily::Dense,    {64,  64,  8,  0,   0, 8, 1, 512},  0,  0, false,
+   "each thread computes a column of 8 outputs, reusing one B value from a register 8 times"},
+  {"blocktile2d",  "K5",  "k05_blocktile2d",  KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0, false,
+   "each thread computes an 8x8 block of outputs: 16 shared loads feed 64 FMAs"},
+  {"vectorized",   "K6",  "k06_vectorized",   KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0, false,
+   "128-bit global loads, and the A tile stored transposed so the inner loop reads it as vectors"},
+  {"warptile",     "K9",  "k09_warptile",     KernelFamily::Dense,    {128, 128, 16, 64, 64, 8, 4, 128},  0,  0, false,
+   "warp tiling: each warp owns a 64x64 sub-tile, matching the hardware's scheduling unit (the dense reference)"},
+  {"a-row",        "K10", "k10_a_row",        KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0, true,
+   "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
+  {"a-warp",       "K16", "k16_a_warp",       KernelFamily::SkipA,    {128, 128, 16, 32, 128, 8, 4, 128}, 32, 0, false,
+   "A-pattern per 32 rows, one warp's rows: every lane reads the same byte, so the skip is warp-uniform"},
+  {"b-group8",     "K18", "k18_b_group8",     KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8, true,
+   "skip B's zero 8-column segments per thread: divergence again, now along N"},
+  {"b-warp",       "K21", "k21_b_warp",       KernelFamily::SkipB,    {128, 128, 16, 64, 32, 8, 4, 256},  0, 32, false,
+   "B-pattern per 32 columns, one warp's columns: a warp-uniform skip along N"},
+  {"joint-64x32",  "K24", "k24_joint_64x32",  KernelFamily::Joint,    {128, 128, 16, 64, 32, 8, 4, 256}, 64, 32, false,
+   "skip only where a_pat & b_pat is zero, A at 64 rows: coarse, so few K-blocks clear"},
+  {"joint-32x32",  "K29", "k29_joint_32x32",  KernelFamily::Joint,    {64,  64, 16, 32, 32, 8, 4, 128},  32, 32, false,
+   "joint skip with A at 32 rows: one warp tile per pattern tile, more K-blocks clear"},
+  {"joint-8x32",   "K28", "k28_joint_8x32",   KernelFamily::Joint,    {64,  64, 16, 32, 32, 2, 4, 128},   8, 32, false,
+   "joint skip with A at 8 rows: the warp walks 8-row sub-tiles, so each check stays warp-uniform"},
+  {"cublas",       "",    "",                 KernelFamily::Baseline, {},                                  0,  0, false,
+   "cuBLAS SGEMM, TF32 off: the vendor's dense baseline"},
+  {"cusparse-csr", "",    "",                 KernelFamily::Baseline, {},                                  0,  0, false,
+   "cuSPARSE SpMM with A converted to CSR (conversion timed apart)"},
+  {"cpu",          "",    "",                 KernelFamily::Baseline, {},                                  0,  0, false,
+   "OpenBLAS SGEMM on the host: the CPU baseline"},
+}};
+// clang-format on
+
+// The kernel that skip efficiency and "vs dense" ratios are measured against.
+inline constexpr std::string_view kDenseReferenceKernel = "warptile";
+
+constexpr const KernelInfo* findKernelInfo(std::string_view id) {
+  for (const KernelInfo& k : kCatalogue) {
+    if (k.id == id) return &k;
+  }
+  return nullptr;
+}
+
+// Throws InputError naming the known ids when `id` is not in the catalogue.
+const KernelInfo& kernelInfo(std::string_view id);
+
+// Catalogue ids of our twin kernels (dense and skipping), in progression order.
+std::span<const KernelInfo> twinKernels();
+
+// "id1, id2, ..." of every catalogue entry, for help texts and error messages.
+std::string catalogueIdList();
+
+}  // namespace tileskip

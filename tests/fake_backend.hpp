@@ -1,0 +1,105 @@
+// A backend that runs on the host and simulates the skipping kernels exactly as the GPU ones
+// are meant to skip, with switches that break it the ways real kernels break (too eager a skip,
+// wrong patterns, an unwritten tile). The harness and suite tests use it to show they catch
+// each of those.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/pattern.hpp"
+#include "core/reference.hpp"
+
+namespace tileskip::testing {
+
+struct FakeFaults {
+  bool skipSingleProducts = false;  // drops K-blocks whose joint byte has one bit: too eager
+  bool corruptPatterns = false;     // device patterns differ from the CPU's
+  bool leaveLastRowUnwritten = false;
+  double millisecondsPerRun = 2.0;  // what run() reports for the dense kernel
+};
+
+class FakeProblem final : public DeviceProblem {
+ public:
+  FakeProblem(const Matrix& a, const Matrix& b, const FakeFaults& faults) : a_(a), b_(b), c_(a.rows(), b.cols()), faults_(faults) {}
+
+  double prepare(const KernelInfo& kernel) override {
+    if (kernel.usesAPattern()) aPattern_ = buildAPattern(a_, kernel.aRowGranularity);
+    if (kernel.usesBPattern()) bPattern_ = buildBPattern(b_, kernel.bColGranularity);
+    if (faults_.corruptPatterns && !aPattern_.bits.empty()) aPattern_.bits.front() ^= 0x1;
+    return kernel.skips() ? 0.01 : 0.0;
+  }
+
+  void poisonC() override { c_.fill(std::numeric_limits<float>::quiet_NaN()); }
+
+  double run(const KernelInfo& kernel) override {
+    if (!kernel.skips()) {
+      referenceSgemm(a_, b_, c_);
+    } else {
+      simulateSkipping(kernel);
+    }
+    if (faults_.leaveLastRowUnwritten) {
+      for (int j = 0; j < c_.cols(); ++j) c_(c_.rows() - 1, j) = std::numeric_limits<float>::quiet_NaN();
+    }
+    // A skipping kernel "runs" in proportion to the work it keeps.
+    return kernel.skips() ? faults_.millisecondsPerRun * kernelWork(kernel, a_, b_).jointDensity : faults_.millisecondsPerRun;
+  }
+
+  Matrix downloadC() override { return c_; }
+
+  Pattern downloadPattern(Operand operand, int granularity) override {
+    const Pattern& p = operand == Operand::A ? aPattern_ : bPattern_;
+    if (p.bits.empty() || p.granularity != granularity) throw InputError("fake: no such pattern prepared");
+    return p;
+  }
+
+ private:
+  void simulateSkipping(const KernelInfo& kernel) {
+    Pattern a = kernel.usesAPattern() ? buildAPattern(a_, kernel.aRowGranularity) : fullPattern(Operand::A, a_.rows(), a_.cols(), 8);
+    Pattern b = kernel.usesBPattern() ? buildBPattern(b_, kernel.bColGranularity) : fullPattern(Operand::B, b_.cols(), b_.rows(), 8);
+    for (int i = 0; i < c_.rows(); ++i) {
+      for (int j = 0; j < c_.cols(); ++j) {
+        double sum = 0.0;
+        for (int kb = 0; kb < a.kBlocks; ++kb) {
+          std::uint8_t joint = jointPattern(a, b, i / a.granularity, j / b.granularity, kb);
+          if (joint == 0) continue;
+          if (faults_.skipSingleProducts && std::popcount(joint) == 1) continue;
+          for (int bit = 0; bit < kKBlock; ++bit) {
+            if (joint & (1u << bit)) sum += static_cast<double>(a_(i, kb * kKBlock + bit)) * b_(kb * kKBlock + bit, j);
+          }
+        }
+        c_(i, j) = static_cast<float>(sum);
+      }
+    }
+  }
+
+  Matrix a_, b_, c_;
+  Pattern aPattern_, bPattern_;
+  FakeFaults faults_;
+};
+
+class FakeBackend final : public Backend {
+ public:
+  explicit FakeBackend(FakeFaults faults = {}) : faults_(faults) {
+    device_.name = "fake device";
+    device_.isGpu = true;
+  }
+  std::string_view name() const override { return "fake"; }
+  const DeviceInfo& device() const override { return device_; }
+  bool implements(std::string_view id) const override {
+    return id == "warptile" || id == "joint-8x32" || id == "a-warp" || id == "b-group8" || id == "cpu";
+  }
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
+    checkMultiplicable(a, b);
+    return std::make_unique<FakeProblem>(a, b, faults_);
+  }
+
+ private:
+  DeviceInfo device_;
+  FakeFaults faults_;
+};
+
+}  // namespace tileskip::testing

@@ -1,0 +1,132 @@
+// Every kernel of every backend compiled into this build, against the CPU reference on the
+// whole correctness suite (core/verify_suite.hpp), with device patterns compared byte for
+// byte. A backend that cannot run here (no GPU, no driver) skips with its reason, unless it is
+// named in TILESKIP_REQUIRE_BACKENDS (comma separated), where being unavailable is a failure.
+// TILESKIP_VALIDATION=1 turns on API validation; any message it reports fails the test.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "backends/backend_registry.hpp"
+#include "core/error.hpp"
+#include "core/verify_suite.hpp"
+
+using namespace tileskip;
+
+namespace {
+
+bool envFlag(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && std::string(value) != "0" && std::string(value) != "";
+}
+
+bool required(const std::string& backend) {
+  const char* list = std::getenv("TILESKIP_REQUIRE_BACKENDS");
+  if (list == nullptr) return false;
+  std::istringstream names(list);
+  for (std::string name; std::getline(names, name, ',');) {
+    if (name == backend) return true;
+  }
+  return false;
+}
+
+// Opened once per process: opening a GPU backend costs far more than one kernel's suite.
+BackendStatus& backendStatus(const std::string& name) {
+  static std::map<std::string, BackendStatus> opened;
+  auto it = opened.find(name);
+  if (it == opened.end()) {
+    BackendStatus status{name, nullptr, {}};
+    try {
+      status.backend = openBackend(name, {.deviceIndex = -1, .validation = envFlag("TILESKIP_VALIDATION")});
+    } catch (const std::exception& e) {
+      status.unavailableReason = e.what();
+    }
+    it = opened.emplace(name, std::move(status)).first;
+  }
+  return it->second;
+}
+
+struct KernelOnBackend {
+  std::string backend;
+  std::string kernel;
+};
+
+void PrintTo(const KernelOnBackend& p, std::ostream* out) { *out << p.backend << " " << p.kernel; }
+
+std::vector<KernelOnBackend> everyPair() {
+  std::vector<KernelOnBackend> pairs;
+  for (const BackendEntry& entry : compiledBackends()) {
+    for (const KernelInfo& k : kCatalogue) pairs.push_back({std::string(entry.name), std::string(k.id)});
+  }
+  return pairs;
+}
+
+#define OPEN_OR_SKIP(name, backend)                                                                    \
+  BackendStatus& status_ = backendStatus(name);                                                        \
+  if (!status_.backend) {                                                                              \
+    if (required(name)) FAIL() << name << " is required here but unavailable: " << status_.unavailableReason; \
+    GTEST_SKIP() << name << " unavailable: " << status_.unavailableReason;                             \
+  }                                                                                                    \
+  Backend& backend = *status_.backend
+
+}  // namespace
+
+class KernelConformance : public ::testing::TestWithParam<KernelOnBackend> {};
+
+TEST_P(KernelConformance, PassesTheVerifySuite) {
+  const KernelOnBackend& p = GetParam();
+  OPEN_OR_SKIP(p.backend, backend);
+  if (!backend.implements(p.kernel)) GTEST_SKIP() << p.backend << " does not implement " << p.kernel;
+  RecordProperty("device", backend.device().describe());
+  std::vector<VerifyResult> results = runVerify(backend, {&kernelInfo(p.kernel)}, verifyCases());
+  ASSERT_FALSE(results.empty());
+  for (const VerifyResult& r : results) {
+    EXPECT_TRUE(r.passed()) << p.backend << " " << p.kernel << " " << r.caseName << ": " << r.failure;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, KernelConformance, ::testing::ValuesIn(everyPair()),
+                         [](const ::testing::TestParamInfo<KernelOnBackend>& param) {
+                           std::string name = param.param.backend + "_" + param.param.kernel;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+class BackendContract : public ::testing::TestWithParam<std::string> {};
+
+// A GPU backend implements every twin kernel of the catalogue, not a subset.
+TEST_P(BackendContract, GpuBackendsImplementTheWholeCatalogue) {
+  OPEN_OR_SKIP(GetParam(), backend);
+  if (GetParam() == "cpu") GTEST_SKIP() << "the cpu backend is a baseline only";
+  for (const KernelInfo& k : twinKernels()) EXPECT_TRUE(backend.implements(k.id)) << GetParam() << " lacks " << k.id;
+}
+
+TEST_P(BackendContract, DescribesItsDevice) {
+  OPEN_OR_SKIP(GetParam(), backend);
+  EXPECT_FALSE(backend.device().name.empty());
+  EXPECT_FALSE(backend.kernels().empty());
+}
+
+TEST_P(BackendContract, RejectsShapesThatDoNotMultiply) {
+  OPEN_OR_SKIP(GetParam(), backend);
+  EXPECT_THROW(backend.upload(Matrix(4, 5), Matrix(6, 4)), InputError);
+}
+
+std::vector<std::string> compiledNames() {
+  std::vector<std::string> names;
+  for (const BackendEntry& e : compiledBackends()) names.emplace_back(e.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Compiled, BackendContract, ::testing::ValuesIn(compiledNames()));
+
+TEST(Registry, UnknownAndMissingBackendsAreInputErrors) {
+  EXPECT_THROW(openBackend("opencl"), InputError);
+  try {
+    openBackend("nonsense");
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos);  // lists what is there
+  }
+}

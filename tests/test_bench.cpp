@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/bench.hpp"
+#include "core/report.hpp"
+#include "fake_backend.hpp"
+
+using namespace tileskip;
+using tileskip::testing::FakeBackend;
+using tileskip::testing::FakeFaults;
+
+namespace {
+
+BenchReport benchFake(FakeBackend& backend, std::vector<std::string> ids, ProblemSpec spec = {}) {
+  spec.m = spec.n = spec.k = 96;
+  std::vector<const KernelInfo*> kernels;
+  for (const std::string& id : ids) kernels.push_back(&kernelInfo(id));
+  return runBench({{&backend, kernels}}, spec, generateProblem(spec), {.warmup = 1, .repeat = 3});
+}
+
+}  // namespace
+
+TEST(Bench, VerifiesThenTimesAndComputesRatios) {
+  FakeBackend backend;
+  ProblemSpec spec;
+  spec.generator = "segments";
+  spec.densityA = spec.densityB = 0.5;
+  BenchReport report = benchFake(backend, {"warptile", "joint-8x32", "cpu"}, spec);
+  ASSERT_EQ(report.rows.size(), 3u);
+  const BenchRow& dense = report.rows[0];
+  const BenchRow& joint = report.rows[1];
+  EXPECT_TRUE(dense.verified);
+  EXPECT_TRUE(joint.verified);
+  EXPECT_EQ(report.baselineKernel, "cpu");
+  EXPECT_DOUBLE_EQ(dense.kernelMs.median, 2.0);
+  EXPECT_NEAR(dense.effectiveGflops, 2.0 * 96 * 96 * 96 / 2e6, 1e-9);
+  // Segments at 0.5 each: the fake's time follows the joint density, so the skip efficiency is 1.
+  EXPECT_LT(joint.jointDensity, 0.6);
+  ASSERT_TRUE(joint.speedupVsDense.has_value());
+  EXPECT_NEAR(*joint.speedupVsDense, 1.0 / joint.jointDensity, 1e-9);
+  EXPECT_NEAR(*joint.skipEfficiency, 1.0, 1e-9);
+  EXPECT_NEAR(joint.usefulGflops, joint.effectiveGflops * joint.jointDensity, 1e-9);
+  EXPECT_GT(joint.prepareMs.median, 0.0);
+  EXPECT_FALSE(dense.skipEfficiency.has_value());
+}
+
+TEST(Bench, AWrongKernelGetsNoTime) {
+  FakeBackend backend({.skipSingleProducts = true});
+  ProblemSpec spec;
+  spec.generator = "uniform";
+  spec.densityA = spec.densityB = 0.02;  // sparse enough that many K-blocks hold one product
+  BenchReport report = benchFake(backend, {"joint-8x32"}, spec);
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_FALSE(report.rows[0].verified);
+  EXPECT_FALSE(report.rows[0].timed());
+  EXPECT_EQ(report.rows[0].kernelMs.median, 0.0);
+  EXPECT_NE(report.rows[0].failure.find("verification failed"), std::string::npos);
+  EXPECT_NE(formatTable(report).find("FAILED"), std::string::npos);
+}
+
+TEST(Bench, UnwrittenOutputFailsVerification) {
+  FakeBackend backend({.leaveLastRowUnwritten = true});
+  EXPECT_FALSE(benchFake(backend, {"warptile"}).rows[0].verified);
+}
+
+TEST(Bench, RejectsBadRepetitions) {
+  FakeBackend backend;
+  ProblemSpec spec;
+  std::vector<BenchTarget> targets = {{&backend, {&kernelInfo("warptile")}}};
+  EXPECT_THROW(runBench(targets, spec, generateProblem(spec), {.warmup = 0, .repeat = 0}), InputError);
+}
+
+TEST(Reports, TableCsvAndJsonCarryTheContext) {
+  FakeBackend backend;
+  BenchReport report = benchFake(backend, {"warptile", "joint-8x32"});
+  std::string table = formatTable(report);
+  for (const char* needle : {"M=96 N=96 K=96", "seed 42", "fake device", "joint-8x32 (K28)", "verified"}) {
+    EXPECT_NE(table.find(needle), std::string::npos) << needle;
+  }
+  std::string csv = formatCsv(report);
+  std::istringstream lines(csv);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(row.begin(), row.end(), ','));
+  nlohmann::json json = nlohmann::json::parse(formatJson(report));
+  EXPECT_EQ(json["problem"]["m"], 96);
+  EXPECT_EQ(json["rows"].size(), 2u);
+  EXPECT_EQ(json["rows"][1]["kernel"], "joint-8x32");
+  EXPECT_TRUE(json["rows"][1]["verified"].get<bool>());
+  EXPECT_THROW(parseReportFormat("xml"), InputError);
+}
+
+TEST(Timing, MedianMinMax) {
+  Timing odd = summarize({3.0, 1.0, 2.0});
+  EXPECT_EQ(odd.median, 2.0);
+  EXPECT_EQ(odd.min, 1.0);
+  EXPECT_EQ(odd.max, 3.0);
+  EXPECT_EQ(summarize({1.0, 2.0, 3.0, 10.0}).median, 2.5);
+}

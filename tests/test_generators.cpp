@@ -1,0 +1,116 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/generators.hpp"
+#include "core/pattern.hpp"
+
+using namespace tileskip;
+
+namespace {
+double density(const Matrix& m) { return static_cast<double>(m.countNonZeros()) / static_cast<double>(m.size()); }
+}  // namespace
+
+class GeneratorDensity : public ::testing::TestWithParam<std::tuple<std::string, double>> {};
+
+TEST_P(GeneratorDensity, HitsItsDensity) {
+  auto [name, target] = GetParam();
+  Matrix a = generate(name, Operand::A, 512, 512, target, 11);
+  Matrix b = generate(name, Operand::B, 512, 512, target, 11);
+  // Four standard deviations of the number of independent choices each generator makes:
+  // 262144 elements, 1024 segments of 32x8, 256 blocks of 32x32; the rest are (near) exact.
+  double slack = name == "blocks" ? 0.13 : name == "segments" ? 0.07 : name == "uniform" ? 0.01 : 0.02;
+  if (name == "nm") target = std::round(target * 4) / 4;  // N:M densities come in steps of 1/M
+  EXPECT_NEAR(density(a), target, slack) << name;
+  EXPECT_NEAR(density(b), target, slack) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGenerators, GeneratorDensity,
+                         ::testing::Combine(::testing::Values("uniform", "segments", "blocks", "nm", "banded", "relu"),
+                                            ::testing::Values(0.0, 0.1, 0.5, 0.9, 1.0)));
+
+TEST(Generators, SameSeedSameMatrixOtherSeedOther) {
+  Matrix a = generate("uniform", Operand::A, 64, 64, 0.5, 1);
+  Matrix b = generate("uniform", Operand::A, 64, 64, 0.5, 1);
+  Matrix c = generate("uniform", Operand::A, 64, 64, 0.5, 2);
+  Matrix d = generate("uniform", Operand::B, 64, 64, 0.5, 1);
+  EXPECT_TRUE(std::equal(a.values().begin(), a.values().end(), b.values().begin()));
+  EXPECT_FALSE(std::equal(a.values().begin(), a.values().end(), c.values().begin()));
+  EXPECT_FALSE(std::equal(a.values().begin(), a.values().end(), d.values().begin()));
+}
+
+TEST(Generators, DenseMeansNoZeroAtAll) {
+  // Values are drawn away from zero, so density 1 leaves no accidental zero anywhere.
+  for (const GeneratorInfo& g : generators()) {
+    Matrix m = generate(g.name, Operand::A, 37, 300, 1.0, 5);
+    EXPECT_EQ(m.countNonZeros(), m.size()) << g.name;
+  }
+}
+
+TEST(Generators, SegmentsAlignWithPatternTiles) {
+  GeneratorOptions options;
+  options.granularity = 32;
+  Matrix a = generate("segments", Operand::A, 100, 88, 0.5, 3, options);
+  Matrix b = generate("segments", Operand::B, 88, 100, 0.5, 3, options);
+  // Every A-pattern byte at 32 rows is all-or-nothing, likewise B at 32 columns.
+  for (std::uint8_t byte : buildAPattern(a, 32).bits) EXPECT_TRUE(byte == 0 || byte == 0xff);
+  for (std::uint8_t byte : buildBPattern(b, 32).bits) EXPECT_TRUE(byte == 0 || byte == 0xff);
+}
+
+TEST(Generators, BlocksAreWholeBlocks) {
+  GeneratorOptions options;
+  options.granularity = 16;
+  Matrix m = generate("blocks", Operand::A, 64, 64, 0.5, 9, options);
+  for (int br = 0; br < 4; ++br) {
+    for (int bc = 0; bc < 4; ++bc) {
+      int nonZeros = 0;
+      for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) nonZeros += m(br * 16 + r, bc * 16 + c) != 0.0f;
+      EXPECT_TRUE(nonZeros == 0 || nonZeros == 256);
+    }
+  }
+}
+
+TEST(Generators, TwoOfFourAlongK) {
+  Matrix a = generate("nm", Operand::A, 16, 64, 0.5, 4);
+  for (int r = 0; r < 16; ++r)
+    for (int k0 = 0; k0 < 64; k0 += 4) {
+      int kept = 0;
+      for (int k = k0; k < k0 + 4; ++k) kept += a(r, k) != 0.0f;
+      EXPECT_EQ(kept, 2);
+    }
+  Matrix b = generate("nm", Operand::B, 64, 16, 0.5, 4);
+  for (int c = 0; c < 16; ++c)
+    for (int k0 = 0; k0 < 64; k0 += 4) {
+      int kept = 0;
+      for (int k = k0; k < k0 + 4; ++k) kept += b(k, c) != 0.0f;
+      EXPECT_EQ(kept, 2);
+    }
+}
+
+TEST(Generators, ReluIsNonNegativeAndClustered) {
+  Matrix m = generate("relu", Operand::A, 256, 256, 0.3, 8);
+  for (float v : m.values()) EXPECT_GE(v, 0.0f);
+  // Clustering: the row densities spread far wider than independent Bernoulli rows would.
+  double sumSquares = 0.0;
+  for (int r = 0; r < 256; ++r) {
+    int nz = 0;
+    for (int c = 0; c < 256; ++c) nz += m(r, c) != 0.0f;
+    sumSquares += std::pow(nz / 256.0 - 0.3, 2);
+  }
+  double spread = std::sqrt(sumSquares / 256);
+  EXPECT_GT(spread, 5 * std::sqrt(0.3 * 0.7 / 256));
+}
+
+TEST(Generators, RejectsBadInput) {
+  EXPECT_THROW(generate("uniform", Operand::A, 8, 8, 1.5, 1), InputError);
+  EXPECT_THROW(generate("uniform", Operand::A, 8, 8, -0.1, 1), InputError);
+  EXPECT_THROW(generate("uniform", Operand::A, 8, 8, std::nan(""), 1), InputError);
+  EXPECT_THROW(generate("nope", Operand::A, 8, 8, 0.5, 1), InputError);
+  EXPECT_THROW(generate("uniform", Operand::A, 0, 8, 0.5, 1), InputError);
+  GeneratorOptions zero;
+  zero.granularity = 0;
+  EXPECT_THROW(generate("segments", Operand::A, 8, 8, 0.5, 1, zero), InputError);
+}

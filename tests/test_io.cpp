@@ -1,0 +1,192 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/generators.hpp"
+#include "core/matrix_io.hpp"
+
+using namespace tileskip;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("tileskip_io_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+Matrix fromMtx(const std::string& text) {
+  std::istringstream in(text);
+  return readMatrixMarket(in, "test.mtx");
+}
+
+Matrix fromNpy(const std::string& bytes) {
+  std::istringstream in(bytes);
+  return readNpy(in, "test.npy");
+}
+
+// The message of the InputError `f` throws, or "" if it throws none.
+template <typename F>
+std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string npyHeader(const std::string& dict, int version = 1) {
+  std::string header = dict;
+  std::size_t prefix = version == 1 ? 10 : 12;
+  header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(version);
+  out += '\0';
+  std::size_t n = header.size();
+  out += static_cast<char>(n & 0xff);
+  out += static_cast<char>((n >> 8) & 0xff);
+  if (version != 1) out += std::string(2, '\0');
+  return out + header;
+}
+
+template <typename T>
+std::string raw(std::initializer_list<T> values) {
+  std::string out;
+  for (T v : values) out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  return out;
+}
+
+}  // namespace
+
+TEST(Npy, RoundTripsThroughAFile) {
+  Matrix m = generate("uniform", Operand::A, 33, 17, 0.4, 3);
+  m(0, 0) = std::numeric_limits<float>::infinity();
+  fs::path path = scratch("round.npy");
+  writeMatrix(path, m);
+  Matrix back = readMatrix(path);
+  ASSERT_EQ(back.rows(), 33);
+  ASSERT_EQ(back.cols(), 17);
+  EXPECT_EQ(std::memcmp(back.data(), m.data(), m.bytes()), 0);
+}
+
+TEST(Npy, ReadsFloat64AndBigEndianAndVersion2) {
+  Matrix a = fromNpy(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 3), }") + raw<double>({1.5, -2.0, 3.25}));
+  EXPECT_EQ(a(0, 1), -2.0f);
+  std::string big = raw<float>({1.0f});
+  std::reverse(big.begin(), big.end());
+  Matrix b = fromNpy(npyHeader("{'descr': '>f4', 'fortran_order': False, 'shape': (1, 1), }") + big);
+  EXPECT_EQ(b(0, 0), 1.0f);
+  Matrix c = fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1), }", 2) + raw<float>({4, 5}));
+  EXPECT_EQ(c(1, 0), 5.0f);
+}
+
+TEST(Npy, RejectsMalformedFiles) {
+  const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+  EXPECT_NE(errorOf([] { fromNpy("NOTNUMPY"); }).find("magic"), std::string::npos);
+  EXPECT_NE(errorOf([&] { fromNpy(npyHeader(good) + raw<float>({1, 2, 3})); }).find("truncated"), std::string::npos);
+  EXPECT_NE(errorOf([&] { fromNpy(npyHeader(good) + raw<float>({1, 2, 3, 4, 5})); }).find("extra bytes"), std::string::npos);
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1), }") + raw<int>({1})); })
+                .find("float32"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': True, 'shape': (1, 1), }") + raw<float>({1})); })
+                .find("Fortran"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 2), }")); })
+                .find("2-D"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2), }")); }), "");
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False}")); }).find("shape"), std::string::npos);
+  EXPECT_NE(errorOf([] { fromNpy(std::string("\x93NUMPY\x01\x00\xff", 9)); }), "");
+  // A header that promises 20000 x 20000 floats in a file of a few bytes is refused up front.
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (20000, 20000), }")); })
+                .find("truncated"),
+            std::string::npos);
+}
+
+TEST(MatrixMarket, RoundTripsThroughAFile) {
+  Matrix m = generate("uniform", Operand::A, 20, 31, 0.2, 5);
+  fs::path path = scratch("round.mtx");
+  writeMatrix(path, m);
+  Matrix back = readMatrix(path);
+  EXPECT_EQ(std::memcmp(back.data(), m.data(), m.bytes()), 0);  // %.9g round-trips fp32 exactly
+}
+
+TEST(MatrixMarket, ReadsEveryLayoutFieldAndSymmetry) {
+  Matrix coordinate = fromMtx("%%MatrixMarket matrix coordinate real general\n% comment\n\n2 3 2\n1 1 1.5\n2 3 -2e1\n");
+  EXPECT_EQ(coordinate(0, 0), 1.5f);
+  EXPECT_EQ(coordinate(1, 2), -20.0f);
+  EXPECT_EQ(coordinate.countNonZeros(), 2u);
+
+  Matrix pattern = fromMtx("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n");
+  EXPECT_EQ(pattern(1, 0), 1.0f);
+
+  Matrix integer = fromMtx("%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n1 1 4\n3 1 7\n");
+  EXPECT_EQ(integer(2, 0), 7.0f);
+  EXPECT_EQ(integer(0, 2), 7.0f);
+
+  Matrix skew = fromMtx("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 3\n");
+  EXPECT_EQ(skew(1, 0), 3.0f);
+  EXPECT_EQ(skew(0, 1), -3.0f);
+
+  Matrix array = fromMtx("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n");
+  EXPECT_EQ(array(1, 0), 2.0f);  // column-major
+  EXPECT_EQ(array(0, 1), 3.0f);
+
+  Matrix symmetricArray = fromMtx("%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n");
+  EXPECT_EQ(symmetricArray(0, 1), 2.0f);
+  EXPECT_EQ(symmetricArray(1, 0), 2.0f);
+  EXPECT_EQ(symmetricArray(1, 1), 3.0f);
+
+  Matrix crlf = fromMtx("%%MatrixMarket matrix coordinate real general\r\n1 1 1\r\n1 1 2\r\n");
+  EXPECT_EQ(crlf(0, 0), 2.0f);
+}
+
+TEST(MatrixMarket, RejectsMalformedFilesNamingTheLine) {
+  EXPECT_EQ(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n"); }),
+            "test.mtx:3: entry (3, 1) is outside the 2x2 matrix (indices are 1-based)");
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n"); }).find("test.mtx:3: file ends"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 abc\n"); }).find(":3: value 'abc'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n"); }).find("complex"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("hello\n"); }).find("test.mtx:1"), std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx(""); }).find("empty"), std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n0 2 0\n"); }).find("test.mtx:2"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 2\n"); }).find("more entries"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n"); }).find("square"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2 9\n"); }).find("entry count"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2\n"); }).find("size line"),
+            std::string::npos);
+}
+
+TEST(MatrixFiles, ErrorsForMissingFilesAndFormats) {
+  EXPECT_NE(errorOf([] { readMatrix("/nonexistent/a.npy"); }).find("no such file"), std::string::npos);
+  EXPECT_NE(errorOf([] { readMatrix("a.csv"); }).find("unknown matrix format"), std::string::npos);
+  EXPECT_NE(errorOf([] { writeMatrix("/nonexistent-dir/c.npy", Matrix(1, 1)); }).find("cannot write"), std::string::npos);
+}
+
+TEST(MatrixFiles, FailedWriteLeavesNoFileBehind) {
+  // The target is a non-empty folder, so the final rename fails even for root: the temporary
+  // file must be gone and the folder untouched.
+  fs::path dir = scratch("blocked");
+  fs::create_directories(dir / "c.npy" / "inside");
+  EXPECT_NE(errorOf([&] { writeMatrix(dir / "c.npy", Matrix(64, 64)); }).find("cannot replace"), std::string::npos);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1u);
+  EXPECT_TRUE(fs::is_directory(dir / "c.npy" / "inside"));
+}
