@@ -37,4 +37,20 @@ __global__ void buildAPattern(const float* __restrict__ A, int M, int K, int row
   }
 }
 
+// One warp per (row tile, kPatternKChunk K indices), in blocks of kPatternThreads threads.
+inline constexpr int kPatternThreads = 256;
+
+struct APatternGrid {
+  int rowTiles, kChunks;
+  long long blocks;
+};
+
+inline APatternGrid aPatternGrid(int m, int k, int rowGranularity) {
+  APatternGrid grid;
+  grid.rowTiles = (m + rowGranularity - 1) / rowGranularity;
+  grid.kChunks = (k + kPatternKChunk - 1) / kPatternKChunk;
+  grid.blocks = (static_cast<long long>(grid.rowTiles) * grid.kChunks * 32 + kPatternThreads - 1) / kPatternThreads;
+  return grid;
+}
+
 }  // namespace tileskip::cuda

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gemm_common.cuh"
+#include "pattern_a.cuh"  // kPatternThreads
 
 namespace tileskip::cuda {
 
@@ -45,6 +46,38 @@ __global__ void buildBPattern(const float* __restrict__ B, int K, int N, int col
 #pragma unroll
     for (int offset = kLanesPerTile / 2; offset > 0; offset /= 2) bits |= __shfl_xor_sync(0xFFFFFFFFu, bits, offset);
     if (lane % kLanesPerTile == 0 && tile < colTiles) pattern[tile * kBlocks + kBlock] = static_cast<std::uint8_t>(bits);
+  }
+}
+
+using BPatternKernel = void (*)(const float*, int, int, int, int, std::uint8_t*);
+
+// The instantiation of buildBPattern for a granularity and the launch it needs (blocks of
+// kPatternThreads threads, from pattern_a.cuh); kernel is null for an unsupported granularity.
+struct BPatternLaunch {
+  BPatternKernel kernel = nullptr;
+  int colWarps = 0, kBlockGroups = 0;
+  long long blocks = 0;
+};
+
+template <int kCols>
+BPatternLaunch bPatternLaunchAt(int k, int n) {
+  constexpr int kSpan = kCols > 32 ? kCols : 32;
+  BPatternLaunch launch;
+  launch.kernel = buildBPattern<kCols>;
+  launch.colWarps = (n + kSpan - 1) / kSpan;
+  const int kBlocks = (k + kKBlock - 1) / kKBlock;
+  launch.kBlockGroups = (kBlocks + kPatternKBlocksPerWarp - 1) / kPatternKBlocksPerWarp;
+  launch.blocks = (static_cast<long long>(launch.colWarps) * launch.kBlockGroups * 32 + kPatternThreads - 1) / kPatternThreads;
+  return launch;
+}
+
+inline BPatternLaunch bPatternLaunch(int colGranularity, int k, int n) {
+  switch (colGranularity) {
+    case 8: return bPatternLaunchAt<8>(k, n);
+    case 16: return bPatternLaunchAt<16>(k, n);
+    case 32: return bPatternLaunchAt<32>(k, n);
+    case 64: return bPatternLaunchAt<64>(k, n);
+    default: return {};
   }
 }
 
