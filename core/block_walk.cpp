@@ -133,9 +133,18 @@ WarpStep BlockWalk::uniformStep(int rowBegin, int rowEnd, int colBegin, int colE
   return step;
 }
 
-WarpStep BlockWalk::laneStep(int warp, int kBlock) const {
+BlockWalk::Outputs BlockWalk::laneOutputs(int warp, int lane) const {
   const TileShape& t = kernel_->tile;
+  int thread = warp * kWarpLanes + lane;
+  Outputs o;
+  if (t.WM > 0 || t.BM == 0 || thread >= threadRows_ * threadCols_) return o;
   int tm = std::max(t.TM, 1), tn = std::max(t.TN, 1);
+  std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + (thread / threadCols_) * tm, tm, rowEnd_);
+  std::tie(o.colBegin, o.colEnd) = clipped(colBegin_ + (thread % threadCols_) * tn, tn, colEnd_);
+  return o;
+}
+
+WarpStep BlockWalk::laneStep(int warp, int kBlock) const {
   WarpStep step;
   step.rowBegin = rowEnd_;
   step.colBegin = colEnd_;
@@ -143,11 +152,9 @@ WarpStep BlockWalk::laneStep(int warp, int kBlock) const {
   step.colEnd = colBegin_;
   step.all = 0xFF;
   for (int lane = 0; lane < kWarpLanes; ++lane) {
-    int thread = warp * kWarpLanes + lane;
-    if (thread >= threadRows_ * threadCols_) break;
-    auto [r0, r1] = clipped(rowBegin_ + (thread / threadCols_) * tm, tm, rowEnd_);
-    auto [c0, c1] = clipped(colBegin_ + (thread % threadCols_) * tn, tn, colEnd_);
-    if (r0 >= r1 || c0 >= c1) continue;
+    Outputs o = laneOutputs(warp, lane);
+    if (o.empty()) continue;
+    auto [r0, r1, c0, c1] = o;
     auto joint = static_cast<std::uint8_t>(unionByte(patterns_->a, r0, r1, kBlock) & unionByte(patterns_->b, c0, c1, kBlock));
     step.any |= joint;
     step.all &= joint;

@@ -106,6 +106,14 @@ class BlockWalk {
   KBlockStep step(int kBlock) const;
   WalkSummary summary() const;
 
+  // For a kernel without warp tiles: the outputs one lane (thread) of a warp computes, clipped
+  // to C; rowBegin == rowEnd when the thread has none.
+  struct Outputs {
+    int rowBegin = 0, rowEnd = 0, colBegin = 0, colEnd = 0;
+    bool empty() const { return rowBegin >= rowEnd || colBegin >= colEnd; }
+  };
+  Outputs laneOutputs(int warp, int lane) const;
+
  private:
   WarpView warpView(int warp, int kBlock) const;
   WarpStep uniformStep(int rowBegin, int rowEnd, int colBegin, int colEnd, int kBlock) const;

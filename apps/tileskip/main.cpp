@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands = {cli::addListCommand(app), cli::addBenchCommand(app),
                                         cli::addVerifyCommand(app), cli::addGenCommand(app),
                                         cli::addRunCommand(app)};
+#ifdef TILESKIP_HAVE_VIEWER
+  commands.push_back(cli::addViewCommand(app));
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
