@@ -91,11 +91,7 @@ void figureRow(const char* label, const std::string& value, const std::string& n
   ImGui::TableSetColumnIndex(0);
   ImGui::TextDisabled("%s", label);
   ImGui::TableSetColumnIndex(1);
-  ImGui::TextUnformatted(value.c_str());
-  if (!note.empty()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", note.c_str());
-  }
+  ImGui::TextWrapped("%s%s%s", value.c_str(), note.empty() ? "" : "  ", note.c_str());
 }
 
 }  // namespace
@@ -126,11 +122,13 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   AxisScale rowScale{state.showLoads ? grid.BM : st.rowGranularity, st.m};
   AxisScale colScale{state.showLoads ? grid.BN : st.colGranularity, st.n};
   ImVec2 room = ImGui::GetContentRegionAvail();
-  const float labelLeft = 40.0f, labelTop = 18.0f, labelBottom = 20.0f, below = 215.0f;
+  const float labelLeft = 40.0f, labelTop = 18.0f, labelBottom = 20.0f, below = 250.0f;
   ImVec2 size = MapView::fit({room.x - labelLeft - 8.0f, room.y - labelTop - labelBottom - below}, rowScale, colScale);
   ImVec2 cursor = ImGui::GetCursorScreenPos();
   ImVec2 origin{cursor.x + labelLeft + std::floor((room.x - labelLeft - size.x) * 0.5f), cursor.y + labelTop};
   MapView view(origin, size, map.rowAxis, map.colAxis, rowScale, colScale);
+  state.mapOrigin = origin;
+  state.mapSize = size;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   view.fill(dl, map);
 
@@ -141,8 +139,8 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
         auto [a, b] = view.cellRect(r, c);
         if (sm.skippedTiles.at(r, c) < 0.999f || b.x - a.x < 6.0f || b.y - a.y < 6.0f) continue;
         ImVec2 i{a.x + 1.5f, a.y + 1.5f}, j{b.x - 1.5f, b.y - 1.5f};
-        dl->AddLine(i, j, IM_COL32(255, 255, 255, 90));
-        dl->AddLine({i.x, j.y}, {j.x, i.y}, IM_COL32(255, 255, 255, 90));
+        dl->AddLine(i, j, IM_COL32(255, 255, 255, 70));
+        dl->AddLine({i.x, j.y}, {j.x, i.y}, IM_COL32(255, 255, 255, 70));
       }
     }
   }
@@ -196,7 +194,7 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   kBlockStrip(sm, stripWidth);
   ImGui::Spacing();
   if (ImGui::BeginTable("skip figures", 2, ImGuiTableFlags_SizingFixedFit)) {
-    ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 170.0f);
+    ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 135.0f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     figureRow("joint density", formatNumber(st.jointDensity, 3),
               "\xE2\x86\x92 ideal speedup " + formatNumber(st.idealSpeedup()) + kTimes + " (compute bound)");
@@ -214,7 +212,8 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(toVec4(palette::kWarn),
                        "Skipping FMAs is not skipping loads: blocks still load %s of their K-blocks, so memory traffic caps "
-                       "the speedup near %s%s however few updates are kept. Tile-aligned zeros (segments, blocks) fix it.",
+                       "the speedup near %s%s however few updates are kept. Only zeros that empty a K-block across a whole "
+                       "block tile skip its loads (try the blocks generator with G of at least the block size).",
                        formatPercent(sm.loads.loadFraction).c_str(), formatNumber(sm.loads.loadBound()).c_str(), kTimes);
     ImGui::PopTextWrapPos();
   }
@@ -298,11 +297,12 @@ void drawMatricesPanel(const Fonts& fonts, const ProblemAnalysis& an) {
       {bTitle.c_str(), &an.b, {1, s.k}, {1, s.n}, "K", "columns", nullptr},
       {bpTitle.c_str(), &an.bPatternMap, {kKBlock, s.k}, {g, s.n}, "K-blocks", "col tiles", &an.bPattern},
   };
+  // A beside its pattern, B beside its pattern.
   ImVec2 room = ImGui::GetContentRegionAvail();
   float gap = ImGui::GetStyle().ItemSpacing.x * 2.0f;
-  ImVec2 each{std::floor((room.x - 3.0f * gap) / 4.0f), room.y};
+  ImVec2 each{std::floor((room.x - gap) / 2.0f), std::floor((room.y - ImGui::GetStyle().ItemSpacing.y) / 2.0f)};
   for (int i = 0; i < 4; ++i) {
-    if (i > 0) ImGui::SameLine(0.0f, gap);
+    if (i % 2 == 1) ImGui::SameLine(0.0f, gap);
     drawMatrixView(views[i], each);
   }
 }
@@ -331,25 +331,31 @@ double niceStep(double top, int lines) {
 void throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p = ImGui::GetCursorScreenPos();
-  const float left = 52.0f, bottom = 20.0f;
-  ImVec2 plot0{p.x + left, p.y + 4.0f}, plot1{p.x + size.x - 6.0f, p.y + size.y - bottom};
+  const float left = 52.0f, above = ImGui::GetTextLineHeight() + 2.0f, bottom = 20.0f;
+  ImVec2 plot0{p.x + left, p.y + above}, plot1{p.x + size.x - 6.0f, p.y + size.y - bottom};
   dl->AddRectFilled(plot0, plot1, IM_COL32(20, 22, 27, 255));
 
   const double windowSeconds = 20.0;
-  double end = snapshot.now, start = end - windowSeconds;
-  double oldest = end, top = 0.0;
+  // The right edge follows the newest sample while samples keep coming, so the lines do not
+  // jitter with the frame clock; once they stop (paused), time moves on without them.
+  double newest = 0.0;
+  for (const Series& s : snapshot.series) {
+    if (!s.samples.empty()) newest = std::max(newest, s.samples.back().seconds);
+  }
+  double end = snapshot.now - newest < 1.0 ? newest : snapshot.now, start = end - windowSeconds;
+  double oldest = end, highest = 0.0;
   for (const Series& s : snapshot.series) {
     for (const Sample& x : s.samples) {
       if (x.seconds < start) continue;
       oldest = std::min(oldest, x.seconds);
-      top = std::max(top, x.gflops);
+      highest = std::max(highest, x.gflops);
     }
   }
-  // A young session zooms in on what it has, so the first second of samples is not a sliver.
-  start = std::max(start, std::min(oldest, end - 1.0));
-  if (top <= 0.0) top = 1.0;
-  double step = niceStep(top * 1.1, 4);
-  top = std::ceil(top * 1.1 / step) * step;
+  // A young session zooms in on what it has, so its first samples are not a sliver at the edge.
+  start = std::max(start, std::min(oldest, end - 1e-3));
+  if (highest <= 0.0) highest = 1.0;
+  double step = niceStep(highest * 1.1, 4);
+  double top = std::ceil(highest * 1.1 / step) * step;
   auto toX = [&](double t) { return plot0.x + static_cast<float>((t - start) / (end - start)) * (plot1.x - plot0.x); };
   auto toY = [&](double g) { return plot1.y - static_cast<float>(g / top) * (plot1.y - plot0.y); };
   for (double g = 0.0; g <= top + step * 0.5; g += step) {
@@ -359,8 +365,9 @@ void throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
     float w = ImGui::CalcTextSize(label.c_str()).x;
     dl->AddText({plot0.x - w - 6.0f, y - ImGui::GetTextLineHeight() * 0.5f}, palette::kDim, label.c_str());
   }
-  dl->AddText({p.x, plot0.y - 2.0f}, palette::kDim, "GFLOPS");
-  std::string span = "last " + formatNumber(end - start, end - start < 10 ? 1 : 0) + " s  \xE2\x86\x92 now";
+  dl->AddText({p.x, p.y}, palette::kDim, "GFLOPS");
+  double seconds = end - start;
+  std::string span = "last " + formatNumber(seconds, seconds < 0.1 ? 3 : seconds < 10 ? 1 : 0) + " s  \xE2\x86\x92 now";
   dl->AddText({plot1.x - ImGui::CalcTextSize(span.c_str()).x, plot1.y + 2.0f}, palette::kDim, span.c_str());
   dl->AddText({plot0.x, plot1.y + 2.0f}, palette::kDim, "time \xE2\x86\x92");
 
@@ -430,7 +437,7 @@ void drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot) {
 
   if (ImGui::BeginTable("series", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-    ImGui::TableSetupColumn("GFLOPS (median 2 s)", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("GFLOPS", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableSetupColumn("runs", ImGuiTableColumnFlags_WidthStretch, 0.6f);
     ImGui::TableHeadersRow();

@@ -14,7 +14,7 @@ namespace tileskip::ui {
 namespace {
 
 constexpr const char* kArrow = "\xE2\x86\x92";  // →
-constexpr int kVisibleKBlocks = 24;
+constexpr int kVisibleKBlocks = 16;
 
 std::string range(int begin, int end) { return std::to_string(begin) + ".." + std::to_string(end - 1); }
 
@@ -78,8 +78,7 @@ void walkControls(TeachState& st, const ProblemAnalysis& an, int kBlocks, float 
   ImGui::SameLine();
   ImGui::SetNextItemWidth(150);
   ImGui::SliderFloat("K-blocks / s", &st.speed, 0.25f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - 520.0f));
+  ImGui::SetNextItemWidth(std::max(160.0f, ImGui::GetContentRegionAvail().x - 470.0f));
   ImGui::SliderInt("K-block", &st.kBlock, 0, kBlocks - 1);
   ImGui::SameLine();
   int block[2] = {st.blockRow, st.blockCol};
@@ -132,7 +131,7 @@ void drawDiagram(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockS
   d.colBegin = walk.colBegin();
   d.cols = std::max(1, walk.colEnd() - walk.colBegin());
   const float gap = 10.0f, label = 20.0f;
-  float side = std::min(room.x, room.y) - label;
+  float side = std::min(room.x, room.y - 2.0f * label) - label;
   d.cellK = std::clamp(std::floor(side * 0.42f / static_cast<float>(d.visibleKBlocks)), 5.0f, 22.0f);
   float strip = d.cellK * static_cast<float>(d.visibleKBlocks);
   float cSide = std::max(60.0f, side - strip - gap);
@@ -144,13 +143,13 @@ void drawDiagram(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockS
   d.c1 = {d.c0.x + cSize.x, d.c0.y + cSize.y};
 
   // Corner captions.
-  dl->AddText({p.x, p.y}, palette::kDim, ("block (" + std::to_string(walk.blockRow()) + ", " + std::to_string(walk.blockCol()) + ")").c_str());
-  dl->AddText({p.x, p.y + ImGui::GetTextLineHeight()}, palette::kDim,
-              ("K-blocks " + std::to_string(d.firstKBlock) + ".." + std::to_string(d.firstKBlock + d.visibleKBlocks - 1) +
-               " of " + std::to_string(walk.kBlocks()))
-                  .c_str());
-  dl->AddText({d.b0.x, p.y}, palette::kDim, ("B tiles: K x columns " + range(walk.colBegin(), walk.colEnd())).c_str());
-  dl->AddText({p.x, d.a0.y - label + 2.0f}, palette::kDim, "A tiles: rows x K");
+  std::string kWindow = "K-blocks " + range(d.firstKBlock, d.firstKBlock + d.visibleKBlocks) + " of " + std::to_string(walk.kBlocks());
+  dl->AddText({p.x, p.y}, palette::kAccent, ("block (" + std::to_string(walk.blockRow()) + ", " + std::to_string(walk.blockCol()) + ")").c_str());
+  dl->AddText({d.b0.x, p.y}, palette::kDim, ("B tiles, columns " + range(walk.colBegin(), walk.colEnd()) + ", K-blocks \xE2\x86\x93").c_str());
+  dl->AddText({d.c0.x, d.c1.y + 3}, palette::kDim,
+              ("C block: rows " + range(walk.rowBegin(), walk.rowEnd()) + ", columns " + range(walk.colBegin(), walk.colEnd())).c_str());
+  dl->AddText({p.x, d.c1.y + 3 + ImGui::GetTextLineHeight()}, palette::kDim,
+              ("A tiles, rows " + range(walk.rowBegin(), walk.rowEnd()) + ", " + kWindow + " \xE2\x86\x92").c_str());
 
   // A strip: the A-pattern tiles of the block's rows along K; B strip: B tiles along K.
   for (int kb = d.firstKBlock; kb < d.firstKBlock + d.visibleKBlocks; ++kb) {
@@ -211,9 +210,7 @@ void drawDiagram(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockS
     }
   }
   dl->AddRect({d.c0.x - 1, d.c0.y - 1}, {d.c1.x + 1, d.c1.y + 1}, palette::kAccent);
-  dl->AddText({d.c0.x, d.c1.y + 3}, palette::kDim,
-              ("C block: rows " + range(walk.rowBegin(), walk.rowEnd()) + ", columns " + range(walk.colBegin(), walk.colEnd())).c_str());
-  ImGui::Dummy({std::max(d.c1.x - p.x, 1.0f), std::max(d.c1.y + 3 + ImGui::GetTextLineHeight() - p.y, 1.0f)});
+  ImGui::Dummy({std::max(d.c1.x - p.x, 1.0f), std::max(d.c1.y + 3 + 2 * ImGui::GetTextLineHeight() - p.y, 1.0f)});
 }
 
 void byteLine(const char* label, std::uint8_t byte, int bits, const std::string& note) {
@@ -246,8 +243,11 @@ void explain(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep&
   ImGui::TextDisabled("Block-wide pattern bytes (bit j = k index %d + j)", now.kBegin);
   int rowTiles = (walk.rowEnd() - 1) / a.granularity - walk.rowBegin() / a.granularity + 1;
   int colTiles = (walk.colEnd() - 1) / b.granularity - walk.colBegin() / b.granularity + 1;
-  byteLine("A: OR of row tiles", now.blockA, bits, std::string("(") + std::to_string(rowTiles) + " tiles of " + std::to_string(a.granularity) + " rows)");
-  byteLine("B: OR of col tiles", now.blockB, bits, std::string("(") + std::to_string(colTiles) + " tiles of " + std::to_string(b.granularity) + " columns)");
+  std::string notRead = std::string("(") + std::string(kernel.id) + " does not read this pattern: all bits set)";
+  byteLine("A: OR of row tiles", now.blockA, bits,
+           kernel.usesAPattern() ? std::string("(") + std::to_string(rowTiles) + " tiles of " + std::to_string(a.granularity) + " rows)" : notRead);
+  byteLine("B: OR of col tiles", now.blockB, bits,
+           kernel.usesBPattern() ? std::string("(") + std::to_string(colTiles) + " tiles of " + std::to_string(b.granularity) + " columns)" : notRead);
   byteLine("A & B", now.blockJoint(), bits, "");
   if (now.loadSkipped()) {
     ImGui::TextColored(toVec4(palette::kGood),
@@ -263,7 +263,11 @@ void explain(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep&
   ImGui::Spacing();
   ImGui::TextDisabled(walk.hasWarpTile() ? "Warps (each walks the pattern tiles in its warp tile; every lane reads the same byte)"
                                          : "Warps (each lane checks its own thread tile's bytes)");
+  ImGui::PopTextWrapPos();  // table cells wrap at their own edge
   if (ImGui::BeginTable("warps", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("warp", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("byte", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
     int shown = 0;
     for (const WarpView& w : now.warps) {
       if (w.steps.empty()) continue;
@@ -289,6 +293,7 @@ void explain(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep&
     int active = static_cast<int>(std::count_if(now.warps.begin(), now.warps.end(), [](const WarpView& w) { return !w.steps.empty(); }));
     if (active > 8) ImGui::TextDisabled("... and %d more warps", active - 8);
   }
+  ImGui::PushTextWrapPos(0.0f);
   int diverging = now.warpsWith(WarpDecision::Diverge);
   if (diverging > 0) {
     ImGui::TextColored(toVec4(decisionColour(WarpDecision::Diverge)),

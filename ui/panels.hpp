@@ -15,6 +15,7 @@ namespace tileskip::ui {
 struct SkipMapState {
   bool showLoads = false;                          // block tiles' loads instead of output tiles' work
   std::optional<std::pair<int, int>> pickedBlock;  // a block clicked for teaching mode this frame
+  ImVec2 mapOrigin, mapSize;                       // where the map's cells were drawn
 };
 void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& analysis, SkipMapState& state,
                       std::pair<int, int> teachBlock);

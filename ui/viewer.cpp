@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <memory>
 
 #include "backends/backend_registry.hpp"
@@ -78,6 +80,13 @@ std::vector<std::string> backendNames() {
   return names;
 }
 
+void writeLayout(const std::string& path, const std::vector<ViewerApp::PanelRect>& layout) {
+  nlohmann::json panels = nlohmann::json::object();
+  for (const ViewerApp::PanelRect& r : layout) panels[r.name] = {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}};
+  std::ofstream out(path);
+  if (!(out << panels.dump(2) << "\n")) throw InputError(path + ": cannot write the layout here");
+}
+
 std::unique_ptr<Backend> openByName(const std::string& name) { return openBackend(name); }
 
 int runOffscreen(const ViewerOptions& options) {
@@ -108,6 +117,7 @@ int runOffscreen(const ViewerOptions& options) {
     settle();  // in case a frame changed the request
   }
   writePng(options.screenshot, target.pixels(), options.width, options.height);
+  if (!options.layoutJson.empty()) writeLayout(options.layoutJson, app.layout());
   SessionSnapshot last = session.snapshot();
   std::cerr << "tileskip: wrote " << options.screenshot << " (" << options.width << "x" << options.height << ", "
             << last.served.spec.describe() << ", kernel " << last.served.kernel << ", drawn with " << device.description()
@@ -168,7 +178,7 @@ int runWindow(const ViewerOptions& options) {
   session.start();
 
   auto last = std::chrono::steady_clock::now();
-  while (!glfwWindowShouldClose(window)) {
+  for (int frames = 0; !glfwWindowShouldClose(window) && (options.windowFrames == 0 || frames < options.windowFrames); ++frames) {
     glfwPollEvents();
     if (!target.prepare()) {
       glfwWaitEventsTimeout(0.1);

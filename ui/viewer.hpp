@@ -16,6 +16,8 @@ struct ViewerOptions {
   int teachKBlock = -1;                           // K-block to stop at; -1: the first worth pointing at
   std::string screenshot;  // PNG path: render offscreen and write it; empty: open a window
   int frames = 3;          // frames rendered before the screenshot (ImGui sizes some widgets on the 2nd)
+  std::string layoutJson;  // screenshot: also write each panel's rectangle here (for tests)
+  int windowFrames = 0;    // window: close after this many frames (smoke tests); 0: when the person closes it
   int width = 1600, height = 1000;
   int settleSamples = 6;        // screenshot: timed runs per series before the picture is taken
   double settleSeconds = 20.0;  // ... or this long, whichever comes first

@@ -40,16 +40,6 @@ std::string tileSummary(const KernelInfo& k) {
   return s;
 }
 
-void contextRow(const char* label, const std::string& value, ImU32 colour = palette::kText) {
-  ImGui::TableNextRow();
-  ImGui::TableSetColumnIndex(0);
-  ImGui::TextDisabled("%s", label);
-  ImGui::TableSetColumnIndex(1);
-  ImGui::PushStyleColor(ImGuiCol_Text, colour);
-  ImGui::TextWrapped("%s", value.c_str());
-  ImGui::PopStyleColor();
-}
-
 }  // namespace
 
 ViewerApp::ViewerApp(LiveSession& session, const ViewerOptions& options, const Fonts& fonts,
@@ -80,28 +70,22 @@ void ViewerApp::frame(ImVec2 size, float deltaSeconds) {
   SessionSnapshot snapshot = session_.snapshot();
   if (snapshot.backendName == request_.backend) implemented_ = snapshot.implementedKernels;
 
+  layout_.clear();
   ImGui::SetNextWindowPos({0, 0});
   ImGui::SetNextWindowSize(size);
   ImGui::Begin("tileskip view", nullptr, kRootFlags);
-  ImGui::BeginChild("left column", {kLeftColumn, 0}, true);
-  ImGui::PushFont(fonts_.title);
-  ImGui::TextUnformatted("tileskip view");
-  ImGui::PopFont();
-  ImGui::SameLine();
-  ImGui::TextDisabled("tiled zero-block skipping GEMM");
-  if (ImGui::RadioButton("Explore", !teach_)) teach_ = false;
-  ImGui::SameLine();
-  if (ImGui::RadioButton("Teach: walk one block", teach_)) teach_ = true;
-  ImGui::Separator();
-  drawControls();
-  ImGui::Separator();
   drawContext(snapshot);
+  ImGui::BeginChild("left column", {kLeftColumn, 0}, true);
+  recordPanel("left column");
+  drawControls();
   ImGui::Separator();
   drawLegend();
   ImGui::EndChild();
 
   ImGui::SameLine();
-  ImVec2 origin = ImGui::GetCursorScreenPos();
+  // A group, so that the panels stacked on the right start below each other, not below the
+  // left column.
+  ImGui::BeginGroup();
   ImVec2 room = ImGui::GetContentRegionAvail();
   if (!snapshot.analysis) {
     ImGui::BeginChild("waiting", room, true);
@@ -109,10 +93,11 @@ void ViewerApp::frame(ImVec2 size, float deltaSeconds) {
     if (!snapshot.backendError.empty()) ImGui::TextColored(toVec4(palette::kBad), "%s", snapshot.backendError.c_str());
     ImGui::EndChild();
   } else if (teach_) {
-    drawTeach(snapshot, origin, room);
+    drawTeach(snapshot, room);
   } else {
-    drawExplore(snapshot, origin, room);
+    drawExplore(snapshot, room);
   }
+  ImGui::EndGroup();
   ImGui::End();
 
   if (skipMap_.pickedBlock) {
@@ -124,9 +109,13 @@ void ViewerApp::frame(ImVec2 size, float deltaSeconds) {
   sendIfChanged();
 }
 
+void ViewerApp::recordPanel(const std::string& name) {
+  ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+  layout_.push_back({name, p.x, p.y, s.x, s.y});
+}
+
 void ViewerApp::drawControls() {
-  ImGui::PushItemWidth(-150.0f);
-  ImGui::TextDisabled("Backend and kernel");
+  ImGui::PushItemWidth(-118.0f);
   if (ImGui::BeginCombo("backend", request_.backend.c_str())) {
     for (const std::string& name : backends_) {
       if (ImGui::Selectable(name.c_str(), name == request_.backend)) request_.backend = name;
@@ -159,11 +148,11 @@ void ViewerApp::drawControls() {
   ImGui::Checkbox("run and time kernels", &request_.measuring);
 
   ImGui::Spacing();
-  ImGui::TextDisabled("Problem  C[M x N] = A[M x K] \xC2\xB7 B[K x N]");
+  ImGui::TextDisabled("C[M x N] = A[M x K] \xC2\xB7 B[K x N]");
   ProblemSpec& spec = request_.spec;
   bool square = spec.m == spec.n && spec.n == spec.k;
   std::string sizeLabel = square ? std::to_string(spec.m) : "custom";
-  if (ImGui::BeginCombo("size M = N = K", sizeLabel.c_str())) {
+  if (ImGui::BeginCombo("M = N = K", sizeLabel.c_str())) {
     for (int s : kSizes) {
       if (ImGui::Selectable(std::to_string(s).c_str(), square && s == spec.m)) spec.m = spec.n = spec.k = s;
     }
@@ -210,49 +199,68 @@ void ViewerApp::drawControls() {
   if (ImGui::SmallButton("new")) spec.seed = std::random_device{}() % 100000;
 
   ImGui::Spacing();
-  ImGui::TextDisabled("Pattern heatmaps: one byte per tile of G rows (A) / G columns (B) and K-block");
+  ImGui::TextDisabled("pattern heatmaps at G =");
   for (int g : kPatternGranularities) {
     ImGui::SameLine();
-    std::string label = "G=" + std::to_string(g);
+    std::string label = std::to_string(g);
     if (ImGui::RadioButton(label.c_str(), request_.patternGranularity == g)) request_.patternGranularity = g;
   }
   ImGui::PopItemWidth();
 }
 
 void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
-  ImGui::TextDisabled("Context");
-  if (!ImGui::BeginTable("context", 2, ImGuiTableFlags_SizingFixedFit)) return;
-  ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 62.0f);
-  ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+  // Line 1: what this is, the mode, and where it runs.
+  ImGui::PushFont(fonts_.title);
+  ImGui::TextUnformatted("tileskip view");
+  ImGui::PopFont();
+  ImGui::SameLine(0, 16);
+  if (ImGui::RadioButton("Explore", !teach_)) teach_ = false;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Teach: walk one block", teach_)) teach_ = true;
+  ImGui::SameLine(0, 24);
   if (!snapshot.backendError.empty()) {
-    contextRow("backend", snapshot.backendName + ": " + snapshot.backendError, palette::kBad);
+    ImGui::TextColored(toVec4(palette::kBad), "backend %s unavailable: %s", snapshot.backendName.c_str(), snapshot.backendError.c_str());
   } else {
-    std::string device = snapshot.device.describe();
-    contextRow("backend", snapshot.backendName + (device.empty() ? "" : " \xC2\xB7 " + device));
+    const DeviceInfo& d = snapshot.device;
+    // The api string of some backends is a whole build configuration; its first words say enough.
+    std::string api = d.api.substr(0, d.api.find(' ', d.api.find(' ') + 1));
+    ImGui::Text("backend %s", snapshot.backendName.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s \xC2\xB7 %s%s \xC2\xB7 drawn by %s", d.name.c_str(), api.c_str(),
+                        d.driver.empty() ? "" : (" \xC2\xB7 driver " + d.driver).c_str(), drawingDevice_.c_str());
   }
-  contextRow("drawing", drawingDevice_);
+  // Line 2: the problem and whether each timed kernel was verified.
   if (snapshot.analysis) {
     const ProblemAnalysis& a = *snapshot.analysis;
     const ProblemSpec& s = a.spec;
     std::string sizes = s.m == s.n && s.n == s.k ? "M = N = K = " + std::to_string(s.m)
-                                                 : "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k);
-    contextRow("problem", sizes + " \xC2\xB7 " + s.generator + " (G=" + std::to_string(s.options.granularity) + ") \xC2\xB7 seed " +
-                              std::to_string(s.seed));
-    contextRow("density", "A " + formatNumber(s.densityA) + " (non-zero " + formatNumber(a.nonZeroA, 3) + ") \xC2\xB7 B " +
-                              formatNumber(s.densityB) + " (" + formatNumber(a.nonZeroB, 3) + ")");
+                                                 : "M = " + std::to_string(s.m) + ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k);
+    ImGui::Text("%s", sizes.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("\xC2\xB7 %s (G=%d) \xC2\xB7 density A %s (non-zero %s), B %s (%s) \xC2\xB7 seed %llu \xC2\xB7", s.generator.c_str(),
+                        s.options.granularity, formatNumber(s.densityA).c_str(), formatNumber(a.nonZeroA, 3).c_str(),
+                        formatNumber(s.densityB).c_str(), formatNumber(a.nonZeroB, 3).c_str(),
+                        static_cast<unsigned long long>(s.seed));
+  } else {
+    ImGui::TextDisabled("no problem yet \xC2\xB7");
   }
   for (const Series& series : snapshot.series) {
-    std::string what = series.kernel + " (" + seriesRoleName(series.role) + ", " + series.backend + "): ";
+    ImGui::SameLine();
     switch (series.state) {
-      case Series::State::Verified: contextRow("verified", what + "\xE2\x9C\x93 matches the CPU reference", palette::kGood); break;
-      case Series::State::Failed: contextRow("FAILED", what + series.message, palette::kBad); break;
-      case Series::State::Waiting: contextRow("checking", what + "not verified yet", palette::kDim); break;
-      case Series::State::Unavailable: contextRow("not run", what + series.message, palette::kDim); break;
+      case Series::State::Verified:
+        ImGui::TextColored(toVec4(palette::kGood), "\xE2\x9C\x93 %s verified", series.kernel.c_str());
+        break;
+      case Series::State::Failed:
+        ImGui::TextColored(toVec4(palette::kBad), "\xE2\x9C\x97 %s FAILED", series.kernel.c_str());
+        break;
+      case Series::State::Waiting: ImGui::TextDisabled("%s: verifying", series.kernel.c_str()); break;
+      case Series::State::Unavailable: ImGui::TextDisabled("%s: not run", series.kernel.c_str()); break;
     }
+    if (ImGui::IsItemHovered() && !series.message.empty()) ImGui::SetTooltip("%s", series.message.c_str());
   }
-  contextRow("status", snapshot.activity + (snapshot.caughtUp ? "" : " (catching up)"), palette::kDim);
-  for (const std::string& d : snapshot.diagnostics) contextRow("driver", d, palette::kWarn);
-  ImGui::EndTable();
+  ImGui::SameLine();
+  ImGui::TextDisabled("\xC2\xB7 %s%s", snapshot.activity.c_str(), snapshot.caughtUp ? "" : " (catching up)");
+  for (const std::string& d : snapshot.diagnostics) ImGui::TextColored(toVec4(palette::kWarn), "driver: %s", d.c_str());
 }
 
 void ViewerApp::drawLegend() {
@@ -267,33 +275,39 @@ void ViewerApp::drawLegend() {
   }
 }
 
-void ViewerApp::drawExplore(const SessionSnapshot& snapshot, ImVec2 /*origin*/, ImVec2 room) {
+void ViewerApp::drawExplore(const SessionSnapshot& snapshot, ImVec2 room) {
   const ProblemAnalysis& analysis = *snapshot.analysis;
   float gap = ImGui::GetStyle().ItemSpacing.x;
   float centre = std::floor((room.x - gap) * 0.5f);
   ImGui::BeginChild("skip map", {centre, room.y}, true);
+  recordPanel("skip map");
   drawSkipMapPanel(fonts_, analysis, skipMap_, {teachState_.blockRow, teachState_.blockCol});
+  layout_.push_back({"skip map cells", skipMap_.mapOrigin.x, skipMap_.mapOrigin.y, skipMap_.mapSize.x, skipMap_.mapSize.y});
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginGroup();
   float right = room.x - centre - gap;
   float throughputHeight = std::floor(room.y * 0.52f);
   ImGui::BeginChild("throughput", {right, throughputHeight}, true);
+  recordPanel("throughput");
   drawThroughputPanel(fonts_, snapshot);
   ImGui::EndChild();
   ImGui::BeginChild("matrices", {right, room.y - throughputHeight - ImGui::GetStyle().ItemSpacing.y}, true);
+  recordPanel("matrices");
   drawMatricesPanel(fonts_, analysis);
   ImGui::EndChild();
   ImGui::EndGroup();
 }
 
-void ViewerApp::drawTeach(const SessionSnapshot& snapshot, ImVec2 /*origin*/, ImVec2 room) {
+void ViewerApp::drawTeach(const SessionSnapshot& snapshot, ImVec2 room) {
   const ProblemAnalysis& analysis = *snapshot.analysis;
-  float walkHeight = std::floor(room.y * 0.60f);
+  float walkHeight = std::floor(room.y * 0.62f);
   ImGui::BeginChild("teaching", {room.x, walkHeight}, true);
+  recordPanel("teaching");
   drawTeachingPanel(fonts_, snapshot.analysis, teachState_, lastDelta_);
   ImGui::EndChild();
   ImGui::BeginChild("source", {room.x, room.y - walkHeight - ImGui::GetStyle().ItemSpacing.y}, true);
+  recordPanel("source");
   drawSourcePanel(fonts_, *analysis.kernel, sources_);
   ImGui::EndChild();
 }

@@ -1,4 +1,5 @@
-// The viewer's frame: the left column (mode, controls, context, legend) and, beside it, the
+// The viewer's frame: a context bar on top (backend, device, problem, verification), the
+// controls and the colour legend on the left and, beside them, the
 // explore panels (skip map, throughput, matrices) or the teaching panels (block walk, source).
 // Changed controls go to the live session at once; the panels draw its latest snapshot.
 #pragma once
@@ -21,12 +22,20 @@ class ViewerApp {
   // Sends the controls' state to the session if it changed since it was last sent.
   void sendIfChanged();
 
+  // Where the last frame put each panel, in pixels: what tests and picture tools look at.
+  struct PanelRect {
+    std::string name;
+    float x, y, width, height;
+  };
+  const std::vector<PanelRect>& layout() const { return layout_; }
+
  private:
   void drawControls();
   void drawContext(const SessionSnapshot& snapshot);
   void drawLegend();
-  void drawExplore(const SessionSnapshot& snapshot, ImVec2 origin, ImVec2 size);
-  void drawTeach(const SessionSnapshot& snapshot, ImVec2 origin, ImVec2 size);
+  void drawExplore(const SessionSnapshot& snapshot, ImVec2 room);
+  void drawTeach(const SessionSnapshot& snapshot, ImVec2 room);
+  void recordPanel(const std::string& name);
 
   LiveSession& session_;
   Fonts fonts_;
@@ -40,6 +49,7 @@ class ViewerApp {
   SkipMapState skipMap_;
   TeachState teachState_;
   SourceCache sources_;
+  std::vector<PanelRect> layout_;
 };
 
 }  // namespace tileskip::ui

@@ -159,12 +159,16 @@ void MapView::axes(ImDrawList* drawList, const std::string& rowTitle, const std:
   auto width = [&](const std::string& s) { return font->CalcTextSizeA(small, 1e9f, 0, s.c_str()).x; };
   std::string lastRow = std::to_string(rows_.units - 1), lastCol = std::to_string(cols_.units - 1);
   float right = origin_.x + size_.x, bottom = origin_.y + size_.y;
+  std::string colLabel = colTitle + " \xE2\x86\x92";  // →
   text({origin_.x - width("0") - 4, origin_.y}, "0", palette::kDim);
   text({origin_.x - width(lastRow) - 4, bottom - small}, lastRow, palette::kDim);
-  text({origin_.x, bottom + 2}, "0", palette::kDim);
-  text({right - width(lastCol), bottom + 2}, lastCol, palette::kDim);
+  // Column ticks only where they leave the title room.
+  if (size_.x >= width(colLabel) + 2.0f * width(lastCol) + 24.0f) {
+    text({origin_.x, bottom + 2}, "0", palette::kDim);
+    text({right - width(lastCol), bottom + 2}, lastCol, palette::kDim);
+  }
   text({origin_.x, origin_.y - small - 3}, "\xE2\x86\x93 " + rowTitle, palette::kDim);  // ↓
-  text({origin_.x + (size_.x - width(colTitle + " \xE2\x86\x92")) * 0.5f, bottom + 2}, colTitle + " \xE2\x86\x92", palette::kDim);
+  text({origin_.x + (size_.x - width(colLabel)) * 0.5f, bottom + 2}, colLabel, palette::kDim);
 }
 
 void colourLegend(float width, const char* caption) {

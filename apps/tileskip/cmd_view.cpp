@@ -1,5 +1,6 @@
 // tileskip view: the Dear ImGui viewer — skip map, live GFLOPS, teaching mode — in a window,
 // or offscreen into a PNG (--screenshot) with no window and no display server.
+#include <filesystem>
 #include <sstream>
 
 #include "cli_common.hpp"
@@ -16,7 +17,9 @@ struct ViewFlags {
   std::string kernel;
   int patternGranularity = 0;
   std::string screenshot;
+  std::string layout;
   int frames = 3;
+  CLI::Option* framesOption = nullptr;
   int width = 1600, height = 1000;
   bool teach = false;
   std::string teachBlock;
@@ -43,6 +46,14 @@ std::pair<int, int> parseBlock(const std::string& text) {
 }
 
 int runViewCommand(const ViewFlags& flags) {
+  // An unwritable picture should fail before the backend opens and the problem is generated.
+  for (const std::string& path : {flags.screenshot, flags.layout}) {
+    if (path.empty()) continue;
+    std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+    if (!std::filesystem::is_directory(folder)) {
+      throw InputError(path + ": cannot write here (the folder " + folder.string() + " does not exist)");
+    }
+  }
   std::vector<std::unique_ptr<Backend>> opened = flags.backend.open();
   Backend& backend = *opened.front();
   ui::ViewerOptions options;
@@ -62,8 +73,11 @@ int runViewCommand(const ViewFlags& flags) {
   if (!flags.teachBlock.empty()) options.teachBlock = parseBlock(flags.teachBlock);
   options.teachKBlock = flags.teachKBlock;
   options.screenshot = flags.screenshot;
+  if (!flags.layout.empty() && flags.screenshot.empty()) throw InputError("--layout goes with --screenshot");
+  options.layoutJson = flags.layout;
   if (flags.frames < 1) throw InputError("--frames must be at least 1");
   options.frames = flags.frames;
+  if (flags.screenshot.empty() && flags.framesOption->count() > 0) options.windowFrames = flags.frames;
   options.width = flags.width;
   options.height = flags.height;
   return ui::runViewer(options);
@@ -83,7 +97,10 @@ Command addViewCommand(CLI::App& parent) {
                   "rows/columns per tile of the pattern heatmaps (default: the kernel's)");
   app->add_option("--screenshot", flags->screenshot,
                   "render offscreen (no window, no display server) and write this PNG");
-  app->add_option("--frames", flags->frames, "frames rendered before the screenshot")->capture_default_str();
+  app->add_option("--layout", flags->layout, "with --screenshot: also write each panel's pixel rectangle as JSON");
+  flags->framesOption = app->add_option("--frames", flags->frames,
+                                        "frames rendered before the screenshot (in a window: close after this many)")
+                            ->capture_default_str();
   app->add_option("--width", flags->width, "window or screenshot width in pixels")->capture_default_str();
   app->add_option("--height", flags->height, "window or screenshot height in pixels")->capture_default_str();
   app->add_flag("--teach", flags->teach, "open in teaching mode (one block walking its K-blocks)");
