@@ -147,7 +147,7 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   // Block tile boundaries, where they are far enough apart to read.
   float blockHeight = size.y * static_cast<float>(grid.BM) / static_cast<float>(st.m);
   float blockWidth = size.x * static_cast<float>(grid.BN) / static_cast<float>(st.n);
-  if (blockHeight >= 6.0f && blockWidth >= 6.0f && (grid.rows > 1 || grid.cols > 1)) {
+  if (blockHeight >= 12.0f && blockWidth >= 12.0f && (grid.rows > 1 || grid.cols > 1)) {
     for (int r = 1; r < grid.rows; ++r) {
       float y = origin.y + blockHeight * static_cast<float>(r);
       dl->AddLine({origin.x, y}, {origin.x + size.x, y}, IM_COL32(255, 255, 255, 55));
@@ -456,7 +456,10 @@ void drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot) {
         ImGui::Text("%zu", s.samples.size());
       } else {
         ImU32 colour = s.state == Series::State::Failed ? palette::kBad : palette::kDim;
-        const char* why = s.state == Series::State::Waiting ? "verifying..." : s.state == Series::State::Failed ? "FAILED" : "not run";
+        const char* why = s.state == Series::State::Failed        ? "FAILED"
+                          : s.state == Series::State::Unavailable ? "not run"
+                          : snapshot.served.measuring             ? "verifying..."
+                                                                  : "paused";
         ImGui::TextColored(toVec4(colour), "%s", why);
         if (ImGui::IsItemHovered() && !s.message.empty()) ImGui::SetTooltip("%s", s.message.c_str());
       }

@@ -253,7 +253,9 @@ void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
       case Series::State::Failed:
         ImGui::TextColored(toVec4(palette::kBad), "\xE2\x9C\x97 %s FAILED", series.kernel.c_str());
         break;
-      case Series::State::Waiting: ImGui::TextDisabled("%s: verifying", series.kernel.c_str()); break;
+      case Series::State::Waiting:
+        ImGui::TextDisabled("%s: %s", series.kernel.c_str(), snapshot.served.measuring ? "verifying" : "paused");
+        break;
       case Series::State::Unavailable: ImGui::TextDisabled("%s: not run", series.kernel.c_str()); break;
     }
     if (ImGui::IsItemHovered() && !series.message.empty()) ImGui::SetTooltip("%s", series.message.c_str());

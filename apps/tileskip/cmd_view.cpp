@@ -22,6 +22,7 @@ struct ViewFlags {
   CLI::Option* framesOption = nullptr;
   int width = 1600, height = 1000;
   bool teach = false;
+  bool noTiming = false;
   std::string teachBlock;
   int teachKBlock = -1;
 };
@@ -72,6 +73,7 @@ int runViewCommand(const ViewFlags& flags) {
   options.teach = flags.teach || !flags.teachBlock.empty() || flags.teachKBlock >= 0;
   if (!flags.teachBlock.empty()) options.teachBlock = parseBlock(flags.teachBlock);
   options.teachKBlock = flags.teachKBlock;
+  options.start.measuring = !flags.noTiming;
   options.screenshot = flags.screenshot;
   if (!flags.layout.empty() && flags.screenshot.empty()) throw InputError("--layout goes with --screenshot");
   options.layoutJson = flags.layout;
@@ -103,6 +105,7 @@ Command addViewCommand(CLI::App& parent) {
                             ->capture_default_str();
   app->add_option("--width", flags->width, "window or screenshot width in pixels")->capture_default_str();
   app->add_option("--height", flags->height, "window or screenshot height in pixels")->capture_default_str();
+  app->add_flag("--no-timing", flags->noTiming, "start with kernels not run (skip map and teaching mode only)");
   app->add_flag("--teach", flags->teach, "open in teaching mode (one block walking its K-blocks)");
   app->add_option("--teach-block", flags->teachBlock, "block to walk, ROW,COL (default: the most instructive)");
   app->add_option("--teach-kblock", flags->teachKBlock, "K-block to stop at (default: the first worth pointing at)");
