@@ -139,8 +139,13 @@ BlockWalk::Outputs BlockWalk::laneOutputs(int warp, int lane) const {
   Outputs o;
   if (t.WM > 0 || t.BM == 0 || thread >= threadRows_ * threadCols_) return o;
   int tm = std::max(t.TM, 1), tn = std::max(t.TN, 1);
-  std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + (thread / threadCols_) * tm, tm, rowEnd_);
-  std::tie(o.colBegin, o.colEnd) = clipped(colBegin_ + (thread % threadCols_) * tn, tn, colEnd_);
+  // Threads run along N first, as coalescing wants; K1 is the exception it teaches:
+  // neighbouring threads walk down a column of C.
+  bool downColumns = kernel_->id == "naive";
+  int threadRow = downColumns ? thread % threadRows_ : thread / threadCols_;
+  int threadCol = downColumns ? thread / threadRows_ : thread % threadCols_;
+  std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + threadRow * tm, tm, rowEnd_);
+  std::tie(o.colBegin, o.colEnd) = clipped(colBegin_ + threadCol * tn, tn, colEnd_);
   return o;
 }
 

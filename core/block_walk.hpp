@@ -7,8 +7,9 @@
 //   only kind that may jump over a barrier.
 // - Warps: a kernel with a warp tile (WM x WN) walks the pattern tiles inside it one after
 //   another, every lane reading the same byte, so each check is warp-uniform. A kernel without
-//   one gives each thread a TM x TN output tile; lanes of one warp read different bytes and,
-//   where some skip and others work, the warp diverges.
+//   one gives each thread a TM x TN output tile, threads running along N (down the columns for
+//   K1 `naive`, whose lesson that is); lanes of one warp read different bytes and, where some
+//   skip and others work, the warp diverges.
 // An operand a kernel does not inspect has a full pattern (kernelPatterns()), so dense kernels
 // walk every K-block with every warp working.
 #pragma once

@@ -124,6 +124,22 @@ TEST(BlockWalk, ThreadTileKernelsDivergeWhereLanesDisagree) {
   EXPECT_FALSE(step.loadSkipped());
 }
 
+TEST(BlockWalk, ThreadOrderFollowsTheKernel) {
+  ProblemData data = problem(64, 64, 8, 1.0, 1);
+  // K1's threads walk down a column of C: a warp is 16 rows x 2 columns of its 16 x 16 block.
+  const KernelInfo& naive = kernelInfo("naive");
+  KernelPatterns np = kernelPatterns(naive, data.a, data.b);
+  const WarpView naiveWarp = BlockWalk(naive, np, 0, 0).step(0).warps[0];
+  EXPECT_EQ(naiveWarp.rowEnd - naiveWarp.rowBegin, 16);
+  EXPECT_EQ(naiveWarp.colEnd - naiveWarp.colBegin, 2);
+  // K2 fixes it: neighbouring threads take neighbouring columns, 2 rows x 16 columns.
+  const KernelInfo& coalesced = kernelInfo("coalesced");
+  KernelPatterns cp = kernelPatterns(coalesced, data.a, data.b);
+  const WarpView coalescedWarp = BlockWalk(coalesced, cp, 0, 0).step(0).warps[0];
+  EXPECT_EQ(coalescedWarp.rowEnd - coalescedWarp.rowBegin, 2);
+  EXPECT_EQ(coalescedWarp.colEnd - coalescedWarp.colBegin, 16);
+}
+
 TEST(BlockWalk, EdgeBlocksClipToC) {
   ProblemData data = problem(100, 70, 37, 0.5, 1);
   const KernelInfo& kernel = kernelInfo("joint-32x32");

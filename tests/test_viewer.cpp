@@ -5,38 +5,30 @@
 #include <gtest/gtest.h>
 
 #include <stb_image.h>
-#include <sys/wait.h>
 
 #include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
-#include <set>
+
+#include "run_command.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exitCode;
-  std::string output;
-};
+using tileskip::testing::Outcome;
 
-Outcome run(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
-}
+#ifdef TILESKIP_VIEW_CHILD_ENV
+constexpr const char* kChildEnvironment = TILESKIP_VIEW_CHILD_ENV " ";  // see tests/CMakeLists.txt
+#else
+constexpr const char* kChildEnvironment = "";
+#endif
 
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("tileskip_view_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+Outcome run(const std::string& command) { return tileskip::testing::runCommand(kChildEnvironment + command); }
+
+fs::path scratch() { return tileskip::testing::scratchFolder("tileskip_view_test_"); }
 
 struct Image {
   int width = 0, height = 0;

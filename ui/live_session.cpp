@@ -249,15 +249,18 @@ void LiveSession::catchUp(const SessionRequest& latest) {
     w.onBaselineDevice.reset();
     w.reference.reset();
     w.data.reset();
+    std::string error;
     try {
       w.data = generateProblem(latest.spec);
+    } catch (const std::bad_alloc&) {
+      error = "not enough host memory for A and B at " + latest.spec.describe();
     } catch (const std::exception& e) {
-      std::string error = std::string("cannot generate the problem: ") + e.what();
-      publish([&](SessionSnapshot& s) {
-        s.backendError = error;
-        s.analysis.reset();
-      });
+      error = e.what();
     }
+    publish([&](SessionSnapshot& s) {
+      s.problemError = error;
+      if (!error.empty()) s.analysis.reset();
+    });
     seriesStale = true;
   }
   seriesStale = seriesStale || w.served.kernel != latest.kernel;

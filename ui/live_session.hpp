@@ -89,7 +89,8 @@ struct SessionSnapshot {
   std::string backendName;
   DeviceInfo device;
   std::vector<std::string> implementedKernels;  // catalogue ids the backend runs
-  std::string backendError;  // the backend could not be opened or the problem not uploaded
+  std::string backendError;  // the backend could not be opened
+  std::string problemError;  // the problem could not be generated (too big for host memory, ...)
   std::string activity;      // what the worker is doing now, for a status line
   std::shared_ptr<const ProblemAnalysis> analysis;
   std::vector<Series> series;  // chosen kernel, dense reference, baseline (those that apply)

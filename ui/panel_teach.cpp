@@ -202,8 +202,9 @@ void drawDiagram(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockS
       }
     }
     ImVec2 w0{d.x(w.colBegin), d.y(w.rowBegin)}, w1{d.x(w.colEnd), d.y(w.rowEnd)};
-    ImU32 edge = w.decision() == WarpDecision::Diverge ? decisionColour(WarpDecision::Diverge) : IM_COL32(0, 0, 0, 200);
-    dl->AddRect(w0, w1, edge, 0, 0, w.decision() == WarpDecision::Diverge ? 3.0f : 2.0f);
+    // Diverging and partially skipping warps wear their legend colour as a frame.
+    bool marked = w.decision() == WarpDecision::Diverge || w.decision() == WarpDecision::Partial;
+    dl->AddRect(w0, w1, marked ? decisionColour(w.decision()) : IM_COL32(0, 0, 0, 200), 0, 0, marked ? 3.0f : 2.0f);
     if (w1.x - w0.x > 46.0f && w1.y - w0.y > 30.0f) {
       dl->AddText({w0.x + 4, w0.y + 3}, IM_COL32(10, 10, 10, 255), warpName(w.warp).c_str());
       if (w1.x - w0.x > 60.0f && w1.y - w0.y > 34.0f) drawByte(dl, {w0.x + 4, w1.y - 10}, w.any(), now.kEnd - now.kBegin, 6.0f);

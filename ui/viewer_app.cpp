@@ -16,6 +16,9 @@ constexpr ImGuiWindowFlags kRootFlags = ImGuiWindowFlags_NoDecoration | ImGuiWin
                                         ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings |
                                         ImGuiWindowFlags_NoBringToFrontOnFocus;
 
+// Generators whose zeros come in G-sized pieces (GeneratorOptions::granularity).
+bool takesGranularity(const std::string& generator) { return generator == "segments" || generator == "blocks"; }
+
 bool contains(const std::vector<std::string>& list, std::string_view item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
@@ -90,7 +93,9 @@ void ViewerApp::frame(ImVec2 size, float deltaSeconds) {
   if (!snapshot.analysis) {
     ImGui::BeginChild("waiting", room, true);
     ImGui::TextDisabled("%s", snapshot.activity.empty() ? "starting..." : snapshot.activity.c_str());
-    if (!snapshot.backendError.empty()) ImGui::TextColored(toVec4(palette::kBad), "%s", snapshot.backendError.c_str());
+    for (const std::string* error : {&snapshot.backendError, &snapshot.problemError}) {
+      if (!error->empty()) ImGui::TextColored(toVec4(palette::kBad), "%s", error->c_str());
+    }
     ImGui::EndChild();
   } else if (teach_) {
     drawTeach(snapshot, room);
@@ -183,8 +188,7 @@ void ViewerApp::drawControls() {
   float densityA = static_cast<float>(spec.densityA), densityB = static_cast<float>(spec.densityB);
   if (ImGui::SliderFloat("density of A", &densityA, 0.0f, 1.0f, "%.2f")) spec.densityA = std::round(densityA * 100.0) / 100.0;
   if (ImGui::SliderFloat("density of B", &densityB, 0.0f, 1.0f, "%.2f")) spec.densityB = std::round(densityB * 100.0) / 100.0;
-  bool segmentsMatter = spec.generator == "segments" || spec.generator == "blocks";
-  ImGui::BeginDisabled(!segmentsMatter);
+  ImGui::BeginDisabled(!takesGranularity(spec.generator));
   std::string segmentLabel = std::to_string(spec.options.granularity);
   if (ImGui::BeginCombo("zero segment G", segmentLabel.c_str())) {
     for (int g : kSegmentSizes) {
@@ -237,8 +241,9 @@ void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
                                                  : "M = " + std::to_string(s.m) + ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k);
     ImGui::Text("%s", sizes.c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("\xC2\xB7 %s (G=%d) \xC2\xB7 density A %s (non-zero %s), B %s (%s) \xC2\xB7 seed %llu \xC2\xB7", s.generator.c_str(),
-                        s.options.granularity, formatNumber(s.densityA).c_str(), formatNumber(a.nonZeroA, 3).c_str(),
+    std::string generator = s.generator + (takesGranularity(s.generator) ? " (G=" + std::to_string(s.options.granularity) + ")" : "");
+    ImGui::TextDisabled("\xC2\xB7 %s \xC2\xB7 density A %s (non-zero %s), B %s (%s) \xC2\xB7 seed %llu \xC2\xB7", generator.c_str(),
+                        formatNumber(s.densityA).c_str(), formatNumber(a.nonZeroA, 3).c_str(),
                         formatNumber(s.densityB).c_str(), formatNumber(a.nonZeroB, 3).c_str(),
                         static_cast<unsigned long long>(s.seed));
   } else {
