@@ -1,7 +1,9 @@
 // `tileskip view` end to end with no GPU and no display: --screenshot renders the UI offscreen on
 // lavapipe and writes a PNG, which these tests read back with stb_image. They check the picture
 // has the expected size and shows the panels, and that the skip map shows the difference
-// between a dense and a sparse problem. Also the documented exits without Vulkan or a display.
+// between a dense and a sparse problem; with the fake backend (a simulated GPU) in-process, that
+// the throughput plot draws the kernel beside the dense reference, and never a wrong kernel.
+// Also the documented exits without Vulkan or a display.
 #include <gtest/gtest.h>
 
 #include <stb_image.h>
@@ -12,7 +14,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "fake_backend.hpp"
 #include "run_command.hpp"
+#include "ui/viewer.hpp"
 
 namespace fs = std::filesystem;
 
@@ -191,4 +195,59 @@ TEST(ViewScreenshot, NoDisplayWithoutScreenshotSaysWhatToDo) {
   EXPECT_EQ(o.exitCode, 3) << o.output;
   EXPECT_NE(o.output.find("--screenshot"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("xvfb-run"), std::string::npos) << o.output;
+}
+
+namespace {
+
+// Pixels of one colour (give or take anti-aliasing) inside a rectangle.
+int pixelsOf(const Image& image, const Rect& r, std::array<int, 3> colour) {
+  int n = 0;
+  for (int y = r.y; y < r.y + r.height; ++y) {
+    for (int x = r.x; x < r.x + r.width; ++x) {
+      auto p = image.at(x, y);
+      n += std::abs(p[0] - colour[0]) + std::abs(p[1] - colour[1]) + std::abs(p[2] - colour[2]) <= 12;
+    }
+  }
+  return n;
+}
+
+Shot fakeScreenshot(const std::string& name, tileskip::testing::FakeFaults faults) {
+  tileskip::ui::ViewerOptions options;
+  options.start.backend = "fake";
+  options.start.kernel = "joint-8x32";
+  options.start.spec.m = options.start.spec.n = options.start.spec.k = 96;
+  options.start.spec.generator = "uniform";
+  options.start.spec.densityA = options.start.spec.densityB = 0.02;  // many K-blocks hold a single product
+  options.screenshot = (scratch() / (name + ".png")).string();
+  options.layoutJson = (scratch() / (name + ".json")).string();
+  options.width = 1280;
+  options.height = 800;
+  tileskip::ui::ViewerBackends backends{{"fake"}, [faults](const std::string&) -> std::unique_ptr<tileskip::Backend> {
+                                          return std::make_unique<tileskip::testing::FakeBackend>(faults);
+                                        }};
+  Shot shot;
+  shot.outcome.exitCode = tileskip::ui::runViewer(options, backends);
+  shot.image = load(options.screenshot);
+  shot.layout = loadLayout(options.layoutJson);
+  fs::remove(options.screenshot);
+  fs::remove(options.layoutJson);
+  return shot;
+}
+
+}  // namespace
+
+TEST(ViewScreenshot, ThroughputDrawsTheKernelBesideTheDenseReferenceButNeverAWrongKernel) {
+  constexpr std::array<int, 3> kKernelOrange = {255, 140, 50}, kDenseBlue = {90, 170, 255};
+  Shot good = fakeScreenshot("fake_good", {});
+  Shot wrong = fakeScreenshot("fake_wrong", {.skipSingleProducts = true});
+  expectPanelsShown(good, {"throughput"});
+  expectPanelsShown(wrong, {"throughput"});
+  const Rect& panel = good.layout.at("throughput");
+  // Both draw the dense reference's line; only the verified kernel gets a line and a measured
+  // speedup bar, the wrong one keeps just its legend swatch.
+  EXPECT_GT(pixelsOf(good.image, panel, kDenseBlue), 150);
+  EXPECT_GT(pixelsOf(wrong.image, panel, kDenseBlue), 150);
+  int goodOrange = pixelsOf(good.image, panel, kKernelOrange);
+  int wrongOrange = pixelsOf(wrong.image, panel, kKernelOrange);
+  EXPECT_GT(goodOrange, 5 * std::max(wrongOrange, 1)) << goodOrange << " vs " << wrongOrange;
 }

@@ -74,12 +74,6 @@ class ImGuiRenderer {
   bool glfw_ = false;
 };
 
-std::vector<std::string> backendNames() {
-  std::vector<std::string> names;
-  for (const BackendEntry& entry : compiledBackends()) names.emplace_back(entry.name);
-  return names;
-}
-
 void writeLayout(const std::string& path, const std::vector<ViewerApp::PanelRect>& layout) {
   nlohmann::json panels = nlohmann::json::object();
   for (const ViewerApp::PanelRect& r : layout) panels[r.name] = {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}};
@@ -87,15 +81,14 @@ void writeLayout(const std::string& path, const std::vector<ViewerApp::PanelRect
   if (!(out << panels.dump(2) << "\n")) throw InputError(path + ": cannot write the layout here");
 }
 
-std::unique_ptr<Backend> openByName(const std::string& name) { return openBackend(name); }
 
-int runOffscreen(const ViewerOptions& options) {
+int runOffscreen(const ViewerOptions& options, const ViewerBackends& backends) {
   GraphicsDevice device({}, {});
   OffscreenTarget target(device, options.width, options.height);
   ImGuiRenderer renderer(device, target.renderPass(), 2, {static_cast<float>(options.width), static_cast<float>(options.height)},
                          nullptr);
-  LiveSession session(openByName);
-  ViewerApp app(session, options, renderer.fonts, backendNames(), device.description());
+  LiveSession session(backends.open);
+  ViewerApp app(session, options, renderer.fonts, backends.names, device.description());
 
   // Settles the session in this thread, so the picture is the same on every run: the
   // analysis is there and each kernel has its verification and a few timed runs.
@@ -142,7 +135,7 @@ struct GlfwSession {
   ~GlfwSession() { glfwTerminate(); }
 };
 
-int runWindow(const ViewerOptions& options) {
+int runWindow(const ViewerOptions& options, const ViewerBackends& backends) {
   if (!displayAvailable()) {
     throw UnavailableError("no display (neither DISPLAY nor WAYLAND_DISPLAY is set): use --screenshot FILE.png to render "
                            "offscreen without one, or run under xvfb-run");
@@ -173,8 +166,8 @@ int runWindow(const ViewerOptions& options) {
   glfwGetFramebufferSize(window, &fbWidth, &fbHeight);
   ImGuiRenderer renderer(device, target.renderPass(), target.imageCount(),
                          {static_cast<float>(fbWidth), static_cast<float>(fbHeight)}, window);
-  LiveSession session(openByName);
-  ViewerApp app(session, options, renderer.fonts, backendNames(), device.description());
+  LiveSession session(backends.open);
+  ViewerApp app(session, options, renderer.fonts, backends.names, device.description());
   session.start();
 
   auto last = std::chrono::steady_clock::now();
@@ -200,12 +193,19 @@ int runWindow(const ViewerOptions& options) {
 
 }  // namespace
 
-int runViewer(const ViewerOptions& options) {
+ViewerBackends registryBackends() {
+  ViewerBackends backends;
+  for (const BackendEntry& entry : compiledBackends()) backends.names.emplace_back(entry.name);
+  backends.open = [](const std::string& name) { return openBackend(name); };
+  return backends;
+}
+
+int runViewer(const ViewerOptions& options, const ViewerBackends& backends) {
   if (options.width < 320 || options.height < 240 || options.width > 8192 || options.height > 8192) {
     throw InputError("viewer size " + std::to_string(options.width) + "x" + std::to_string(options.height) +
                      " is outside 320x240 .. 8192x8192");
   }
-  return options.screenshot.empty() ? runWindow(options) : runOffscreen(options);
+  return options.screenshot.empty() ? runWindow(options, backends) : runOffscreen(options, backends);
 }
 
 }  // namespace tileskip::ui

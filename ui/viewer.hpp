@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ui/live_session.hpp"
 
@@ -23,7 +24,15 @@ struct ViewerOptions {
   double settleSeconds = 20.0;  // ... or this long, whichever comes first
 };
 
+// The backends the viewer offers and how it opens one (on its worker thread).
+struct ViewerBackends {
+  std::vector<std::string> names;
+  LiveSession::BackendOpener open;
+};
+// Those compiled into this binary, through the registry.
+ViewerBackends registryBackends();
+
 // Throws UnavailableError (exit 3) with no Vulkan driver or, without --screenshot, no display.
-int runViewer(const ViewerOptions& options);
+int runViewer(const ViewerOptions& options, const ViewerBackends& backends = registryBackends());
 
 }  // namespace tileskip::ui

@@ -228,10 +228,13 @@ void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
     const DeviceInfo& d = snapshot.device;
     // The api string of some backends is a whole build configuration; its first words say enough.
     std::string api = d.api.substr(0, d.api.find(' ', d.api.find(' ') + 1));
+    std::string where = d.name;
+    for (const std::string& part : {api, d.driver.empty() ? std::string() : "driver " + d.driver, "drawn by " + drawingDevice_}) {
+      if (!part.empty()) where += (where.empty() ? "" : " \xC2\xB7 ") + part;
+    }
     ImGui::Text("backend %s", snapshot.backendName.c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("%s \xC2\xB7 %s%s \xC2\xB7 drawn by %s", d.name.c_str(), api.c_str(),
-                        d.driver.empty() ? "" : (" \xC2\xB7 driver " + d.driver).c_str(), drawingDevice_.c_str());
+    ImGui::TextDisabled("%s", where.c_str());
   }
   // Line 2: the problem and whether each timed kernel was verified.
   if (snapshot.analysis) {
