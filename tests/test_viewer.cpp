@@ -177,6 +177,9 @@ TEST(ViewScreenshot, BadFlagsAreBadInput) {
   EXPECT_NE(o.output.find("ROW,COL"), std::string::npos) << o.output;
   o = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 64 --kernel warpdrive --screenshot /tmp/x.png");
   EXPECT_EQ(o.exitCode, 2) << o.output;
+  o = run(std::string(TILESKIP_BINARY) + " view --backend all --size 64 --screenshot /tmp/x.png");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("one backend at a time"), std::string::npos) << o.output;
   o = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 64 --screenshot /nonexistent/dir/x.png");
   EXPECT_EQ(o.exitCode, 2) << o.output;
   EXPECT_NE(o.output.find("cannot write"), std::string::npos) << o.output;

@@ -5,6 +5,7 @@
 
 #include "core/bench.hpp"
 #include "core/error.hpp"
+#include "core/reference.hpp"
 #include "core/verify_suite.hpp"
 
 namespace tileskip::ui {
@@ -143,7 +144,7 @@ struct LiveSession::Worker {
   std::optional<Matrix> reference;
   std::unique_ptr<DeviceProblem> onDevice, onBaselineDevice;
   std::vector<Target> targets;  // one per snapshot series, in the same order
-  double lastLaunchSeconds = 0.0;
+  double pauseSeconds = 0.0;  // how long the thread rests after the last launch
 };
 
 LiveSession::LiveSession(BackendOpener opener)
@@ -387,7 +388,9 @@ bool LiveSession::measureOne() {
   }
   double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   target.secondsSpent += spent;
-  w.lastLaunchSeconds = spent;
+  // Rest as long as the launch took: a GPU kernel of a few ms leaves the GPU to the UI's frames,
+  // and a CPU device (lavapipe, OpenBLAS) leaves the UI half the cores.
+  w.pauseSeconds = std::min(spent, backend.device().isGpu ? 0.05 : 0.5);
   std::vector<std::string> diagnostics = backend.takeDiagnostics();
 
   publish([&](SessionSnapshot& s) {
@@ -416,11 +419,12 @@ void LiveSession::start() {
   thread_ = std::thread([this] {
     while (!stopping_) {
       bool worked = step();
-      double pause = std::min(worker_->lastLaunchSeconds, 0.05);
-      worker_->lastLaunchSeconds = 0.0;
+      double pause = worker_->pauseSeconds;
+      worker_->pauseSeconds = 0.0;
       std::unique_lock lock(mutex_);
-      auto wait = worked ? std::chrono::duration<double>(pause) : std::chrono::duration<double>(0.05);
-      wake_.wait_for(lock, wait, [&] { return stopping_.load() || (!worked && latestId_ != worker_->servedId); });
+      // A new request ends the rest at once: the person is waiting to see its effect.
+      auto wait = std::chrono::duration<double>(worked ? pause : 0.05);
+      wake_.wait_for(lock, wait, [&] { return stopping_.load() || latestId_ != worker_->servedId; });
     }
   });
 }

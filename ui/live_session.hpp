@@ -21,7 +21,6 @@
 #include "core/backend.hpp"
 #include "core/heatmap.hpp"
 #include "core/problem.hpp"
-#include "core/reference.hpp"
 #include "core/skip_map.hpp"
 
 namespace tileskip::ui {
@@ -131,8 +130,9 @@ class LiveSession {
   // get any (failed verification, not implemented, backend unavailable).
   bool settled(int samples) const;
 
-  // Runs step() on a worker thread until stop() (or destruction), pausing after each launch
-  // as long as it took, so a CPU device (lavapipe) leaves the UI half the machine.
+  // Runs step() on a worker thread until stop() (or destruction), resting after each launch as
+  // long as it took (at most 50 ms on a GPU, 0.5 s on a CPU device such as lavapipe), so the
+  // UI keeps its share of the device.
   void start();
   void stop();
 

@@ -361,6 +361,8 @@ void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& 
     cache.glsl = loadKernelSource(kernel, SourceLanguage::Glsl, roots);
     cache.cudaMarks = skipDecisionLines(cache.cuda.text);
     cache.glslMarks = skipDecisionLines(cache.glsl.text);
+    cache.scrollPending[0] = !cache.cudaMarks.empty();
+    cache.scrollPending[1] = !cache.glslMarks.empty();
   }
   panelTitle(fonts, "Source: the CUDA and GLSL twins side by side",
              "Same stem, same names (BM, BN, BK, WM, WN, TM, TN, kBlock, jointPattern). Highlighted: lines that read a "
@@ -394,6 +396,10 @@ void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& 
         ImGui::TextDisabled("%4d", number);
         ImGui::SameLine();
         ImGui::TextUnformatted(line.c_str());
+        if (cache.scrollPending[i] && number == marks[i]->front()) {
+          ImGui::SetScrollHereY(0.25f);
+          cache.scrollPending[i] = false;
+        }
       }
       ImGui::PopFont();
     }

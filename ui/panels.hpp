@@ -43,6 +43,7 @@ struct SourceCache {
   const KernelInfo* kernel = nullptr;
   KernelSourceFile cuda, glsl;
   std::vector<int> cudaMarks, glslMarks;
+  bool scrollPending[2] = {false, false};  // bring the first marked line into view once loaded
 };
 void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& cache);
 

@@ -1,6 +1,6 @@
 // The viewer's frame: a context bar on top (backend, device, problem, verification), the
-// controls and the colour legend on the left and, beside them, the
-// explore panels (skip map, throughput, matrices) or the teaching panels (block walk, source).
+// controls and the colour legend on the left and, beside them, the explore panels (skip map,
+// throughput, matrices) or the teaching panels (block walk, source).
 // Changed controls go to the live session at once; the panels draw its latest snapshot.
 #pragma once
 

@@ -55,6 +55,7 @@ int runViewCommand(const ViewFlags& flags) {
       throw InputError(path + ": cannot write here (the folder " + folder.string() + " does not exist)");
     }
   }
+  if (flags.backend.backend == "all") throw InputError("view shows one backend at a time: choose one with --backend NAME");
   std::vector<std::unique_ptr<Backend>> opened = flags.backend.open();
   Backend& backend = *opened.front();
   ui::ViewerOptions options;
