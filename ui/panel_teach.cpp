@@ -38,14 +38,19 @@ int firstInstructiveKBlock(const BlockWalk& walk) {
   return std::max(firstSkip, 0);
 }
 
+bool seatedOnShape(const TeachState& st, const ProblemAnalysis& an) {
+  const ProblemSpec& s = an.spec;
+  return st.kernel == an.kernel && st.m == s.m && st.n == s.n && st.k == s.k;
+}
+
 void reseat(TeachState& st, const std::shared_ptr<const ProblemAnalysis>& an) {
   const KernelInfo& kernel = *an->kernel;
   const ProblemSpec& s = an->spec;
   BlockGrid grid = an->skipMap.loads.grid;
-  bool sameShape = st.kernel == &kernel && st.m == s.m && st.n == s.n && st.k == s.k;
+  bool keep = seatedOnShape(st, *an) && !st.requestedBlock;  // a new density or seed: same block and K-block
   st.analysis = an;
-  if (sameShape && !st.requestedBlock) return;  // a new density or seed: stay on the same block and K-block
-  std::pair<int, int> block = st.requestedBlock.value_or(an->teachBlock);
+  if (keep) return;
+  std::pair<int, int> block = teachingBlock(st, *an);
   st.blockRow = std::clamp(block.first, 0, grid.rows - 1);
   st.blockCol = std::clamp(block.second, 0, grid.cols - 1);
   BlockWalk walk(kernel, an->kernelPatterns, st.blockRow, st.blockCol);
@@ -324,10 +329,17 @@ void explain(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep&
 
 }  // namespace
 
+std::pair<int, int> teachingBlock(const TeachState& st, const ProblemAnalysis& an) {
+  if (st.requestedBlock) return *st.requestedBlock;
+  if (seatedOnShape(st, an)) return {st.blockRow, st.blockCol};
+  return an.teachBlock;
+}
+
 void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAnalysis>& analysis, TeachState& st,
                        float deltaSeconds) {
   const ProblemAnalysis& an = *analysis;
-  if (st.analysis.lock() != analysis) reseat(st, analysis);
+  // A new analysis, or a block picked on the skip map.
+  if (st.analysis.lock() != analysis || st.requestedBlock) reseat(st, analysis);
   const KernelInfo& kernel = *an.kernel;
   BlockGrid grid = an.skipMap.loads.grid;
   st.blockRow = std::clamp(st.blockRow, 0, grid.rows - 1);

@@ -36,6 +36,8 @@ struct TeachState {
   float speed = 2.0f;  // K-blocks per second
   double elapsed = 0.0;
 };
+// The block teaching mode walks (or will walk, once shown) for this analysis.
+std::pair<int, int> teachingBlock(const TeachState& state, const ProblemAnalysis& analysis);
 void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAnalysis>& analysis, TeachState& state,
                        float deltaSeconds);
 

@@ -29,7 +29,7 @@ std::string kernelLabel(const KernelInfo& k) {
   return label;
 }
 
-// "tile 64x64x16 · warp 32x32 · 2x4 per thread · 128 threads · A/8 rows & B/32 cols"
+// "joint · block 64x64x16 · warp 32x32 · 2x4 per thread · 128 threads · A pattern / 8 rows · B pattern / 32 cols"
 std::string tileSummary(const KernelInfo& k) {
   const TileShape& t = k.tile;
   if (t.BM == 0) return std::string(familyName(k.family));
@@ -106,9 +106,8 @@ void ViewerApp::frame(ImVec2 size, float deltaSeconds) {
   ImGui::End();
 
   if (skipMap_.pickedBlock) {
-    teachState_.requestedBlock = skipMap_.pickedBlock;
+    teachState_.requestedBlock = skipMap_.pickedBlock;  // teaching mode walks it from its first instructive K-block
     teachState_.requestedKBlock = -1;
-    teachState_.kernel = nullptr;  // re-seat the walk on the picked block
     skipMap_.pickedBlock.reset();
   }
   sendIfChanged();
@@ -291,7 +290,7 @@ void ViewerApp::drawExplore(const SessionSnapshot& snapshot, ImVec2 room) {
   float centre = std::floor((room.x - gap) * 0.5f);
   ImGui::BeginChild("skip map", {centre, room.y}, true);
   recordPanel("skip map");
-  drawSkipMapPanel(fonts_, analysis, skipMap_, {teachState_.blockRow, teachState_.blockCol});
+  drawSkipMapPanel(fonts_, analysis, skipMap_, teachingBlock(teachState_, analysis));
   layout_.push_back({"skip map cells", skipMap_.mapOrigin.x, skipMap_.mapOrigin.y, skipMap_.mapSize.x, skipMap_.mapSize.y});
   ImGui::EndChild();
   ImGui::SameLine();
