@@ -3,6 +3,8 @@
 // baseline, keeps a wrong kernel off the plot, and follows a changed request.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "core/error.hpp"
 #include "fake_backend.hpp"
 #include "ui/live_session.hpp"
@@ -32,8 +34,11 @@ LiveSession::BackendOpener fakeOpener(FakeFaults faults = {}) {
   };
 }
 
+// Steps until every series has its samples. How many steps that takes depends on how long each
+// launch takes (the session shares time between series), so the limit is a time, not a count.
 void stepUntilSettled(LiveSession& session, int samples) {
-  for (int i = 0; i < 500 && !session.settled(samples); ++i) session.step();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!session.settled(samples) && std::chrono::steady_clock::now() < deadline) session.step();
   ASSERT_TRUE(session.settled(samples));
 }
 
