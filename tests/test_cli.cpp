@@ -2,42 +2,24 @@
 // happy paths of gen, run, bench and verify on the cpu backend.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstring>
-#include <fstream>
-#include <cstdio>
 #include <filesystem>
-#include <sys/wait.h>
+#include <fstream>
 
 #include "core/generators.hpp"
 #include "core/matrix_io.hpp"
 #include "core/reference.hpp"
+#include "run_command.hpp"
 
 using namespace tileskip;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exitCode;
-  std::string output;  // stdout and stderr together
-};
+using tileskip::testing::Outcome;
+using tileskip::testing::runTileskip;
 
-Outcome runTileskip(const std::string& arguments) {
-  std::string command = std::string(TILESKIP_BINARY) + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
-}
-
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("tileskip_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch() { return tileskip::testing::scratchFolder("tileskip_cli_test_"); }
 
 }  // namespace
 
