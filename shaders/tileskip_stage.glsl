@@ -1,0 +1,96 @@
+// Shared-memory staging with 128-bit loads, from K6 (vectorized) on. Each step copies a BM x BK
+// tile of A and a BK x BN tile of B into shared memory with vec4 global loads (scalar at ragged
+// edges). A is stored transposed, As[k][row], so the inner loop reads TM consecutive rows of one
+// k as vectors, just as it reads TN consecutive columns of Bs[k][col].
+// Needs tileskip_common.glsl first.
+
+shared vec4 As[BK * BM / 4];
+shared vec4 Bs[BK * BN / 4];
+
+const uint A_VECTORS = BM * BK / 4;  // vec4 of A per step, each 4 consecutive k of one row
+const uint B_VECTORS = BK * BN / 4;  // vec4 of B per step, each 4 consecutive columns of one k
+const uint A_PASSES = (A_VECTORS + THREADS - 1) / THREADS;
+const uint B_PASSES = (B_VECTORS + THREADS - 1) / THREADS;
+
+void stageTiles(uint row0, uint col0, uint kTile) {
+  [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
+    uint i = pass * THREADS + gl_LocalInvocationIndex;
+    if (i < A_VECTORS) {
+      // Neighbouring invocations take neighbouring k of a row: BK/4 vectors cover a row's segment.
+      uint row = i / (BK / 4u), k = (i % (BK / 4u)) * 4u;
+      vec4 v = loadA4(row0 + row, kTile + k);
+      [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+        uint at = (k + c) * BM + row;
+        As[at >> 2][at & 3u] = v[c];
+      }
+    }
+  }
+  [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
+    uint i = pass * THREADS + gl_LocalInvocationIndex;
+    if (i < B_VECTORS) Bs[i] = loadB4(kTile + i / (BN / 4u), col0 + (i % (BN / 4u)) * 4u);
+  }
+}
+
+// Element or vector (4-aligned `row` / `col`) of the staged tiles, at depth k of the step.
+float sharedA(uint k, uint row) {
+  uint at = k * BM + row;
+  return As[at >> 2][at & 3u];
+}
+vec4 sharedA4(uint k, uint row) { return As[(k * BM + row) >> 2]; }
+float sharedB(uint k, uint col) {
+  uint at = k * BN + col;
+  return Bs[at >> 2][at & 3u];
+}
+vec4 sharedB4(uint k, uint col) { return Bs[(k * BN + col) >> 2]; }
+
+// ---- A TM x TN register tile per invocation (K6 and the divergent K10, K18): invocation
+// (threadRow, threadCol) owns rows threadRow·TM.. and columns threadCol·TN.. of the block tile.
+const uint THREAD_COLS = BN / TN;
+float threadAcc[TM * TN];
+float threadRegM[TM];
+float threadRegN[TN];
+
+uint threadRow() { return gl_LocalInvocationIndex / THREAD_COLS; }
+uint threadCol() { return gl_LocalInvocationIndex % THREAD_COLS; }
+
+void clearThreadTile() {
+  [[unroll]] for (uint i = 0u; i < TM * TN; ++i) threadAcc[i] = 0.0;
+}
+
+// One rank-1 update at depth k: TM + TN shared loads (vectors where TM, TN allow) feed TM·TN FMAs.
+void threadTileRank1(uint k) {
+  uint row = threadRow() * TM, col = threadCol() * TN;
+  if (TM % 4u == 0u) {
+    [[unroll]] for (uint i = 0u; i < TM; i += 4u) {
+      vec4 a = sharedA4(k, row + i);
+      [[unroll]] for (uint c = 0u; c < 4u; ++c) threadRegM[i + c] = a[c];
+    }
+  } else {
+    [[unroll]] for (uint i = 0u; i < TM; ++i) threadRegM[i] = sharedA(k, row + i);
+  }
+  if (TN % 4u == 0u) {
+    [[unroll]] for (uint j = 0u; j < TN; j += 4u) {
+      vec4 b = sharedB4(k, col + j);
+      [[unroll]] for (uint c = 0u; c < 4u; ++c) threadRegN[j + c] = b[c];
+    }
+  } else {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) threadRegN[j] = sharedB(k, col + j);
+  }
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) threadAcc[i * TN + j] += threadRegM[i] * threadRegN[j];
+  }
+}
+
+void storeThreadTile(uint row0, uint col0) {
+  uint row = row0 + threadRow() * TM, col = col0 + threadCol() * TN;
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    if (TN % 4u == 0u) {
+      [[unroll]] for (uint j = 0u; j < TN; j += 4u) {
+        storeC4(row + i, col + j,
+                vec4(threadAcc[i * TN + j], threadAcc[i * TN + j + 1u], threadAcc[i * TN + j + 2u], threadAcc[i * TN + j + 3u]));
+      }
+    } else {
+      [[unroll]] for (uint j = 0u; j < TN; ++j) storeC(row + i, col + j, threadAcc[i * TN + j]);
+    }
+  }
+}
