@@ -35,19 +35,10 @@ void main() {
         allBits &= subTileBits[wm];
       }
       if (allBits == 0xFFu) {
-        warpTileKBlock(kBlock, 0xFFu);  // every sub-tile needs every depth: the dense path
-        continue;
-      }
-      // Depth by depth, B's registers are loaded once and shared by the sub-tiles that need it.
-      for (; anyBits != 0u; anyBits &= anyBits - 1u) {
-        uint bit = uint(findLSB(anyBits));
-        uint k = kBlock * K_BLOCK + bit;
-        [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) loadRegN(k, wn);
+        warpTileKBlock(kBlock, 0xFFu);  // every sub-tile needs every depth: one pass over the warp tile
+      } else if (anyBits != 0u) {
         [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
-          if ((subTileBits[wm] & (1u << bit)) != 0u) {
-            loadRegM(k, wm);
-            outerProduct(wm);
-          }
+          if (subTileBits[wm] != 0u) subTileKBlock(kBlock, wm, subTileBits[wm]);
         }
       }
     }

@@ -12,22 +12,58 @@ const uint B_VECTORS = BK * BN / 4;  // vec4 of B per step, each 4 consecutive c
 const uint A_PASSES = (A_VECTORS + THREADS - 1) / THREADS;
 const uint B_PASSES = (B_VECTORS + THREADS - 1) / THREADS;
 
+// Vector i of the A tile holds k .. k+3 of one row: neighbouring invocations take neighbouring
+// vectors of a row, BK/4 of them cover its segment.
+uint stagedRowA(uint i) { return i / (BK / 4u); }
+uint stagedKA(uint i) { return (i % (BK / 4u)) * 4u; }
+// Vector i of the B tile holds 4 consecutive columns of one k.
+uint stagedKB(uint i) { return i / (BN / 4u); }
+uint stagedColB(uint i) { return (i % (BN / 4u)) * 4u; }
+
+void storeTransposedA(uint i, vec4 v) {
+  [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+    uint at = (stagedKA(i) + c) * BM + stagedRowA(i);
+    As[at >> 2][at & 3u] = v[c];
+  }
+}
+
 void stageTiles(uint row0, uint col0, uint kTile) {
+  // Inside the matrices with 16-byte aligned rows (the common case of a large problem), every
+  // load is an unconditional vec4 and all of them are issued before the first shared store, so
+  // their latencies overlap. The test is the same for the whole workgroup: no divergence.
+  bool aInside = row0 + BM <= problem.M && kTile + BK <= problem.K && problem.lda % 4u == 0u;
+  bool bInside = col0 + BN <= problem.N && kTile + BK <= problem.K && problem.ldb % 4u == 0u;
+  vec4 aVectors[A_PASSES];
+  vec4 bVectors[B_PASSES];
+  if (aInside) {
+    [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
+      uint i = min(pass * THREADS + gl_LocalInvocationIndex, A_VECTORS - 1u);
+      aVectors[pass] = A4[((row0 + stagedRowA(i)) * problem.lda + kTile + stagedKA(i)) >> 2];
+    }
+  } else {
+    [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
+      uint i = min(pass * THREADS + gl_LocalInvocationIndex, A_VECTORS - 1u);
+      aVectors[pass] = loadA4(row0 + stagedRowA(i), kTile + stagedKA(i));
+    }
+  }
+  if (bInside) {
+    [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
+      uint i = min(pass * THREADS + gl_LocalInvocationIndex, B_VECTORS - 1u);
+      bVectors[pass] = B4[((kTile + stagedKB(i)) * problem.ldb + col0 + stagedColB(i)) >> 2];
+    }
+  } else {
+    [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
+      uint i = min(pass * THREADS + gl_LocalInvocationIndex, B_VECTORS - 1u);
+      bVectors[pass] = loadB4(kTile + stagedKB(i), col0 + stagedColB(i));
+    }
+  }
   [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
     uint i = pass * THREADS + gl_LocalInvocationIndex;
-    if (i < A_VECTORS) {
-      // Neighbouring invocations take neighbouring k of a row: BK/4 vectors cover a row's segment.
-      uint row = i / (BK / 4u), k = (i % (BK / 4u)) * 4u;
-      vec4 v = loadA4(row0 + row, kTile + k);
-      [[unroll]] for (uint c = 0u; c < 4u; ++c) {
-        uint at = (k + c) * BM + row;
-        As[at >> 2][at & 3u] = v[c];
-      }
-    }
+    if (i < A_VECTORS) storeTransposedA(i, aVectors[pass]);
   }
   [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
     uint i = pass * THREADS + gl_LocalInvocationIndex;
-    if (i < B_VECTORS) Bs[i] = loadB4(kTile + i / (BN / 4u), col0 + (i % (BN / 4u)) * 4u);
+    if (i < B_VECTORS) Bs[i] = bVectors[pass];
   }
 }
 

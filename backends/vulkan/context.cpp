@@ -303,7 +303,7 @@ void Context::describe(VkPhysicalDevice physical) {
   }
   const VkMemoryPropertyFlags mapped =
       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  unifiedMemory_ = p.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU && memoryType(~0u, mapped, 0).has_value();
+  unifiedMemory_ = p.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU && memoryType(~0u, mapped).has_value();
   memoryBudget_ = hasExtension(report.extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 }
 
@@ -397,15 +397,19 @@ std::vector<std::string> Context::takeDiagnostics() {
 }
 
 std::optional<std::uint32_t> Context::memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,
-                                                 VkMemoryPropertyFlags preferred) const {
-  std::optional<std::uint32_t> found;
+                                                 VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags avoided) const {
+  std::optional<std::uint32_t> best;
+  int bestScore = -1;
   for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
     VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
     if (!(typeBits & (1u << i)) || (flags & required) != required) continue;
-    if ((flags & preferred) == preferred) return i;
-    if (!found) found = i;
+    int score = ((flags & preferred) == preferred ? 2 : 0) + ((flags & avoided) == 0 ? 1 : 0);
+    if (score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
   }
-  return found;
+  return best;
 }
 
 std::uint64_t Context::deviceMemoryAvailable() const {

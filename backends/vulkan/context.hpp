@@ -49,9 +49,10 @@ class Context {
   // Messages from the validation layers and the driver since the last call.
   std::vector<std::string> takeDiagnostics();
 
-  // Memory: a type index of `typeBits` with every `required` flag, preferring `preferred`.
+  // Memory: a type index of `typeBits` with every `required` flag, preferring one with all of
+  // `preferred`, then one with none of `avoided`; the first such type on a tie.
   std::optional<std::uint32_t> memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,
-                                          VkMemoryPropertyFlags preferred) const;
+                                          VkMemoryPropertyFlags preferred = 0, VkMemoryPropertyFlags avoided = 0) const;
   // Device-local memory the host maps directly (lavapipe, integrated GPUs): no staging copies.
   // False on discrete GPUs, where even a host-visible BAR heap is slow to read back.
   bool unifiedMemory() const { return unifiedMemory_; }

@@ -34,11 +34,12 @@ Buffer::Buffer(Context& context, std::uint64_t bytes, MemoryUse use, const std::
   if (use == MemoryUse::Staging) {
     type = context.memoryType(needs.memoryTypeBits, hostVisible, VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
   } else if (context.unifiedMemory()) {
-    type = context.memoryType(needs.memoryTypeBits, hostVisible | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    type = context.memoryType(needs.memoryTypeBits, hostVisible | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   } else {
-    type = context.memoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    // Not the host-visible window of a discrete GPU (a small BAR heap where ReBAR is off).
+    type = context.memoryType(needs.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
   }
-  if (!type) type = context.memoryType(needs.memoryTypeBits, use == MemoryUse::Staging ? hostVisible : 0, 0);
+  if (!type) type = context.memoryType(needs.memoryTypeBits, use == MemoryUse::Staging ? hostVisible : 0);
   if (!type) {
     release();
     throw UnavailableError("the Vulkan device offers no suitable memory type for " + what);
