@@ -5,6 +5,9 @@
 // TILESKIP_REQUIRE_BACKENDS names vulkan.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -355,4 +358,27 @@ TEST(VulkanDevice, TheMessengerCollectsValidationMessagesAndTheSuiteFailsOnThem)
   VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceExact(data.a, data.b));
   EXPECT_FALSE(r.passed());
   EXPECT_NE(r.failure.find("diagnostic: Vulkan validation error"), std::string::npos) << r.failure;
+}
+
+// ---- Without a driver the backend is unavailable and the rest of the tool keeps working.
+
+TEST(VulkanUnavailable, NoDriverIsExitThreeWithAReasonAndTheRestRuns) {
+  auto run = [](const std::string& arguments) {
+    // An ICD list naming no file: the loader finds no driver, as on a machine without one.
+    std::string command = "VK_ICD_FILENAMES=/nonexistent/icd.json " + std::string(TILESKIP_BINARY) + " " + arguments + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string output;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    int status = pclose(pipe);
+    return std::pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, output);
+  };
+  auto [benchCode, benchOutput] = run("bench --backend vulkan --size 8");
+  EXPECT_EQ(benchCode, 3) << benchOutput;
+  EXPECT_NE(benchOutput.find("no Vulkan driver"), std::string::npos) << benchOutput;
+  auto [listCode, listOutput] = run("list");
+  EXPECT_EQ(listCode, 0) << listOutput;
+  EXPECT_NE(listOutput.find("vulkan: unavailable"), std::string::npos) << listOutput;
+  auto [cpuCode, cpuOutput] = run("bench --backend cpu --size 8 --repeat 1");
+  EXPECT_EQ(cpuCode, 0) << cpuOutput;
 }
