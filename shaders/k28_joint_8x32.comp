@@ -27,18 +27,18 @@ void main() {
     stageTiles(row0, col0, kTile);
     barrier();
     [[dont_unroll]] for (uint kBlock = 0u; kBlock < BK / K_BLOCK; ++kBlock) {
-      uint subTileBits[WMITER];
+      uint jointPattern[WMITER];
       uint anyBits = 0u, allBits = 0xFFu;
       [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
-        subTileBits[wm] = subgroupAgreedBits((stageBits(subTileWord[wm], kTile) >> (kBlock * K_BLOCK)) & 0xFFu);
-        anyBits |= subTileBits[wm];
-        allBits &= subTileBits[wm];
+        jointPattern[wm] = subgroupAgreedBits((stageBits(subTileWord[wm], kTile) >> (kBlock * K_BLOCK)) & 0xFFu);
+        anyBits |= jointPattern[wm];
+        allBits &= jointPattern[wm];
       }
       if (allBits == 0xFFu) {
         warpTileKBlock(kBlock, 0xFFu);  // every sub-tile needs every depth: one pass over the warp tile
       } else if (anyBits != 0u) {
         [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
-          if (subTileBits[wm] != 0u) subTileKBlock(kBlock, wm, subTileBits[wm]);
+          if (jointPattern[wm] != 0u) subTileKBlock(kBlock, wm, jointPattern[wm]);
         }
       }
     }

@@ -119,12 +119,13 @@ void storeWarpTile(uint row0, uint col0) {
 }
 
 // One staged step of a warp-uniform skipping kernel: for each K-block of the step, the bits of
-// `warpWord` (the warp's pattern word) that the subgroup agrees on, and only those updates. No
-// barrier inside: the caller's barriers stay outside every per-subgroup decision.
+// `warpWord` (the warp's pattern word: a_pat & b_pat, or one operand's pattern) that the
+// subgroup agrees on, and only those updates. No barrier inside: the caller's barriers stay
+// outside every per-subgroup decision.
 void warpTileStep(uint warpWord, uint kTile) {
   uint stage = stageBits(warpWord, kTile);
   [[dont_unroll]] for (uint kBlock = 0u; kBlock < BK / K_BLOCK; ++kBlock) {
-    uint bits = subgroupAgreedBits((stage >> (kBlock * K_BLOCK)) & 0xFFu);
-    if (bits != 0u) warpTileKBlock(kBlock, bits);
+    uint jointPattern = subgroupAgreedBits((stage >> (kBlock * K_BLOCK)) & 0xFFu);
+    if (jointPattern != 0u) warpTileKBlock(kBlock, jointPattern);
   }
 }

@@ -14,7 +14,7 @@ namespace tileskip::vk {
 namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
-constexpr std::uint32_t kSpecializationCount = 11;
+constexpr auto kSpecializationCount = static_cast<std::uint32_t>(SpecId::Count);
 
 bool hasExtension(const std::vector<VkExtensionProperties>& list, const char* name) {
   return std::any_of(list.begin(), list.end(),

@@ -19,9 +19,13 @@
 
 namespace tileskip::vk {
 
-// Values for the shaders' specialization constants (ids 0..10, see shaders/tileskip_common.glsl).
+// The specialization constant ids of shaders/tileskip_common.glsl.
+enum class SpecId : std::uint32_t { BM, BN, BK, WM, WN, TM, TN, WorkgroupSize, ARows, BCols, LaneCols, Count };
+
+// Values for the shaders' specialization constants; an id a shader does not declare is ignored.
 struct Specialization {
-  std::uint32_t values[11] = {};
+  std::uint32_t values[static_cast<std::size_t>(SpecId::Count)] = {};
+  void set(SpecId id, int value) { values[static_cast<std::size_t>(id)] = static_cast<std::uint32_t>(value); }
   bool operator<(const Specialization& other) const;
 };
 

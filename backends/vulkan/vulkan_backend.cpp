@@ -28,8 +28,8 @@ std::uint64_t patternWords(int k) { return ceilDiv(static_cast<std::uint64_t>(k)
 
 Specialization patternConstants(Operand operand, int granularity) {
   Specialization s;
-  s.values[2] = kKBlock;
-  s.values[operand == Operand::A ? 8 : 9] = static_cast<std::uint32_t>(granularity);
+  s.set(SpecId::BK, kKBlock);
+  s.set(operand == Operand::A ? SpecId::ARows : SpecId::BCols, granularity);
   return s;
 }
 
@@ -69,8 +69,8 @@ class VulkanProblem final : public DeviceProblem {
     VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
     Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aRowGranularity) : nullptr;
     Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bColGranularity) : nullptr;
-    VkPipeline aBuilder = usesA ? ctx.pipeline("patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : nullptr;
-    VkPipeline bBuilder = usesB ? ctx.pipeline("patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : nullptr;
+    VkPipeline aBuilder = usesA ? ctx.pipeline("patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : VK_NULL_HANDLE;
+    VkPipeline bBuilder = usesB ? ctx.pipeline("patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : VK_NULL_HANDLE;
     std::uint64_t words = patternWords(k_);
     double ms = ctx.execute(
         [&](VkCommandBuffer cmd) {
@@ -234,9 +234,17 @@ class VulkanProblem final : public DeviceProblem {
 Specialization kernelConstants(const KernelInfo& kernel) {
   const TileShape& t = kernel.tile;
   Specialization s;
-  int laneCols = t.WM > 0 ? warpLayout(kernel).laneCols : 1;
-  int values[] = {t.BM, t.BN, t.BK, t.WM, t.WN, t.TM, t.TN, t.threads, kernel.aRowGranularity, kernel.bColGranularity, laneCols};
-  for (std::size_t i = 0; i < std::size(values); ++i) s.values[i] = static_cast<std::uint32_t>(values[i]);
+  s.set(SpecId::BM, t.BM);
+  s.set(SpecId::BN, t.BN);
+  s.set(SpecId::BK, t.BK);
+  s.set(SpecId::WM, t.WM);
+  s.set(SpecId::WN, t.WN);
+  s.set(SpecId::TM, t.TM);
+  s.set(SpecId::TN, t.TN);
+  s.set(SpecId::WorkgroupSize, t.threads);
+  s.set(SpecId::ARows, kernel.aRowGranularity);
+  s.set(SpecId::BCols, kernel.bColGranularity);
+  s.set(SpecId::LaneCols, t.WM > 0 ? warpLayout(kernel).laneCols : 1);
   return s;
 }
 
