@@ -333,7 +333,7 @@ TEST(VulkanDevice, TheVerifySuiteCatchesATooEagerSkipOnTheDevice) {
   EXPECT_LT(failures, static_cast<int>(results.size())) << "dense inputs have no single-product K-blocks to drop";
 }
 
-TEST(VulkanDevice, TheMessengerCollectsValidationMessagesAndTheSuiteFailsOnThem) {
+TEST(VulkanWithValidation, TheMessengerCollectsMessagesAndTheSuiteFailsOnThem) {
   VULKAN_OR_SKIP(backend, true);
   ASSERT_TRUE(backend.takeDiagnostics().empty()) << "opening with validation reported something";
   const Context& context = backend.context();

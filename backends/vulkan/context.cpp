@@ -183,6 +183,7 @@ void Context::release() {
     queryPool_ = VK_NULL_HANDLE;
     fence_ = VK_NULL_HANDLE;
     commandPool_ = VK_NULL_HANDLE;
+    commandBuffer_ = VK_NULL_HANDLE;  // freed with its pool
   }
   if (messenger_ != VK_NULL_HANDLE) {
     vi_.vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
