@@ -1,7 +1,5 @@
 #include "core/tile_layout.hpp"
 
-#include <cstdlib>
-
 #include "core/error.hpp"
 
 namespace tileskip {
@@ -38,32 +36,29 @@ bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
 
 WarpLayout warpLayout(const KernelInfo& kernel) {
   const TileShape& t = kernel.tile;
-  if (t.WM <= 0 || t.WN <= 0 || t.TM <= 0 || t.TN <= 0) {
-    throw InputError("kernel '" + std::string(kernel.id) + "' has no warp tile (" + shapeText(t) + ")");
+  auto refuse = [&](const std::string& why) {
+    return InputError("kernel '" + std::string(kernel.id) + "' (" + shapeText(t) + "): " + why);
+  };
+  if (t.WM <= 0 || t.WN <= 0 || t.TM <= 0 || t.TN <= 0) throw refuse("no warp tile");
+  WarpLayout w;
+  w.laneRows = kWarpLaneRows;
+  w.laneCols = kWarpLaneCols;
+  w.subM = w.laneRows * t.TM;
+  w.subN = w.laneCols * t.TN;
+  if (!divides(w.subM, t.WM) || !divides(w.subN, t.WN)) {
+    throw refuse("sub-tiles of " + std::to_string(w.subM) + "x" + std::to_string(w.subN) + " (4 x 8 lanes of TM x TN) do not divide the warp tile");
   }
-  std::optional<WarpLayout> best;
-  for (int laneCols = 1; laneCols <= kWarpLanes; laneCols *= 2) {
-    WarpLayout w;
-    w.laneCols = laneCols;
-    w.laneRows = kWarpLanes / laneCols;
-    w.subM = w.laneRows * t.TM;
-    w.subN = w.laneCols * t.TN;
-    if (!divides(w.subM, t.WM) || !divides(w.subN, t.WN)) continue;
-    // A pattern tile finer than the warp tile must hold whole sub-tiles, so that one sub-tile
-    // reads one pattern byte.
-    if (kernel.aRowGranularity > 0 && kernel.aRowGranularity < t.WM && !divides(w.subM, kernel.aRowGranularity)) continue;
-    if (kernel.bColGranularity > 0 && kernel.bColGranularity < t.WN && !divides(w.subN, kernel.bColGranularity)) continue;
-    w.iterM = t.WM / w.subM;
-    w.iterN = t.WN / w.subN;
-    auto imbalance = [](const WarpLayout& l, const TileShape& s) { return std::abs(l.iterM * s.TM - l.iterN * s.TN); };
-    // Ascending laneCols: on a tie the earlier (wider per-lane footprint) stays.
-    if (!best || imbalance(w, t) < imbalance(*best, t)) best = w;
+  if (kernel.aRowGranularity > 0 && kernel.aRowGranularity < t.WM && !divides(w.subM, kernel.aRowGranularity)) {
+    throw refuse("a sub-tile of " + std::to_string(w.subM) + " rows would straddle A-pattern tiles of " +
+                 std::to_string(kernel.aRowGranularity) + " rows");
   }
-  if (!best) {
-    throw InputError("kernel '" + std::string(kernel.id) + "': no grid of 32 lanes tiles its warp tile (" + shapeText(t) +
-                     ") with sub-tiles that respect its pattern granularities");
+  if (kernel.bColGranularity > 0 && kernel.bColGranularity < t.WN && !divides(w.subN, kernel.bColGranularity)) {
+    throw refuse("a sub-tile of " + std::to_string(w.subN) + " columns would straddle B-pattern tiles of " +
+                 std::to_string(kernel.bColGranularity) + " columns");
   }
-  return *best;
+  w.iterM = t.WM / w.subM;
+  w.iterN = t.WN / w.subN;
+  return w;
 }
 
 std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {

@@ -11,7 +11,7 @@ void main() {
   uint row0 = block.y * BM, col0 = block.x * BN;
   clearThreadTile();
   for (uint kTile = 0u; kTile < problem.K; kTile += BK) {
-    stageTiles(row0, col0, kTile);
+    stageTiles(row0, col0, kTile, ALL_K_BLOCKS);
     barrier();
     [[unroll]] for (uint k = 0u; k < BK; ++k) threadTileRank1(k);
     barrier();

@@ -1,9 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K16 a-warp: K9 that skips by the A-pattern at 32 rows, the rows of one warp (WM = A_ROWS).
-// Every invocation of a warp reads the same pattern byte, so the subgroup agrees and the skip
-// costs no divergence, at any subgroup size. A step no warp of the workgroup needs is skipped
-// whole, loads and barriers included, decided from the pattern every invocation reads alike.
+// K16 a-warp: K9's warp tiling with the A-pattern at 32 rows, the rows of one warp tile. All
+// invocations of a warp read the same pattern byte, so the subgroup agrees and skipping a
+// rank-1 update is a uniform branch at any subgroup size (no divergence, unlike K10); a K-block
+// that no warp of the workgroup needs is not even loaded.
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 #include "tileskip_warptile.glsl"
@@ -19,10 +19,11 @@ void main() {
       warpWord = aWordOverRows(row0 + warpRow, WM, word);
       blockWord = aWordOverRows(row0, BM, word);
     }
-    if (workgroupSkipsStage(blockWord, kTile)) continue;
-    stageTiles(row0, col0, kTile);
+    uint kBlockMask = stageKBlockMask(blockWord, kTile);
+    if (kBlockMask == 0u) continue;  // no warp of the workgroup needs this step: skip its loads and barriers
+    stageTiles(row0, col0, kTile, kBlockMask);
     barrier();
-    warpTileStep(warpWord, kTile);
+    warpTileStep(warpWord, kTile, kBlockMask);
     barrier();
   }
   storeWarpTile(row0, col0);

@@ -1,9 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K18 b-group8: K6 that skips by the B-pattern of each invocation's own 8 columns (TN = B_COLS
-// = 8): divergence again, now along N. Neighbouring invocations own neighbouring column groups,
-// so a warp's lanes disagree wherever B's zero segments are not aligned to the whole warp.
-// The workgroup still skips a step none of its columns needs.
+// K18 b-group8: K10 along N. An invocation's TN = 8 columns are exactly one B-pattern tile of 8
+// columns, so it skips by its own B byte: neighbouring invocations own neighbouring column
+// groups, disagree wherever B's zero segments are not as wide as a warp's columns, and the warp
+// diverges again. The lesson of K21: decide per warp's columns.
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 
@@ -11,22 +11,15 @@ void main() {
   uvec2 block = blockCoord();
   uint row0 = block.y * BM, col0 = block.x * BN;
   clearThreadTile();
-  uint blockWord = 0u, threadWord = 0u;
+  uint threadWord = 0u;
   for (uint kTile = 0u; kTile < problem.K; kTile += BK) {
-    if (kTile % 32u == 0u) {
-      uint word = kTile / 32u;
-      threadWord = bWordOverCols(col0 + threadCol() * TN, TN, word);
-      blockWord = bWordOverCols(col0, BN, word);
-    }
-    if (workgroupSkipsStage(blockWord, kTile)) continue;
-    stageTiles(row0, col0, kTile);
+    if (kTile % 32u == 0u) threadWord = bWordOverCols(col0 + threadCol() * TN, TN, kTile / 32u);
+    stageTiles(row0, col0, kTile, ALL_K_BLOCKS);
     barrier();
-    // Each invocation decides alone: no subgroup vote, and no barrier inside the divergent part.
+    // This invocation's own bits: no subgroup vote, and no barrier inside the divergent part.
     uint bits = stageBits(threadWord, kTile);
-    if (bits == STAGE_MASK) {
-      [[unroll]] for (uint k = 0u; k < BK; ++k) threadTileRank1(k);
-    } else {
-      for (; bits != 0u; bits &= bits - 1u) threadTileRank1(uint(findLSB(bits)));
+    [[unroll]] for (uint k = 0u; k < BK; ++k) {
+      if (((bits >> k) & 1u) != 0u) threadTileRank1(k);  // divergent: lanes of a warp disagree
     }
     barrier();
   }

@@ -1,8 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K21 b-warp: K9 that skips by the B-pattern at 32 columns, the columns of one warp
-// (WN = B_COLS): the warp-uniform skip of K16, now along N. A step no warp of the workgroup
-// needs is skipped whole, decided from the pattern every invocation reads alike.
+// K21 b-warp: K16 along N, with the B-pattern at 32 columns, the columns of one warp tile:
+// unlike K18 the whole warp reads one byte and agrees, and a K-block that no warp of the
+// workgroup needs is not loaded.
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 #include "tileskip_warptile.glsl"
@@ -18,10 +18,11 @@ void main() {
       warpWord = bWordOverCols(col0 + warpCol, WN, word);
       blockWord = bWordOverCols(col0, BN, word);
     }
-    if (workgroupSkipsStage(blockWord, kTile)) continue;
-    stageTiles(row0, col0, kTile);
+    uint kBlockMask = stageKBlockMask(blockWord, kTile);
+    if (kBlockMask == 0u) continue;  // no warp of the workgroup needs this step: skip its loads and barriers
+    stageTiles(row0, col0, kTile, kBlockMask);
     barrier();
-    warpTileStep(warpWord, kTile);
+    warpTileStep(warpWord, kTile, kBlockMask);
     barrier();
   }
   storeWarpTile(row0, col0);

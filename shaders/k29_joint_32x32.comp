@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 // K29 joint-32x32: K24 with the A-pattern at 32 rows and a 32 x 32 warp tile, one pattern tile
 // of each operand per warp. Finer tiles clear more K-blocks, and the smaller 64 x 64 workgroup
-// tile makes its union (what lets it skip loads) clear more often too.
+// tile lets its union (what skips loads) clear more often too.
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 #include "tileskip_warptile.glsl"
@@ -15,14 +15,14 @@ void main() {
   for (uint kTile = 0u; kTile < problem.K; kTile += BK) {
     if (kTile % 32u == 0u) {
       uint word = kTile / 32u;
-      // The warp tile is exactly one (A tile, B tile) pair: its joint word, one AND.
       warpWord = jointWordOver(row0 + warpRow, WM, col0 + warpCol, WN, word);
       blockWord = jointWordOver(row0, BM, col0, BN, word);
     }
-    if (workgroupSkipsStage(blockWord, kTile)) continue;
-    stageTiles(row0, col0, kTile);
+    uint kBlockMask = stageKBlockMask(blockWord, kTile);
+    if (kBlockMask == 0u) continue;  // no warp of the workgroup needs this step: skip its loads and barriers
+    stageTiles(row0, col0, kTile, kBlockMask);
     barrier();
-    warpTileStep(warpWord, kTile);
+    warpTileStep(warpWord, kTile, kBlockMask);
     barrier();
   }
   storeWarpTile(row0, col0);

@@ -118,24 +118,14 @@ uint bWordOverCols(uint firstCol, uint cols, uint word) {
   return bits;
 }
 
-// The rank-1 updates some output of the rectangle needs: OR over its (A tile, B tile) pairs of
-// a_pat & b_pat, tighter than (OR of a_pat) & (OR of b_pat). An operand the kernel does not
-// inspect counts as all ones.
+// The rank-1 updates some output of the rectangle needs: the OR over its (A tile, B tile) pairs
+// of a_pat & b_pat, which is (OR of the a_pat) & (OR of the b_pat) since AND distributes over OR.
+// An operand the kernel does not inspect counts as all ones.
 uint jointWordOver(uint firstRow, uint rows, uint firstCol, uint cols, uint word) {
   if (firstRow >= problem.M || firstCol >= problem.N) return 0u;
-  if (!USES_A_PATTERN) return USES_B_PATTERN ? bWordOverCols(firstCol, cols, word) : ~0u;
-  if (!USES_B_PATTERN) return aWordOverRows(firstRow, rows, word);
-  uint lastRowTile = (min(firstRow + rows, problem.M) - 1u) / A_TILE_ROWS;
-  uint lastColTile = (min(firstCol + cols, problem.N) - 1u) / B_TILE_COLS;
-  uint bits = 0u;
-  for (uint rowTile = firstRow / A_TILE_ROWS; rowTile <= lastRowTile; ++rowTile) {
-    uint aBits = aPattern[rowTile * patternWordsPerTile() + word];
-    if (aBits == 0u) continue;
-    for (uint colTile = firstCol / B_TILE_COLS; colTile <= lastColTile; ++colTile) {
-      bits |= aBits & bPattern[colTile * patternWordsPerTile() + word];
-    }
-  }
-  return bits;
+  uint aBits = USES_A_PATTERN ? aWordOverRows(firstRow, rows, word) : ~0u;
+  uint bBits = USES_B_PATTERN ? bWordOverCols(firstCol, cols, word) : ~0u;
+  return aBits & bBits;
 }
 
 // The bits of one K-block (a pattern byte) this invocation's subgroup will run, the same in every
@@ -154,7 +144,15 @@ uint subgroupAgreedBits(uint bits) {
   return agreed;
 }
 
-// True where no K-index of the stage is needed by any warp of the workgroup. Decided from
-// `blockWord`, which every invocation computed alike from the same pattern words, so the skip
-// may jump over the stage's barriers (a per-subgroup vote there gives wrong results).
-bool workgroupSkipsStage(uint blockWord, uint kTile) { return stageBits(blockWord, kTile) == 0u; }
+// Bit s set where K-block s of the step [kTile, kTile + BK) is needed by some warp of the
+// workgroup, from `blockWord`, which every invocation computed alike from the same pattern words.
+// Skipping on it may jump over the step's barriers: it is uniform across the workgroup (a
+// per-subgroup vote there gave wrong results on lavapipe with no validation message).
+uint stageKBlockMask(uint blockWord, uint kTile) {
+  uint bits = stageBits(blockWord, kTile), mask = 0u;
+  [[unroll]] for (uint s = 0u; s < BK / K_BLOCK; ++s) {
+    if (((bits >> (s * K_BLOCK)) & 0xFFu) != 0u) mask |= 1u << s;
+  }
+  return mask;
+}
+const uint ALL_K_BLOCKS = 0xFFFFFFFFu;  // a dense kernel loads every K-block of a step

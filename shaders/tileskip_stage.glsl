@@ -1,10 +1,13 @@
 // Shared-memory staging with 128-bit loads, from K6 (vectorized) on. Each step copies a BM x BK
 // tile of A and a BK x BN tile of B into shared memory with vec4 global loads (scalar at ragged
 // edges). A is stored transposed, As[k][row], so the inner loop reads TM consecutive rows of one
-// k as vectors, just as it reads TN consecutive columns of Bs[k][col].
+// k as vectors, just as it reads TN consecutive columns of Bs[k][col]. Its rows are A_STRIDE =
+// BM + 4 floats apart: the padding spreads the transposing stores over more banks and keeps
+// every row 16-byte aligned (the CUDA twins pad alike).
 // Needs tileskip_common.glsl first.
 
-shared vec4 As[BK * BM / 4];
+const uint A_STRIDE = BM + 4u;
+shared vec4 As[BK * A_STRIDE / 4];
 shared vec4 Bs[BK * BN / 4];
 
 const uint A_VECTORS = BM * BK / 4;  // vec4 of A per step, each 4 consecutive k of one row
@@ -20,17 +23,14 @@ uint stagedKA(uint i) { return (i % (BK / 4u)) * 4u; }
 uint stagedKB(uint i) { return i / (BN / 4u); }
 uint stagedColB(uint i) { return (i % (BN / 4u)) * 4u; }
 
-void storeTransposedA(uint i, vec4 v) {
-  [[unroll]] for (uint c = 0u; c < 4u; ++c) {
-    uint at = (stagedKA(i) + c) * BM + stagedRowA(i);
-    As[at >> 2][at & 3u] = v[c];
-  }
-}
+bool kBlockStaged(uint kInStep, uint kBlockMask) { return ((kBlockMask >> (kInStep / K_BLOCK)) & 1u) != 0u; }
 
-void stageTiles(uint row0, uint col0, uint kTile) {
+// Stages the step at kTile. K-blocks whose bit in `kBlockMask` is clear are not loaded: their
+// shared memory keeps stale values, which no warp of the workgroup reads.
+void stageTiles(uint row0, uint col0, uint kTile, uint kBlockMask) {
   // Inside the matrices with 16-byte aligned rows (the common case of a large problem), every
   // load is an unconditional vec4 and all of them are issued before the first shared store, so
-  // their latencies overlap. The test is the same for the whole workgroup: no divergence.
+  // their latencies overlap. The tests are the same for the whole workgroup: no divergence.
   bool aInside = row0 + BM <= problem.M && kTile + BK <= problem.K && problem.lda % 4u == 0u;
   bool bInside = col0 + BN <= problem.N && kTile + BK <= problem.K && problem.ldb % 4u == 0u;
   vec4 aVectors[A_PASSES];
@@ -38,41 +38,49 @@ void stageTiles(uint row0, uint col0, uint kTile) {
   if (aInside) {
     [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
       uint i = min(pass * THREADS + gl_LocalInvocationIndex, A_VECTORS - 1u);
-      aVectors[pass] = A4[((row0 + stagedRowA(i)) * problem.lda + kTile + stagedKA(i)) >> 2];
+      if (kBlockStaged(stagedKA(i), kBlockMask)) {
+        aVectors[pass] = A4[((row0 + stagedRowA(i)) * problem.lda + kTile + stagedKA(i)) >> 2];
+      }
     }
   } else {
     [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
       uint i = min(pass * THREADS + gl_LocalInvocationIndex, A_VECTORS - 1u);
-      aVectors[pass] = loadA4(row0 + stagedRowA(i), kTile + stagedKA(i));
+      if (kBlockStaged(stagedKA(i), kBlockMask)) aVectors[pass] = loadA4(row0 + stagedRowA(i), kTile + stagedKA(i));
     }
   }
   if (bInside) {
     [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
       uint i = min(pass * THREADS + gl_LocalInvocationIndex, B_VECTORS - 1u);
-      bVectors[pass] = B4[((kTile + stagedKB(i)) * problem.ldb + col0 + stagedColB(i)) >> 2];
+      if (kBlockStaged(stagedKB(i), kBlockMask)) {
+        bVectors[pass] = B4[((kTile + stagedKB(i)) * problem.ldb + col0 + stagedColB(i)) >> 2];
+      }
     }
   } else {
     [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
       uint i = min(pass * THREADS + gl_LocalInvocationIndex, B_VECTORS - 1u);
-      bVectors[pass] = loadB4(kTile + stagedKB(i), col0 + stagedColB(i));
+      if (kBlockStaged(stagedKB(i), kBlockMask)) bVectors[pass] = loadB4(kTile + stagedKB(i), col0 + stagedColB(i));
     }
   }
   [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
     uint i = pass * THREADS + gl_LocalInvocationIndex;
-    if (i < A_VECTORS) storeTransposedA(i, aVectors[pass]);
+    if (i >= A_VECTORS || !kBlockStaged(stagedKA(i), kBlockMask)) continue;
+    [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+      uint at = (stagedKA(i) + c) * A_STRIDE + stagedRowA(i);
+      As[at >> 2][at & 3u] = aVectors[pass][c];
+    }
   }
   [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
     uint i = pass * THREADS + gl_LocalInvocationIndex;
-    if (i < B_VECTORS) Bs[i] = bVectors[pass];
+    if (i < B_VECTORS && kBlockStaged(stagedKB(i), kBlockMask)) Bs[i] = bVectors[pass];
   }
 }
 
 // Element or vector (4-aligned `row` / `col`) of the staged tiles, at depth k of the step.
 float sharedA(uint k, uint row) {
-  uint at = k * BM + row;
+  uint at = k * A_STRIDE + row;
   return As[at >> 2][at & 3u];
 }
-vec4 sharedA4(uint k, uint row) { return As[(k * BM + row) >> 2]; }
+vec4 sharedA4(uint k, uint row) { return As[(k * A_STRIDE + row) >> 2]; }
 float sharedB(uint k, uint col) {
   uint at = k * BN + col;
   return Bs[at >> 2][at & 3u];

@@ -1,8 +1,9 @@
 // Warp tiling, from K9 (warptile) on. A warp is 32 consecutive invocations
 // (gl_LocalInvocationIndex / 32), whatever the hardware subgroup size, and owns a WM x WN tile
-// of C. Its lanes form a LANE_ROWS x LANE_COLS grid over a WSUBM x WSUBN sub-tile and the warp
-// walks WMITER x WNITER sub-tiles (the rule is core/tile_layout.hpp, shared with the CUDA twins),
-// so each lane keeps (WMITER·TM) x (WNITER·TN) accumulators in registers.
+// of C. Its lanes form a LANE_ROWS x LANE_COLS (4 x 8) grid over a WSUBM x WSUBN sub-tile and
+// the warp walks WMITER x WNITER sub-tiles (core/tile_layout.hpp, as in the CUDA twins), so
+// each lane keeps (WMITER·TM) x (WNITER·TN) accumulators in registers. A warp's shared reads
+// stay in its own slice of As and Bs: per k, 4 distinct vectors of A and 8 consecutive of B.
 // Needs tileskip_common.glsl and tileskip_stage.glsl first.
 
 const uint WARP_SIZE = 32u;
@@ -71,31 +72,17 @@ void warpTileRank1(uint k) {
   [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) outerProduct(wm);
 }
 
-// The same over one sub-tile row wm only (a sub-tile with its own pattern byte).
-void subTileRank1(uint k, uint wm) {
-  loadRegM(k, wm);
-  [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) loadRegN(k, wn);
-  outerProduct(wm);
-}
-
 // The rank-1 updates of K-block `kBlock` of the step (depths 8·kBlock ..) whose bits are set in
 // `bits`, a value the whole subgroup agreed on, so every branch here is subgroup-uniform. A full
-// byte takes the unrolled dense path; a partial one visits only its set bits.
+// byte takes the same straight-line code as the dense kernel.
 void warpTileKBlock(uint kBlock, uint bits) {
   uint k0 = kBlock * K_BLOCK;
   if (bits == 0xFFu) {
     [[unroll]] for (uint j = 0u; j < K_BLOCK; ++j) warpTileRank1(k0 + j);
-  } else {
-    for (; bits != 0u; bits &= bits - 1u) warpTileRank1(k0 + uint(findLSB(bits)));
-  }
-}
-
-void subTileKBlock(uint kBlock, uint wm, uint bits) {
-  uint k0 = kBlock * K_BLOCK;
-  if (bits == 0xFFu) {
-    [[unroll]] for (uint j = 0u; j < K_BLOCK; ++j) subTileRank1(k0 + j, wm);
-  } else {
-    for (; bits != 0u; bits &= bits - 1u) subTileRank1(k0 + uint(findLSB(bits)), wm);
+  } else if (bits != 0u) {
+    [[unroll]] for (uint j = 0u; j < K_BLOCK; ++j) {
+      if (((bits >> j) & 1u) != 0u) warpTileRank1(k0 + j);
+    }
   }
 }
 
@@ -118,14 +105,15 @@ void storeWarpTile(uint row0, uint col0) {
   }
 }
 
-// One staged step of a warp-uniform skipping kernel: for each K-block of the step, the bits of
-// `warpWord` (the warp's pattern word: a_pat & b_pat, or one operand's pattern) that the
-// subgroup agrees on, and only those updates. No barrier inside: the caller's barriers stay
-// outside every per-subgroup decision.
-void warpTileStep(uint warpWord, uint kTile) {
+// The compute of one staged step of a warp-uniform skipping kernel: for each K-block the
+// workgroup staged (`kBlockMask`), the bits of `warpWord` (the warp's pattern word: a_pat &
+// b_pat, or one operand's pattern) that the subgroup agrees on, and only those updates. No
+// barrier inside: the caller's barriers stay outside every per-subgroup decision.
+void warpTileStep(uint warpWord, uint kTile, uint kBlockMask) {
   uint stage = stageBits(warpWord, kTile);
   [[dont_unroll]] for (uint kBlock = 0u; kBlock < BK / K_BLOCK; ++kBlock) {
+    if (((kBlockMask >> kBlock) & 1u) == 0u) continue;
     uint jointPattern = subgroupAgreedBits((stage >> (kBlock * K_BLOCK)) & 0xFFu);
-    if (jointPattern != 0u) warpTileKBlock(kBlock, jointPattern);
+    warpTileKBlock(kBlock, jointPattern);
   }
 }

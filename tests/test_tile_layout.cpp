@@ -18,15 +18,18 @@ TEST(TileLayout, EveryCatalogueTwinHasAConsistentShape) {
   }
 }
 
-TEST(TileLayout, PicksTheSquarestLaneFootprint) {
-  // warptile: 64x64 per warp with 8x4 per sub-tile step: 8 x 16 outputs per lane, not 32 x 4.
+TEST(TileLayout, FourByEightLanesWalkTheWarpTile) {
+  // warptile: a 64x64 warp tile in 32x32 sub-tiles, 2 x 2 of them: 16 x 8 outputs per lane.
   WarpLayout w = warpLayout(kernelInfo("warptile"));
-  EXPECT_EQ(w.laneCols, 4);
-  EXPECT_EQ(w.iterM * kernelInfo("warptile").tile.TM, 8);
-  EXPECT_EQ(w.iterN * kernelInfo("warptile").tile.TN, 16);
-  // b-warp and joint-64x32: 64x32 warp tiles, an 8 x 8 footprint.
-  EXPECT_EQ(warpLayout(kernelInfo("b-warp")).laneCols, 4);
-  EXPECT_EQ(warpLayout(kernelInfo("joint-64x32")).laneCols, 4);
+  EXPECT_EQ(w.laneRows, 4);
+  EXPECT_EQ(w.laneCols, 8);
+  EXPECT_EQ(w.subM, 32);
+  EXPECT_EQ(w.subN, 32);
+  EXPECT_EQ(w.iterM, 2);
+  EXPECT_EQ(w.iterN, 2);
+  // joint-32x32: the warp tile is one sub-tile.
+  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).iterM, 1);
+  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).iterN, 1);
 }
 
 TEST(TileLayout, SubTilesFollowAFinerAPattern) {
@@ -49,8 +52,8 @@ TEST(TileLayout, RefusesShapesThatDoNotTile) {
   skipping.tile.BK = 12;
   ASSERT_TRUE(tileShapeProblem(skipping).has_value());
 
-  KernelInfo noLanes = kernelInfo("joint-8x32");
-  noLanes.tile.TM = 16;  // 32 rows per warp cannot hold 8-row sub-tiles of 16-row lanes
-  EXPECT_THROW(warpLayout(noLanes), InputError);
-  EXPECT_TRUE(tileShapeProblem(noLanes).has_value());
+  KernelInfo straddling = kernelInfo("joint-8x32");
+  straddling.tile.TM = 4;  // 16-row sub-tiles would straddle the 8-row A-pattern tiles
+  EXPECT_THROW(warpLayout(straddling), InputError);
+  EXPECT_TRUE(tileShapeProblem(straddling).has_value());
 }

@@ -166,10 +166,11 @@ TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
 
 TEST(VulkanLimits, ATileBeyondSharedMemoryOrInvocationsIsRefusedWithTheNumbers) {
   KernelInfo big = kernelInfo("warptile");
-  big.tile.BK = 64;  // 128x64 + 64x128 floats: 64 KiB
+  big.tile.BK = 64;  // 64 x (128 + 4) + 64 x 128 floats: 65 KiB
+  EXPECT_EQ(kernelSharedBytes(big), (64u * 132u + 64u * 128u) * 4u);
   std::optional<std::string> why = launchProblem(big, lavapipeLimits());
   ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("64 KiB"), std::string::npos) << *why;
+  EXPECT_NE(why->find("65 KiB"), std::string::npos) << *why;
   EXPECT_NE(why->find("32 KiB"), std::string::npos) << *why;
   EXPECT_NE(why->find("maxComputeSharedMemorySize"), std::string::npos) << *why;
 
@@ -282,7 +283,9 @@ TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
   small.tile = {64, 64, 8, 32, 32, 4, 4, 128};
   KernelInfo joint = kernelInfo("joint-8x32");
   joint.tile = {32, 64, 8, 32, 32, 2, 4, 64};
-  for (const KernelInfo* k : {&small, &joint}) {
+  KernelInfo aWarp = kernelInfo("a-warp");  // the shape the CUDA twin gave a-warp on main
+  aWarp.tile = {128, 128, 16, 32, 64, 8, 4, 256};
+  for (const KernelInfo* k : {&small, &joint, &aWarp}) {
     for (const VerifyResult& r : verifyOn(backend, *k, true)) EXPECT_TRUE(r.passed()) << k->id << " " << r.caseName << ": " << r.failure;
   }
 }

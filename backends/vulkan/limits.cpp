@@ -25,7 +25,17 @@ std::string byteText(std::uint64_t bytes) {
   return text;
 }
 
-std::uint64_t kernelSharedBytes(const KernelInfo& kernel) { return static_cast<std::uint64_t>(kernel.tile.sharedBytes()); }
+std::uint64_t kernelSharedBytes(const KernelInfo& kernel) {
+  const TileShape& t = kernel.tile;
+  auto position = [](std::string_view id) {
+    std::span<const KernelInfo> twins = twinKernels();
+    auto it = std::find_if(twins.begin(), twins.end(), [&](const KernelInfo& k) { return k.id == id; });
+    return it - twins.begin();
+  };
+  bool paddedA = position(kernel.id) >= position("vectorized") && position(kernel.id) < static_cast<long>(twinKernels().size());
+  std::uint64_t floats = static_cast<std::uint64_t>(t.sharedFloats()) + (paddedA ? 4ull * static_cast<std::uint64_t>(t.BK) : 0);
+  return floats * sizeof(float);
+}
 
 std::optional<std::string> launchProblem(const KernelInfo& kernel, const ComputeLimits& limits) {
   const TileShape& t = kernel.tile;

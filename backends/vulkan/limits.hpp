@@ -27,8 +27,9 @@ struct ComputeLimits {
   bool fullSubgroups = false;                 // computeFullSubgroups
 };
 
-// Shared memory the kernel's shaders declare per workgroup (core/catalogue.hpp's formula: a
-// BM x BK tile of A and a BK x BN tile of B for the staged kernels).
+// Shared memory the kernel's shader declares per workgroup: core/catalogue.hpp's BM x BK tile of
+// A and BK x BN tile of B, plus 4 floats of padding per row of the transposed A tile in K6 and
+// every kernel built on it (shaders/tileskip_stage.glsl).
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel);
 
 // Why this device cannot launch the kernel's tile configuration, naming what it needs and
