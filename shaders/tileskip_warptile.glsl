@@ -42,6 +42,13 @@ void loadRegM(uint k, uint wm) {
       vec4 a = sharedA4(k, subTileRow(wm) + i);
       [[unroll]] for (uint c = 0u; c < 4u; ++c) regM[wm * TM + i + c] = a[c];
     }
+  } else if (TM == 2u) {
+    // Two rows (joint-8x32): one 128-bit read and the half that holds them, as the CUDA twin's
+    // 64-bit read; the lane's first row is even, so both rows sit in one vector.
+    vec4 a = sharedA4(k, subTileRow(wm) & ~3u);
+    vec2 pair = (subTileRow(wm) & 2u) != 0u ? a.zw : a.xy;
+    regM[wm * TM] = pair.x;
+    regM[wm * TM + 1u] = pair.y;
   } else {
     [[unroll]] for (uint i = 0u; i < TM; ++i) regM[wm * TM + i] = sharedA(k, subTileRow(wm) + i);
   }
