@@ -3,7 +3,7 @@
 // still runs the cpu and cuda backends: opening this backend says what is missing instead.
 #pragma once
 
-#include <vulkan/vulkan.h>  // built with VK_NO_PROTOTYPES: only types and constants
+#include <vulkan/vulkan.h>  // this library builds with VK_NO_PROTOTYPES: only types and constants
 
 #include <string>
 
