@@ -5,9 +5,6 @@
 // TILESKIP_REQUIRE_BACKENDS names vulkan.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -19,6 +16,7 @@
 #include "core/generators.hpp"
 #include "core/tile_layout.hpp"
 #include "core/verify_suite.hpp"
+#include "run_command.hpp"
 
 using namespace tileskip;
 using namespace tileskip::vk;
@@ -368,13 +366,10 @@ TEST(VulkanWithValidation, TheMessengerCollectsMessagesAndTheSuiteFailsOnThem) {
 TEST(VulkanUnavailable, NoDriverIsExitThreeWithAReasonAndTheRestRuns) {
   auto run = [](const std::string& arguments) {
     // An ICD list naming no file: the loader finds no driver, as on a machine without one.
-    std::string command = "VK_ICD_FILENAMES=/nonexistent/icd.json " + std::string(TILESKIP_BINARY) + " " + arguments + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    char buffer[4096];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-    int status = pclose(pipe);
-    return std::pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, output);
+    // VK_DRIVER_FILES (loader 1.3.234+) wins over VK_ICD_FILENAMES, so both are set.
+    tileskip::testing::Outcome o = tileskip::testing::runCommand("VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json " +
+                                             std::string(TILESKIP_BINARY) + " " + arguments);
+    return std::pair(o.exitCode, o.output);
   };
   auto [benchCode, benchOutput] = run("bench --backend vulkan --size 8");
   EXPECT_EQ(benchCode, 3) << benchOutput;

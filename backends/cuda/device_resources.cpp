@@ -1,24 +1,11 @@
 #include "device_resources.hpp"
 
-#include <atomic>
-#include <cstdlib>
 #include <utility>
 
 #include "core/error.hpp"
 #include "cuda_check.hpp"
 
 namespace tileskip::cuda {
-
-namespace {
-std::atomic<bool> exiting{false};
-}  // namespace
-
-bool processExiting() { return exiting.load(); }
-
-void watchProcessExit() {
-  static const bool watching = [] { return std::atexit([] { exiting.store(true); }) == 0; }();
-  (void)watching;
-}
 
 void requireFreeDeviceMemory(std::size_t bytes, const std::string& what) {
   std::size_t freeBytes = 0, totalBytes = 0;

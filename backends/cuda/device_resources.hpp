@@ -8,15 +8,15 @@
 #include <cstdint>
 #include <string>
 
+#include "core/process_exit.hpp"
+
 namespace tileskip::cuda {
 
-// True once the process has begun to exit. Objects destroyed that late (a backend held in a
-// static, as the tests do) may outlive the CUDA runtime's own teardown, so they release
-// nothing then: the driver reclaims a process's memory anyway.
-bool processExiting();
-// Starts watching for exit; call after the runtime is initialised, so that this handler runs
-// before the runtime's own.
-void watchProcessExit();
+// Objects destroyed after the CUDA runtime's own teardown (a backend held in a static, as the
+// tests do) release nothing: see core/process_exit.hpp. watchProcessExit() is called once the
+// runtime is initialised.
+using tileskip::processExiting;
+using tileskip::watchProcessExit;
 
 class DeviceBuffer {
  public:

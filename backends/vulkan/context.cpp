@@ -8,6 +8,7 @@
 
 #include "backends/vulkan/embedded_spirv.hpp"
 #include "core/error.hpp"
+#include "core/process_exit.hpp"
 
 namespace tileskip::vk {
 
@@ -156,6 +157,7 @@ Context::Context(const BackendOptions& options) {
     physical_ = devices[chooseDevice(candidates, options.deviceIndex)];
     describe(physical_);
     createDevice(physical_);
+    watchProcessExit();  // after the driver loaded, so our handler runs before its teardown
     createCommandObjects();
     createLayouts();
   } catch (...) {
@@ -167,6 +169,8 @@ Context::Context(const BackendOptions& options) {
 Context::~Context() { release(); }
 
 void Context::release() {
+  // After exit() began, the driver may already have torn itself down: calling it would crash.
+  if (processExiting()) return;
   if (device_ != VK_NULL_HANDLE) {
     vk_.vkDeviceWaitIdle(device_);  // a lost device returns an error here; teardown goes on
     for (auto& [key, pipeline] : pipelines_) vk_.vkDestroyPipeline(device_, pipeline, nullptr);

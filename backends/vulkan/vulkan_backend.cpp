@@ -9,6 +9,7 @@
 #include "backends/vulkan/embedded_spirv.hpp"
 #include "backends/vulkan/memory.hpp"
 #include "core/error.hpp"
+#include "core/process_exit.hpp"
 #include "core/reference.hpp"
 #include "core/tile_layout.hpp"
 
@@ -59,6 +60,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   ~VulkanProblem() override {
+    if (processExiting()) return;  // see core/process_exit.hpp
     for (VkDescriptorPool pool : pools_) context_->vk().vkDestroyDescriptorPool(context_->device(), pool, nullptr);
   }
 
