@@ -17,6 +17,9 @@ struct Shape {
 // 1x1x1 and 7x13x5 are smaller than any tile; 100x37x259 cuts every tile and K-block
 // partially; 128^3 is an exact multiple of every block tile; 130x70x136 is one past them.
 constexpr Shape kTiny{1, 1, 1}, kOdd{7, 13, 5}, kMid{100, 37, 259}, kTile{128, 128, 128}, kOver{130, 70, 136};
+// K past 8192: more than 1024 K-blocks, so kernels that list the K-blocks a block needs walk K
+// in several passes.
+constexpr Shape kLongK{33, 40, 8300};
 
 ProblemData dense(Shape s, std::uint64_t seed) {
   return {generate("uniform", Operand::A, s.m, s.k, 1.0, seed), generate("uniform", Operand::B, s.k, s.n, 1.0, seed)};
@@ -98,6 +101,13 @@ std::vector<VerifyCase> verifyCases(bool quick) {
                                           {"segments", 0.3, 8},  {"segments", 0.1, 64}, {"blocks", 0.3, 32},
                                           {"nm", 0.5, 32},       {"banded", 0.2, 32},    {"relu", 0.4, 32}};
   if (quick) generated.resize(3);
+  if (!quick) {
+    add("dense", kLongK, [] { return dense(kLongK, 8); });
+    add("segments-0.3-g32", kLongK, [] {
+      return ProblemData{generate("segments", Operand::A, kLongK.m, kLongK.k, 0.3, 9),
+                         generate("segments", Operand::B, kLongK.k, kLongK.n, 0.3, 9)};
+    });
+  }
   for (Shape s : {kOver, kTile}) {
     for (const GeneratedCase& g : generated) {
       std::string what = std::string(g.generator) + "-" + describeDensity(g.density);

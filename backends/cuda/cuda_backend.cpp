@@ -108,6 +108,7 @@ class CudaProblem final : public DeviceProblem {
   CudaBackend& backend_;
   int m_, n_, k_;
   DeviceBuffer a_, b_, c_;
+  DeviceBuffer tileQueue_;  // the persistent kernels' block tile queue (gemm_common.cuh)
   std::map<PatternKey, DeviceBuffer> patterns_;
   std::set<PatternKey> built_;  // patterns whose kernel ran to completion
   CsrMatrix csr_;
@@ -168,6 +169,8 @@ CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b)
   a_ = DeviceBuffer(a.bytes(), "A");
   b_ = DeviceBuffer(b.bytes(), "B");
   c_ = DeviceBuffer(cBytes(), "C");
+  tileQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
+  check(cudaMemsetAsync(tileQueue_.get(), 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
   check(cudaMemcpyAsync(a_.get(), a.data(), a.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading A");
   check(cudaMemcpyAsync(b_.get(), b.data(), b.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading B");
   synchronize("uploading A and B");
@@ -241,6 +244,7 @@ double CudaProblem::run(const KernelInfo& kernel) {
   operands.k = k_;
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aRowGranularity);
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bColGranularity);
+  operands.tileQueue = static_cast<unsigned*>(tileQueue_.get());
   timer_.start(backend_.stream());
   launchGemmKernel(kernel.id, operands, backend_.stream());
   timer_.stop(backend_.stream());

@@ -20,17 +20,51 @@ __host__ __device__ constexpr int transposedAStride() {
   return BM + kAPad;
 }
 
-// Blocks are numbered along one grid dimension, row tile by row tile (2^31 - 1 blocks, so
-// any M and N whose C fits 32-bit indexing); neighbouring blocks share a row tile of A.
+// Blocks per multiprocessor that __launch_bounds__ asks register allocation to allow: two for
+// 256-thread blocks (128 registers each), one for smaller blocks with large thread tiles.
+template <int kThreads>
+__host__ __device__ constexpr int minBlocksPerSM() {
+  return kThreads >= 256 ? 2 : 1;
+}
+
+// Block tiles are numbered along one grid dimension, row tile by row tile (2^31 - 1 tiles, so
+// any M and N whose C fits 32-bit indexing); neighbouring tiles share a row tile of A. A block
+// works on tile blockIdx.x, or on the tiles it takes from a queue (persistent kernels).
 template <int BM, int BN>
 struct BlockTile {
   int rowBase, colBase;
-  __device__ explicit BlockTile(int n) {
+  __device__ explicit BlockTile(int n, int index = static_cast<int>(blockIdx.x)) {
     const int colTiles = (n + BN - 1) / BN;
-    rowBase = static_cast<int>(blockIdx.x / colTiles) * BM;
-    colBase = static_cast<int>(blockIdx.x % colTiles) * BN;
+    rowBase = (index / colTiles) * BM;
+    colBase = (index % colTiles) * BN;
   }
 };
+
+template <int BM, int BN>
+__host__ __device__ inline int blockTileCount(int m, int n) {
+  return ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+}
+
+// A queue of block tiles shared by the blocks of one launch: queue[0] is the next tile to take,
+// queue[1] counts the blocks that have finished. The last block out resets both, so the next
+// launch starts from zero without a memset of its own. Persistent kernels run as many blocks
+// as fit on the device at once and each takes tiles until none is left: the work of tiles
+// that skip different amounts evens out across the device instead of waiting for the slowest
+// tile of every wave.
+__device__ inline int takeBlockTile(unsigned* queue, int* broadcast) {
+  if (threadIdx.x == 0) *broadcast = static_cast<int>(atomicAdd(&queue[0], 1u));
+  __syncthreads();
+  const int tile = *broadcast;
+  __syncthreads();  // every thread has read it before thread 0 writes the next one
+  return tile;
+}
+
+__device__ inline void leaveBlockTileQueue(unsigned* queue) {
+  if (threadIdx.x == 0 && atomicAdd(&queue[1], 1u) == gridDim.x - 1) {
+    queue[0] = 0u;  // no block of this launch touches the queue any more
+    queue[1] = 0u;
+  }
+}
 
 // A float4 read of 4 consecutive elements needs the row length to be a multiple of 4 (the
 // buffers themselves are 256-byte aligned by cudaMalloc); otherwise the scalar path runs.

@@ -52,9 +52,8 @@ struct WarpTile {
     }
   }
 
-  // The rank-1 update at depth k for the sub-tiles of row wm: TM values of A times regN.
-  __device__ void updateSubTileRow(const float* As, int k, int wm, const float (&regN)[WNITER * TN]) {
-    float regM[TM];
+  // This lane's TM values of A for sub-tile row wm, at depth k of the staged tile.
+  __device__ void loadRegM(const float* As, int k, int wm, float (&regM)[TM]) const {
     const float* a = As + k * transposedAStride<BM>() + subTileRow(wm) + threadRow * TM;
     if constexpr (TM % 4 == 0) {
 #pragma unroll
@@ -66,11 +65,25 @@ struct WarpTile {
       const float2 v = *reinterpret_cast<const float2*>(a);
       regM[0] = v.x, regM[1] = v.y;
     }
+  }
+
+  // The TM x TN outer product of sub-tile (wm, wn).
+  __device__ void fmaSubTile(int wm, int wn, const float (&regM)[TM], const float (&regN)[WNITER * TN]) {
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
 #pragma unroll
-      for (int j = 0; j < WNITER * TN; ++j) acc[wm * TM + i][j] = fmaf(regM[i], regN[j], acc[wm * TM + i][j]);
+      for (int j = 0; j < TN; ++j) {
+        acc[wm * TM + i][wn * TN + j] = fmaf(regM[i], regN[wn * TN + j], acc[wm * TM + i][wn * TN + j]);
+      }
     }
+  }
+
+  // The rank-1 update at depth k for the sub-tiles of row wm: TM values of A times regN.
+  __device__ void updateSubTileRow(const float* As, int k, int wm, const float (&regN)[WNITER * TN]) {
+    float regM[TM];
+    loadRegM(As, k, wm, regM);
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn) fmaSubTile(wm, wn, regM, regN);
   }
 
   // The full rank-1 update at depth k: every sub-tile of the warp.
@@ -79,6 +92,39 @@ struct WarpTile {
     loadRegN(Bs, k, regN);
 #pragma unroll
     for (int wm = 0; wm < WMITER; ++wm) updateSubTileRow(As, k, wm, regN);
+  }
+
+  // The kDepth rank-1 updates at depths kOffset .. kOffset + kDepth - 1, with the fragments of
+  // depth k + 1 read from shared memory while the FMAs of depth k run (two register sets,
+  // indexed at compile time): K11's inner loop.
+  template <int kDepth>
+  __device__ void rank1UpdatesPrefetched(const float* As, const float* Bs, int kOffset = 0) {
+    float regM[2][WMITER * TM], regN[2][WNITER * TN];
+    auto load = [&](int k, float(&m)[WMITER * TM], float(&n)[WNITER * TN]) {
+      loadRegN(Bs, k, n);
+#pragma unroll
+      for (int wm = 0; wm < WMITER; ++wm) {
+        float part[TM];
+        loadRegM(As, k, wm, part);
+#pragma unroll
+        for (int i = 0; i < TM; ++i) m[wm * TM + i] = part[i];
+      }
+    };
+    load(kOffset, regM[0], regN[0]);
+#pragma unroll
+    for (int k = 0; k < kDepth; ++k) {
+      if (k + 1 < kDepth) load(kOffset + k + 1, regM[(k + 1) % 2], regN[(k + 1) % 2]);
+#pragma unroll
+      for (int wm = 0; wm < WMITER; ++wm) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+#pragma unroll
+          for (int j = 0; j < WNITER * TN; ++j) {
+            acc[wm * TM + i][j] = fmaf(regM[k % 2][wm * TM + i], regN[k % 2][j], acc[wm * TM + i][j]);
+          }
+        }
+      }
+    }
   }
 
   // The 8 rank-1 updates of one K-block of the staged tile (depths kOffset .. kOffset + 7)

@@ -12,7 +12,8 @@ namespace tileskip::cuda {
 template <int BM, int BN, int BK, int TM, int TN, int kThreads, int kARows>
 __global__ void __launch_bounds__(kThreads)
     aRow(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
-         const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ /*bPattern*/) {
+         const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ /*bPattern*/,
+         unsigned* /*tileQueue: one block per tile, blockIdx.x*/) {
   static_assert(BM * BN == kThreads * TM * TN, "each thread owns TM x TN outputs");
   static_assert(TM == kARows, "a thread's rows are exactly one A-pattern tile");
   static_assert(BK == kKBlock, "one K-block per staged tile: the skip sits between the barriers, never across one");

@@ -9,10 +9,10 @@
 namespace tileskip::cuda {
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, minBlocksPerSM<kThreads>())
     aWarp(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
-          const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern) {
-  warpTileSkipGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kARows, 0>(A, B, C, M, N, K, aPattern, bPattern);
+          const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
+  warpTileSkipGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kARows, 0>(A, B, C, M, N, K, aPattern, bPattern, tileQueue);
 }
 
 }  // namespace tileskip::cuda

@@ -12,7 +12,8 @@ namespace tileskip::cuda {
 template <int BM, int BN, int BK, int TM, int TN, int kThreads, int kBCols>
 __global__ void __launch_bounds__(kThreads)
     bGroup8(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
-            const std::uint8_t* __restrict__ /*aPattern*/, const std::uint8_t* __restrict__ bPattern) {
+            const std::uint8_t* __restrict__ /*aPattern*/, const std::uint8_t* __restrict__ bPattern,
+            unsigned* /*tileQueue: one block per tile, blockIdx.x*/) {
   constexpr int kThreadRows = BM / TM;
   constexpr int kQuads = TM / 4;
   constexpr int kQuadStride = BM / kQuads;

@@ -1,4 +1,5 @@
 // Launches of the catalogue kernels (the table itself is kernel_table.cuh).
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -13,9 +14,21 @@ namespace tileskip::cuda {
 
 namespace {
 
-dim3 gridFor(const TileShape& tile, const GemmOperands& op) {
-  const long long blocks = gemmBlockCount(tile, op.m, op.n);
+// Blocks of `function` that are resident on the current device at once.
+int residentBlocks(const void* function, int threads) {
+  int device = 0, multiprocessors = 0, perMultiprocessor = 0;
+  check(cudaGetDevice(&device), "querying the current device");
+  check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "querying multiprocessors");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, function, threads, 0), "querying occupancy");
+  return std::max(1, perMultiprocessor) * multiprocessors;
+}
+
+dim3 gridFor(const GemmKernel& kernel, const TileShape& tile, const GemmOperands& op) {
+  long long blocks = gemmBlockCount(tile, op.m, op.n);
   if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large: more than 2^31 - 1 thread blocks");
+  if (kernel.persistent) {
+    blocks = std::min<long long>(blocks, residentBlocks(reinterpret_cast<const void*>(kernel.skipping), tile.threads));
+  }
   return dim3(static_cast<unsigned>(blocks));
 }
 }  // namespace
@@ -26,7 +39,7 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
   const GemmKernel* kernel = findGemmKernel(id);
   if (kernel == nullptr) throw InputError("the cuda backend has no kernel '" + std::string(id) + "'");
   const KernelInfo& entry = kernelInfo(id);
-  const dim3 grid = gridFor(entry.tile, op);
+  const dim3 grid = gridFor(*kernel, entry.tile, op);
   const dim3 block(static_cast<unsigned>(entry.tile.threads));
   const std::string name(id);
   if (kernel->dense != nullptr) {
@@ -35,7 +48,9 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
     if ((entry.usesAPattern() && op.aPattern == nullptr) || (entry.usesBPattern() && op.bPattern == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its skip patterns were built");
     }
-    kernel->skipping<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern);
+    if (kernel->persistent && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
+    kernel->skipping<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
+                                                 op.tileQueue);
   }
   checkLaunch(name.c_str());
 }

@@ -18,6 +18,7 @@
 #include "k06_vectorized.cuh"
 #include "k09_warptile.cuh"
 #include "k10_a_row.cuh"
+#include "k11_pipelined.cuh"
 #include "k16_a_warp.cuh"
 #include "k18_b_group8.cuh"
 #include "k21_b_warp.cuh"
@@ -31,12 +32,15 @@ static_assert(tileskip::kKBlock == kKBlock, "device and host agree on the K-bloc
 
 using DenseKernel = void (*)(const float*, const float*, float*, int, int, int);
 using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, const std::uint8_t*,
-                            const std::uint8_t*);
+                            const std::uint8_t*, unsigned*);
 
 struct GemmKernel {
   std::string_view id;
   DenseKernel dense;  // exactly one of dense / skipping is set
   SkipKernel skipping;
+  // Persistent: launch only as many blocks as fit on the device; they take block tiles from a
+  // queue (gemm_common.cuh). Otherwise one block per block tile.
+  bool persistent = false;
 };
 
 inline constexpr const KernelInfo& catalogueEntry(std::string_view id) { return *findKernelInfo(id); }
@@ -48,6 +52,7 @@ inline constexpr TileShape kBlocktile1d = catalogueEntry("blocktile1d").tile;
 inline constexpr TileShape kBlocktile2d = catalogueEntry("blocktile2d").tile;
 inline constexpr TileShape kVectorized = catalogueEntry("vectorized").tile;
 inline constexpr TileShape kWarptile = catalogueEntry("warptile").tile;
+inline constexpr TileShape kPipelined = catalogueEntry("pipelined").tile;
 inline constexpr KernelInfo kARow = catalogueEntry("a-row");
 inline constexpr KernelInfo kAWarp = catalogueEntry("a-warp");
 inline constexpr KernelInfo kBGroup8 = catalogueEntry("b-group8");
@@ -68,23 +73,25 @@ inline const GemmKernel kGemmKernels[] = {
                             kVectorized.threads>, nullptr},
   {"warptile", warptile<kWarptile.BM, kWarptile.BN, kWarptile.BK, kWarptile.WM, kWarptile.WN, kWarptile.TM, kWarptile.TN,
                         kWarptile.threads>, nullptr},
+  {"pipelined", pipelined<kPipelined.BM, kPipelined.BN, kPipelined.BK, kPipelined.WM, kPipelined.WN, kPipelined.TM,
+                          kPipelined.TN, kPipelined.threads>, nullptr},
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
   {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,
-                            kAWarp.tile.TN, kAWarp.tile.threads, kAWarp.aRowGranularity>},
+                            kAWarp.tile.TN, kAWarp.tile.threads, kAWarp.aRowGranularity>, true},
   {"b-group8", nullptr, bGroup8<kBGroup8.tile.BM, kBGroup8.tile.BN, kBGroup8.tile.BK, kBGroup8.tile.TM, kBGroup8.tile.TN,
                                 kBGroup8.tile.threads, kBGroup8.bColGranularity>},
   {"b-warp", nullptr, bWarp<kBWarp.tile.BM, kBWarp.tile.BN, kBWarp.tile.BK, kBWarp.tile.WM, kBWarp.tile.WN, kBWarp.tile.TM,
-                            kBWarp.tile.TN, kBWarp.tile.threads, kBWarp.bColGranularity>},
+                            kBWarp.tile.TN, kBWarp.tile.threads, kBWarp.bColGranularity>, true},
   {"joint-64x32", nullptr, joint64x32<kJoint64x32.tile.BM, kJoint64x32.tile.BN, kJoint64x32.tile.BK, kJoint64x32.tile.WM,
                                       kJoint64x32.tile.WN, kJoint64x32.tile.TM, kJoint64x32.tile.TN,
-                                      kJoint64x32.tile.threads, kJoint64x32.aRowGranularity, kJoint64x32.bColGranularity>},
+                                      kJoint64x32.tile.threads, kJoint64x32.aRowGranularity, kJoint64x32.bColGranularity>, true},
   {"joint-32x32", nullptr, joint32x32<kJoint32x32.tile.BM, kJoint32x32.tile.BN, kJoint32x32.tile.BK, kJoint32x32.tile.WM,
                                       kJoint32x32.tile.WN, kJoint32x32.tile.TM, kJoint32x32.tile.TN,
-                                      kJoint32x32.tile.threads, kJoint32x32.aRowGranularity, kJoint32x32.bColGranularity>},
+                                      kJoint32x32.tile.threads, kJoint32x32.aRowGranularity, kJoint32x32.bColGranularity>, true},
   {"joint-8x32", nullptr, joint8x32<kJoint8x32.tile.BM, kJoint8x32.tile.BN, kJoint8x32.tile.BK, kJoint8x32.tile.WM,
                                     kJoint8x32.tile.WN, kJoint8x32.tile.TM, kJoint8x32.tile.TN, kJoint8x32.tile.threads,
-                                    kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity>},
+                                    kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity>, true},
 };
 // clang-format on
 

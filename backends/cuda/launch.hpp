@@ -19,6 +19,7 @@ struct GemmOperands {
   int m = 0, n = 0, k = 0;
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;
+  unsigned* tileQueue = nullptr;  // two zeroed counters, for the persistent kernels
 };
 
 // Whether kernel_dispatch.cu has a kernel for this catalogue id (every twin id has one).

@@ -1,105 +1,204 @@
-// What the warp-uniform skipping kernels (K16, K21, K24, K29, K28) share: the main loop over
-// staged K tiles, and the skip policy of a warp tile that is exactly one pattern tile.
+// What the warp-uniform skipping kernels (K16, K21, K24, K29, K28) share: K11's pipelined main
+// loop run over only the K-blocks a block needs, and the skip policy of warp sub-tiles that lie
+// inside one pattern tile each.
 //
 // Two decisions, two scopes:
-//  - the block decides whether to load (and compute) a K-block at all from the union of its
-//    pattern tiles' bytes. Every thread reads the same bytes, so a skip that jumps over
-//    __syncthreads() is taken by the whole block or by none of it (DESIGN.md: "uniform
-//    enough?"); a per-warp vote there would be wrong.
-//  - each warp decides which of the K-block's 8 rank-1 updates to do from its own pattern
-//    tile's byte, which all 32 lanes read alike: a warp-uniform branch, no divergence.
+//  - the block decides which K-blocks to load and compute at all, from the union of its pattern
+//    tiles' bytes, and compacts them into a list before the main loop. Every thread reads the
+//    same bytes, so the list (and every barrier the loop passes) is the same for the whole block
+//    (DESIGN.md: "uniform enough?"). A K-block nobody needs costs neither loads nor barriers:
+//    skipping loads, not only FMAs.
+//  - each warp decides which of a listed K-block's 8 rank-1 updates to do, per sub-tile, from the
+//    byte of the pattern tile that sub-tile lies in; all 32 lanes work on the same sub-tile at
+//    the same time and read that byte alike: a warp-uniform branch, no divergence.
 // The union of the warps' joint bytes (a_i & b_j over the block's tiles) is exactly
 // (union of a_i) & (union of b_j), so the block skips precisely the K-blocks no warp needs.
 #pragma once
 
 #include "gemm_common.cuh"
-#include "k09_warptile.cuh"
+#include "k11_pipelined.cuh"
 
 namespace tileskip::cuda {
 
-// Skip policy interface used by skippingMainLoop:
-//   unsigned blockBits(int kBlock)  the K-block's bits that some warp of the block keeps
-//   void updateKBlock(Tile&, As, Bs, int kOffset, int kBlock)  this warp's updates of it
-template <int BM, int BN, int BK, int kThreads, class Tile, class Skip>
-__device__ void skippingMainLoop(const float* __restrict__ A, const float* __restrict__ B, int M, int N, int K,
-                                 const BlockTile<BM, BN>& block, Tile& tile, const Skip& skip, float* As, float* Bs) {
-  constexpr int kKBlocksPerStage = BK / kKBlock;
-  static_assert(BK % kKBlock == 0, "a staged tile holds whole K-blocks");
-  const int tid = static_cast<int>(threadIdx.x);
-  for (int kBase = 0; kBase < K; kBase += BK) {
-    const int firstKBlock = kBase / kKBlock;
-    unsigned stageMask = 0;  // bit s: K-block firstKBlock + s is loaded and computed
-#pragma unroll
-    for (int s = 0; s < kKBlocksPerStage; ++s) {
-      if (skip.blockBits(firstKBlock + s) != 0u) stageMask |= 1u << s;
-    }
-    if (stageMask == 0u) continue;  // block-uniform: jumps both barriers for every thread alike
-    loadATileTransposed<BM, BK, kThreads>(A, M, K, block.rowBase, kBase, As, stageMask, tid);
-    loadBTile<BK, BN, kThreads>(B, K, N, kBase, block.colBase, Bs, stageMask, tid);
+// K-blocks compacted per pass; longer K is walked in passes (the accumulators carry over).
+inline constexpr int kKBlockListLength = 1024;
+
+// Writes, in order, the K-blocks of [first, first + count) that `skip.blockBits` keeps into
+// `list` and returns how many there are. Ballots order the K-blocks inside a warp, per-warp
+// totals in shared memory order the warps; every thread returns the same count.
+template <int kThreads, class Skip>
+__device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, int* warpTotals) {
+  constexpr int kWarps = kThreads / 32;
+  const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  int total = 0;
+  for (int base = 0; base < count; base += kThreads) {
+    const int offset = base + tid;
+    const bool keep = offset < count && skip.blockBits(first + offset) != 0u;
+    const unsigned votes = __ballot_sync(0xFFFFFFFFu, keep);
+    if (lane == 0) warpTotals[warp] = __popc(votes);
     __syncthreads();
+    int before = total, passTotal = 0;
 #pragma unroll
-    for (int s = 0; s < kKBlocksPerStage; ++s) {
-      if ((stageMask >> s) & 1u) skip.updateKBlock(tile, As, Bs, s * kKBlock, firstKBlock + s);
+    for (int w = 0; w < kWarps; ++w) {
+      before += w < warp ? warpTotals[w] : 0;
+      passTotal += warpTotals[w];
     }
-    __syncthreads();
+    if (keep) list[before + __popc(votes & ((1u << lane) - 1u))] = first + offset;
+    total += passTotal;
+    __syncthreads();  // warpTotals is rewritten by the next pass; the list is complete
   }
+  return total;
 }
 
-// The skip of a warp tile that is exactly one A-pattern tile (WM rows) and/or one B-pattern
-// tile (WN columns). kARows or kBCols is 0 for an operand the kernel does not inspect.
-template <int BM, int BN, int WM, int WN, int kARows, int kBCols>
-struct WarpTileSkip {
-  static_assert(kARows == 0 || kARows == WM, "a warp's rows are one A-pattern tile: all lanes read one byte");
-  static_assert(kBCols == 0 || kBCols == WN, "a warp's columns are one B-pattern tile: all lanes read one byte");
+// The K-blocks of a compacted list, BK / 8 per K-tile.
+template <int BK>
+struct ListedKBlocks {
+  const int* list;
+  int count;
+  __device__ int steps() const { return (count + BK / kKBlock - 1) / (BK / kKBlock); }
+  __device__ void kBlocksOf(int step, int (&out)[BK / kKBlock]) const {
+#pragma unroll
+    for (int s = 0; s < BK / kKBlock; ++s) {
+      const int index = step * (BK / kKBlock) + s;
+      out[s] = index < count ? list[index] : -1;
+    }
+  }
+};
+
+// The skip of a warp whose sub-tiles (WSUBM x WSUBN) each lie inside one A-pattern tile
+// (kARows rows) and one B-pattern tile (kBCols columns); 0 for an operand not inspected.
+// kARows = WSUBM is K28's 8-row walk; kARows >= WM makes the byte the same for the whole warp.
+template <int BM, int BN, int kARows, int kBCols, class Tile>
+struct SubTileSkip {
+  static constexpr int WMITER = Tile::WMITER, WNITER = Tile::WNITER;
+  static constexpr int kRows = kARows > 0 ? kARows : BM, kCols = kBCols > 0 ? kBCols : BN;
+  static_assert(kARows == 0 || kARows % Tile::WSUBM == 0, "a sub-tile's rows lie in one A-pattern tile");
+  static_assert(kBCols == 0 || kBCols % Tile::WSUBN == 0, "a sub-tile's columns lie in one B-pattern tile");
+  static_assert(BM % kRows == 0 || kRows % BM == 0, "pattern tiles and block tiles nest");
+  static_assert(BN % kCols == 0 || kCols % BN == 0, "pattern tiles and block tiles nest");
   static_assert(kARows > 0 || kBCols > 0, "a skipping kernel inspects at least one operand");
 
   const std::uint8_t* aPattern;  // null when A is not inspected (patternByte reads 0xFF)
   const std::uint8_t* bPattern;
   int aTiles, bTiles, kBlocks;
   int blockRowTile, blockColTile;  // the block's first pattern tiles
-  int warpRowTile, warpColTile;    // this warp's pattern tiles
+  int subTileRowTile[WMITER];      // the A-pattern tile of each sub-tile row of this warp
+  int subTileColTile[WNITER];      // the B-pattern tile of each sub-tile column
 
-  template <class Tile>
-  __device__ WarpTileSkip(const std::uint8_t* a, const std::uint8_t* b, int M, int N, int K,
-                          const BlockTile<BM, BN>& block, const Tile& tile)
+  __device__ SubTileSkip(const std::uint8_t* a, const std::uint8_t* b, int M, int N, int K,
+                         const BlockTile<BM, BN>& block, const Tile& tile)
       : aPattern(kARows > 0 ? a : nullptr), bPattern(kBCols > 0 ? b : nullptr) {
-    constexpr int rows = kARows > 0 ? kARows : BM, cols = kBCols > 0 ? kBCols : BN;
-    aTiles = (M + rows - 1) / rows;
-    bTiles = (N + cols - 1) / cols;
+    aTiles = (M + kRows - 1) / kRows;
+    bTiles = (N + kCols - 1) / kCols;
     kBlocks = (K + kKBlock - 1) / kKBlock;
-    blockRowTile = block.rowBase / rows;
-    blockColTile = block.colBase / cols;
-    warpRowTile = (block.rowBase + tile.warpRow) / rows;
-    warpColTile = (block.colBase + tile.warpCol) / cols;
+    blockRowTile = block.rowBase / kRows;
+    blockColTile = block.colBase / kCols;
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm) subTileRowTile[wm] = (block.rowBase + tile.subTileRow(wm)) / kRows;
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn) {
+      subTileColTile[wn] = (block.colBase + tile.warpCol + wn * Tile::WSUBN) / kCols;
+    }
   }
 
   __device__ unsigned blockBits(int kBlock) const {
-    constexpr int rowTiles = kARows > 0 ? BM / kARows : 1, colTiles = kBCols > 0 ? BN / kBCols : 1;
+    constexpr int rowTiles = BM >= kRows ? BM / kRows : 1, colTiles = BN >= kCols ? BN / kCols : 1;
     return patternUnion<rowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
            patternUnion<colTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
   }
 
-  template <class Tile>
-  __device__ void updateKBlock(Tile& tile, const float* As, const float* Bs, int kOffset, int kBlock) const {
-    const unsigned jointPattern = patternByte(aPattern, warpRowTile, aTiles, kBlock, kBlocks) &
-                                  patternByte(bPattern, warpColTile, bTiles, kBlock, kBlocks);
-    tile.rank1UpdatesOfKBlock(As, Bs, kOffset, jointPattern);
+  // The pattern bits this warp's sub-tiles keep in one K-block: read one pipeline step ahead.
+  struct KBlockBits {
+    unsigned a[WMITER];
+    unsigned b[WNITER];
+  };
+
+  __device__ KBlockBits bitsOf(int kBlock) const {
+    KBlockBits bits;
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm) bits.a[wm] = kBlock < 0 ? 0u : patternByte(aPattern, subTileRowTile[wm], aTiles, kBlock, kBlocks);
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn) bits.b[wn] = kBlock < 0 ? 0u : patternByte(bPattern, subTileColTile[wn], bTiles, kBlock, kBlocks);
+    return bits;
+  }
+
+  // This warp's rank-1 updates of the K-block staged at depths kOffset .. kOffset + 7.
+  __device__ void updateKBlock(Tile& tile, const float* As, const float* Bs, int kOffset, const KBlockBits& bits) const {
+    unsigned aAny = 0u, aEvery = 0xFFu, bAny = 0u, bEvery = 0xFFu;
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm) aAny |= bits.a[wm], aEvery &= bits.a[wm];
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn) bAny |= bits.b[wn], bEvery &= bits.b[wn];
+    const unsigned jointPattern = aAny & bAny;  // the depths some sub-tile of this warp keeps
+    if ((aEvery & bEvery) == 0xFFu) {           // every sub-tile keeps every depth: K11's inner loop
+      tile.template rank1UpdatesPrefetched<kKBlock>(As, Bs, kOffset);
+      return;
+    }
+    // Not unrolled: this path runs only for partly kept K-blocks, and eight copies of it would
+    // crowd the straight-line path above out of the instruction cache.
+#pragma unroll 1
+    for (int k = 0; k < kKBlock; ++k) {
+      if (((jointPattern >> k) & 1u) == 0u) continue;
+      float regN[Tile::WNITER * Tile::kTN];
+      tile.loadRegN(Bs, kOffset + k, regN);
+#pragma unroll
+      for (int wm = 0; wm < WMITER; ++wm) {
+        if (((bits.a[wm] >> k) & 1u) == 0u) continue;
+        float regM[Tile::kTM];
+        tile.loadRegM(As, kOffset + k, wm, regM);
+#pragma unroll
+        for (int wn = 0; wn < WNITER; ++wn) {
+          if ((bits.b[wn] >> k) & 1u) tile.fmaSubTile(wm, wn, regM, regN);
+        }
+      }
+    }
   }
 };
 
-// The whole kernel for a warp tile that is one pattern tile (K16, K21, K24, K29): K9's warp
-// tiling with WarpTileSkip deciding what to load and compute.
+// The whole kernel for the warp-uniform skipping kernels: a persistent block takes block tiles
+// from `tileQueue`; for each it gathers the K-blocks the tile needs, then runs K11's pipeline
+// over them with SubTileSkip deciding each warp's updates.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols>
 __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                  int M, int N, int K, const std::uint8_t* __restrict__ aPattern,
-                                 const std::uint8_t* __restrict__ bPattern) {
-  __shared__ __align__(16) float As[BK * transposedAStride<BM>()];
-  __shared__ __align__(16) float Bs[BK * BN];
-  const BlockTile<BM, BN> block(N);
-  WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> tile(static_cast<int>(threadIdx.x));
-  const WarpTileSkip<BM, BN, WM, WN, kARows, kBCols> skip(aPattern, bPattern, M, N, K, block, tile);
-  skippingMainLoop<BM, BN, BK, kThreads>(A, B, M, N, K, block, tile, skip, As, Bs);
-  tile.store(C, M, N, block.rowBase, block.colBase);
+                                 const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
+  using Tile = WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
+  using Skip = SubTileSkip<BM, BN, kARows, kBCols, Tile>;
+  __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
+  __shared__ int kBlockList[kKBlockListLength];
+  __shared__ int warpTotals[kThreads / 32];
+  __shared__ int takenTile;
+  const int tiles = blockTileCount<BM, BN>(M, N);
+  for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {
+    const BlockTile<BM, BN> block(N, index);
+    Tile tile(static_cast<int>(threadIdx.x));
+    const Skip skip(aPattern, bPattern, M, N, K, block, tile);
+    for (int first = 0; first < skip.kBlocks; first += kKBlockListLength) {
+      const int count = gatherKBlocks<kThreads>(skip, first, min(kKBlockListLength, skip.kBlocks - first), kBlockList,
+                                                warpTotals);
+      const ListedKBlocks<BK> schedule{kBlockList, count};
+      struct StepBits {
+        typename Skip::KBlockBits slot[BK / kKBlock];
+      };
+      pipelinedMainLoop<BM, BN, BK, kThreads>(
+          A, B, M, N, K, block, schedule,
+          [&](const int (&kBlocks)[BK / kKBlock]) {
+            StepBits bits;
+#pragma unroll
+            for (int s = 0; s < BK / kKBlock; ++s) bits.slot[s] = skip.bitsOf(kBlocks[s]);
+            return bits;
+          },
+          [&](const float* As, const float* Bs, const int (&kBlocks)[BK / kKBlock], const StepBits& bits) {
+#pragma unroll
+            for (int s = 0; s < BK / kKBlock; ++s) {
+              if (kBlocks[s] >= 0) skip.updateKBlock(tile, As, Bs, s * kKBlock, bits.slot[s]);
+            }
+          },
+          stages);
+    }
+    tile.store(C, M, N, block.rowBase, block.colBase);
+  }
+  leaveBlockTileQueue(tileQueue);
 }
 
 }  // namespace tileskip::cuda

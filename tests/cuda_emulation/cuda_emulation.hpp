@@ -41,6 +41,13 @@ inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z,
 inline uint3 threadIdx, blockIdx, blockDim, gridDim;
 
 inline int min(int a, int b) { return a < b ? a : b; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+// Blocks run one after another on one OS thread, so an atomic is a plain read-modify-write.
+inline unsigned atomicAdd(unsigned* address, unsigned value) {
+  const unsigned old = *address;
+  *address = old + value;
+  return old;
+}
 template <class T>
 T __ldg(const T* p) {
   return *p;

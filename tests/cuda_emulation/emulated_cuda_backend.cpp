@@ -4,6 +4,7 @@
 #include "cuda_emulation.hpp"  // first: the .cuh files below need its stand-ins
 // clang-format on
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -26,6 +27,9 @@ void emulate(long long blocks, int threads, const std::function<void()>& kernel)
     throw Error(ExitCode::VerificationFailed, std::string("CUDA emulation: ") + e.what());
   }
 }
+
+// Blocks a persistent kernel runs with in emulation: fewer than the tiles of most test shapes.
+constexpr long long kPersistentBlocks = 3;
 
 class EmulatedProblem final : public DeviceProblem {
  public:
@@ -63,14 +67,18 @@ class EmulatedProblem final : public DeviceProblem {
     if (entry == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(kernel.id) + "'");
     const std::uint8_t* aPattern = kernel.usesAPattern() ? patterns_.at({Operand::A, kernel.aRowGranularity}).data() : nullptr;
     const std::uint8_t* bPattern = kernel.usesBPattern() ? patterns_.at({Operand::B, kernel.bColGranularity}).data() : nullptr;
-    const long long blocks = cuda::gemmBlockCount(kernel.tile, m_, n_);
+    long long blocks = cuda::gemmBlockCount(kernel.tile, m_, n_);
+    // A persistent kernel gets fewer blocks than tiles, as on a GPU, so each block walks the
+    // tile queue more than once.
+    if (entry->persistent) blocks = std::min(blocks, kPersistentBlocks);
     emulate(blocks, kernel.tile.threads, [&] {
       if (entry->dense != nullptr) {
         entry->dense(a_.data(), b_.data(), c_.data(), m_, n_, k_);
       } else {
-        entry->skipping(a_.data(), b_.data(), c_.data(), m_, n_, k_, aPattern, bPattern);
+        entry->skipping(a_.data(), b_.data(), c_.data(), m_, n_, k_, aPattern, bPattern, tileQueue_);
       }
     });
+    if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
     return 1.0;
   }
 
@@ -92,6 +100,7 @@ class EmulatedProblem final : public DeviceProblem {
   int m_, n_, k_;
   std::vector<float> a_, b_, c_;
   std::map<std::pair<Operand, int>, std::vector<std::uint8_t>> patterns_;
+  unsigned tileQueue_[2] = {0u, 0u};
 };
 
 class EmulatedCudaBackend final : public Backend {
