@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/bench_suites.hpp"
+#include "core/canvas.hpp"
+#include "fake_backend.hpp"
+#include "run_command.hpp"
+
+using namespace tileskip;
+using tileskip::testing::FakeBackend;
+
+namespace {
+
+std::string fileBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
+  // The fake's skipping kernels take time in proportion to the work they keep and its dense
+  // kernels 2 ms, like cuBLAS: the ratios follow from the joint densities alone.
+  FakeBackend cuda({}, "cuda");
+  HeadlineReport report = runHeadlineSuite({&cuda}, {.size = 128, .warmup = 0, .repeat = 1});
+  ASSERT_EQ(report.measures.size(), 8u);
+  const HeadlineMeasure& dense = report.measures[0];
+  ASSERT_TRUE(dense.value.has_value());
+  EXPECT_NEAR(*dense.value, 1.0, 1e-9);
+  EXPECT_EQ(dense.met(), true);
+  EXPECT_FALSE(report.measures[1].value.has_value());  // no vulkan backend: said, not invented
+  EXPECT_NE(report.measures[1].detail.find("vulkan"), std::string::npos);
+  const HeadlineMeasure& joint = report.measures[2];  // density 0.5, block-aligned
+  ASSERT_TRUE(joint.value.has_value());
+  EXPECT_GT(*joint.value, 2.5);  // ideal for the fake: about 1 / 0.25
+  EXPECT_EQ(joint.met(), true);
+  EXPECT_FALSE(report.measures[3].met().has_value());  // the unaligned line is reported, not judged
+  const HeadlineMeasure& efficiency = report.measures[6];
+  ASSERT_TRUE(efficiency.value.has_value());
+  EXPECT_NEAR(*efficiency.value, 1.0, 1e-6);  // the fake skips perfectly
+  EXPECT_EQ(report.runs.size(), 7u);
+  for (const BenchReport& run : report.runs) {
+    for (const BenchRow& row : run.rows) EXPECT_TRUE(row.verified) << row.kernel << ": " << row.failure;
+  }
+  std::string table = formatHeadlineTable(report);
+  EXPECT_NE(table.find(">= 0.95"), std::string::npos);
+  nlohmann::json json = nlohmann::json::parse(formatHeadlineJson(report));
+  EXPECT_EQ(json["measures"].size(), 8u);
+  EXPECT_EQ(json["runs"].size(), 7u);
+}
+
+TEST(HeadlineSuite, MetComparesInTheTargetsDirection) {
+  HeadlineMeasure atLeast{"m", ">= 2", 1.5, 2.0, false, ""};
+  EXPECT_EQ(atLeast.met(), false);
+  HeadlineMeasure atMost{"m", "<= 0.02", 0.01, 0.02, true, ""};
+  EXPECT_EQ(atMost.met(), true);
+  HeadlineMeasure unmeasured{"m", ">= 2", std::nullopt, 2.0, false, ""};
+  EXPECT_FALSE(unmeasured.met().has_value());
+}
+
+TEST(SweepSuite, PointsCsvAndPlot) {
+  FakeBackend cuda({}, "cuda");
+  SweepOptions options;
+  options.sizes = {128, 256};
+  options.densities = {1.0, 0.5, 0.35};
+  options.warmup = 0;
+  options.repeat = 1;
+  SweepReport report = runSweepSuite({&cuda}, options);
+  EXPECT_TRUE(report.failures.empty());
+  // pipelined and three joint kernels at 2 sizes x 3 densities (cuBLAS is the baseline, not a point).
+  EXPECT_EQ(report.points.size(), 4u * 2 * 3);
+  for (const SweepPoint& p : report.points) {
+    EXPECT_GT(p.speedup, 0.0);
+    EXPECT_GE(p.loadBoundSpeedup, 1.0);
+    if (p.kernel != "pipelined") {
+      EXPECT_NEAR(p.speedup, p.idealSpeedup, 1e-6);  // the fake is ideal
+    }
+  }
+  std::string csv = formatSweepCsv(report);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + static_cast<long>(report.points.size()));
+  std::filesystem::path png = tileskip::testing::scratchFolder("tileskip_sweep_") / "sweep.png";
+  writeSweepPlot(report, png.string());
+  std::string bytes = fileBytes(png);
+  ASSERT_GT(bytes.size(), 1000u);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+}
+
+TEST(Canvas, WritesAValidUncompressedPng) {
+  Canvas canvas(70, 30);
+  canvas.line(0, 0, 69, 29, {255, 0, 0}, 2);
+  canvas.text(2, 2, "tileskip", {0, 0, 0});
+  std::filesystem::path png = tileskip::testing::scratchFolder("tileskip_canvas_") / "c.png";
+  canvas.savePng(png.string());
+  std::string bytes = fileBytes(png);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  // Signature, IHDR (25), IDAT (12 + zlib: 2 + one stored block of 5 + raw + 4), IEND (12).
+  std::size_t raw = 30 * (1 + 70 * 3);
+  EXPECT_EQ(bytes.size(), 8 + 25 + 12 + 2 + 5 + raw + 4 + 12);
+  EXPECT_THROW(canvas.savePng("/nonexistent-dir/c.png"), InputError);
+}
