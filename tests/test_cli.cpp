@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <sstream>
 #include <sys/wait.h>
 
+#include "cli_app.hpp"
 #include "core/generators.hpp"
 #include "core/matrix_io.hpp"
 #include "core/reference.hpp"
@@ -147,4 +150,53 @@ TEST(Cli, RunRejectsAMalformedFileNamingIt) {
   Outcome o = runTileskip("run --backend cpu --a " + bad.string() + " --b " + bad.string() + " --out " + (dir / "c.npy").string());
   EXPECT_EQ(o.exitCode, 2);
   EXPECT_NE(o.output.find("bad.mtx:3"), std::string::npos) << o.output;
+}
+
+// The parse-and-validate path in-process, as the CLI fuzzer calls it: nothing runs, nothing is
+// opened or written, and the verdict matches what the command would exit with.
+namespace {
+
+struct Parsed {
+  std::optional<int> exitCode;  // nullopt: the command would run
+  std::string output;
+};
+
+Parsed parseOnly(const std::vector<std::string>& arguments) {
+  std::vector<const char*> argv = {"tileskip"};
+  for (const std::string& a : arguments) argv.push_back(a.c_str());
+  std::ostringstream out;
+  cli::Cli cli;
+  std::optional<int> code = cli.parse(static_cast<int>(argv.size()), argv.data(), out, out);
+  return {code, out.str()};
+}
+
+}  // namespace
+
+TEST(CliParse, ValidCommandsWouldRunAndTouchNothing) {
+  fs::path never = scratch() / "never-created.npy";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"list"},
+        {"bench", "--backend", "all", "--kernel", "warptile,joint-8x32", "--size", "64", "--density-a", "0.25"},
+        {"verify", "--backend", "cpu", "--quick"},
+        {"gen", "--rows", "3", "--cols", "4", "--out", never.string()},
+        {"run", "--a", "/nonexistent/a.npy", "--b", "b.mtx", "--out", never.string(), "--kernel", "cpu"}}) {
+    Parsed p = parseOnly(args);
+    EXPECT_FALSE(p.exitCode.has_value()) << args.front() << ": " << p.output;
+  }
+  EXPECT_FALSE(fs::exists(never));
+}
+
+TEST(CliParse, HelpAndBadValuesGiveTheExitCodeTheCommandWould) {
+  Parsed help = parseOnly({"bench", "--help"});
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_NE(help.output.find("--density-a"), std::string::npos);
+  Parsed unknownFlag = parseOnly({"bench", "--frobnicate"});
+  EXPECT_EQ(unknownFlag.exitCode, 2);
+  EXPECT_NE(unknownFlag.output.find("Run with --help"), std::string::npos);
+  Parsed badSize = parseOnly({"bench", "--size", "0"});
+  EXPECT_EQ(badSize.exitCode, 2);
+  EXPECT_NE(badSize.output.find("tileskip: error: --size 0 is invalid"), std::string::npos) << badSize.output;
+  Parsed badRepeat = parseOnly({"bench", "--repeat", "0"});
+  EXPECT_EQ(badRepeat.exitCode, 2);
+  EXPECT_NE(badRepeat.output.find("--repeat must be at least 1"), std::string::npos) << badRepeat.output;
 }

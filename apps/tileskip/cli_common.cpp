@@ -51,6 +51,11 @@ void BackendFlags::addTo(CLI::App* app, const std::string& allowAllNote) {
   app->add_option("--device", device, "device index within the backend (default: a discrete GPU first)");
 }
 
+void BackendFlags::validate(bool allowAll) const {
+  if (!backend.empty() && !(allowAll && backend == "all")) checkBackendName(backend);
+  if (device < -1) throw InputError("--device " + std::to_string(device) + " is invalid; device indices start at 0");
+}
+
 std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
   std::vector<std::unique_ptr<Backend>> opened;
   if (backend.empty()) {
@@ -70,18 +75,25 @@ std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
   return opened;
 }
 
+std::vector<const KernelInfo*> parseKernelList(const std::string& list) {
+  std::vector<const KernelInfo*> kernels;
+  if (list == "all") return kernels;
+  std::istringstream ids(list);
+  for (std::string id; std::getline(ids, id, ',');) {
+    if (!id.empty()) kernels.push_back(&kernelInfo(id));  // throws for an unknown id
+  }
+  return kernels;
+}
+
 std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {
   if (list.empty() || list == "all") return backend.kernels();
   std::vector<const KernelInfo*> selected;
-  std::istringstream ids(list);
-  for (std::string id; std::getline(ids, id, ',');) {
-    if (id.empty()) continue;
-    const KernelInfo& info = kernelInfo(id);  // throws for an unknown id
-    if (backend.implements(id)) {
-      selected.push_back(&info);
+  for (const KernelInfo* info : parseKernelList(list)) {
+    if (backend.implements(info->id)) {
+      selected.push_back(info);
     } else if (strict) {
-      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" + id +
-                       "'; see `tileskip list`");
+      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" +
+                       std::string(info->id) + "'; see `tileskip list`");
     }
   }
   return selected;

@@ -15,9 +15,11 @@
 
 namespace tileskip::cli {
 
-// A subcommand and what it does once its flags are parsed; returns the exit code.
+// A subcommand: `validate` checks its parsed flags without opening a backend or touching a
+// file (throws InputError), `run` does the work and returns the exit code.
 struct Command {
   CLI::App* app;
+  std::function<void()> validate;
   std::function<int()> run;
 };
 
@@ -47,10 +49,16 @@ struct BackendFlags {
   int device = -1;
 
   void addTo(CLI::App* app, const std::string& allowAllNote);
+  // The name is empty, "all" where `allowAll`, or compiled in; the device index is -1 or more.
+  void validate(bool allowAll) const;
   BackendOptions options() const { return {.deviceIndex = device, .validation = false}; }
   // "all": every available backend; a name: that one (throws if unavailable); empty: the best.
   std::vector<std::unique_ptr<Backend>> open() const;
 };
+
+// The ids of a comma list ("a,b"), each checked against the catalogue (InputError if unknown);
+// empty for "" or "all".
+std::vector<const KernelInfo*> parseKernelList(const std::string& list);
 
 // "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws
 // InputError for an unknown id, and for an id the backend lacks when `strict`.

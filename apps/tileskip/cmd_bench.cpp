@@ -40,6 +40,17 @@ void addBaseline(std::vector<std::unique_ptr<Backend>>& backends, std::vector<Be
   }
 }
 
+// Any problem size passes validation as the real default does (512 on a CPU device, 4096 on a GPU).
+constexpr int kValidationDefaultSize = 512;
+
+void validateBench(const BenchFlags& flags) {
+  parseReportFormat(flags.format);
+  flags.backend.validate(true);
+  parseKernelList(flags.kernels);
+  flags.problem.toSpec(kValidationDefaultSize);
+  checkBenchOptions({.warmup = flags.warmup, .repeat = flags.repeat});
+}
+
 int runBenchCommand(const BenchFlags& flags) {
   ReportFormat format = parseReportFormat(flags.format);
   // Open the report file first: an unwritable path should fail before minutes of benchmarking.
@@ -93,7 +104,7 @@ Command addBenchCommand(CLI::App& parent) {
   app->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   app->add_option("--out", flags->out, "also write the report in --format to this file");
   app->add_flag("--no-baseline", flags->noBaseline, "do not add a vendor baseline row from another backend");
-  return {app, [flags] { return runBenchCommand(*flags); }};
+  return {app, [flags] { validateBench(*flags); }, [flags] { return runBenchCommand(*flags); }};
 }
 
 }  // namespace tileskip::cli

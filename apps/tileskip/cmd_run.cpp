@@ -21,6 +21,14 @@ struct RunFlags {
   bool noVerify = false;
 };
 
+void validateRun(const RunFlags& flags) {
+  formatFromPath(flags.a);
+  formatFromPath(flags.b);
+  formatFromPath(flags.out);  // refuse an unknown output extension before any work
+  flags.backend.validate(false);
+  parseKernelList(flags.kernel);
+}
+
 int runRun(const RunFlags& flags) {
   formatFromPath(flags.out);  // refuse an unknown output extension before any work
   Matrix a = readMatrix(flags.a);
@@ -73,7 +81,7 @@ Command addRunCommand(CLI::App& parent) {
   flags->backend.addTo(app, "");
   app->add_option("--kernel", flags->kernel, "kernel id (default: the finest joint skipping kernel available)");
   app->add_flag("--no-verify", flags->noVerify, "skip the check against the CPU reference");
-  return {app, [flags] { return runRun(*flags); }};
+  return {app, [flags] { validateRun(*flags); }, [flags] { return runRun(*flags); }};
 }
 
 }  // namespace tileskip::cli
