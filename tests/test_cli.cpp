@@ -2,7 +2,9 @@
 // happy paths of gen, run, bench and verify on the cpu backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -10,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <sys/wait.h>
+#include <vector>
 
 #include "cli_app.hpp"
 #include "core/generators.hpp"
@@ -199,4 +202,51 @@ TEST(CliParse, HelpAndBadValuesGiveTheExitCodeTheCommandWould) {
   Parsed badRepeat = parseOnly({"bench", "--repeat", "0"});
   EXPECT_EQ(badRepeat.exitCode, 2);
   EXPECT_NE(badRepeat.output.find("--repeat must be at least 1"), std::string::npos) << badRepeat.output;
+}
+
+namespace {
+
+fs::path emptyFolder(const std::string& name) {
+  fs::path dir = scratch() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> namesIn(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST(Cli, RunKilledMidWriteLeavesNoOutputAndNoTemporary) {
+  // A file size limit makes the kernel send SIGXFSZ in the middle of writing C (360 kB): the
+  // same path as Ctrl-C or SIGTERM there, but at a deterministic moment.
+  fs::path dir = emptyFolder("killed");
+  std::string a = (dir / "a.npy").string(), b = (dir / "b.npy").string(), c = (dir / "c.npy").string();
+  writeMatrix(a, generate("uniform", Operand::A, 300, 40, 0.5, 1));
+  writeMatrix(b, generate("uniform", Operand::B, 40, 300, 0.5, 2));
+  Outcome o = runTileskip("run --backend cpu --a " + a + " --b " + b + " --out " + c);
+  ASSERT_EQ(o.exitCode, 0) << o.output;  // the same run without the limit succeeds
+  fs::remove(c);
+  std::string limited = "sh -c 'ulimit -c 0; ulimit -f 16; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) +
+                        " run --backend cpu --a " + a + " --b " + b + " --out " + c;
+  FILE* pipe = popen((limited + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buffer;
+  while (std::fread(buffer.data(), 1, buffer.size(), pipe) > 0) {
+  }
+  int status = pclose(pipe);
+  EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXFSZ)) << status;
+  EXPECT_EQ(namesIn(dir), (std::vector<std::string>{"a.npy", "b.npy"}));
+}
+
+TEST(Cli, BenchFailingAfterItsReportWasOpenedLeavesNoReport) {
+  fs::path dir = emptyFolder("no_report");
+  Outcome o = runTileskip("bench --backend cpu --size 64 --kernel warptile --out " + (dir / "r.json").string());
+  EXPECT_EQ(o.exitCode, 2);
+  EXPECT_NE(o.output.find("does not implement kernel 'warptile'"), std::string::npos) << o.output;
+  EXPECT_TRUE(fs::is_empty(dir));
 }

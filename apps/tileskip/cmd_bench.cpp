@@ -1,8 +1,9 @@
 // tileskip bench: verified, device-timed benchmark of kernels on one or all backends.
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/report.hpp"
 
@@ -53,12 +54,10 @@ void validateBench(const BenchFlags& flags) {
 
 int runBenchCommand(const BenchFlags& flags) {
   ReportFormat format = parseReportFormat(flags.format);
-  // Open the report file first: an unwritable path should fail before minutes of benchmarking.
-  std::ofstream file;
-  if (!flags.out.empty()) {
-    file.open(flags.out);
-    if (!file) throw InputError(flags.out + ": cannot write the report here (does the folder exist?)");
-  }
+  // Create the report's temporary first: an unwritable path should fail before minutes of
+  // benchmarking, and an interrupted run should leave no half-written report.
+  std::optional<AtomicFile> file;
+  if (!flags.out.empty()) file.emplace(flags.out);
   std::vector<std::unique_ptr<Backend>> backends = flags.backend.open();
   int defaultSize = 512;
   for (const auto& b : backends) defaultSize = std::max(defaultSize, defaultSizeFor(*b));
@@ -78,8 +77,9 @@ int runBenchCommand(const BenchFlags& flags) {
   BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
 
   std::string text = formatReport(report, format);
-  if (!flags.out.empty()) {
-    if (!(file << text << std::flush)) throw InputError(flags.out + ": cannot write the report here");
+  if (file) {
+    file->stream() << text;
+    file->commit();
     note("wrote " + flags.out);
     if (format != ReportFormat::Table) text = formatTable(report);
   }
