@@ -29,8 +29,10 @@ struct Outcome {
   std::string output;  // stdout and stderr together
 };
 
-Outcome runTileskip(const std::string& arguments) {
-  std::string command = std::string(TILESKIP_BINARY) + " " + arguments + " 2>&1";
+// `arguments` go to the tileskip binary, or when `prefixBinary` is false the whole line is a
+// shell command of its own (a wrapper that starts tileskip).
+Outcome runTileskip(const std::string& arguments, bool prefixBinary = true) {
+  std::string command = (prefixBinary ? std::string(TILESKIP_BINARY) + " " : std::string()) + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   std::array<char, 4096> buffer;
@@ -232,14 +234,10 @@ TEST(Cli, RunKilledMidWriteLeavesNoOutputAndNoTemporary) {
   Outcome o = runTileskip("run --backend cpu --a " + a + " --b " + b + " --out " + c);
   ASSERT_EQ(o.exitCode, 0) << o.output;  // the same run without the limit succeeds
   fs::remove(c);
-  std::string limited = "sh -c 'ulimit -c 0; ulimit -f 16; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) +
-                        " run --backend cpu --a " + a + " --b " + b + " --out " + c;
-  FILE* pipe = popen((limited + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buffer;
-  while (std::fread(buffer.data(), 1, buffer.size(), pipe) > 0) {
-  }
-  int status = pclose(pipe);
-  EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXFSZ)) << status;
+  Outcome killed = runTileskip("sh -c 'ulimit -c 0; ulimit -f 16; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) +
+                                   " run --backend cpu --a " + a + " --b " + b + " --out " + c,
+                               false);
+  EXPECT_EQ(killed.exitCode, 128 + SIGXFSZ) << killed.output;
   EXPECT_EQ(namesIn(dir), (std::vector<std::string>{"a.npy", "b.npy"}));
 }
 
@@ -249,4 +247,33 @@ TEST(Cli, BenchFailingAfterItsReportWasOpenedLeavesNoReport) {
   EXPECT_EQ(o.exitCode, 2);
   EXPECT_NE(o.output.find("does not implement kernel 'warptile'"), std::string::npos) << o.output;
   EXPECT_TRUE(fs::is_empty(dir));
+}
+
+namespace {
+
+// Runs tileskip with host memory capped at about 2 GiB: a ulimit in a normal build; in an
+// AddressSanitizer build (which reserves terabytes of address space, so a ulimit -v would
+// stop it from starting) ASan's own allocation cap does it.
+Outcome runWithLittleHostMemory(const std::string& arguments) {
+#if defined(__SANITIZE_ADDRESS__)
+  return runTileskip("env ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048 " +
+                     std::string(TILESKIP_BINARY) + " " + arguments, false);
+#else
+  return runTileskip("sh -c 'ulimit -v 2000000; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) + " " + arguments,
+                     false);
+#endif
+}
+
+}  // namespace
+
+TEST(Cli, AProblemTooLargeForHostMemorySaysHowMuchItNeedsAndExits3) {
+  // 40000 x 40000 floats is 6.0 GiB: within 32-bit indexing, beyond the cap.
+  Outcome gen = runWithLittleHostMemory("gen --rows 40000 --cols 40000 --out " + (scratch() / "huge.npy").string());
+  EXPECT_EQ(gen.exitCode, 3) << gen.output;
+  EXPECT_NE(gen.output.find("needs 6.0 GiB of host memory for a 40000x40000 matrix"), std::string::npos) << gen.output;
+  EXPECT_FALSE(fs::exists(scratch() / "huge.npy"));
+
+  Outcome bench = runWithLittleHostMemory("bench --backend cpu --kernel cpu --size 40000");
+  EXPECT_EQ(bench.exitCode, 3) << bench.output;
+  EXPECT_NE(bench.output.find(" GiB of host memory for "), std::string::npos) << bench.output;
 }

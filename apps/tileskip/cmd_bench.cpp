@@ -5,6 +5,7 @@
 #include "cli_common.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/report.hpp"
 
 namespace tileskip::cli {
@@ -72,6 +73,11 @@ int runBenchCommand(const BenchFlags& flags) {
   if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
   if (!flags.noBaseline) addBaseline(backends, targets);
 
+  // A, B, the reference C and one downloaded C live on the host at once.
+  auto elements = [](int rows, int cols) { return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols); };
+  checkHostMemory(sizeof(float) * (elements(spec.m, spec.k) + elements(spec.k, spec.n) + 2 * elements(spec.m, spec.n)),
+                  "A, B, C and the reference C at M=" + std::to_string(spec.m) + " N=" + std::to_string(spec.n) +
+                      " K=" + std::to_string(spec.k));
   note("generating A and B: " + spec.describe());
   ProblemData data = generateProblem(spec);
   BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);

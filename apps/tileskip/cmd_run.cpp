@@ -3,6 +3,7 @@
 
 #include "cli_common.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/matrix_io.hpp"
 #include "core/reference.hpp"
 
@@ -34,6 +35,8 @@ int runRun(const RunFlags& flags) {
   Matrix a = readMatrix(flags.a);
   Matrix b = readMatrix(flags.b);
   checkMultiplicable(a, b);
+  checkHostMemory(2 * sizeof(float) * static_cast<std::uint64_t>(a.rows()) * static_cast<std::uint64_t>(b.cols()),
+                  "C and the reference C (" + std::to_string(a.rows()) + "x" + std::to_string(b.cols()) + ")");
 
   std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
   const KernelInfo* kernel = nullptr;
