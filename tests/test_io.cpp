@@ -155,6 +155,17 @@ TEST(MatrixMarket, ReadsEveryLayoutFieldAndSymmetry) {
   EXPECT_EQ(crlf(0, 0), 2.0f);
 }
 
+TEST(MatrixMarket, ValuesBeyondDoubleRangeRoundAsIeeeDoes) {
+  Matrix m = fromMtx("%%MatrixMarket matrix coordinate real general\n2 3 6\n1 1 1e-400\n1 2 -1e-400\n1 3 1e400\n"
+                     "2 1 -1e+400\n2 2 1e-40\n2 3 1e39\n");
+  EXPECT_EQ(m(0, 0), 0.0f);  // underflow: zero, not infinity
+  EXPECT_EQ(m(0, 1), 0.0f);
+  EXPECT_EQ(m(0, 2), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(m(1, 0), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(m(1, 1), 1e-40f);  // a float denormal
+  EXPECT_EQ(m(1, 2), std::numeric_limits<float>::infinity());  // beyond float, within double
+}
+
 TEST(MatrixMarket, RejectsMalformedFilesNamingTheLine) {
   EXPECT_EQ(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n"); }),
             "test.mtx:3: entry (3, 1) is outside the 2x2 matrix (indices are 1-based)");
