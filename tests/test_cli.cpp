@@ -90,7 +90,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"gen --rows 4 --cols 4 --out /nonexistent/dir/x.npy", 2, "cannot write"},
         BadInput{"run --a /nonexistent/a.npy --b /nonexistent/b.npy --out /tmp/c.npy", 2, "no such file"},
         BadInput{"run --a /tmp --b /tmp --out /tmp/c.npy", 2, "unknown matrix format"},
-        BadInput{"verify --backend cpu --kernel nope", 2, "unknown kernel"}));
+        BadInput{"verify --backend cpu --kernel nope", 2, "unknown kernel"},
+        // --kernel lists that name no kernel: `run --kernel ,` used to take front() of nothing and crash.
+        BadInput{"run --a a.npy --b b.npy --out c.npy --kernel ,", 2, "--kernel ',' names no kernel"},
+        BadInput{"run --a a.npy --b b.npy --out c.npy --kernel cpu,warptile", 2, "give a single id"},
+        BadInput{"run --a a.npy --b b.npy --out c.npy --kernel all", 2, "give a single id"},
+        BadInput{"verify --backend cpu --kernel ,,", 2, "--kernel ',,' names no kernel"},
+        BadInput{"bench --backend cpu --size 64 --kernel ,", 2, "names no kernel"}));
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "list", "bench", "verify", "gen", "run"}) {

@@ -77,11 +77,12 @@ std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
 
 std::vector<const KernelInfo*> parseKernelList(const std::string& list) {
   std::vector<const KernelInfo*> kernels;
-  if (list == "all") return kernels;
+  if (list.empty() || list == "all") return kernels;
   std::istringstream ids(list);
   for (std::string id; std::getline(ids, id, ',');) {
     if (!id.empty()) kernels.push_back(&kernelInfo(id));  // throws for an unknown id
   }
+  if (kernels.empty()) throw InputError("--kernel '" + list + "' names no kernel; give ids separated by commas, or all");
   return kernels;
 }
 

@@ -56,8 +56,8 @@ struct BackendFlags {
   std::vector<std::unique_ptr<Backend>> open() const;
 };
 
-// The ids of a comma list ("a,b"), each checked against the catalogue (InputError if unknown);
-// empty for "" or "all".
+// The ids of a comma list ("a,b"), each checked against the catalogue; empty for "" or "all".
+// InputError for an unknown id and for a list that names none (",").
 std::vector<const KernelInfo*> parseKernelList(const std::string& list);
 
 // "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws

@@ -27,7 +27,9 @@ void validateRun(const RunFlags& flags) {
   formatFromPath(flags.b);
   formatFromPath(flags.out);  // refuse an unknown output extension before any work
   flags.backend.validate(false);
-  parseKernelList(flags.kernel);
+  if (!flags.kernel.empty() && (flags.kernel == "all" || parseKernelList(flags.kernel).size() != 1)) {
+    throw InputError("--kernel '" + flags.kernel + "': run multiplies with one kernel; give a single id");
+  }
 }
 
 int runRun(const RunFlags& flags) {
@@ -41,6 +43,7 @@ int runRun(const RunFlags& flags) {
   std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
   const KernelInfo* kernel = nullptr;
   if (!flags.kernel.empty()) {
+    // validateRun() made sure the list names exactly one kernel; strict throws if it is missing here.
     kernel = selectKernels(flags.kernel, *backend, true).front();
   } else {
     for (std::string_view id : kRunPreference) {
