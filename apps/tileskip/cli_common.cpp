@@ -22,14 +22,21 @@ void ProblemFlags::addTo(CLI::App* app) {
 
 ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
   auto given = [](const CLI::Option* option) { return option != nullptr && option->count() > 0; };
-  auto pick = [&](const CLI::Option* option, int value, const char* flag) {
+  auto pick = [&](const CLI::Option* option, std::int64_t value, const char* flag) {
     const char* from = flag;
     if (!given(option)) {
+      option = sizeOption;
       value = given(sizeOption) ? size : defaultSize;
       from = "--size";
     }
-    if (value < 1) throw InputError(std::string(from) + " " + std::to_string(value) + " is invalid; sizes must be at least 1");
-    return value;
+    // As typed: CLI11 saturates a number beyond 64 bits.
+    std::string text = given(option) ? option->results().back() : std::to_string(value);
+    if (value < 1) throw InputError(std::string(from) + " " + text + " is invalid; sizes must be at least 1");
+    if (value > kMaxElements) {
+      throw InputError(std::string(from) + " " + text +
+                       " is beyond the kernels' 32-bit indexing; sizes are at most 2^31-1 (and so are M·K, K·N, M·N)");
+    }
+    return static_cast<int>(value);
   };
   ProblemSpec spec;
   spec.m = pick(mOption, m, "--m");

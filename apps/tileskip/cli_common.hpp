@@ -31,7 +31,9 @@ Command addRunCommand(CLI::App& parent);
 
 // --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity
 struct ProblemFlags {
-  int size = 0, m = 0, n = 0, k = 0;  // read only where the flag was given
+  // Read only where the flag was given; 64-bit so that a size beyond 32-bit indexing gets our
+  // message rather than a conversion error.
+  std::int64_t size = 0, m = 0, n = 0, k = 0;
   CLI::Option *sizeOption = nullptr, *mOption = nullptr, *nOption = nullptr, *kOption = nullptr;
   double densityA = 0.5, densityB = 0.5;
   std::string generator = "segments";
