@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "heap-overflow") == 0) {
     int* values = new int[16];
     sink = values;
-    values[index] = 1;
+    // Through memset, so that ASan (not UBSan's object-size check) is the one to report it.
+    std::memset(values, 0, (index + 1) * sizeof(int));
     delete[] values;
   } else if (std::strcmp(mode, "leak") == 0) {
     sink = std::malloc(4096);
