@@ -52,44 +52,47 @@ bool sameMatrix(const Matrix& x, const Matrix& y, bool bitwise) {
   return true;
 }
 
+// An accepted matrix has a shape the reader may accept, and our own writer and reader give it
+// back: exactly where `bitwise`, else up to -0 == 0 and NaN payloads.
+template <typename Write, typename Read>
+void requireRoundTrip(const Matrix& m, Write write, Read read, bool bitwise, const std::string& format) {
+  require(m.rows() >= 1 && m.cols() >= 1 && static_cast<std::int64_t>(m.size()) <= kMaxFuzzElements,
+          "accepted a matrix whose shape the reader should have refused");
+  std::stringstream again;
+  write(again, m);
+  Matrix back;
+  Outcome reread = attempt([&] { return read(again, "rewritten" + format); }, back);
+  require(reread.accepted, "our own " + format + " output was rejected: " + reread.message);
+  require(sameMatrix(m, back, bitwise), format + " round trip changed the matrix");
+}
+
+Matrix readMtx(std::istream& in, const std::string& name) { return readMatrixMarket(in, name, kMaxFuzzElements); }
+Matrix readNpyStream(std::istream& in, const std::string& name) { return readNpy(in, name, kMaxFuzzElements); }
+
 }  // namespace
 
 Outcome checkMatrixMarket(std::span<const std::uint8_t> data) {
   std::istringstream in(text(data));
   Matrix m;
-  Outcome outcome = attempt([&] { return readMatrixMarket(in, "fuzz.mtx", kMaxFuzzElements); }, m);
-  if (!outcome.accepted) return outcome;
-  require(m.rows() >= 1 && m.cols() >= 1 && static_cast<std::int64_t>(m.size()) <= kMaxFuzzElements,
-          "accepted a matrix whose shape the reader should have refused");
-  std::stringstream again;
-  writeMatrixMarket(again, m);
-  Matrix back;
-  Outcome reread = attempt([&] { return readMatrixMarket(again, "rewritten.mtx", kMaxFuzzElements); }, back);
-  require(reread.accepted, "our own .mtx output was rejected: " + reread.message);
-  require(sameMatrix(m, back, false), ".mtx round trip changed the matrix");
+  Outcome outcome = attempt([&] { return readMtx(in, "fuzz.mtx"); }, m);
+  if (outcome.accepted) requireRoundTrip(m, writeMatrixMarket, readMtx, false, ".mtx");
   return outcome;
 }
 
 Outcome checkNpy(std::span<const std::uint8_t> data) {
   std::istringstream seekable(text(data));
   Matrix m;
-  Outcome outcome = attempt([&] { return readNpy(seekable, "fuzz.npy", kMaxFuzzElements); }, m);
+  Outcome outcome = attempt([&] { return readNpyStream(seekable, "fuzz.npy"); }, m);
 
   ForwardOnlyBuffer buffer(data);
   std::istream forwardOnly(&buffer);
   Matrix streamed;
-  Outcome fromPipe = attempt([&] { return readNpy(forwardOnly, "fuzz.npy", kMaxFuzzElements); }, streamed);
+  Outcome fromPipe = attempt([&] { return readNpyStream(forwardOnly, "fuzz.npy"); }, streamed);
   require(outcome.accepted == fromPipe.accepted, "a seekable and a forward-only stream disagree: '" + outcome.message +
                                                      "' vs '" + fromPipe.message + "'");
   if (!outcome.accepted) return outcome;
   require(sameMatrix(m, streamed, true), "a seekable and a forward-only stream read different matrices");
-
-  std::stringstream again;
-  writeNpy(again, m);
-  Matrix back;
-  Outcome reread = attempt([&] { return readNpy(again, "rewritten.npy", kMaxFuzzElements); }, back);
-  require(reread.accepted, "our own .npy output was rejected: " + reread.message);
-  require(sameMatrix(m, back, true), ".npy round trip changed the matrix");
+  requireRoundTrip(m, writeNpy, readNpyStream, true, ".npy");
   return outcome;
 }
 

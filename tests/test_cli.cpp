@@ -63,11 +63,12 @@ void PrintTo(const BadInput& input, std::ostream* out) { *out << "tileskip " << 
 
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
-TEST_P(CliBadInput, ExitsWithTheDocumentedCodeAndSaysWhy) {
-  Outcome o = runTileskip(GetParam().arguments);
-  EXPECT_EQ(o.exitCode, GetParam().exitCode) << o.output;
-  EXPECT_NE(o.output.find(GetParam().message), std::string::npos) << o.output;
+void expectRefusal(const Outcome& o, const BadInput& expected) {
+  EXPECT_EQ(o.exitCode, expected.exitCode) << o.output;
+  EXPECT_NE(o.output.find(expected.message), std::string::npos) << o.output;
 }
+
+TEST_P(CliBadInput, ExitsWithTheDocumentedCodeAndSaysWhy) { expectRefusal(runTileskip(GetParam().arguments), GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, CliBadInput,
@@ -361,9 +362,7 @@ class CliBadFile : public ::testing::TestWithParam<BadInput> {};
 TEST_P(CliBadFile, IsRefusedWithExitCode2AndAReasonAndNothingIsWritten) {
   std::string arguments = GetParam().arguments;
   for (std::size_t at; (at = arguments.find('@')) != std::string::npos;) arguments.replace(at, 1, badFileFolder().string());
-  Outcome o = runTileskip(arguments);
-  EXPECT_EQ(o.exitCode, GetParam().exitCode) << o.output;
-  EXPECT_NE(o.output.find(GetParam().message), std::string::npos) << o.output;
+  expectRefusal(runTileskip(arguments), GetParam());
   EXPECT_FALSE(fs::exists(badFileFolder() / "c.npy"));
   for (const std::string& name : namesIn(badFileFolder())) EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
 }
