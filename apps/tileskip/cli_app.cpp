@@ -50,7 +50,7 @@ std::optional<int> Cli::parse(int argc, const char* const* argv, std::ostream& o
   for (const Command& command : commands_) {
     if (!command.app->parsed()) continue;
     int code = exitCodeOf([&] {
-      command.validate();
+      if (command.validate) command.validate();
       return 0;
     }, err);
     return code == 0 ? std::nullopt : std::optional<int>(code);

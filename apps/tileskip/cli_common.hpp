@@ -15,12 +15,13 @@
 
 namespace tileskip::cli {
 
-// A subcommand: `validate` checks its parsed flags without opening a backend or touching a
-// file (throws InputError), `run` does the work and returns the exit code.
+// A subcommand: `run` does the work and returns the exit code; `validate`, where a command has
+// one, checks the parsed flags first without opening a backend or touching a file (throws
+// InputError), so that tests and the CLI fuzzer can parse and validate in-process.
 struct Command {
   CLI::App* app;
-  std::function<void()> validate;
   std::function<int()> run;
+  std::function<void()> validate = {};
 };
 
 Command addListCommand(CLI::App& parent);

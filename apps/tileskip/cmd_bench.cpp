@@ -110,7 +110,7 @@ Command addBenchCommand(CLI::App& parent) {
   app->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   app->add_option("--out", flags->out, "also write the report in --format to this file");
   app->add_flag("--no-baseline", flags->noBaseline, "do not add a vendor baseline row from another backend");
-  return {app, [flags] { validateBench(*flags); }, [flags] { return runBenchCommand(*flags); }};
+  return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};
 }
 
 }  // namespace tileskip::cli

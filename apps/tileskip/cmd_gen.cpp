@@ -56,7 +56,7 @@ Command addGenCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--group-size", flags->options.groupSize, "M of N:M sparsity")->capture_default_str();
   app->add_option("--out", flags->out, "output file, .npy or .mtx")->required();
-  return {app, [flags] { validateGen(*flags); }, [flags] { return runGen(*flags); }};
+  return {app, [flags] { return runGen(*flags); }, [flags] { validateGen(*flags); }};
 }
 
 }  // namespace tileskip::cli

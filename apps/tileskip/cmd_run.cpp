@@ -104,7 +104,7 @@ Command addRunCommand(CLI::App& parent) {
   flags->backend.addTo(app, "");
   app->add_option("--kernel", flags->kernel, "kernel id (default: the finest joint skipping kernel available)");
   app->add_flag("--no-verify", flags->noVerify, "skip the check against the CPU reference");
-  return {app, [flags] { validateRun(*flags); }, [flags] { return runRun(*flags); }};
+  return {app, [flags] { return runRun(*flags); }, [flags] { validateRun(*flags); }};
 }
 
 }  // namespace tileskip::cli

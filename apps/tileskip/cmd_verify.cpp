@@ -83,7 +83,7 @@ Command addVerifyCommand(CLI::App& parent) {
     flags->backend.validate(true);
     parseKernelList(flags->kernels);
   };
-  return {app, validate, [flags] { return runVerifyCommand(*flags); }};
+  return {app, [flags] { return runVerifyCommand(*flags); }, validate};
 }
 
 }  // namespace tileskip::cli
