@@ -79,7 +79,7 @@ inline constexpr std::array<KernelInfo, 17> kCatalogue = {{
    "warp tiling: each warp owns a 64x64 sub-tile, matching the hardware's scheduling unit (the dense reference)"},
   {"a-row",        "K10", "k10_a_row",        KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0, true,
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
-  {"a-warp",       "K16", "k16_a_warp",       KernelFamily::SkipA,    {128, 128, 16, 32, 128, 8, 4, 128}, 32, 0, false,
+  {"a-warp",       "K16", "k16_a_warp",       KernelFamily::SkipA,    {128, 128, 16, 32,  64, 8, 4, 256}, 32, 0, false,
    "A-pattern per 32 rows, one warp's rows: every lane reads the same byte, so the skip is warp-uniform"},
   {"b-group8",     "K18", "k18_b_group8",     KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8, true,
    "skip B's zero 8-column segments per thread: divergence again, now along N"},

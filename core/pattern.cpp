@@ -58,15 +58,19 @@ Pattern fullPattern(Operand operand, int extent, int depth, int granularity) {
   return p;
 }
 
-JointStats kernelWork(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
+KernelPatterns kernelPatterns(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
   constexpr int kStandIn = 32;
   int rowGranularity = kernel.usesAPattern() ? kernel.aRowGranularity : kStandIn;
   int colGranularity = kernel.usesBPattern() ? kernel.bColGranularity : kStandIn;
-  Pattern aPattern = kernel.usesAPattern() ? buildAPattern(a, rowGranularity)
-                                           : fullPattern(Operand::A, a.rows(), a.cols(), rowGranularity);
-  Pattern bPattern = kernel.usesBPattern() ? buildBPattern(b, colGranularity)
-                                           : fullPattern(Operand::B, b.cols(), b.rows(), colGranularity);
-  return computeJointStats(aPattern, bPattern);
+  return {kernel.usesAPattern() ? buildAPattern(a, rowGranularity)
+                                : fullPattern(Operand::A, a.rows(), a.cols(), rowGranularity),
+          kernel.usesBPattern() ? buildBPattern(b, colGranularity)
+                                : fullPattern(Operand::B, b.cols(), b.rows(), colGranularity)};
+}
+
+JointStats kernelWork(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
+  KernelPatterns patterns = kernelPatterns(kernel, a, b);
+  return computeJointStats(patterns.a, patterns.b);
 }
 
 std::size_t patternBytes(int extent, int depth, int granularity) {

@@ -71,9 +71,15 @@ struct JointStats {
 // Throws InputError when the patterns do not describe the same K.
 JointStats computeJointStats(const Pattern& a, const Pattern& b);
 
-// The work a kernel does on this problem: joint statistics at the kernel's granularities, with
-// a full pattern standing in for an operand the kernel does not inspect (dense kernels keep
-// everything). Granularity 32 stands in where the kernel has none.
+// The A- and B-pattern a kernel reads: at the kernel's granularities, with a full pattern
+// standing in for an operand the kernel does not inspect (dense kernels keep everything).
+// Granularity 32 stands in where the kernel has none.
+struct KernelPatterns {
+  Pattern a, b;
+};
+KernelPatterns kernelPatterns(const KernelInfo& kernel, const Matrix& a, const Matrix& b);
+
+// The work a kernel does on this problem: joint statistics of kernelPatterns().
 JointStats kernelWork(const KernelInfo& kernel, const Matrix& a, const Matrix& b);
 
 // The joint byte of one output tile and K-block.

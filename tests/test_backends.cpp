@@ -130,3 +130,31 @@ TEST(Registry, UnknownAndMissingBackendsAreInputErrors) {
     EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos);  // lists what is there
   }
 }
+
+// Where the cuda and the vulkan backend both run (an NVIDIA GPU has both), the two twins of every
+// kernel give the same C on the same inputs, within the fp32 tolerance of the one error measure.
+TEST(CrossBackend, CudaAndVulkanTwinsGiveTheSameC) {
+  BackendStatus& cuda = backendStatus("cuda");
+  BackendStatus& vulkan = backendStatus("vulkan");
+  if (!cuda.backend || !vulkan.backend) {
+    GTEST_SKIP() << "needs both the cuda and the vulkan backend; cuda: "
+                 << (cuda.backend ? "available" : cuda.unavailableReason)
+                 << "; vulkan: " << (vulkan.backend ? "available" : vulkan.unavailableReason);
+  }
+  Matrix a = generate("segments", Operand::A, 300, 260, 0.5, 11);
+  Matrix b = generate("segments", Operand::B, 260, 200, 0.5, 12);
+  std::unique_ptr<DeviceProblem> onCuda = cuda.backend->upload(a, b);
+  std::unique_ptr<DeviceProblem> onVulkan = vulkan.backend->upload(a, b);
+  int compared = 0;
+  for (const KernelInfo& k : twinKernels()) {
+    if (!cuda.backend->implements(k.id) || !vulkan.backend->implements(k.id)) continue;
+    onCuda->poisonC();
+    onVulkan->poisonC();
+    onCuda->run(k);
+    onVulkan->run(k);
+    ErrorReport difference = compareToReference(onCuda->downloadC(), onVulkan->downloadC(), a.cols());
+    EXPECT_TRUE(difference.passed) << k.id << ": cuda vs vulkan " << difference.summary();
+    ++compared;
+  }
+  EXPECT_GT(compared, 0);
+}

@@ -2,54 +2,39 @@
 // happy paths of gen, run, bench and verify on the cpu backend.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <stdexcept>
-#include <filesystem>
 #include <optional>
 #include <sstream>
-#include <sys/wait.h>
+#include <stdexcept>
 #include <vector>
 
 #include "cli_app.hpp"
 #include "core/generators.hpp"
 #include "core/matrix_io.hpp"
 #include "core/reference.hpp"
+#include "run_command.hpp"
 
 using namespace tileskip;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int exitCode;
-  std::string output;  // stdout and stderr together
-};
+using tileskip::testing::Outcome;
+using tileskip::testing::runCommand;
+using tileskip::testing::runTileskip;
 
-// `arguments` go to the tileskip binary, or when `prefixBinary` is false the whole line is a
-// shell command of its own (a wrapper that starts tileskip).
-Outcome runTileskip(const std::string& arguments, bool prefixBinary = true) {
-  std::string command = (prefixBinary ? std::string(TILESKIP_BINARY) + " " : std::string()) + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
-}
-
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("tileskip_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch() { return tileskip::testing::scratchFolder("tileskip_cli_test_"); }
 
 }  // namespace
 
@@ -268,9 +253,8 @@ TEST(Cli, RunKilledMidWriteLeavesNoOutputAndNoTemporary) {
   Outcome o = runTileskip("run --backend cpu --a " + a + " --b " + b + " --out " + c);
   ASSERT_EQ(o.exitCode, 0) << o.output;  // the same run without the limit succeeds
   fs::remove(c);
-  Outcome killed = runTileskip("sh -c 'ulimit -c 0; ulimit -f 16; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) +
-                                   " run --backend cpu --a " + a + " --b " + b + " --out " + c,
-                               false);
+  Outcome killed = runCommand("sh -c 'ulimit -c 0; ulimit -f 16; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) +
+                                   " run --backend cpu --a " + a + " --b " + b + " --out " + c);
   EXPECT_EQ(killed.exitCode, 128 + SIGXFSZ) << killed.output;
   EXPECT_EQ(namesIn(dir), (std::vector<std::string>{"a.npy", "b.npy"}));
 }
@@ -290,11 +274,10 @@ namespace {
 // stop it from starting) ASan's own allocation cap does it.
 Outcome runWithLittleHostMemory(const std::string& arguments) {
 #if defined(__SANITIZE_ADDRESS__)
-  return runTileskip("env ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048 " +
-                     std::string(TILESKIP_BINARY) + " " + arguments, false);
+  return runCommand("env ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048 " +
+                     std::string(TILESKIP_BINARY) + " " + arguments);
 #else
-  return runTileskip("sh -c 'ulimit -v 2000000; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) + " " + arguments,
-                     false);
+  return runCommand("sh -c 'ulimit -v 2000000; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) + " " + arguments);
 #endif
 }
 

@@ -1,0 +1,46 @@
+# The CUDA backend, included from backends/CMakeLists.txt. TILESKIP_CUDA decides:
+#   ON    build it, fail when nvcc is missing
+#   AUTO  build it when CMake finds nvcc (check_language(CUDA)), skip it quietly otherwise
+#   OFF   never build it
+# The kernels, cuBLAS and cuSPARSE live in a shared module, libtileskip_cuda.so, beside the
+# executables; the executables link only a host-only stub that dlopen()s it, so a binary with
+# CUDA compiled in still starts on a machine with no NVIDIA driver and no CUDA libraries.
+set(_tileskip_cuda_modes ON OFF AUTO)
+if(NOT TILESKIP_CUDA IN_LIST _tileskip_cuda_modes)
+  message(FATAL_ERROR "TILESKIP_CUDA must be ON, OFF or AUTO, not '${TILESKIP_CUDA}'")
+endif()
+
+set(_tileskip_build_cuda OFF)
+if(TILESKIP_CUDA STREQUAL "ON")
+  set(_tileskip_build_cuda ON)
+elseif(TILESKIP_CUDA STREQUAL "AUTO")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(_tileskip_build_cuda ON)
+  else()
+    message(STATUS "CUDA backend: nvcc not found, not built (set CUDACXX or put nvcc on PATH)")
+  endif()
+endif()
+
+if(_tileskip_build_cuda)
+  # The presets choose the architectures; a plain configure gets the release set: real code
+  # for Ampere, Ada and Hopper, and PTX that newer GPUs compile at load time.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+    set(CMAKE_CUDA_ARCHITECTURES "80-real;86-real;89-real;90-real;90-virtual" CACHE STRING
+        "CUDA architectures for the tileskip kernels" FORCE)
+  endif()
+  enable_language(CUDA)
+  # CMake 3.25 knows no C++20 flag for nvcc (3.26 does) and refuses targets that need it; nvcc
+  # 12 and later take -std=c++20.
+  if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0 AND NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_COMPILE_FEATURES cuda_std_20)
+    list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+  endif()
+  find_package(CUDAToolkit REQUIRED)
+  add_subdirectory(${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cuda)
+  list(APPEND TILESKIP_BACKENDS cuda)
+  message(STATUS "CUDA backend: nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}")
+endif()

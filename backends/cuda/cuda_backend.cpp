@@ -1,0 +1,281 @@
+// The cuda backend inside libtileskip_cuda.so: device selection and description, problems
+// resident on the device (upload, patterns, timed runs of the catalogue kernels and the vendor
+// baselines), and the module's one exported symbol.
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "backends/cuda/cuda_module.hpp"
+#include "core/error.hpp"
+#include "core/reference.hpp"
+#include "cuda_check.hpp"
+#include "device_resources.hpp"
+#include "launch.hpp"
+#include "vendor_baselines.hpp"
+
+namespace tileskip::cuda {
+
+namespace {
+
+// The kernel driver's version ("580.95.05"), which the CUDA runtime does not report; empty
+// where neither file is visible (some containers).
+std::string nvidiaDriverVersion() {
+  std::ifstream module("/sys/module/nvidia/version");
+  std::string version;
+  if (module >> version) return version;
+  std::ifstream proc("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(proc, line)) {
+    std::istringstream words(line.substr(line.find("Kernel Module") == std::string::npos ? line.size()
+                                                                                         : line.find("Kernel Module") + 13));
+    if (words >> version) return version;
+  }
+  return "";
+}
+
+std::string versionText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+class CudaStream {
+ public:
+  CudaStream() { check(cudaStreamCreate(&stream_), "creating a CUDA stream"); }
+  ~CudaStream() {
+    if (!processExiting()) cudaStreamDestroy(stream_);
+  }
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const BackendOptions& options);
+
+  std::string_view name() const override { return "cuda"; }
+  const DeviceInfo& device() const override { return device_; }
+  bool implements(std::string_view kernelId) const override {
+    return hasGemmKernel(kernelId) || kernelId == "cublas" || kernelId == "cusparse-csr";
+  }
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
+
+  // Every entry point of a backend or problem selects its device first: a process may hold
+  // backends on several devices.
+  void makeCurrent() const { check(cudaSetDevice(deviceIndex_), "selecting the CUDA device"); }
+  cudaStream_t stream() const { return stream_->get(); }
+  cublasHandle_t cublas() {
+    if (!cublas_) cublas_ = std::make_unique<CublasHandle>(stream());
+    return cublas_->get();
+  }
+  cusparseHandle_t cusparse() {
+    if (!cusparse_) cusparse_ = std::make_unique<CusparseHandle>(stream());
+    return cusparse_->get();
+  }
+
+ private:
+  int deviceIndex_ = 0;
+  DeviceInfo device_;
+  std::unique_ptr<CudaStream> stream_;
+  std::unique_ptr<CublasHandle> cublas_;  // created on first use: cuBLAS and cuSPARSE take
+  std::unique_ptr<CusparseHandle> cusparse_;  // device memory and time that `list` need not pay
+};
+
+class CudaProblem final : public DeviceProblem {
+ public:
+  CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b);
+
+  double prepare(const KernelInfo& kernel) override;
+  void poisonC() override;
+  double run(const KernelInfo& kernel) override;
+  Matrix downloadC() override;
+  Pattern downloadPattern(Operand operand, int granularity) override;
+
+ private:
+  using PatternKey = std::pair<Operand, int>;
+  bool needsPreparation(const KernelInfo& kernel) const;
+  std::uint8_t* patternFor(Operand operand, int granularity);  // allocates on first use
+  const std::uint8_t* builtPattern(Operand operand, int granularity) const;
+  std::size_t cBytes() const { return static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float); }
+  void synchronize(const char* doing) const { check(cudaStreamSynchronize(backend_.stream()), doing); }
+
+  CudaBackend& backend_;
+  int m_, n_, k_;
+  DeviceBuffer a_, b_, c_;
+  std::map<PatternKey, DeviceBuffer> patterns_;
+  std::set<PatternKey> built_;  // patterns whose kernel ran to completion
+  CsrMatrix csr_;
+  EventTimer timer_;
+};
+
+CudaBackend::CudaBackend(const BackendOptions& options) {
+  int count = 0;
+  cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    throw UnavailableError(describeNoDevice(error));
+  }
+  if (count == 0) throw UnavailableError(describeNoDevice(cudaErrorNoDevice));
+  deviceIndex_ = options.deviceIndex < 0 ? 0 : options.deviceIndex;
+  if (deviceIndex_ >= count) {
+    throw InputError("CUDA device " + std::to_string(deviceIndex_) + " does not exist: this machine has " +
+                     std::to_string(count) + " (numbered 0 to " + std::to_string(count - 1) + ")");
+  }
+  makeCurrent();
+  cudaDeviceProp properties{};
+  check(cudaGetDeviceProperties(&properties, deviceIndex_), "reading the CUDA device's properties");
+  const std::string capability = std::to_string(properties.major) + "." + std::to_string(properties.minor);
+  try {
+    checkKernelImages();
+  } catch (const UnavailableError& e) {
+    throw UnavailableError(std::string(e.what()) + " [" + properties.name + ", compute capability " + capability + "]");
+  }
+  stream_ = std::make_unique<CudaStream>();
+  watchProcessExit();
+
+  int driverVersion = 0, runtimeVersion = 0;
+  check(cudaDriverGetVersion(&driverVersion), "reading the CUDA driver version");
+  check(cudaRuntimeGetVersion(&runtimeVersion), "reading the CUDA runtime version");
+  const std::string kernelDriver = nvidiaDriverVersion();
+  device_.name = properties.name;
+  device_.driver = (kernelDriver.empty() ? "" : kernelDriver + " ") + "(CUDA " + versionText(driverVersion) + ")";
+  device_.api = "CUDA " + versionText(runtimeVersion) + " runtime, compute capability " + capability + ", " +
+                std::to_string(properties.multiProcessorCount) + " SMs; " + vendorLibraryVersions();
+  device_.isGpu = true;
+  device_.subgroupSize = properties.warpSize;
+  device_.sharedMemoryBytes = properties.sharedMemPerBlockOptin;
+  device_.memoryBytes = properties.totalGlobalMem;
+}
+
+std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix& b) {
+  checkMultiplicable(a, b);
+  checkMatrixShape(a.rows(), b.cols(), "C");
+  makeCurrent();
+  return std::make_unique<CudaProblem>(*this, a, b);
+}
+
+CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b)
+    : backend_(backend), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
+  requireFreeDeviceMemory(a.bytes() + b.bytes() + cBytes(),
+                          "A, B and C of the " + std::to_string(m_) + "x" + std::to_string(n_) + "x" +
+                              std::to_string(k_) + " problem");
+  a_ = DeviceBuffer(a.bytes(), "A");
+  b_ = DeviceBuffer(b.bytes(), "B");
+  c_ = DeviceBuffer(cBytes(), "C");
+  check(cudaMemcpyAsync(a_.get(), a.data(), a.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading A");
+  check(cudaMemcpyAsync(b_.get(), b.data(), b.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading B");
+  synchronize("uploading A and B");
+}
+
+std::uint8_t* CudaProblem::patternFor(Operand operand, int granularity) {
+  const PatternKey key(operand, granularity);
+  auto it = patterns_.find(key);
+  if (it == patterns_.end()) {
+    const int extent = operand == Operand::A ? m_ : n_;
+    DeviceBuffer buffer(patternBytes(extent, k_, granularity),
+                        std::string(operandName(operand)) + "-pattern at granularity " + std::to_string(granularity));
+    it = patterns_.emplace(key, std::move(buffer)).first;
+  }
+  return it->second.bytePointer();
+}
+
+const std::uint8_t* CudaProblem::builtPattern(Operand operand, int granularity) const {
+  if (!built_.contains(PatternKey(operand, granularity))) return nullptr;
+  return patterns_.at(PatternKey(operand, granularity)).bytePointer();
+}
+
+bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
+  if (kernel.id == "cusparse-csr") return !csr_.converted();
+  return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aRowGranularity) == nullptr) ||
+         (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bColGranularity) == nullptr);
+}
+
+double CudaProblem::prepare(const KernelInfo& kernel) {
+  backend_.makeCurrent();
+  if (kernel.id == "cusparse-csr") return csr_.convert(backend_.cusparse(), backend_.stream(), a_.floats(), m_, k_);
+  if (!kernel.usesAPattern() && !kernel.usesBPattern()) return 0.0;
+  // Built again on every call, so that repeated calls time the real work.
+  std::uint8_t* aPattern = kernel.usesAPattern() ? patternFor(Operand::A, kernel.aRowGranularity) : nullptr;
+  std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bColGranularity) : nullptr;
+  timer_.start(backend_.stream());
+  if (aPattern != nullptr) launchAPattern(a_.floats(), m_, k_, kernel.aRowGranularity, aPattern, backend_.stream());
+  if (bPattern != nullptr) launchBPattern(b_.floats(), k_, n_, kernel.bColGranularity, bPattern, backend_.stream());
+  timer_.stop(backend_.stream());
+  const double milliseconds = timer_.milliseconds("building the skip patterns");
+  if (aPattern != nullptr) built_.insert(PatternKey(Operand::A, kernel.aRowGranularity));
+  if (bPattern != nullptr) built_.insert(PatternKey(Operand::B, kernel.bColGranularity));
+  return milliseconds;
+}
+
+void CudaProblem::poisonC() {
+  backend_.makeCurrent();
+  // 0xFF bytes make every float a NaN.
+  check(cudaMemsetAsync(c_.get(), 0xFF, cBytes(), backend_.stream()), "filling C with NaN");
+  synchronize("filling C with NaN");
+}
+
+double CudaProblem::run(const KernelInfo& kernel) {
+  backend_.makeCurrent();
+  if (needsPreparation(kernel)) prepare(kernel);
+  if (kernel.id == "cusparse-csr") return csr_.multiply(backend_.cusparse(), backend_.stream(), b_.floats(), c_.floats(), n_);
+  const std::string doing = "running kernel " + std::string(kernel.id);
+  if (kernel.id == "cublas") {
+    cublasHandle_t handle = backend_.cublas();
+    timer_.start(backend_.stream());
+    runCublasSgemm(handle, a_.floats(), b_.floats(), c_.floats(), m_, n_, k_);
+    timer_.stop(backend_.stream());
+    return timer_.milliseconds(doing.c_str());
+  }
+  GemmOperands operands;
+  operands.a = a_.floats();
+  operands.b = b_.floats();
+  operands.c = c_.floats();
+  operands.m = m_;
+  operands.n = n_;
+  operands.k = k_;
+  if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aRowGranularity);
+  if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bColGranularity);
+  timer_.start(backend_.stream());
+  launchGemmKernel(kernel.id, operands, backend_.stream());
+  timer_.stop(backend_.stream());
+  return timer_.milliseconds(doing.c_str());
+}
+
+Matrix CudaProblem::downloadC() {
+  backend_.makeCurrent();
+  Matrix c(m_, n_);
+  check(cudaMemcpyAsync(c.data(), c_.get(), cBytes(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading C");
+  synchronize("downloading C");
+  return c;
+}
+
+Pattern CudaProblem::downloadPattern(Operand operand, int granularity) {
+  const std::uint8_t* device = builtPattern(operand, granularity);
+  if (device == nullptr) {
+    throw InputError("the cuda backend has built no " + std::string(operandName(operand)) + "-pattern at granularity " +
+                     std::to_string(granularity) + " for this problem; prepare a kernel that uses one first");
+  }
+  backend_.makeCurrent();
+  Pattern pattern = fullPattern(operand, operand == Operand::A ? m_ : n_, k_, granularity);  // shape from the core
+  check(cudaMemcpyAsync(pattern.bits.data(), device, pattern.bits.size(), cudaMemcpyDeviceToHost, backend_.stream()),
+        "downloading a skip pattern");
+  synchronize("downloading a skip pattern");
+  return pattern;
+}
+
+std::unique_ptr<Backend> openCudaBackend(const BackendOptions& options) { return std::make_unique<CudaBackend>(options); }
+
+}  // namespace
+
+}  // namespace tileskip::cuda
+
+extern "C" __attribute__((visibility("default"))) const tileskip::cuda::ModuleInterface* tileskip_cuda_module() {
+  static const tileskip::cuda::ModuleInterface module{tileskip::cuda::LayoutStamp{}, &tileskip::cuda::openCudaBackend};
+  return &module;
+}

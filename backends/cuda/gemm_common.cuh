@@ -1,0 +1,139 @@
+// Device helpers the tiled kernels share (the twin of the shaders' common include): where a
+// block's tile lies, bounds-checked 128-bit tile loads into shared memory, bounds-checked
+// stores of C, and reading skip-pattern bytes. Every load past M, N or K reads zero and every
+// store past M or N is dropped, so the kernels take any M, N, K >= 1.
+#pragma once
+
+#include <cstdint>
+
+namespace tileskip::cuda {
+
+inline constexpr int kKBlock = 8;  // K indices per pattern byte (core's kKBlock)
+
+// The transposed A tile is stored As[k][m] with this many floats of padding per k-row: the
+// 4 scalar stores of one float4 then spread over two bank groups instead of one, and the
+// rows stay 16-byte aligned for the 128-bit reads of the inner loop.
+inline constexpr int kAPad = 4;
+
+template <int BM>
+__host__ __device__ constexpr int transposedAStride() {
+  return BM + kAPad;
+}
+
+// Blocks are numbered along one grid dimension, row tile by row tile (2^31 - 1 blocks, so
+// any M and N whose C fits 32-bit indexing); neighbouring blocks share a row tile of A.
+template <int BM, int BN>
+struct BlockTile {
+  int rowBase, colBase;
+  __device__ explicit BlockTile(int n) {
+    const int colTiles = (n + BN - 1) / BN;
+    rowBase = static_cast<int>(blockIdx.x / colTiles) * BM;
+    colBase = static_cast<int>(blockIdx.x % colTiles) * BN;
+  }
+};
+
+// A float4 read of 4 consecutive elements needs the row length to be a multiple of 4 (the
+// buffers themselves are 256-byte aligned by cudaMalloc); otherwise the scalar path runs.
+__device__ inline bool rowsAreVectorAligned(int rowLength) { return (rowLength & 3) == 0; }
+
+// Elements [index, index + 4) of a row of length `rowLength`, where element `first` of the row
+// sits at `index`; zero past the end of the row.
+__device__ inline float4 loadRowQuad(const float* __restrict__ row, int first, int rowLength, bool vectorAligned) {
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (vectorAligned) return *reinterpret_cast<const float4*>(row + first);  // first + 4 <= rowLength
+  if (first + 0 < rowLength) v.x = row[first + 0];
+  if (first + 1 < rowLength) v.y = row[first + 1];
+  if (first + 2 < rowLength) v.z = row[first + 2];
+  if (first + 3 < rowLength) v.w = row[first + 3];
+  return v;
+}
+
+// Loads the BM x BK tile of A at (rowBase, kBase) into As[k][m] (transposed, stride BM + kAPad)
+// with one 128-bit global load per 4 elements of a row. K-blocks whose bit in `kBlockMask` is
+// clear are not loaded (their shared memory is stale, and no warp of the block reads it).
+template <int BM, int BK, int kThreads>
+__device__ void loadATileTransposed(const float* __restrict__ A, int M, int K, int rowBase, int kBase, float* As,
+                                    unsigned kBlockMask, int tid) {
+  constexpr int kQuadsPerRow = BK / 4;
+  constexpr int kQuads = BM * kQuadsPerRow;
+  static_assert(BK % kKBlock == 0 && kQuads % kThreads == 0, "the A tile must split evenly into 128-bit loads");
+  const bool aligned = rowsAreVectorAligned(K);
+#pragma unroll
+  for (int i = 0; i < kQuads / kThreads; ++i) {
+    const int quad = tid + i * kThreads;
+    const int m = quad / kQuadsPerRow;
+    const int kq = (quad % kQuadsPerRow) * 4;
+    if (((kBlockMask >> (kq / kKBlock)) & 1u) == 0) continue;
+    const int row = rowBase + m, k = kBase + kq;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (row < M && k < K) v = loadRowQuad(A + row * K, k, K, aligned);
+    float* column = As + kq * transposedAStride<BM>() + m;
+    column[0 * transposedAStride<BM>()] = v.x;
+    column[1 * transposedAStride<BM>()] = v.y;
+    column[2 * transposedAStride<BM>()] = v.z;
+    column[3 * transposedAStride<BM>()] = v.w;
+  }
+}
+
+// Loads the BK x BN tile of B at (kBase, colBase) into Bs[k][n] (row-major, stride BN) with
+// 128-bit loads and 128-bit shared stores; `kBlockMask` as for A.
+template <int BK, int BN, int kThreads>
+__device__ void loadBTile(const float* __restrict__ B, int K, int N, int kBase, int colBase, float* Bs,
+                          unsigned kBlockMask, int tid) {
+  constexpr int kQuadsPerRow = BN / 4;
+  constexpr int kQuads = BK * kQuadsPerRow;
+  static_assert(BN % 4 == 0 && kQuads % kThreads == 0, "the B tile must split evenly into 128-bit loads");
+  const bool aligned = rowsAreVectorAligned(N);
+#pragma unroll
+  for (int i = 0; i < kQuads / kThreads; ++i) {
+    const int quad = tid + i * kThreads;
+    const int kk = quad / kQuadsPerRow;
+    const int nq = (quad % kQuadsPerRow) * 4;
+    if (((kBlockMask >> (kk / kKBlock)) & 1u) == 0) continue;
+    const int k = kBase + kk, col = colBase + nq;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (k < K && col < N) v = loadRowQuad(B + k * N, col, N, aligned);
+    *reinterpret_cast<float4*>(Bs + kk * BN + nq) = v;
+  }
+}
+
+// Stores 4 consecutive outputs C[row][col .. col+3]; `col` is a multiple of 4.
+__device__ inline void storeQuad(float* __restrict__ C, int M, int N, int row, int col, float4 v) {
+  if (row >= M || col >= N) return;
+  float* out = C + row * N;
+  if (rowsAreVectorAligned(N)) {
+    *reinterpret_cast<float4*>(out + col) = v;
+    return;
+  }
+  out[col] = v.x;
+  if (col + 1 < N) out[col + 1] = v.y;
+  if (col + 2 < N) out[col + 2] = v.z;
+  if (col + 3 < N) out[col + 3] = v.w;
+}
+
+__device__ inline void storeScalar(float* __restrict__ C, int M, int N, int row, int col, float v) {
+  if (row < M && col < N) C[row * N + col] = v;
+}
+
+// ---- skip patterns: one byte per (tile, K-block), tile-major, as core/pattern.hpp lays out ----
+
+// The pattern byte of (tile, kBlock); 0 for a tile past M or N or a K-block past K, so the
+// partial edges of a problem skip exactly what is not there.
+__device__ inline unsigned patternByte(const std::uint8_t* __restrict__ pattern, int tile, int tiles, int kBlock,
+                                       int kBlocks) {
+  if (pattern == nullptr) return 0xFFu;  // the operand is not inspected: nothing is skipped for it
+  if (tile >= tiles || kBlock >= kBlocks) return 0u;
+  return __ldg(pattern + tile * kBlocks + kBlock);
+}
+
+// OR of kCount consecutive tiles' bytes: the K-block bits any of them keeps.
+template <int kCount>
+__device__ unsigned patternUnion(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
+                                 int kBlocks) {
+  unsigned bits = 0;
+#pragma unroll
+  for (int t = 0; t < kCount; ++t) bits |= patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks);
+  return bits;
+}
+
+}  // namespace tileskip::cuda

@@ -1,0 +1,23 @@
+// K1 naive: one thread per output element, each walking a whole row of A and column of B.
+// Neighbouring threads take neighbouring *rows* of C, so a warp's loads of A hit 32 different
+// rows and its stores of C 32 different rows: nothing coalesces. The baseline to beat.
+#pragma once
+
+#include "gemm_common.cuh"
+
+namespace tileskip::cuda {
+
+template <int BM, int BN, int kThreads>
+__global__ void __launch_bounds__(kThreads)
+    naive(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
+  static_assert(BM * BN == kThreads, "one thread per output of the block tile");
+  const BlockTile<BM, BN> block(N);
+  const int row = block.rowBase + static_cast<int>(threadIdx.x) % BM;
+  const int col = block.colBase + static_cast<int>(threadIdx.x) / BM;
+  if (row >= M || col >= N) return;
+  float sum = 0.0f;
+  for (int k = 0; k < K; ++k) sum = fmaf(A[row * K + k], B[k * N + col], sum);
+  C[row * N + col] = sum;
+}
+
+}  // namespace tileskip::cuda

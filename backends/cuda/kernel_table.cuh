@@ -1,0 +1,104 @@
+// The catalogue id -> kernel table, shared by kernel_dispatch.cu (CUDA launches) and the CPU
+// emulation in the tests. Tile parameters and pattern granularities come from
+// core/catalogue.hpp's constexpr kCatalogue as template arguments, so they are written once,
+// there, and shared with the GLSL twins; each kernel's static_asserts check that the shape it
+// is given is one it can run (thread counts, warp tiles matching pattern tiles).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/catalogue.hpp"
+
+#include "k01_naive.cuh"
+#include "k02_coalesced.cuh"
+#include "k03_smem.cuh"
+#include "k04_blocktile1d.cuh"
+#include "k05_blocktile2d.cuh"
+#include "k06_vectorized.cuh"
+#include "k09_warptile.cuh"
+#include "k10_a_row.cuh"
+#include "k16_a_warp.cuh"
+#include "k18_b_group8.cuh"
+#include "k21_b_warp.cuh"
+#include "k24_joint_64x32.cuh"
+#include "k28_joint_8x32.cuh"
+#include "k29_joint_32x32.cuh"
+
+namespace tileskip::cuda {
+
+static_assert(tileskip::kKBlock == kKBlock, "device and host agree on the K-block");
+
+using DenseKernel = void (*)(const float*, const float*, float*, int, int, int);
+using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, const std::uint8_t*,
+                            const std::uint8_t*);
+
+struct GemmKernel {
+  std::string_view id;
+  DenseKernel dense;  // exactly one of dense / skipping is set
+  SkipKernel skipping;
+};
+
+inline constexpr const KernelInfo& catalogueEntry(std::string_view id) { return *findKernelInfo(id); }
+
+inline constexpr TileShape kNaive = catalogueEntry("naive").tile;
+inline constexpr TileShape kCoalesced = catalogueEntry("coalesced").tile;
+inline constexpr TileShape kSmem = catalogueEntry("smem").tile;
+inline constexpr TileShape kBlocktile1d = catalogueEntry("blocktile1d").tile;
+inline constexpr TileShape kBlocktile2d = catalogueEntry("blocktile2d").tile;
+inline constexpr TileShape kVectorized = catalogueEntry("vectorized").tile;
+inline constexpr TileShape kWarptile = catalogueEntry("warptile").tile;
+inline constexpr KernelInfo kARow = catalogueEntry("a-row");
+inline constexpr KernelInfo kAWarp = catalogueEntry("a-warp");
+inline constexpr KernelInfo kBGroup8 = catalogueEntry("b-group8");
+inline constexpr KernelInfo kBWarp = catalogueEntry("b-warp");
+inline constexpr KernelInfo kJoint64x32 = catalogueEntry("joint-64x32");
+inline constexpr KernelInfo kJoint32x32 = catalogueEntry("joint-32x32");
+inline constexpr KernelInfo kJoint8x32 = catalogueEntry("joint-8x32");
+
+// clang-format off
+inline const GemmKernel kGemmKernels[] = {
+  {"naive", naive<kNaive.BM, kNaive.BN, kNaive.threads>, nullptr},
+  {"coalesced", coalesced<kCoalesced.BM, kCoalesced.BN, kCoalesced.threads>, nullptr},
+  {"smem", smem<kSmem.BM, kSmem.BN, kSmem.BK, kSmem.threads>, nullptr},
+  {"blocktile1d", blocktile1d<kBlocktile1d.BM, kBlocktile1d.BN, kBlocktile1d.BK, kBlocktile1d.TM, kBlocktile1d.threads>, nullptr},
+  {"blocktile2d", blocktile2d<kBlocktile2d.BM, kBlocktile2d.BN, kBlocktile2d.BK, kBlocktile2d.TM, kBlocktile2d.TN,
+                              kBlocktile2d.threads>, nullptr},
+  {"vectorized", vectorized<kVectorized.BM, kVectorized.BN, kVectorized.BK, kVectorized.TM, kVectorized.TN,
+                            kVectorized.threads>, nullptr},
+  {"warptile", warptile<kWarptile.BM, kWarptile.BN, kWarptile.BK, kWarptile.WM, kWarptile.WN, kWarptile.TM, kWarptile.TN,
+                        kWarptile.threads>, nullptr},
+  {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
+                          kARow.aRowGranularity>},
+  {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,
+                            kAWarp.tile.TN, kAWarp.tile.threads, kAWarp.aRowGranularity>},
+  {"b-group8", nullptr, bGroup8<kBGroup8.tile.BM, kBGroup8.tile.BN, kBGroup8.tile.BK, kBGroup8.tile.TM, kBGroup8.tile.TN,
+                                kBGroup8.tile.threads, kBGroup8.bColGranularity>},
+  {"b-warp", nullptr, bWarp<kBWarp.tile.BM, kBWarp.tile.BN, kBWarp.tile.BK, kBWarp.tile.WM, kBWarp.tile.WN, kBWarp.tile.TM,
+                            kBWarp.tile.TN, kBWarp.tile.threads, kBWarp.bColGranularity>},
+  {"joint-64x32", nullptr, joint64x32<kJoint64x32.tile.BM, kJoint64x32.tile.BN, kJoint64x32.tile.BK, kJoint64x32.tile.WM,
+                                      kJoint64x32.tile.WN, kJoint64x32.tile.TM, kJoint64x32.tile.TN,
+                                      kJoint64x32.tile.threads, kJoint64x32.aRowGranularity, kJoint64x32.bColGranularity>},
+  {"joint-32x32", nullptr, joint32x32<kJoint32x32.tile.BM, kJoint32x32.tile.BN, kJoint32x32.tile.BK, kJoint32x32.tile.WM,
+                                      kJoint32x32.tile.WN, kJoint32x32.tile.TM, kJoint32x32.tile.TN,
+                                      kJoint32x32.tile.threads, kJoint32x32.aRowGranularity, kJoint32x32.bColGranularity>},
+  {"joint-8x32", nullptr, joint8x32<kJoint8x32.tile.BM, kJoint8x32.tile.BN, kJoint8x32.tile.BK, kJoint8x32.tile.WM,
+                                    kJoint8x32.tile.WN, kJoint8x32.tile.TM, kJoint8x32.tile.TN, kJoint8x32.tile.threads,
+                                    kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity>},
+};
+// clang-format on
+
+inline const GemmKernel* findGemmKernel(std::string_view id) {
+  for (const GemmKernel& k : kGemmKernels) {
+    if (k.id == id) return &k;
+  }
+  return nullptr;
+}
+
+// Thread blocks a launch of a kernel with this tile needs for an M x N output (blocks are
+// numbered along one grid dimension, see BlockTile).
+inline long long gemmBlockCount(const TileShape& tile, int m, int n) {
+  return static_cast<long long>((m + tile.BM - 1) / tile.BM) * ((n + tile.BN - 1) / tile.BN);
+}
+
+}  // namespace tileskip::cuda

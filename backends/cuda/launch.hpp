@@ -1,0 +1,39 @@
+// Host-side entry points to the kernels: the GEMM catalogue (kernel_dispatch.cu) and the
+// pattern preprocessing (pattern_kernels.cu). Launches are asynchronous on `stream`; a bad
+// launch throws at once (checkLaunch), a fault inside a kernel at the next synchronisation.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string_view>
+
+namespace tileskip::cuda {
+
+// One problem on the device, as every GEMM kernel takes it: row-major A (M x K), B (K x N) and
+// C (M x N), and the skip patterns at the kernel's granularities (null where it inspects none).
+struct GemmOperands {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  int m = 0, n = 0, k = 0;
+  const std::uint8_t* aPattern = nullptr;
+  const std::uint8_t* bPattern = nullptr;
+};
+
+// Whether kernel_dispatch.cu has a kernel for this catalogue id (every twin id has one).
+bool hasGemmKernel(std::string_view id);
+
+// Launches the catalogue kernel `id`; InputError for an id with no CUDA kernel.
+void launchGemmKernel(std::string_view id, const GemmOperands& operands, cudaStream_t stream);
+
+// Throws UnavailableError when this build holds no code the current device can run.
+void checkKernelImages();
+
+// Builds the A-pattern (row tiles of `rowGranularity`) or B-pattern (column tiles of
+// `colGranularity`) into `pattern`, byte for byte as core/pattern.cpp does on the host. Every
+// byte is written, so the buffer needs no clearing first.
+void launchAPattern(const float* a, int m, int k, int rowGranularity, std::uint8_t* pattern, cudaStream_t stream);
+void launchBPattern(const float* b, int k, int n, int colGranularity, std::uint8_t* pattern, cudaStream_t stream);
+
+}  // namespace tileskip::cuda

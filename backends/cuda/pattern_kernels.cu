@@ -1,0 +1,41 @@
+// Launchers of the pattern preprocessing kernels (pattern_a.cuh, pattern_b.cuh).
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+#include "cuda_check.hpp"
+#include "launch.hpp"
+#include "pattern_a.cuh"
+#include "pattern_b.cuh"
+
+namespace tileskip::cuda {
+
+namespace {
+
+dim3 patternBlocks(long long blocks) {
+  if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large for the pattern kernels");
+  return dim3(static_cast<unsigned>(blocks));
+}
+
+}  // namespace
+
+void launchAPattern(const float* a, int m, int k, int rowGranularity, std::uint8_t* pattern, cudaStream_t stream) {
+  if (rowGranularity < 1) throw InputError("A-pattern granularity must be at least 1");
+  const APatternGrid grid = aPatternGrid(m, k, rowGranularity);
+  buildAPattern<<<patternBlocks(grid.blocks), kPatternThreads, 0, stream>>>(a, m, k, rowGranularity, grid.rowTiles,
+                                                                            grid.kChunks, pattern);
+  checkLaunch("buildAPattern");
+}
+
+void launchBPattern(const float* b, int k, int n, int colGranularity, std::uint8_t* pattern, cudaStream_t stream) {
+  const BPatternLaunch launch = bPatternLaunch(colGranularity, k, n);
+  if (launch.kernel == nullptr) {
+    throw InputError("the cuda backend builds B-patterns at 8, 16, 32 or 64 columns, not " +
+                     std::to_string(colGranularity));
+  }
+  launch.kernel<<<patternBlocks(launch.blocks), kPatternThreads, 0, stream>>>(b, k, n, launch.colWarps,
+                                                                              launch.kBlockGroups, pattern);
+  checkLaunch("buildBPattern");
+}
+
+}  // namespace tileskip::cuda

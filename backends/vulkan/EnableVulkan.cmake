@@ -1,0 +1,32 @@
+# The Vulkan backend, included by backends/CMakeLists.txt. TILESKIP_VULKAN: ON (fail without
+# the toolchain), OFF, or AUTO (build when the Vulkan headers, the loader and glslangValidator
+# are found). The backend loads libvulkan at run time, so the binary starts without it.
+string(TOUPPER "${TILESKIP_VULKAN}" _vulkan_mode)
+if(NOT _vulkan_mode MATCHES "^(ON|OFF|AUTO)$")
+  message(FATAL_ERROR "TILESKIP_VULKAN must be ON, OFF or AUTO, not '${TILESKIP_VULKAN}'")
+endif()
+if(_vulkan_mode STREQUAL "OFF")
+  message(STATUS "Vulkan backend: off (TILESKIP_VULKAN=OFF)")
+  return()
+endif()
+
+find_package(Vulkan QUIET)
+find_program(TILESKIP_GLSLANG_VALIDATOR NAMES glslangValidator HINTS ${Vulkan_GLSLANG_VALIDATOR_EXECUTABLE})
+set(_vulkan_missing "")
+if(NOT Vulkan_FOUND)
+  list(APPEND _vulkan_missing "the Vulkan headers and loader (Debian: libvulkan-dev)")
+endif()
+if(NOT TILESKIP_GLSLANG_VALIDATOR)
+  list(APPEND _vulkan_missing "glslangValidator (Debian: glslang-tools)")
+endif()
+if(_vulkan_missing)
+  list(JOIN _vulkan_missing " and " _vulkan_missing)
+  if(_vulkan_mode STREQUAL "ON")
+    message(FATAL_ERROR "TILESKIP_VULKAN=ON but ${_vulkan_missing} not found; run scripts/install-deps.sh")
+  endif()
+  message(STATUS "Vulkan backend: not built, ${_vulkan_missing} not found")
+  return()
+endif()
+
+list(APPEND TILESKIP_BACKENDS vulkan)
+add_subdirectory(${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_BINARY_DIR}/vulkan)

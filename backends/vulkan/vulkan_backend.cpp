@@ -1,0 +1,275 @@
+#include "backends/vulkan/vulkan_backend.hpp"
+
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "backends/backend_registry.hpp"
+#include "backends/vulkan/embedded_spirv.hpp"
+#include "backends/vulkan/memory.hpp"
+#include "core/error.hpp"
+#include "core/process_exit.hpp"
+#include "core/reference.hpp"
+#include "core/tile_layout.hpp"
+
+namespace tileskip::vk {
+
+namespace {
+
+constexpr std::uint32_t kPatternAWordsPerGroup = 32;   // shaders/patterns_a.comp: 32 x 8 invocations
+constexpr std::uint32_t kPatternARowsPerGroup = 64;
+constexpr std::uint32_t kPatternBColsPerGroup = 1024;  // shaders/patterns_b.comp: 256 x 4 columns
+constexpr std::uint32_t kNaN = 0x7FC00000;              // a quiet NaN, as fill words
+
+std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// Pattern words per tile: one uint holds 4 K-blocks (32 K-indices).
+std::uint64_t patternWords(int k) { return ceilDiv(static_cast<std::uint64_t>(k), 32); }
+
+Specialization patternConstants(Operand operand, int granularity) {
+  Specialization s;
+  s.set(SpecId::BK, kKBlock);
+  s.set(operand == Operand::A ? SpecId::ARows : SpecId::BCols, granularity);
+  return s;
+}
+
+std::string shapeText(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
+
+class VulkanProblem final : public DeviceProblem {
+ public:
+  VulkanProblem(std::shared_ptr<Context> context, const Matrix& a, const Matrix& b)
+      : context_(std::move(context)), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
+    Context& ctx = *context_;
+    const ComputeLimits& limits = ctx.limits();
+    std::uint64_t cBytes = static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(n_) * sizeof(float);
+    checkBufferFits(a.bytes(), "matrix A (" + shapeText(m_, k_) + ")", limits);
+    checkBufferFits(b.bytes(), "matrix B (" + shapeText(k_, n_) + ")", limits);
+    checkBufferFits(cBytes, "matrix C (" + shapeText(m_, n_) + ")", limits);
+    std::uint64_t needed = a.bytes() + b.bytes() + cBytes;
+    if (std::uint64_t available = ctx.deviceMemoryAvailable(); needed > available) {
+      throw UnavailableError("A, B and C need " + byteText(needed) + " of device memory, " + byteText(available) +
+                             " is available on " + ctx.info().name + "; use smaller matrices");
+    }
+    a_ = Buffer(ctx, a.bytes(), MemoryUse::Device, "matrix A (" + shapeText(m_, k_) + ")");
+    b_ = Buffer(ctx, b.bytes(), MemoryUse::Device, "matrix B (" + shapeText(k_, n_) + ")");
+    c_ = Buffer(ctx, cBytes, MemoryUse::Device, "matrix C (" + shapeText(m_, n_) + ")");
+    noPattern_ = Buffer(ctx, 16, MemoryUse::Device, "an empty pattern");
+    upload(ctx, a_, staging_, a.data(), a.bytes());
+    upload(ctx, b_, staging_, b.data(), b.bytes());
+  }
+
+  ~VulkanProblem() override {
+    if (processExiting()) return;  // see core/process_exit.hpp
+    for (VkDescriptorPool pool : pools_) context_->vk().vkDestroyDescriptorPool(context_->device(), pool, nullptr);
+  }
+
+  double prepare(const KernelInfo& kernel) override {
+    bool usesA = kernel.usesAPattern(), usesB = kernel.usesBPattern();
+    if (!usesA && !usesB) return 0.0;
+    Context& ctx = *context_;
+    VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
+    Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aRowGranularity) : nullptr;
+    Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bColGranularity) : nullptr;
+    VkPipeline aBuilder = usesA ? ctx.pipeline("patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : VK_NULL_HANDLE;
+    VkPipeline bBuilder = usesB ? ctx.pipeline("patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : VK_NULL_HANDLE;
+    std::uint64_t words = patternWords(k_);
+    double ms = ctx.execute(
+        [&](VkCommandBuffer cmd) {
+          // The builders OR bits into the patterns, so they start from zero.
+          if (aPattern) ctx.vk().vkCmdFillBuffer(cmd, aPattern->handle(), 0, VK_WHOLE_SIZE, 0);
+          if (bPattern) ctx.vk().vkCmdFillBuffer(cmd, bPattern->handle(), 0, VK_WHOLE_SIZE, 0);
+          ctx.stepBarrier(cmd);
+          if (aPattern) {
+            ctx.dispatch(cmd, aBuilder, set, constants(), ceilDiv(words, kPatternAWordsPerGroup),
+                         ceilDiv(static_cast<std::uint64_t>(m_), kPatternARowsPerGroup));
+          }
+          if (aPattern && bPattern) ctx.stepBarrier(cmd);
+          if (bPattern) ctx.dispatch(cmd, bBuilder, set, constants(), ceilDiv(static_cast<std::uint64_t>(n_), kPatternBColsPerGroup), words);
+        },
+        true);
+    if (usesA) built_.insert({Operand::A, kernel.aRowGranularity});
+    if (usesB) built_.insert({Operand::B, kernel.bColGranularity});
+    return ms;
+  }
+
+  void poisonC() override {
+    context_->execute([&](VkCommandBuffer cmd) { context_->vk().vkCmdFillBuffer(cmd, c_.handle(), 0, VK_WHOLE_SIZE, kNaN); },
+                      false);
+  }
+
+  double run(const KernelInfo& kernel) override {
+    Context& ctx = *context_;
+    VkPipeline pipeline = kernelPipeline(kernel);
+    bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aRowGranularity})) &&
+                 (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bColGranularity}));
+    if (!ready) prepare(kernel);
+    VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
+    const TileShape& t = kernel.tile;
+    return ctx.execute(
+        [&](VkCommandBuffer cmd) {
+          ctx.dispatch(cmd, pipeline, set, constants(), ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN)),
+                       ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM)));
+        },
+        true);
+  }
+
+  Matrix downloadC() override {
+    Matrix c(m_, n_);
+    download(*context_, c_, staging_, c.data(), c.bytes());
+    return c;
+  }
+
+  Pattern downloadPattern(Operand operand, int granularity) override {
+    if (!built_.count({operand, granularity})) {
+      throw InputError("no kernel prepared so far on the vulkan backend uses the " + std::string(operandName(operand)) +
+                       "-pattern at granularity " + std::to_string(granularity));
+    }
+    const Buffer& device = patterns_.at({operand, granularity});
+    std::vector<std::uint8_t> padded(device.bytes());
+    download(*context_, device, staging_, padded.data(), padded.size());
+    Pattern p;
+    p.operand = operand;
+    p.granularity = granularity;
+    p.extent = operand == Operand::A ? m_ : n_;
+    p.depth = k_;
+    p.tiles = static_cast<int>(ceilDiv(static_cast<std::uint64_t>(p.extent), static_cast<std::uint64_t>(granularity)));
+    p.kBlocks = static_cast<int>(ceilDiv(static_cast<std::uint64_t>(k_), kKBlock));
+    // On the device each tile starts on a word; the pattern's bytes are the tiles' first kBlocks
+    // bytes (a little-endian word holds K-blocks 4w .. 4w+3 in byte order).
+    std::size_t stride = patternWords(k_) * sizeof(std::uint32_t);
+    p.bits.resize(static_cast<std::size_t>(p.tiles) * static_cast<std::size_t>(p.kBlocks));
+    for (std::size_t tile = 0; tile < static_cast<std::size_t>(p.tiles); ++tile) {
+      std::memcpy(&p.bits[tile * static_cast<std::size_t>(p.kBlocks)], &padded[tile * stride], static_cast<std::size_t>(p.kBlocks));
+    }
+    return p;
+  }
+
+ private:
+  PushConstants constants() const {
+    auto m = static_cast<std::uint32_t>(m_), n = static_cast<std::uint32_t>(n_), k = static_cast<std::uint32_t>(k_);
+    return {m, n, k, k, n, n, 0, 0};
+  }
+
+  VkPipeline kernelPipeline(const KernelInfo& kernel) {
+    if (kernel.isBaseline() || kernel.stem.empty() || embeddedSpirv(kernel.stem).empty()) {
+      throw InputError("the vulkan backend does not implement kernel '" + std::string(kernel.id) + "'");
+    }
+    if (std::optional<std::string> why = tileShapeProblem(kernel)) throw InputError(*why);
+    if (std::optional<std::string> why = launchProblem(kernel, context_->limits())) throw UnavailableError(*why);
+    return context_->pipeline(kernel.stem, kernelConstants(kernel), static_cast<std::uint32_t>(kernel.tile.threads));
+  }
+
+  Buffer& pattern(Operand operand, int granularity) {
+    auto key = std::pair(operand, granularity);
+    if (auto it = patterns_.find(key); it != patterns_.end()) return it->second;
+    int extent = operand == Operand::A ? m_ : n_;
+    std::uint64_t bytes = ceilDiv(static_cast<std::uint64_t>(extent), static_cast<std::uint64_t>(granularity)) *
+                          patternWords(k_) * sizeof(std::uint32_t);
+    std::string what = std::string(operandName(operand)) + "-pattern at granularity " + std::to_string(granularity);
+    checkBufferFits(bytes, what, context_->limits());
+    return patterns_.emplace(key, Buffer(*context_, bytes, MemoryUse::Device, what)).first->second;
+  }
+
+  // The set binding A, B, C and the patterns at these granularities (0: not used).
+  VkDescriptorSet descriptorSet(int aGranularity, int bGranularity) {
+    auto key = std::pair(aGranularity, bGranularity);
+    if (auto it = sets_.find(key); it != sets_.end()) return it->second;
+    const Buffer& aPattern = aGranularity > 0 ? pattern(Operand::A, aGranularity) : noPattern_;
+    const Buffer& bPattern = bGranularity > 0 ? pattern(Operand::B, bGranularity) : noPattern_;
+    VkDescriptorSet set = allocateSet();
+    VkDescriptorBufferInfo buffers[5] = {{a_.handle(), 0, VK_WHOLE_SIZE},
+                                         {b_.handle(), 0, VK_WHOLE_SIZE},
+                                         {c_.handle(), 0, VK_WHOLE_SIZE},
+                                         {aPattern.handle(), 0, VK_WHOLE_SIZE},
+                                         {bPattern.handle(), 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet writes[5] = {};
+    for (std::uint32_t i = 0; i < 5; ++i) {
+      writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[i].dstSet = set;
+      writes[i].dstBinding = i;
+      writes[i].descriptorCount = 1;
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = &buffers[i];
+    }
+    context_->vk().vkUpdateDescriptorSets(context_->device(), 5, writes, 0, nullptr);
+    return sets_.emplace(key, set).first->second;
+  }
+
+  VkDescriptorSet allocateSet() {
+    constexpr std::uint32_t kSetsPerPool = 16;
+    const DeviceFunctions& vk = context_->vk();
+    if (pools_.empty() || setsInLastPool_ == kSetsPerPool) {
+      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5 * kSetsPerPool};
+      VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+      info.maxSets = kSetsPerPool;
+      info.poolSizeCount = 1;
+      info.pPoolSizes = &size;
+      VkDescriptorPool pool = VK_NULL_HANDLE;
+      context_->check(vk.vkCreateDescriptorPool(context_->device(), &info, nullptr, &pool), "creating a descriptor pool");
+      pools_.push_back(pool);
+      setsInLastPool_ = 0;
+    }
+    VkDescriptorSetLayout layout = context_->setLayout();
+    VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    info.descriptorPool = pools_.back();
+    info.descriptorSetCount = 1;
+    info.pSetLayouts = &layout;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    context_->check(vk.vkAllocateDescriptorSets(context_->device(), &info, &set), "allocating a descriptor set");
+    ++setsInLastPool_;
+    return set;
+  }
+
+  std::shared_ptr<Context> context_;  // first member: destroyed last, after every buffer
+  int m_, n_, k_;
+  Buffer a_, b_, c_, noPattern_, staging_;
+  std::map<std::pair<Operand, int>, Buffer> patterns_;
+  std::set<std::pair<Operand, int>> built_;  // patterns prepare() has built at least once
+  std::map<std::pair<int, int>, VkDescriptorSet> sets_;
+  std::vector<VkDescriptorPool> pools_;
+  std::uint32_t setsInLastPool_ = 0;
+};
+
+}  // namespace
+
+Specialization kernelConstants(const KernelInfo& kernel) {
+  const TileShape& t = kernel.tile;
+  Specialization s;
+  s.set(SpecId::BM, t.BM);
+  s.set(SpecId::BN, t.BN);
+  s.set(SpecId::BK, t.BK);
+  s.set(SpecId::WM, t.WM);
+  s.set(SpecId::WN, t.WN);
+  s.set(SpecId::TM, t.TM);
+  s.set(SpecId::TN, t.TN);
+  s.set(SpecId::WorkgroupSize, t.threads);
+  s.set(SpecId::ARows, kernel.aRowGranularity);
+  s.set(SpecId::BCols, kernel.bColGranularity);
+  s.set(SpecId::LaneCols, t.WM > 0 ? warpLayout(kernel).laneCols : 1);
+  return s;
+}
+
+VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make_shared<Context>(options)) {}
+
+bool VulkanBackend::implements(std::string_view kernelId) const {
+  const KernelInfo* info = findKernelInfo(kernelId);
+  return info != nullptr && !info->isBaseline() && !embeddedSpirv(info->stem).empty();
+}
+
+std::unique_ptr<DeviceProblem> VulkanBackend::upload(const Matrix& a, const Matrix& b) {
+  checkMultiplicable(a, b);
+  return std::make_unique<VulkanProblem>(context_, a, b);
+}
+
+}  // namespace tileskip::vk
+
+namespace tileskip {
+
+BackendEntry vulkanBackendEntry() {
+  return {"vulkan", 20, [](const BackendOptions& options) -> std::unique_ptr<Backend> {
+            return std::make_unique<vk::VulkanBackend>(options);
+          }};
+}
+
+}  // namespace tileskip

@@ -1,0 +1,34 @@
+// The vulkan backend: every twin kernel of the catalogue as a GLSL compute shader (shaders/),
+// with the A/B patterns built on the device. The class is visible to the tests, which reach its
+// Context to check validation and limits; everything else reaches it through the registry.
+#pragma once
+
+#include <memory>
+
+#include "backends/vulkan/context.hpp"
+#include "core/backend.hpp"
+
+namespace tileskip::vk {
+
+class VulkanBackend final : public Backend {
+ public:
+  // Throws UnavailableError with a reason (no loader, no device, no subgroup ballot, ...).
+  explicit VulkanBackend(const BackendOptions& options);
+
+  std::string_view name() const override { return "vulkan"; }
+  const DeviceInfo& device() const override { return context_->info(); }
+  bool implements(std::string_view kernelId) const override;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
+  std::vector<std::string> takeDiagnostics() override { return context_->takeDiagnostics(); }
+
+  Context& context() { return *context_; }
+
+ private:
+  std::shared_ptr<Context> context_;  // shared with the problems, which may outlive a caller's handle
+};
+
+// Specialization constants of a catalogue kernel (its tile shape, granularities and warp lane
+// grid, in the ids of shaders/tileskip_common.glsl).
+Specialization kernelConstants(const KernelInfo& kernel);
+
+}  // namespace tileskip::vk

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine (see README "GPU runs"): unpacks the Vulkan loader carried in
+# .gl/, then runs the steps named on the command line against the binaries carried in .carry/bin,
+# writing every log under $OUT. Steps: env, tests, verify, bench, sanitize, headline, sweep.
+# Each step's log is $OUT/<step>.log; a summary line per step goes to stdout.
+set -u
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+BIN=${BIN:-.carry/bin}
+for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done
+ldconfig
+# Host libraries the GPU image lacks (OpenBLAS, GLFW, X11 client libs), built on Debian 12.
+mkdir -p /tmp/hostlibs && tar -C /tmp/hostlibs -xJf .carry/hostlibs.tar.xz
+export LD_LIBRARY_PATH=/tmp/hostlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/nvidia_icd.json}
+
+step() {  # step NAME COMMAND...: runs COMMAND with its output in $OUT/NAME.log
+  local name=$1
+  shift
+  local start=$SECONDS
+  "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "[$name] rc=$rc $((SECONDS - start))s: $*"
+  tail -n 25 "$OUT/$name.log" | sed "s/^/  [$name] /"
+  return 0
+}
+
+for s in "$@"; do
+  case $s in
+    env) step env bash -c "nvidia-smi; $BIN/tileskip list" ;;
+    tests) step tests env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=cuda,vulkan "$BIN/tileskip_tests" --gtest_brief=1 ;;
+    verify) step verify "$BIN/tileskip" verify ;;
+    bench) step bench-vulkan "$BIN/tileskip" bench --backend vulkan --kernel all --size 4096 --format json --out "$OUT/bench-vulkan.json"
+           for d in 1.0 0.5 0.25; do
+             step "bench-cuda-$d" "$BIN/tileskip" bench --backend cuda --kernel all --size 4096 --density-a $d --density-b $d --format json --out "$OUT/bench-cuda-$d.json"
+           done ;;
+    sanitize) for tool in memcheck racecheck synccheck; do
+                step "sanitize-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$BIN/tileskip" verify --backend cuda --quick
+              done ;;
+    vulkan-tests) step vulkan-tests env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=vulkan "$BIN/tileskip_tests" --gtest_brief=1 --gtest_filter='*vulkan*:*Vulkan*' ;;
+    cuda-tests) step cuda-tests env TILESKIP_REQUIRE_BACKENDS=cuda "$BIN/tileskip_tests" --gtest_brief=1 --gtest_filter='*cuda*:*Cuda*:CrossBackend.*' ;;
+    *) echo "unknown step $s" ;;
+  esac
+done

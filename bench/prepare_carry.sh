@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Prepares what a GPU run carries (see bench/gpu_session.sh): the built binaries in .carry/bin
+# and the Debian host libraries the GPU image lacks in .carry/hostlibs.tar.xz. The Vulkan loader
+# and validation layers travel separately in .gl/ (README, "GPU runs"). Usage:
+#   bench/prepare_carry.sh [BUILD_DIR]     (default build/test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/test}
+rm -rf .carry/bin && mkdir -p .carry/bin
+cp "$build"/bin/tileskip "$build"/bin/tileskip_tests .carry/bin/
+[ -f "$build/bin/libtileskip_cuda.so" ] && cp "$build/bin/libtileskip_cuda.so" .carry/bin/
+lib=/usr/lib/x86_64-linux-gnu
+staging=$(mktemp -d)
+for f in openblas-pthread/libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libglfw.so.3 libstb.so.0 \
+         libX11.so.6 libxcb.so.1 libXau.so.6 libXdmcp.so.6 libbsd.so.0 libmd.so.0; do
+  cp -L "$lib/$f" "$staging/"
+done
+tar -C "$staging" -cJf .carry/hostlibs.tar.xz .
+rm -rf "$staging"
+du -sh .carry .gl 2>/dev/null

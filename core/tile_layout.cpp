@@ -1,0 +1,106 @@
+#include "core/tile_layout.hpp"
+
+#include "core/error.hpp"
+
+namespace tileskip {
+
+namespace {
+
+std::string shapeText(const TileShape& t) {
+  return "BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
+         " WM=" + std::to_string(t.WM) + " WN=" + std::to_string(t.WN) + " TM=" + std::to_string(t.TM) +
+         " TN=" + std::to_string(t.TN) + " threads=" + std::to_string(t.threads);
+}
+
+// How the twins of each kernel map threads onto the tile (see the kernel files).
+enum class Structure {
+  ThreadPerOutput,  // naive, coalesced: one thread per output of a BM x BN block
+  SharedTiles,      // smem: one output per thread, BK-deep tiles staged in shared memory
+  ColumnOfOutputs,  // blocktile1d: TM outputs down a column per thread
+  ThreadTile,       // blocktile2d, vectorized, a-row, b-group8: TM x TN outputs per thread
+  WarpTile,         // warptile and the warp-uniform skipping kernels
+};
+
+std::optional<Structure> structureOf(std::string_view id) {
+  if (id == "naive" || id == "coalesced") return Structure::ThreadPerOutput;
+  if (id == "smem") return Structure::SharedTiles;
+  if (id == "blocktile1d") return Structure::ColumnOfOutputs;
+  if (id == "blocktile2d" || id == "vectorized" || id == "a-row" || id == "b-group8") return Structure::ThreadTile;
+  if (id == "warptile" || id == "a-warp" || id == "b-warp" || id.rfind("joint-", 0) == 0) return Structure::WarpTile;
+  return std::nullopt;
+}
+
+bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
+
+}  // namespace
+
+WarpLayout warpLayout(const KernelInfo& kernel) {
+  const TileShape& t = kernel.tile;
+  auto refuse = [&](const std::string& why) {
+    return InputError("kernel '" + std::string(kernel.id) + "' (" + shapeText(t) + "): " + why);
+  };
+  if (t.WM <= 0 || t.WN <= 0 || t.TM <= 0 || t.TN <= 0) throw refuse("no warp tile");
+  WarpLayout w;
+  w.laneRows = kWarpLaneRows;
+  w.laneCols = kWarpLaneCols;
+  w.subM = w.laneRows * t.TM;
+  w.subN = w.laneCols * t.TN;
+  if (!divides(w.subM, t.WM) || !divides(w.subN, t.WN)) {
+    throw refuse("sub-tiles of " + std::to_string(w.subM) + "x" + std::to_string(w.subN) + " (4 x 8 lanes of TM x TN) do not divide the warp tile");
+  }
+  if (kernel.aRowGranularity > 0 && kernel.aRowGranularity < t.WM && !divides(w.subM, kernel.aRowGranularity)) {
+    throw refuse("a sub-tile of " + std::to_string(w.subM) + " rows would straddle A-pattern tiles of " +
+                 std::to_string(kernel.aRowGranularity) + " rows");
+  }
+  if (kernel.bColGranularity > 0 && kernel.bColGranularity < t.WN && !divides(w.subN, kernel.bColGranularity)) {
+    throw refuse("a sub-tile of " + std::to_string(w.subN) + " columns would straddle B-pattern tiles of " +
+                 std::to_string(kernel.bColGranularity) + " columns");
+  }
+  w.iterM = t.WM / w.subM;
+  w.iterN = t.WN / w.subN;
+  return w;
+}
+
+std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
+  std::optional<Structure> structure = structureOf(kernel.id);
+  if (!structure) return "kernel '" + std::string(kernel.id) + "' is not a tiled twin kernel";
+  const TileShape& t = kernel.tile;
+  auto problem = [&](const std::string& why) -> std::optional<std::string> {
+    return "tile " + shapeText(t) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
+  };
+  if (t.BM < 1 || t.BN < 1 || t.BK < 1 || t.TM < 1 || t.TN < 1 || t.threads < 1) return problem("every size must be positive");
+  if (kernel.skips() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
+    return problem("a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32");
+  }
+  switch (*structure) {
+    case Structure::ThreadPerOutput:
+    case Structure::SharedTiles:
+      if (t.threads != t.BM * t.BN) return problem("needs one thread per output: threads = BM·BN");
+      break;
+    case Structure::ColumnOfOutputs:
+      if (!divides(t.TM, t.BM) || t.TN != 1) return problem("needs TM to divide BM and TN = 1");
+      if (t.threads != (t.BM / t.TM) * t.BN) return problem("needs threads = (BM/TM)·BN");
+      break;
+    case Structure::ThreadTile:
+      if (!divides(t.TM, t.BM) || !divides(t.TN, t.BN)) return problem("needs TM to divide BM and TN to divide BN");
+      if (t.threads != (t.BM / t.TM) * (t.BN / t.TN)) return problem("needs threads = (BM/TM)·(BN/TN)");
+      if (kernel.id != "blocktile2d" && (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0)) {
+        return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
+      }
+      break;
+    case Structure::WarpTile: {
+      if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
+      if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
+      if (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0) return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
+      try {
+        warpLayout(kernel);
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tileskip

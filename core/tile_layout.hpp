@@ -1,0 +1,39 @@
+// How a warp-tiled kernel (WM, WN > 0 in its catalogue entry) spreads its warp tile over the 32
+// lanes of a warp. Both twins of a kernel use this one rule, so a CUDA and a GLSL kernel of the
+// same id put the same outputs in the same lane, and a pattern tile never straddles a sub-tile.
+//
+// The 32 lanes form a 4 x 8 grid (lane / 8, lane % 8) over a sub-tile of (4·TM) x (8·TN)
+// outputs; the warp walks iterM x iterN such sub-tiles (WMITER, WNITER in the kernels), so each
+// lane holds (iterM·TM) x (iterN·TN) accumulators. With TN = 4 a quarter-warp's 128-bit reads of
+// B cover 128 consecutive bytes of shared memory, and with TM = 2 (joint-8x32) a sub-tile is
+// 8 rows: one A-pattern tile.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/catalogue.hpp"
+
+namespace tileskip {
+
+inline constexpr int kWarpLanes = 32;  // a "warp" of GLSL kernels too, whatever the subgroup size
+inline constexpr int kWarpLaneRows = 4;
+inline constexpr int kWarpLaneCols = 8;
+
+struct WarpLayout {
+  int laneRows = 0, laneCols = 0;
+  int subM = 0, subN = 0;    // sub-tile: laneRows·TM x laneCols·TN
+  int iterM = 0, iterN = 0;  // WMITER, WNITER
+};
+
+// The layout of the kernel's warp tile. Throws InputError for a kernel without a warp tile, a
+// warp tile the sub-tiles do not divide, or a pattern tile finer than the warp tile that a
+// sub-tile would straddle (a sub-tile must read one pattern byte).
+WarpLayout warpLayout(const KernelInfo& kernel);
+
+// Why a tile shape cannot work for this kernel's structure (thread counts that do not match the
+// tile, tiles that do not divide), or nothing when it is consistent. Backends call it before
+// building a kernel from a shape that may not come from the catalogue.
+std::optional<std::string> tileShapeProblem(const KernelInfo& kernel);
+
+}  // namespace tileskip

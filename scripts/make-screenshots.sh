@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Regenerates the viewer pictures in docs/images/ with `tileskip view --screenshot` (offscreen:
+# no window, no display server). Usage: scripts/make-screenshots.sh [TILESKIP] [BACKEND]
+#   TILESKIP  the binary (default: build/release/bin/tileskip, else build/dev/bin/tileskip)
+#   BACKEND   cpu, vulkan or cuda (default: the best one found)
+# The README and docs/teaching.md show these files; rerun after the GPU backends change.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tileskip="${1:-}"
+if [ -z "$tileskip" ]; then
+  for candidate in build/release/bin/tileskip build/dev/bin/tileskip build/test/bin/tileskip; do
+    if [ -x "$candidate" ]; then tileskip="$candidate"; break; fi
+  done
+fi
+[ -x "$tileskip" ] || { echo "make-screenshots: no tileskip binary; build first or pass its path" >&2; exit 2; }
+backend=()
+[ -n "${2:-}" ] && backend=(--backend "$2")
+out=docs/images
+shot() {
+  local name="$1"; shift
+  "$tileskip" view "${backend[@]}" --size 512 --screenshot "$out/$name.png" "$@"
+}
+shot view-dense --kernel joint-8x32 --density-a 1 --density-b 1
+shot view-sparse --kernel joint-8x32 --density-a 0.3 --density-b 0.3
+shot view-unstructured --kernel joint-8x32 --generator uniform --density-a 0.3 --density-b 0.3
+shot view-teach --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --granularity 8 --teach
+shot view-teach-diverge --kernel a-row --density-a 0.5 --density-b 0.5 --granularity 8 --teach
+shot view-teach-warptile --kernel warptile --density-a 0.5 --density-b 0.5 --teach

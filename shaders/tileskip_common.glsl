@@ -1,0 +1,158 @@
+// Shared by every tileskip compute shader: the tile shape (specialization constants set from
+// core/catalogue.hpp, so one SPIR-V module serves any shape), the problem (push constants, so one
+// pipeline serves any size), the buffers, bounds-checked loads and stores (any M, N, K >= 1), the
+// skip patterns, and the subgroup vote that keeps a skip uniform.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_EXT_control_flow_attributes : require
+
+// ---- Tile shape. The defaults only let a file compile on its own; the backend always sets them.
+layout(constant_id = 0) const uint BM = 64;   // rows of C per workgroup
+layout(constant_id = 1) const uint BN = 64;   // columns of C per workgroup
+layout(constant_id = 2) const uint BK = 8;    // K-depth staged in shared memory per step
+layout(constant_id = 3) const uint WM = 32;   // rows of C per warp (32 invocations)
+layout(constant_id = 4) const uint WN = 32;   // columns of C per warp
+layout(constant_id = 5) const uint TM = 4;    // rows per invocation (per warp sub-tile)
+layout(constant_id = 6) const uint TN = 4;    // columns per invocation (per warp sub-tile)
+// constant_id 7 is the workgroup size (local_size_x_id = 7 in each kernel).
+layout(constant_id = 8) const uint A_ROWS = 0;      // rows per A-pattern tile, 0: A not inspected
+layout(constant_id = 9) const uint B_COLS = 0;      // columns per B-pattern tile, 0: B not inspected
+layout(constant_id = 10) const uint LANE_COLS = 4;  // warp lane grid (core/tile_layout.hpp)
+
+const uint K_BLOCK = 8;  // K indices per pattern byte
+const bool USES_A_PATTERN = A_ROWS > 0;
+const bool USES_B_PATTERN = B_COLS > 0;
+// Divisors that stay valid when a pattern is not used (the branches that divide are never taken).
+const uint A_TILE_ROWS = A_ROWS > 0u ? A_ROWS : 1u;
+const uint B_TILE_COLS = B_COLS > 0u ? B_COLS : 1u;
+
+// ---- The problem: C[M x N] = A[M x K] . B[K x N], row-major with leading dimensions.
+layout(push_constant) uniform Problem {
+  uint M, N, K;
+  uint lda, ldb, ldc;
+  uvec2 groupOffset;  // a dispatch larger than maxComputeWorkGroupCount is split into several
+} problem;
+
+// The pattern builders write the patterns and pick their own workgroup shape; kernels read them.
+#ifdef TILESKIP_PATTERN_BUILDER
+#define TILESKIP_PATTERN_ACCESS
+#else
+#define TILESKIP_PATTERN_ACCESS readonly
+layout(local_size_x_id = 7) in;
+const uint THREADS = gl_WorkGroupSize.x;
+#endif
+
+layout(set = 0, binding = 0, std430) readonly buffer MatrixA { float A[]; };
+layout(set = 0, binding = 0, std430) readonly buffer MatrixA4 { vec4 A4[]; };
+layout(set = 0, binding = 1, std430) readonly buffer MatrixB { float B[]; };
+layout(set = 0, binding = 1, std430) readonly buffer MatrixB4 { vec4 B4[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer MatrixC { float C[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer MatrixC4 { vec4 C4[]; };
+// Patterns, one uint per (tile, 4 K-blocks): bit j of word w of a tile is K index 32·w + j, so
+// byte b of the word is K-block 4·w + b exactly as core/pattern.hpp defines the bytes. Each tile
+// starts on a word; the backend strips that padding when it downloads a pattern.
+layout(set = 0, binding = 3, std430) TILESKIP_PATTERN_ACCESS buffer PatternA { uint aPattern[]; };
+layout(set = 0, binding = 4, std430) TILESKIP_PATTERN_ACCESS buffer PatternB { uint bPattern[]; };
+
+// (column block, row block) of this workgroup.
+uvec2 blockCoord() { return gl_WorkGroupID.xy + problem.groupOffset; }
+
+// ---- Global loads, zero outside the matrix so partial tiles and K-blocks add nothing.
+float loadA(uint row, uint col) { return row < problem.M && col < problem.K ? A[row * problem.lda + col] : 0.0; }
+float loadB(uint row, uint col) { return row < problem.K && col < problem.N ? B[row * problem.ldb + col] : 0.0; }
+
+// Four consecutive elements of a row: one 128-bit load where the row holds them all and they are
+// 16-byte aligned, else element by element (ragged edges, K or N not a multiple of 4).
+vec4 loadA4(uint row, uint col) {
+  if (row >= problem.M) return vec4(0.0);
+  uint index = row * problem.lda + col;
+  if (col + 3u < problem.K && (index & 3u) == 0u) return A4[index >> 2];
+  return vec4(loadA(row, col), loadA(row, col + 1u), loadA(row, col + 2u), loadA(row, col + 3u));
+}
+
+vec4 loadB4(uint row, uint col) {
+  if (row >= problem.K) return vec4(0.0);
+  uint index = row * problem.ldb + col;
+  if (col + 3u < problem.N && (index & 3u) == 0u) return B4[index >> 2];
+  return vec4(loadB(row, col), loadB(row, col + 1u), loadB(row, col + 2u), loadB(row, col + 3u));
+}
+
+void storeC(uint row, uint col, float value) {
+  if (row < problem.M && col < problem.N) C[row * problem.ldc + col] = value;
+}
+
+void storeC4(uint row, uint col, vec4 value) {
+  if (row >= problem.M) return;
+  uint index = row * problem.ldc + col;
+  if (col + 3u < problem.N && (index & 3u) == 0u) {
+    C4[index >> 2] = value;
+    return;
+  }
+  for (uint j = 0u; j < 4u; ++j) storeC(row, col + j, value[j]);
+}
+
+// ---- Skip patterns.
+uint patternWordsPerTile() { return (problem.K + 31u) / 32u; }
+
+// Bits of the K-indices [kTile, kTile + BK) of a pattern word: a stage of BK = 8, 16 or 32
+// K-indices never straddles a word.
+const uint STAGE_MASK = BK >= 32u ? 0xFFFFFFFFu : (1u << BK) - 1u;
+uint stageBits(uint word, uint kTile) { return (word >> (kTile & 31u)) & STAGE_MASK; }
+
+// OR of the A-pattern words of the tiles that rows [firstRow, firstRow + rows) touch; 0 when
+// they lie below M. Every invocation that asks about the same rows gets the same value.
+uint aWordOverRows(uint firstRow, uint rows, uint word) {
+  if (firstRow >= problem.M) return 0u;
+  uint lastTile = (min(firstRow + rows, problem.M) - 1u) / A_TILE_ROWS;
+  uint bits = 0u;
+  for (uint tile = firstRow / A_TILE_ROWS; tile <= lastTile; ++tile) bits |= aPattern[tile * patternWordsPerTile() + word];
+  return bits;
+}
+
+uint bWordOverCols(uint firstCol, uint cols, uint word) {
+  if (firstCol >= problem.N) return 0u;
+  uint lastTile = (min(firstCol + cols, problem.N) - 1u) / B_TILE_COLS;
+  uint bits = 0u;
+  for (uint tile = firstCol / B_TILE_COLS; tile <= lastTile; ++tile) bits |= bPattern[tile * patternWordsPerTile() + word];
+  return bits;
+}
+
+// The rank-1 updates some output of the rectangle needs: the OR over its (A tile, B tile) pairs
+// of a_pat & b_pat, which is (OR of the a_pat) & (OR of the b_pat) since AND distributes over OR.
+// An operand the kernel does not inspect counts as all ones.
+uint jointWordOver(uint firstRow, uint rows, uint firstCol, uint cols, uint word) {
+  if (firstRow >= problem.M || firstCol >= problem.N) return 0u;
+  uint aBits = USES_A_PATTERN ? aWordOverRows(firstRow, rows, word) : ~0u;
+  uint bBits = USES_B_PATTERN ? bWordOverCols(firstCol, cols, word) : ~0u;
+  return aBits & bBits;
+}
+
+// The bits of one K-block (a pattern byte) this invocation's subgroup will run, the same in every
+// invocation of the subgroup. A warp's invocations read the same pattern byte, so in a subgroup of
+// 4, 8, 16 or 32 they agree and the byte comes back unchanged (broadcast, so the compiler sees a
+// uniform value); where a subgroup spans invocations that disagree (64-wide subgroups, two warps)
+// it keeps the whole K-block: a rank-1 update a lane's own pattern calls unnecessary only adds
+// exact zeros, so doing it is safe and skipping it would not be.
+uint subgroupAgreedBits(uint bits) {
+  uint agreed = subgroupAllEqual(bits) ? subgroupBroadcastFirst(bits) : 0xFFu;
+#ifdef TILESKIP_TEST_TOO_EAGER
+  // Test build only (embedded as a separate module): also drop K-blocks that keep a single
+  // product, a skip that is too eager, which the verify suite must catch.
+  if (bitCount(agreed) == 1) agreed = 0u;
+#endif
+  return agreed;
+}
+
+// Bit s set where K-block s of the step [kTile, kTile + BK) is needed by some warp of the
+// workgroup, from `blockWord`, which every invocation computed alike from the same pattern words.
+// Skipping on it may jump over the step's barriers: it is uniform across the workgroup (a
+// per-subgroup vote there gave wrong results on lavapipe with no validation message).
+uint stageKBlockMask(uint blockWord, uint kTile) {
+  uint bits = stageBits(blockWord, kTile), mask = 0u;
+  [[unroll]] for (uint s = 0u; s < BK / K_BLOCK; ++s) {
+    if (((bits >> (s * K_BLOCK)) & 0xFFu) != 0u) mask |= 1u << s;
+  }
+  return mask;
+}
+const uint ALL_K_BLOCKS = 0xFFFFFFFFu;  // a dense kernel loads every K-block of a step

@@ -1,0 +1,241 @@
+#include "cuda_emulation.hpp"
+
+#include <ucontext.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define TILESKIP_EMU_ASAN 1
+#endif
+
+// The linker defines these around every __shared__ array (the section named in the header).
+extern "C" char __start_tileskip_emu_shared[] __attribute__((weak));
+extern "C" char __stop_tileskip_emu_shared[] __attribute__((weak));
+
+namespace tileskip::emu {
+
+namespace {
+
+constexpr std::size_t kStackBytes = 256 * 1024;
+
+enum class State { Ready, AtBarrier, AtCollective, Done };
+enum class Collective { Ballot, ShuffleXor };
+
+struct Fiber {
+  ucontext_t context{};
+  std::unique_ptr<char[]> stack;
+  State state = State::Ready;
+  const char* file = nullptr;  // where it waits
+  int line = 0;
+  Collective collective = Collective::Ballot;
+  unsigned mask = 0, value = 0, result = 0;
+  int laneMask = 0;
+};
+
+struct BlockRun {
+  std::vector<Fiber> fibers;
+  ucontext_t scheduler{};
+  unsigned current = 0;
+  const std::function<void()>* kernel = nullptr;
+#ifdef TILESKIP_EMU_ASAN
+  const void* mainStack = nullptr;
+  std::size_t mainStackSize = 0;
+#endif
+};
+
+BlockRun* run = nullptr;
+
+void switchToScheduler() {
+  Fiber& self = run->fibers[run->current];
+#ifdef TILESKIP_EMU_ASAN
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, run->mainStack, run->mainStackSize);
+#endif
+  swapcontext(&self.context, &run->scheduler);
+#ifdef TILESKIP_EMU_ASAN
+  __sanitizer_finish_switch_fiber(fake, &run->mainStack, &run->mainStackSize);
+#endif
+}
+
+void fiberMain() {
+#ifdef TILESKIP_EMU_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &run->mainStack, &run->mainStackSize);
+#endif
+  (*run->kernel)();
+  run->fibers[run->current].state = State::Done;
+#ifdef TILESKIP_EMU_ASAN
+  __sanitizer_start_switch_fiber(nullptr, run->mainStack, run->mainStackSize);
+#endif
+  setcontext(&run->scheduler);
+}
+
+void resume(unsigned index) {
+  run->current = index;
+  threadIdx = uint3{index, 0, 0};
+#ifdef TILESKIP_EMU_ASAN
+  void* fake = nullptr;
+  Fiber& f = run->fibers[index];
+  __sanitizer_start_switch_fiber(&fake, f.stack.get(), kStackBytes);
+#endif
+  swapcontext(&run->scheduler, &run->fibers[index].context);
+#ifdef TILESKIP_EMU_ASAN
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+}
+
+std::string where(unsigned thread, const char* file, int line) {
+  return "block " + std::to_string(blockIdx.x) + ", thread " + std::to_string(thread) + " at " +
+         (file ? file : "?") + ":" + std::to_string(line);
+}
+
+unsigned collective(Collective kind, unsigned mask, unsigned value, int laneMask, const char* file, int line) {
+  Fiber& self = run->fibers[run->current];
+  self.state = State::AtCollective;
+  self.collective = kind;
+  self.mask = mask;
+  self.value = value;
+  self.laneMask = laneMask;
+  self.file = file;
+  self.line = line;
+  switchToScheduler();
+  return run->fibers[run->current].result;
+}
+
+// Completes the collective of warp `warp` if all its lanes wait at it; false if not all wait.
+bool resolveWarp(unsigned warp) {
+  Fiber* lanes = &run->fibers[warp * 32];
+  bool anyWaiting = false, allWaiting = true;
+  for (unsigned l = 0; l < 32; ++l) {
+    anyWaiting |= lanes[l].state == State::AtCollective;
+    allWaiting &= lanes[l].state == State::AtCollective;
+  }
+  if (!anyWaiting) return false;
+  if (!allWaiting) return false;
+  const Fiber& first = lanes[0];
+  unsigned ballotBits = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    const Fiber& f = lanes[l];
+    if (f.collective != first.collective || f.line != first.line || std::strcmp(f.file, first.file) != 0 ||
+        f.mask != 0xFFFFFFFFu || f.laneMask != first.laneMask) {
+      throw std::logic_error("lanes of a warp disagree on a warp collective: " + where(warp * 32 + l, f.file, f.line) +
+                             " vs " + where(warp * 32, first.file, first.line));
+    }
+    if (f.value != 0) ballotBits |= 1u << l;
+  }
+  for (unsigned l = 0; l < 32; ++l) {
+    Fiber& f = lanes[l];
+    f.result = first.collective == Collective::Ballot ? ballotBits : lanes[l ^ static_cast<unsigned>(first.laneMask & 31)].value;
+    f.state = State::Ready;
+  }
+  return true;
+}
+
+void runBlock(BlockRun& block) {
+  const unsigned threads = static_cast<unsigned>(block.fibers.size());
+  for (unsigned t = 0; t < threads; ++t) {
+    Fiber& f = block.fibers[t];
+    f.state = State::Ready;
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack.get();
+    f.context.uc_stack.ss_size = kStackBytes;
+    f.context.uc_link = nullptr;
+    makecontext(&f.context, fiberMain, 0);
+  }
+  for (;;) {
+    for (unsigned t = 0; t < threads; ++t) {
+      if (block.fibers[t].state == State::Ready) resume(t);
+    }
+    bool progressed = false;
+    for (unsigned w = 0; w < threads / 32; ++w) progressed |= resolveWarp(w);
+    if (progressed) continue;
+
+    unsigned done = 0, atBarrier = 0, first = threads;
+    for (unsigned t = 0; t < threads; ++t) {
+      const Fiber& f = block.fibers[t];
+      if (f.state == State::Done) ++done;
+      if (f.state == State::AtBarrier) {
+        ++atBarrier;
+        if (first == threads) first = t;
+      }
+    }
+    if (done == threads) return;
+    if (atBarrier + done == threads && done > 0) {
+      throw std::logic_error("__syncthreads() reached by some threads after others exited: " +
+                             where(first, block.fibers[first].file, block.fibers[first].line));
+    }
+    if (atBarrier == threads) {
+      const Fiber& f0 = block.fibers[first];
+      for (unsigned t = 0; t < threads; ++t) {
+        const Fiber& f = block.fibers[t];
+        if (f.line != f0.line || std::strcmp(f.file, f0.file) != 0) {
+          throw std::logic_error("threads of a block wait at different __syncthreads(): " + where(t, f.file, f.line) +
+                                 " vs " + where(first, f0.file, f0.line));
+        }
+      }
+      for (Fiber& f : block.fibers) f.state = State::Ready;
+      continue;
+    }
+    for (unsigned t = 0; t < threads; ++t) {
+      const Fiber& f = block.fibers[t];
+      if (f.state == State::AtCollective) {
+        throw std::logic_error("a warp collective is not reached by all 32 lanes (some wait at a barrier or exited): " +
+                               where(t, f.file, f.line));
+      }
+    }
+    throw std::logic_error("the block can make no progress");
+  }
+}
+
+}  // namespace
+
+void syncThreads(const char* file, int line) {
+  Fiber& self = run->fibers[run->current];
+  self.state = State::AtBarrier;
+  self.file = file;
+  self.line = line;
+  switchToScheduler();
+}
+
+unsigned ballot(unsigned mask, bool predicate, const char* file, int line) {
+  return collective(Collective::Ballot, mask, predicate ? 1u : 0u, 0, file, line);
+}
+
+unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* file, int line) {
+  return collective(Collective::ShuffleXor, mask, value, laneMask, file, line);
+}
+
+void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel) {
+  if (threads == 0 || threads % 32 != 0 || threads > 1024) {
+    throw std::logic_error("the emulator runs blocks of 32 to 1024 threads, a multiple of 32; got " +
+                           std::to_string(threads));
+  }
+  BlockRun block;
+  block.kernel = &kernel;
+  block.fibers.resize(threads);
+  for (Fiber& f : block.fibers) f.stack.reset(new char[kStackBytes]);
+  BlockRun* previous = run;
+  run = &block;
+  gridDim = uint3{blocks, 1, 1};
+  blockDim = uint3{threads, 1, 1};
+  try {
+    for (unsigned b = 0; b < blocks; ++b) {
+      blockIdx = uint3{b, 0, 0};
+      if (__start_tileskip_emu_shared != nullptr) {
+        std::memset(__start_tileskip_emu_shared, 0xFF,
+                    static_cast<std::size_t>(__stop_tileskip_emu_shared - __start_tileskip_emu_shared));
+      }
+      runBlock(block);
+    }
+  } catch (...) {
+    run = previous;
+    throw;
+  }
+  run = previous;
+}
+
+}  // namespace tileskip::emu

@@ -1,0 +1,63 @@
+// Host stand-ins for the CUDA built-ins our kernels use, so that backends/cuda/*.cuh compile
+// as plain C++ and run on the CPU: every thread of a block is a fiber, __syncthreads() and the
+// warp collectives are rendezvous points of those fibers. This checks the kernels' logic
+// (indexing, bounds, partial tiles, skip decisions, barrier uniformity) on any machine; it says
+// nothing about the GPU compiler or the hardware, which the GPU run of the same suite covers.
+//
+// Checked as the kernels run:
+//  - all threads of a block reach the same __syncthreads() (same source line), and none has
+//    exited while others wait there: a skip that jumps a barrier must be block-uniform;
+//  - all 32 lanes of a warp reach the same collective (__ballot_sync, __shfl_xor_sync);
+//  - shared memory starts each block filled with NaN, so a read of shared memory that the
+//    block did not write this time poisons C and fails verification.
+// Include this before any .cuh file.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static __attribute__((section("tileskip_emu_shared")))
+#define __align__(n) __attribute__((aligned(n)))
+#define __syncthreads() ::tileskip::emu::syncThreads(__FILE__, __LINE__)
+
+struct uint3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+struct alignas(8) float2 {
+  float x, y;
+};
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+
+// The built-in indices of the running fiber (one OS thread runs all fibers of a block).
+inline uint3 threadIdx, blockIdx, blockDim, gridDim;
+
+inline int min(int a, int b) { return a < b ? a : b; }
+template <class T>
+T __ldg(const T* p) {
+  return *p;
+}
+
+namespace tileskip::emu {
+
+void syncThreads(const char* file, int line);
+unsigned ballot(unsigned mask, bool predicate, const char* file, int line);
+unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* file, int line);
+
+// Runs `kernel` for every thread of `blocks` blocks of `threads` threads (blocks one after
+// another). Throws std::logic_error naming the block, thread and source line when a rule
+// above is broken.
+void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel);
+
+}  // namespace tileskip::emu
+
+#define __ballot_sync(mask, predicate) ::tileskip::emu::ballot((mask), (predicate), __FILE__, __LINE__)
+#define __shfl_xor_sync(mask, value, laneMask) ::tileskip::emu::shuffleXor((mask), (value), (laneMask), __FILE__, __LINE__)

@@ -1,0 +1,119 @@
+#include "emulated_cuda_backend.hpp"
+
+// clang-format off
+#include "cuda_emulation.hpp"  // first: the .cuh files below need its stand-ins
+// clang-format on
+
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "backends/cuda/kernel_table.cuh"
+#include "backends/cuda/pattern_a.cuh"
+#include "backends/cuda/pattern_b.cuh"
+#include "core/error.hpp"
+#include "core/reference.hpp"
+
+namespace tileskip::testing {
+
+namespace {
+
+void emulate(long long blocks, int threads, const std::function<void()>& kernel) {
+  try {
+    emu::launch(static_cast<unsigned>(blocks), static_cast<unsigned>(threads), kernel);
+  } catch (const std::logic_error& e) {
+    throw Error(ExitCode::VerificationFailed, std::string("CUDA emulation: ") + e.what());
+  }
+}
+
+class EmulatedProblem final : public DeviceProblem {
+ public:
+  EmulatedProblem(const Matrix& a, const Matrix& b)
+      : m_(a.rows()), n_(b.cols()), k_(a.cols()), a_(a.values().begin(), a.values().end()),
+        b_(b.values().begin(), b.values().end()), c_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_)) {}
+
+  double prepare(const KernelInfo& kernel) override {
+    if (kernel.usesAPattern()) {
+      const int rows = kernel.aRowGranularity;
+      std::vector<std::uint8_t>& pattern = patterns_[{Operand::A, rows}];
+      pattern.assign(patternBytes(m_, k_, rows), 0xAB);  // garbage: every byte must be written
+      const cuda::APatternGrid grid = cuda::aPatternGrid(m_, k_, rows);
+      emulate(grid.blocks, cuda::kPatternThreads, [&] {
+        cuda::buildAPattern(a_.data(), m_, k_, rows, grid.rowTiles, grid.kChunks, pattern.data());
+      });
+    }
+    if (kernel.usesBPattern()) {
+      const int cols = kernel.bColGranularity;
+      std::vector<std::uint8_t>& pattern = patterns_[{Operand::B, cols}];
+      pattern.assign(patternBytes(n_, k_, cols), 0xAB);
+      const cuda::BPatternLaunch launch = cuda::bPatternLaunch(cols, k_, n_);
+      if (launch.kernel == nullptr) throw InputError("no B-pattern kernel for granularity " + std::to_string(cols));
+      emulate(launch.blocks, cuda::kPatternThreads, [&] {
+        launch.kernel(b_.data(), k_, n_, launch.colWarps, launch.kBlockGroups, pattern.data());
+      });
+    }
+    return 0.0;
+  }
+
+  void poisonC() override { std::fill(c_.begin(), c_.end(), std::numeric_limits<float>::quiet_NaN()); }
+
+  double run(const KernelInfo& kernel) override {
+    const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);
+    if (entry == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(kernel.id) + "'");
+    const std::uint8_t* aPattern = kernel.usesAPattern() ? patterns_.at({Operand::A, kernel.aRowGranularity}).data() : nullptr;
+    const std::uint8_t* bPattern = kernel.usesBPattern() ? patterns_.at({Operand::B, kernel.bColGranularity}).data() : nullptr;
+    const long long blocks = cuda::gemmBlockCount(kernel.tile, m_, n_);
+    emulate(blocks, kernel.tile.threads, [&] {
+      if (entry->dense != nullptr) {
+        entry->dense(a_.data(), b_.data(), c_.data(), m_, n_, k_);
+      } else {
+        entry->skipping(a_.data(), b_.data(), c_.data(), m_, n_, k_, aPattern, bPattern);
+      }
+    });
+    return 1.0;
+  }
+
+  Matrix downloadC() override {
+    Matrix c(m_, n_);
+    std::copy(c_.begin(), c_.end(), c.data());
+    return c;
+  }
+
+  Pattern downloadPattern(Operand operand, int granularity) override {
+    auto it = patterns_.find({operand, granularity});
+    if (it == patterns_.end()) throw InputError("no such pattern prepared");
+    Pattern pattern = fullPattern(operand, operand == Operand::A ? m_ : n_, k_, granularity);
+    pattern.bits = it->second;
+    return pattern;
+  }
+
+ private:
+  int m_, n_, k_;
+  std::vector<float> a_, b_, c_;
+  std::map<std::pair<Operand, int>, std::vector<std::uint8_t>> patterns_;
+};
+
+class EmulatedCudaBackend final : public Backend {
+ public:
+  EmulatedCudaBackend() {
+    device_.name = "CUDA kernels emulated on the CPU";
+    device_.subgroupSize = 32;
+  }
+  std::string_view name() const override { return "cuda-emulated"; }
+  const DeviceInfo& device() const override { return device_; }
+  bool implements(std::string_view id) const override { return cuda::findGemmKernel(id) != nullptr; }
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
+    checkMultiplicable(a, b);
+    return std::make_unique<EmulatedProblem>(a, b);
+  }
+
+ private:
+  DeviceInfo device_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeEmulatedCudaBackend() { return std::make_unique<EmulatedCudaBackend>(); }
+
+}  // namespace tileskip::testing

@@ -1,0 +1,45 @@
+// On a machine with more than one kernel backend (an NVIDIA GPU has both CUDA and Vulkan), every
+// kernel id gives the same C on each of them, within the fp32 tolerance, on the same inputs.
+#include <gtest/gtest.h>
+
+#include "backends/backend_registry.hpp"
+#include "core/problem.hpp"
+#include "core/reference.hpp"
+
+using namespace tileskip;
+
+TEST(CrossBackend, EveryKernelIdGivesTheSameCOnEveryBackend) {
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (BackendStatus& s : discoverBackends()) {
+    if (s.backend && s.name != "cpu") backends.push_back(std::move(s.backend));
+  }
+  if (backends.size() < 2) GTEST_SKIP() << "needs two kernel backends on one machine (CUDA and Vulkan on a GPU)";
+
+  ProblemSpec spec;
+  spec.m = 300;
+  spec.n = 260;
+  spec.k = 520;
+  spec.generator = "segments";
+  spec.densityA = spec.densityB = 0.5;
+  ProblemData data = generateProblem(spec);
+  std::vector<std::unique_ptr<DeviceProblem>> onDevice;
+  for (auto& b : backends) onDevice.push_back(b->upload(data.a, data.b));
+
+  int compared = 0;
+  for (const KernelInfo& kernel : twinKernels()) {
+    std::vector<std::pair<std::string, Matrix>> results;
+    for (std::size_t i = 0; i < backends.size(); ++i) {
+      if (!backends[i]->implements(kernel.id)) continue;
+      onDevice[i]->prepare(kernel);
+      onDevice[i]->poisonC();
+      onDevice[i]->run(kernel);
+      results.emplace_back(std::string(backends[i]->name()), onDevice[i]->downloadC());
+    }
+    for (std::size_t i = 1; i < results.size(); ++i) {
+      ErrorReport e = compareToReference(results[i].second, results[0].second, spec.k);
+      EXPECT_TRUE(e.passed) << kernel.id << ": " << results[i].first << " vs " << results[0].first << ": " << e.summary();
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+}

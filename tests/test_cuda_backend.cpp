@@ -1,0 +1,148 @@
+// The cuda backend as a process sees it: loading libtileskip_cuda.so from beside the executable,
+// the reasons it gives when it cannot run (no module, a foreign library, no driver, no GPU),
+// and, on a GPU, the parts of its contract the verify suite does not reach. Built only when the
+// CUDA backend is; the tests that need a device skip with the backend's own reason.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "backends/backend_registry.hpp"
+#include "core/error.hpp"
+#include "core/generators.hpp"
+
+using namespace tileskip;
+
+namespace {
+
+// Sets an environment variable for the scope of a test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::filesystem::path executableFolder() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
+
+std::string unavailableReason(const BackendOptions& options = {}) {
+  try {
+    openBackend("cuda", options);
+  } catch (const UnavailableError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool mentionsAny(const std::string& text, std::initializer_list<const char*> words) {
+  for (const char* w : words) {
+    if (text.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(CudaModule, SitsBesideTheExecutable) {
+  EXPECT_TRUE(std::filesystem::is_regular_file(executableFolder() / "libtileskip_cuda.so"))
+      << "the build puts libtileskip_cuda.so in " << executableFolder();
+}
+
+// Opening either works (a GPU) or fails with UnavailableError, which also shows that an
+// exception thrown inside the module is caught by its type out here.
+TEST(CudaModule, OpensOrSaysWhyNot) {
+  try {
+    std::unique_ptr<Backend> cuda = openBackend("cuda");
+    EXPECT_TRUE(cuda->device().isGpu);
+    EXPECT_EQ(cuda->device().subgroupSize, 32);
+    EXPECT_NE(cuda->device().api.find("TF32 off"), std::string::npos) << cuda->device().api;
+    for (const KernelInfo& k : kCatalogue) {
+      EXPECT_EQ(cuda->implements(k.id), k.id != "cpu") << k.id;
+    }
+  } catch (const UnavailableError& e) {
+    EXPECT_TRUE(mentionsAny(e.what(), {"driver", "GPU", "device", "CUDA", "module"})) << e.what();
+  }
+}
+
+TEST(CudaModule, AMissingModuleIsUnavailableNamingItsPath) {
+  ScopedEnv module("TILESKIP_CUDA_MODULE", "/nonexistent/libtileskip_cuda.so");
+  const std::string reason = unavailableReason();
+  EXPECT_NE(reason.find("/nonexistent/libtileskip_cuda.so"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("LD_LIBRARY_PATH"), std::string::npos) << reason;
+}
+
+TEST(CudaModule, ALibraryThatIsNotTheModuleIsRefused) {
+  ScopedEnv module("TILESKIP_CUDA_MODULE", "libm.so.6");
+  const std::string reason = unavailableReason();
+  EXPECT_NE(reason.find("is not a tileskip CUDA module"), std::string::npos) << reason;
+}
+
+TEST(CudaModule, TheRestWorksWhateverCudaSays) {
+  ScopedEnv module("TILESKIP_CUDA_MODULE", "/nonexistent/libtileskip_cuda.so");
+  std::vector<BackendStatus> found = discoverBackends();
+  bool sawCuda = false, sawCpu = false;
+  for (const BackendStatus& s : found) {
+    if (s.name == "cuda") {
+      sawCuda = true;
+      EXPECT_FALSE(s.backend);
+      EXPECT_FALSE(s.unavailableReason.empty());
+    }
+    if (s.name == "cpu") sawCpu = s.backend != nullptr;
+  }
+  EXPECT_TRUE(sawCuda);
+  EXPECT_TRUE(sawCpu);
+  EXPECT_NO_THROW(openBestBackend());
+}
+
+// ---- on a device ----
+
+class CudaDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      cuda_ = openBackend("cuda");
+    } catch (const UnavailableError& e) {
+      GTEST_SKIP() << "cuda unavailable: " << e.what();
+    }
+  }
+  std::unique_ptr<Backend> cuda_;
+};
+
+TEST_F(CudaDevice, ADeviceIndexThatDoesNotExistIsAnInputError) {
+  EXPECT_THROW(openBackend("cuda", {.deviceIndex = 4096, .validation = false}), InputError);
+}
+
+TEST_F(CudaDevice, PreparationIsTimedWhereThereIsWork) {
+  Matrix a = generate("segments", Operand::A, 300, 260, 0.5, 3);
+  Matrix b = generate("segments", Operand::B, 260, 200, 0.5, 4);
+  std::unique_ptr<DeviceProblem> problem = cuda_->upload(a, b);
+  EXPECT_EQ(problem->prepare(kernelInfo("warptile")), 0.0);
+  EXPECT_GT(problem->prepare(kernelInfo("joint-8x32")), 0.0);
+  EXPECT_GT(problem->prepare(kernelInfo("cusparse-csr")), 0.0);
+  EXPECT_GT(problem->run(kernelInfo("joint-8x32")), 0.0);
+  EXPECT_GT(problem->run(kernelInfo("cublas")), 0.0);
+}
+
+TEST_F(CudaDevice, MisuseIsAnInputErrorNotACrash) {
+  std::unique_ptr<DeviceProblem> problem = cuda_->upload(Matrix(40, 30), Matrix(30, 20));
+  EXPECT_THROW(problem->downloadPattern(Operand::A, 8), InputError);  // nothing prepared yet
+  EXPECT_THROW(problem->run(kernelInfo("cpu")), InputError);
+  problem->run(kernelInfo("a-row"));  // prepares its own pattern first
+  EXPECT_EQ(problem->downloadPattern(Operand::A, 8).bits.size(), 5u * 4u);
+  EXPECT_THROW(problem->downloadPattern(Operand::B, 32), InputError);
+}

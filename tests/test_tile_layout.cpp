@@ -1,0 +1,59 @@
+// The warp lane grid both twins derive from a tile shape, and the shape checks a backend runs
+// before it builds a kernel from a shape that is not the catalogue's.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/tile_layout.hpp"
+
+using namespace tileskip;
+
+TEST(TileLayout, EveryCatalogueTwinHasAConsistentShape) {
+  for (const KernelInfo& k : twinKernels()) {
+    EXPECT_EQ(tileShapeProblem(k), std::nullopt) << k.id;
+    if (k.tile.WM == 0) continue;
+    WarpLayout w = warpLayout(k);
+    EXPECT_EQ(w.laneRows * w.laneCols, kWarpLanes) << k.id;
+    EXPECT_EQ(w.iterM * w.subM, k.tile.WM) << k.id;
+    EXPECT_EQ(w.iterN * w.subN, k.tile.WN) << k.id;
+  }
+}
+
+TEST(TileLayout, FourByEightLanesWalkTheWarpTile) {
+  // warptile: a 64x64 warp tile in 32x32 sub-tiles, 2 x 2 of them: 16 x 8 outputs per lane.
+  WarpLayout w = warpLayout(kernelInfo("warptile"));
+  EXPECT_EQ(w.laneRows, 4);
+  EXPECT_EQ(w.laneCols, 8);
+  EXPECT_EQ(w.subM, 32);
+  EXPECT_EQ(w.subN, 32);
+  EXPECT_EQ(w.iterM, 2);
+  EXPECT_EQ(w.iterN, 2);
+  // joint-32x32: the warp tile is one sub-tile.
+  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).iterM, 1);
+  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).iterN, 1);
+}
+
+TEST(TileLayout, SubTilesFollowAFinerAPattern) {
+  // joint-8x32: the A-pattern is at 8 rows inside a 32-row warp tile, so a sub-tile is 8 rows
+  // and the warp walks 4 of them, one pattern byte each.
+  WarpLayout w = warpLayout(kernelInfo("joint-8x32"));
+  EXPECT_EQ(w.subM, 8);
+  EXPECT_EQ(w.iterM, 4);
+  EXPECT_EQ(w.subN, 32);
+}
+
+TEST(TileLayout, RefusesShapesThatDoNotTile) {
+  KernelInfo k = kernelInfo("warptile");
+  k.tile.threads = 256;  // 4 warp tiles but 8 warps
+  std::optional<std::string> why = tileShapeProblem(k);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("threads = 32"), std::string::npos) << *why;
+
+  KernelInfo skipping = kernelInfo("joint-32x32");
+  skipping.tile.BK = 12;
+  ASSERT_TRUE(tileShapeProblem(skipping).has_value());
+
+  KernelInfo straddling = kernelInfo("joint-8x32");
+  straddling.tile.TM = 4;  // 16-row sub-tiles would straddle the 8-row A-pattern tiles
+  EXPECT_THROW(warpLayout(straddling), InputError);
+  EXPECT_TRUE(tileShapeProblem(straddling).has_value());
+}

@@ -1,0 +1,382 @@
+// The Vulkan backend beyond the shared kernel suite: device selection and limits as plain
+// functions, and on the device (lavapipe in CI) the embedded SPIR-V, patterns at every
+// granularity, refused configurations, the validation messenger, and a too-eager skip that the
+// verify suite must catch. Device tests skip where no Vulkan device exists, unless
+// TILESKIP_REQUIRE_BACKENDS names vulkan.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "backends/vulkan/device_selection.hpp"
+#include "backends/vulkan/embedded_spirv.hpp"
+#include "backends/vulkan/limits.hpp"
+#include "backends/vulkan/vulkan_backend.hpp"
+#include "core/error.hpp"
+#include "core/generators.hpp"
+#include "core/tile_layout.hpp"
+#include "core/verify_suite.hpp"
+#include "run_command.hpp"
+
+using namespace tileskip;
+using namespace tileskip::vk;
+
+namespace {
+
+constexpr std::uint32_t kVulkan13 = (1u << 22) | (3u << 12);
+
+DeviceCandidate device(std::string name, DeviceKind kind) {
+  return {std::move(name), kind, kVulkan13, true, true, true, true};
+}
+
+bool vulkanRequired() {
+  const char* list = std::getenv("TILESKIP_REQUIRE_BACKENDS");
+  if (list == nullptr) return false;
+  std::istringstream names(list);
+  for (std::string name; std::getline(names, name, ',');) {
+    if (name == "vulkan") return true;
+  }
+  return false;
+}
+
+// One backend per process and validation setting: opening a device costs more than a test.
+VulkanBackend* openedBackend(bool validation, std::string& whyNot) {
+  static std::unique_ptr<VulkanBackend> backends[2];
+  static std::string reasons[2];
+  static bool tried[2] = {false, false};
+  int slot = validation ? 1 : 0;
+  if (!tried[slot]) {
+    tried[slot] = true;
+    try {
+      backends[slot] = std::make_unique<VulkanBackend>(BackendOptions{.deviceIndex = -1, .validation = validation});
+    } catch (const std::exception& e) {
+      reasons[slot] = e.what();
+    }
+  }
+  whyNot = reasons[slot];
+  return backends[slot].get();
+}
+
+#define VULKAN_OR_SKIP(backend, validation)                                                        \
+  std::string whyNot_;                                                                             \
+  VulkanBackend* backend##Pointer_ = openedBackend(validation, whyNot_);                           \
+  if (backend##Pointer_ == nullptr) {                                                              \
+    if (vulkanRequired()) FAIL() << "vulkan is required here but unavailable: " << whyNot_;        \
+    GTEST_SKIP() << "vulkan unavailable: " << whyNot_;                                             \
+  }                                                                                                \
+  VulkanBackend& backend = *backend##Pointer_
+
+ComputeLimits lavapipeLimits() {
+  ComputeLimits l;
+  l.maxSharedBytes = 32 * 1024;
+  l.maxInvocations = 1024;
+  l.maxWorkgroupSizeX = 1024;
+  l.maxGroupCountX = l.maxGroupCountY = 65535;
+  l.maxStorageBufferRange = 128ull << 20;
+  l.maxAllocationBytes = 2ull << 30;
+  l.subgroupSize = l.minSubgroupSize = l.maxSubgroupSize = 8;
+  l.maxWorkgroupSubgroups = 32;
+  l.pinSubgroupSize = true;
+  l.fullSubgroups = true;
+  return l;
+}
+
+std::vector<VerifyResult> verifyOn(Backend& backend, const KernelInfo& kernel, bool quick) {
+  return runVerify(backend, {&kernel}, verifyCases(quick));
+}
+
+}  // namespace
+
+// ---- Device selection: a plain function of what devices report.
+
+TEST(VulkanDeviceSelection, PrefersADiscreteGpuThenIntegratedThenTheCpu) {
+  std::vector<DeviceCandidate> devices = {device("llvmpipe", DeviceKind::Cpu), device("Intel UHD", DeviceKind::Integrated),
+                                          device("NVIDIA H200", DeviceKind::Discrete)};
+  EXPECT_EQ(chooseDevice(devices, -1), 2u);
+  devices.pop_back();
+  EXPECT_EQ(chooseDevice(devices, -1), 1u);
+  devices.pop_back();
+  EXPECT_EQ(chooseDevice(devices, -1), 0u);
+}
+
+TEST(VulkanDeviceSelection, TheFirstOfEqualDevicesWins) {
+  std::vector<DeviceCandidate> devices = {device("GPU 0", DeviceKind::Discrete), device("GPU 1", DeviceKind::Discrete)};
+  EXPECT_EQ(chooseDevice(devices, -1), 0u);
+}
+
+TEST(VulkanDeviceSelection, ARequestedIndexWinsOverPreference) {
+  std::vector<DeviceCandidate> devices = {device("NVIDIA H200", DeviceKind::Discrete), device("llvmpipe", DeviceKind::Cpu)};
+  EXPECT_EQ(chooseDevice(devices, 1), 1u);
+}
+
+TEST(VulkanDeviceSelection, AnIndexThatDoesNotExistIsBadInputListingTheDevices) {
+  std::vector<DeviceCandidate> devices = {device("llvmpipe", DeviceKind::Cpu)};
+  try {
+    chooseDevice(devices, 3);
+    FAIL() << "accepted --device 3";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("0: llvmpipe"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanDeviceSelection, SkipsDevicesWithoutSubgroupBallotAndSaysWhy) {
+  DeviceCandidate noBallot = device("old GPU", DeviceKind::Discrete);
+  noBallot.subgroupBallot = false;
+  std::vector<DeviceCandidate> devices = {noBallot, device("llvmpipe", DeviceKind::Cpu)};
+  EXPECT_EQ(chooseDevice(devices, -1), 1u);
+  try {
+    chooseDevice(devices, 0);
+    FAIL() << "accepted a device without ballot";
+  } catch (const UnavailableError& e) {
+    EXPECT_NE(std::string(e.what()).find("ballot"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanDeviceSelection, NoSuitableDeviceNamesEveryDeviceAndWhatItLacks) {
+  DeviceCandidate old = device("Vulkan 1.0 GPU", DeviceKind::Discrete);
+  old.apiVersion = 1u << 22;
+  DeviceCandidate noCompute = device("display-only", DeviceKind::Integrated);
+  noCompute.computeQueue = false;
+  std::vector<DeviceCandidate> devices = {old, noCompute};
+  try {
+    chooseDevice(devices, -1);
+    FAIL() << "chose an unsuitable device";
+  } catch (const UnavailableError& e) {
+    std::string text = e.what();
+    EXPECT_NE(text.find("Vulkan 1.0 GPU"), std::string::npos) << text;
+    EXPECT_NE(text.find("1.1"), std::string::npos) << text;
+    EXPECT_NE(text.find("no compute queue"), std::string::npos) << text;
+  }
+  EXPECT_THROW(chooseDevice({}, -1), UnavailableError);
+}
+
+// ---- Limits as plain functions.
+
+TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
+  ComputeLimits lavapipe = lavapipeLimits();
+  ComputeLimits nvidia = lavapipe;
+  nvidia.maxSharedBytes = 48 * 1024;
+  for (const KernelInfo& k : twinKernels()) {
+    EXPECT_EQ(launchProblem(k, lavapipe), std::nullopt) << k.id;
+    EXPECT_EQ(launchProblem(k, nvidia), std::nullopt) << k.id;
+  }
+}
+
+TEST(VulkanLimits, ATileBeyondSharedMemoryOrInvocationsIsRefusedWithTheNumbers) {
+  KernelInfo big = kernelInfo("warptile");
+  big.tile.BK = 64;  // 64 x (128 + 4) + 64 x 128 floats: 65 KiB
+  EXPECT_EQ(kernelSharedBytes(big), (64u * 132u + 64u * 128u) * 4u);
+  std::optional<std::string> why = launchProblem(big, lavapipeLimits());
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("65 KiB"), std::string::npos) << *why;
+  EXPECT_NE(why->find("32 KiB"), std::string::npos) << *why;
+  EXPECT_NE(why->find("maxComputeSharedMemorySize"), std::string::npos) << *why;
+
+  KernelInfo wide = kernelInfo("smem");
+  wide.tile.BM = wide.tile.BN = 64;
+  wide.tile.BK = 8;
+  wide.tile.threads = 4096;
+  why = launchProblem(wide, lavapipeLimits());
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("1024 invocations"), std::string::npos) << *why;
+}
+
+TEST(VulkanLimits, ABufferBeyondMaxStorageBufferRangeIsUnavailableWithTheBytes) {
+  try {
+    checkBufferFits((128ull << 20) + 4, "matrix A (1x33554433)", lavapipeLimits());
+    FAIL() << "accepted a buffer beyond the range";
+  } catch (const UnavailableError& e) {
+    EXPECT_EQ(e.code(), ExitCode::Unavailable);
+    std::string text = e.what();
+    EXPECT_NE(text.find("matrix A"), std::string::npos) << text;
+    EXPECT_NE(text.find("134217732 bytes"), std::string::npos) << text;
+    EXPECT_NE(text.find("128 MiB"), std::string::npos) << text;
+    EXPECT_NE(text.find("maxStorageBufferRange"), std::string::npos) << text;
+  }
+  EXPECT_NO_THROW(checkBufferFits(128ull << 20, "matrix A", lavapipeLimits()));
+}
+
+TEST(VulkanLimits, PinsAWarpSizedSubgroupOnlyWhereTheSizeVariesAndTheWorkgroupFits) {
+  ComputeLimits fixed = lavapipeLimits();  // min = max: nothing to pin
+  EXPECT_EQ(pinnedSubgroupSize(256, fixed), std::nullopt);
+  ComputeLimits amd = fixed;
+  amd.minSubgroupSize = 32;
+  amd.maxSubgroupSize = 64;
+  amd.maxWorkgroupSubgroups = 16;
+  EXPECT_EQ(pinnedSubgroupSize(256, amd), 32u);
+  EXPECT_EQ(pinnedSubgroupSize(1024, amd), std::nullopt);  // 1024 > 16 subgroups of 32
+  ComputeLimits intel = fixed;
+  intel.minSubgroupSize = 8;
+  intel.maxSubgroupSize = 16;
+  EXPECT_EQ(pinnedSubgroupSize(128, intel), 16u);  // the nearest to a warp it offers
+  intel.pinSubgroupSize = false;
+  EXPECT_EQ(pinnedSubgroupSize(128, intel), std::nullopt);
+}
+
+// ---- Embedded SPIR-V.
+
+TEST(VulkanShaders, EveryCatalogueTwinAndPatternBuilderIsEmbedded) {
+  std::vector<std::string_view> stems;
+  for (const KernelInfo& k : twinKernels()) stems.push_back(k.stem);
+  stems.insert(stems.end(), {"patterns_a", "patterns_b"});
+  for (std::string_view stem : stems) {
+    std::span<const std::uint32_t> words = embeddedSpirv(stem);
+    ASSERT_GT(words.size(), 5u) << stem;
+    EXPECT_EQ(words[0], kSpirvMagic) << stem;
+  }
+  EXPECT_TRUE(embeddedSpirv("k99_nonsense").empty());
+}
+
+// ---- On the device.
+
+TEST(VulkanDevice, GpuPatternsEqualCpuPatternsAtEveryGranularity) {
+  VULKAN_OR_SKIP(backend, false);
+  struct Shape {
+    int m, n, k;
+  };
+  for (Shape s : {Shape{1, 1, 1}, Shape{100, 37, 259}, Shape{130, 70, 136}, Shape{67, 1029, 33}}) {
+    GeneratorOptions options;
+    options.granularity = 8;
+    Matrix a = generate("segments", Operand::A, s.m, s.k, 0.4, 11, options);
+    Matrix b = generate("segments", Operand::B, s.k, s.n, 0.4, 12, options);
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(a, b);
+    for (int g : {1, 5, 8, 32, 64}) {
+      KernelInfo k = kernelInfo("joint-8x32");
+      k.aRowGranularity = g;
+      k.bColGranularity = g;
+      onDevice->prepare(k);
+      std::string where = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " at " + std::to_string(g);
+      EXPECT_EQ(onDevice->downloadPattern(Operand::A, g).bits, buildAPattern(a, g).bits) << "A " << where;
+      EXPECT_EQ(onDevice->downloadPattern(Operand::B, g).bits, buildBPattern(b, g).bits) << "B " << where;
+    }
+  }
+  EXPECT_THROW(backend.upload(Matrix(4, 4), Matrix(4, 4))->downloadPattern(Operand::A, 8), InputError);
+  EXPECT_TRUE(backend.takeDiagnostics().empty());
+}
+
+TEST(VulkanDevice, ATileBeyondTheDeviceIsRefusedAndTheDeviceKeepsWorking) {
+  VULKAN_OR_SKIP(backend, false);
+  KernelInfo big = kernelInfo("warptile");
+  big.tile.BM = big.tile.BN = 256;
+  big.tile.BK = 32;  // 2 · 256 · 32 floats = 64 KiB of shared memory, more than any Vulkan device here
+  big.tile.threads = 32 * 4 * 4;
+  ASSERT_EQ(tileShapeProblem(big), std::nullopt);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(Matrix(64, 64), Matrix(64, 64));
+  try {
+    onDevice->run(big);
+    FAIL() << "ran a 64 KiB tile on a device with " << backend.device().sharedMemoryBytes << " bytes";
+  } catch (const UnavailableError& e) {
+    EXPECT_NE(std::string(e.what()).find("maxComputeSharedMemorySize"), std::string::npos) << e.what();
+  }
+  KernelInfo inconsistent = kernelInfo("warptile");
+  inconsistent.tile.threads = 64;
+  EXPECT_THROW(onDevice->run(inconsistent), InputError);
+  for (const VerifyResult& r : verifyOn(backend, kernelInfo("warptile"), true)) EXPECT_TRUE(r.passed()) << r.failure;
+}
+
+TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
+  // Tile shapes are specialization constants: a shape the catalogue does not hold still passes.
+  VULKAN_OR_SKIP(backend, false);
+  KernelInfo small = kernelInfo("warptile");
+  small.tile = {64, 64, 8, 32, 32, 4, 4, 128};
+  KernelInfo joint = kernelInfo("joint-8x32");
+  joint.tile = {32, 64, 8, 32, 32, 2, 4, 64};
+  KernelInfo aWarp = kernelInfo("a-warp");  // the shape the CUDA twin gave a-warp on main
+  aWarp.tile = {128, 128, 16, 32, 64, 8, 4, 256};
+  for (const KernelInfo* k : {&small, &joint, &aWarp}) {
+    for (const VerifyResult& r : verifyOn(backend, *k, true)) EXPECT_TRUE(r.passed()) << k->id << " " << r.caseName << ": " << r.failure;
+  }
+}
+
+TEST(VulkanDevice, AProblemBeyondMaxStorageBufferRangeIsUnavailable) {
+  VULKAN_OR_SKIP(backend, false);
+  std::uint64_t range = backend.context().limits().maxStorageBufferRange;
+  if (range > (1ull << 30)) GTEST_SKIP() << "maxStorageBufferRange is " << byteText(range) << ": too large to exceed in a test";
+  auto k = static_cast<std::int64_t>(range / sizeof(float) + 1);
+  Matrix a(1, k), b(k, 1);
+  try {
+    backend.upload(a, b);
+    FAIL() << "uploaded a matrix of " << a.bytes() << " bytes";
+  } catch (const UnavailableError& e) {
+    EXPECT_EQ(e.code(), ExitCode::Unavailable);
+    EXPECT_NE(std::string(e.what()).find("maxStorageBufferRange"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(a.bytes()) + " bytes"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanDevice, AGridBeyondMaxComputeWorkGroupCountIsSplit) {
+  VULKAN_OR_SKIP(backend, false);
+  std::uint64_t groups = backend.context().limits().maxGroupCountX;
+  const KernelInfo& naive = kernelInfo("naive");
+  std::uint64_t n = (groups + 2) * static_cast<std::uint64_t>(naive.tile.BN);
+  if (n > (1u << 24)) GTEST_SKIP() << "maxComputeWorkGroupCount[0] is " << groups << ": too large to exceed in a test";
+  ProblemData data{generate("uniform", Operand::A, 2, 3, 1.0, 1), generate("uniform", Operand::B, 3, static_cast<int>(n), 1.0, 2)};
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+  for (const char* id : {"naive", "coalesced"}) {
+    VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo(id), data, referenceExact(data.a, data.b));
+    EXPECT_TRUE(r.passed()) << id << ": " << r.failure;
+  }
+}
+
+TEST(VulkanDevice, TheVerifySuiteCatchesATooEagerSkipOnTheDevice) {
+  // The same joint-8x32 shader built with TILESKIP_TEST_TOO_EAGER: it also drops K-blocks whose
+  // agreed joint byte keeps a single product.
+  VULKAN_OR_SKIP(backend, false);
+  KernelInfo eager = kernelInfo("joint-8x32");
+  eager.stem = "testing_too_eager_k28_joint_8x32";
+  std::vector<VerifyResult> results = verifyOn(backend, eager, false);
+  int singleProductFailures = 0, failures = 0;
+  for (const VerifyResult& r : results) {
+    failures += !r.passed();
+    if (r.caseName.rfind("single-product", 0) == 0 && !r.passed()) ++singleProductFailures;
+  }
+  EXPECT_GE(singleProductFailures, 2) << "the single-product cases must catch the skip";
+  EXPECT_LT(failures, static_cast<int>(results.size())) << "dense inputs have no single-product K-blocks to drop";
+}
+
+TEST(VulkanWithValidation, TheMessengerCollectsMessagesAndTheSuiteFailsOnThem) {
+  VULKAN_OR_SKIP(backend, true);
+  ASSERT_TRUE(backend.takeDiagnostics().empty()) << "opening with validation reported something";
+  const Context& context = backend.context();
+  // A buffer of size 0 is invalid (VUID-VkBufferCreateInfo-size-00912); drivers accept it.
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = 0;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkResult result = context.vk().vkCreateBuffer(context.device(), &info, nullptr, &buffer);
+  if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) context.vk().vkDestroyBuffer(context.device(), buffer, nullptr);
+  std::vector<std::string> messages = backend.takeDiagnostics();
+  ASSERT_FALSE(messages.empty()) << "the validation layers reported nothing for an invalid call";
+  EXPECT_NE(messages.front().find("00912"), std::string::npos) << messages.front();
+  EXPECT_TRUE(backend.takeDiagnostics().empty()) << "messages are handed out once";
+
+  // The same message during a verified run fails that run.
+  result = context.vk().vkCreateBuffer(context.device(), &info, nullptr, &buffer);
+  if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) context.vk().vkDestroyBuffer(context.device(), buffer, nullptr);
+  ProblemData data{generate("uniform", Operand::A, 7, 5, 1.0, 1), generate("uniform", Operand::B, 5, 13, 1.0, 2)};
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+  VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceExact(data.a, data.b));
+  EXPECT_FALSE(r.passed());
+  EXPECT_NE(r.failure.find("diagnostic: Vulkan validation error"), std::string::npos) << r.failure;
+}
+
+// ---- Without a driver the backend is unavailable and the rest of the tool keeps working.
+
+TEST(VulkanUnavailable, NoDriverIsExitThreeWithAReasonAndTheRestRuns) {
+  auto run = [](const std::string& arguments) {
+    // An ICD list naming no file: the loader finds no driver, as on a machine without one.
+    // VK_DRIVER_FILES (loader 1.3.234+) wins over VK_ICD_FILENAMES, so both are set.
+    tileskip::testing::Outcome o = tileskip::testing::runCommand("VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json " +
+                                             std::string(TILESKIP_BINARY) + " " + arguments);
+    return std::pair(o.exitCode, o.output);
+  };
+  auto [benchCode, benchOutput] = run("bench --backend vulkan --size 8");
+  EXPECT_EQ(benchCode, 3) << benchOutput;
+  EXPECT_NE(benchOutput.find("no Vulkan driver"), std::string::npos) << benchOutput;
+  auto [listCode, listOutput] = run("list");
+  EXPECT_EQ(listCode, 0) << listOutput;
+  EXPECT_NE(listOutput.find("vulkan: unavailable"), std::string::npos) << listOutput;
+  auto [cpuCode, cpuOutput] = run("bench --backend cpu --size 8 --repeat 1");
+  EXPECT_EQ(cpuCode, 0) << cpuOutput;
+}

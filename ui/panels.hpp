@@ -1,0 +1,52 @@
+// The viewer's panels. Each draws into the current ImGui window from one session snapshot;
+// what a panel remembers between frames lives in its state struct, owned by ViewerApp.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "ui/kernel_source.hpp"
+#include "ui/live_session.hpp"
+#include "ui/widgets.hpp"
+
+namespace tileskip::ui {
+
+struct SkipMapState {
+  bool showLoads = false;                          // block tiles' loads instead of output tiles' work
+  std::optional<std::pair<int, int>> pickedBlock;  // a block clicked for teaching mode this frame
+  ImVec2 mapOrigin, mapSize;                       // where the map's cells were drawn
+};
+void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& analysis, SkipMapState& state,
+                      std::pair<int, int> teachBlock);
+
+void drawMatricesPanel(const Fonts& fonts, const ProblemAnalysis& analysis);
+
+void drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot);
+
+struct TeachState {
+  std::weak_ptr<const ProblemAnalysis> analysis;  // the analysis the fields below were set for
+  const KernelInfo* kernel = nullptr;
+  int m = 0, n = 0, k = 0;
+  int blockRow = 0, blockCol = 0;
+  std::optional<std::pair<int, int>> requestedBlock;  // from --teach-block or a click on the skip map
+  int kBlock = 0;
+  int requestedKBlock = -1;  // from --teach-kblock; -1: the first K-block worth pointing at
+  bool playing = false;
+  float speed = 2.0f;  // K-blocks per second
+  double elapsed = 0.0;
+};
+// The block teaching mode walks (or will walk, once shown) for this analysis.
+std::pair<int, int> teachingBlock(const TeachState& state, const ProblemAnalysis& analysis);
+void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAnalysis>& analysis, TeachState& state,
+                       float deltaSeconds);
+
+struct SourceCache {
+  const KernelInfo* kernel = nullptr;
+  KernelSourceFile cuda, glsl;
+  std::vector<int> cudaMarks, glslMarks;
+  bool scrollPending[2] = {false, false};  // bring the first marked line into view once loaded
+};
+void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& cache);
+
+}  // namespace tileskip::ui

@@ -1,0 +1,211 @@
+#include "ui/viewer.hpp"
+
+#define GLFW_INCLUDE_VULKAN
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_vulkan.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <memory>
+
+#include "backends/backend_registry.hpp"
+#include "core/error.hpp"
+#include "ui/render/graphics_device.hpp"
+#include "ui/render/offscreen_target.hpp"
+#include "ui/render/png.hpp"
+#include "ui/render/window_target.hpp"
+#include "ui/viewer_app.hpp"
+
+namespace tileskip::ui {
+
+namespace {
+
+constexpr float kClear[4] = {24 / 255.0f, 26 / 255.0f, 31 / 255.0f, 1.0f};
+
+void imguiCheck(VkResult result) { checkVk(result, "ImGui's Vulkan renderer"); }
+
+// One ImGui context with its Vulkan renderer, set up and torn down in order.
+class ImGuiRenderer {
+ public:
+  ImGuiRenderer(GraphicsDevice& device, VkRenderPass renderPass, std::uint32_t imageCount, ImVec2 displaySize,
+                GLFWwindow* window) {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // the layout is fixed; nothing to remember between runs
+    io.DisplaySize = displaySize;
+    applyStyle();
+    fonts = loadFonts();
+    if (window != nullptr) {
+      ImGui_ImplGlfw_InitForVulkan(window, true);
+      glfw_ = true;
+    }
+    ImGui_ImplVulkan_InitInfo info{};
+    info.Instance = device.instance();
+    info.PhysicalDevice = device.physicalDevice();
+    info.Device = device.device();
+    info.QueueFamily = device.queueFamily();
+    info.Queue = device.queue();
+    info.DescriptorPool = device.descriptorPool();
+    info.MinImageCount = 2;
+    info.ImageCount = std::max<std::uint32_t>(imageCount, 2);
+    info.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
+    info.CheckVkResultFn = imguiCheck;
+    ImGui_ImplVulkan_Init(&info, renderPass);
+    device.submitNow([](VkCommandBuffer commands) { ImGui_ImplVulkan_CreateFontsTexture(commands); });
+    ImGui_ImplVulkan_DestroyFontUploadObjects();
+  }
+  ~ImGuiRenderer() {
+    ImGui_ImplVulkan_Shutdown();
+    if (glfw_) ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  ImGuiRenderer(const ImGuiRenderer&) = delete;
+  ImGuiRenderer& operator=(const ImGuiRenderer&) = delete;
+
+  Fonts fonts;
+
+ private:
+  bool glfw_ = false;
+};
+
+void writeLayout(const std::string& path, const std::vector<ViewerApp::PanelRect>& layout) {
+  nlohmann::json panels = nlohmann::json::object();
+  for (const ViewerApp::PanelRect& r : layout) panels[r.name] = {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}};
+  std::ofstream out(path);
+  if (!(out << panels.dump(2) << "\n")) throw InputError(path + ": cannot write the layout here");
+}
+
+
+int runOffscreen(const ViewerOptions& options, const ViewerBackends& backends) {
+  GraphicsDevice device({}, {});
+  OffscreenTarget target(device, options.width, options.height);
+  ImGuiRenderer renderer(device, target.renderPass(), 2, {static_cast<float>(options.width), static_cast<float>(options.height)},
+                         nullptr);
+  LiveSession session(backends.open);
+  ViewerApp app(session, options, renderer.fonts, backends.names, device.description());
+
+  // Settles the session in this thread, so the picture is the same on every run: the
+  // analysis is there and each kernel has its verification and a few timed runs.
+  auto settle = [&] {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.settleSeconds);
+    while (!session.settled(options.settleSamples) && std::chrono::steady_clock::now() < deadline) {
+      if (!session.step()) break;
+    }
+  };
+  app.sendIfChanged();
+  settle();
+  for (int frame = 0; frame < std::max(options.frames, 1); ++frame) {
+    ImGui::GetIO().DeltaTime = 1.0f / 30.0f;
+    ImGui_ImplVulkan_NewFrame();
+    ImGui::NewFrame();
+    app.frame(ImGui::GetIO().DisplaySize, 0.0f);
+    ImGui::Render();
+    target.render(ImGui::GetDrawData(), kClear);
+    settle();  // in case a frame changed the request
+  }
+  writePng(options.screenshot, target.pixels(), options.width, options.height);
+  if (!options.layoutJson.empty()) writeLayout(options.layoutJson, app.layout());
+  SessionSnapshot last = session.snapshot();
+  std::cerr << "tileskip: wrote " << options.screenshot << " (" << options.width << "x" << options.height << ", "
+            << last.served.spec.describe() << ", kernel " << last.served.kernel << ", drawn with " << device.description()
+            << ")" << std::endl;
+  return 0;
+}
+
+bool displayAvailable() {
+  const char* x11 = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  return (x11 != nullptr && *x11 != '\0') || (wayland != nullptr && *wayland != '\0');
+}
+
+struct GlfwSession {
+  GlfwSession() {
+    glfwSetErrorCallback([](int, const char* description) { std::cerr << "tileskip: GLFW: " << description << std::endl; });
+    if (!glfwInit()) {
+      throw UnavailableError("cannot open a window: GLFW found no usable display. Use --screenshot FILE.png to render "
+                             "offscreen, or run under xvfb-run");
+    }
+  }
+  ~GlfwSession() { glfwTerminate(); }
+};
+
+int runWindow(const ViewerOptions& options, const ViewerBackends& backends) {
+  if (!displayAvailable()) {
+    throw UnavailableError("no display (neither DISPLAY nor WAYLAND_DISPLAY is set): use --screenshot FILE.png to render "
+                           "offscreen without one, or run under xvfb-run");
+  }
+  GlfwSession glfw;
+  if (!glfwVulkanSupported()) {
+    throw UnavailableError("GLFW found no Vulkan loader or driver: install a Vulkan driver (mesa-vulkan-drivers gives "
+                           "lavapipe on the CPU)");
+  }
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "tileskip view", nullptr, nullptr);
+  if (window == nullptr) throw UnavailableError("cannot create a window on this display");
+  struct WindowCloser {
+    GLFWwindow* w;
+    ~WindowCloser() { glfwDestroyWindow(w); }
+  } closer{window};
+
+  std::uint32_t count = 0;
+  const char** required = glfwGetRequiredInstanceExtensions(&count);
+  std::vector<const char*> extensions(required, required + count);
+  GraphicsDevice device(extensions, [&](VkInstance instance) {
+    VkSurfaceKHR surface = VK_NULL_HANDLE;
+    checkVk(glfwCreateWindowSurface(instance, window, nullptr, &surface), "glfwCreateWindowSurface");
+    return surface;
+  });
+  WindowTarget target(device, window);
+  int fbWidth = 0, fbHeight = 0;
+  glfwGetFramebufferSize(window, &fbWidth, &fbHeight);
+  ImGuiRenderer renderer(device, target.renderPass(), target.imageCount(),
+                         {static_cast<float>(fbWidth), static_cast<float>(fbHeight)}, window);
+  LiveSession session(backends.open);
+  ViewerApp app(session, options, renderer.fonts, backends.names, device.description());
+  session.start();
+
+  auto last = std::chrono::steady_clock::now();
+  for (int frames = 0; !glfwWindowShouldClose(window) && (options.windowFrames == 0 || frames < options.windowFrames); ++frames) {
+    glfwPollEvents();
+    if (!target.prepare()) {
+      glfwWaitEventsTimeout(0.1);
+      continue;
+    }
+    auto now = std::chrono::steady_clock::now();
+    float delta = std::chrono::duration<float>(now - last).count();
+    last = now;
+    ImGui_ImplVulkan_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    app.frame(ImGui::GetIO().DisplaySize, delta);
+    ImGui::Render();
+    target.render(ImGui::GetDrawData(), kClear);
+  }
+  session.stop();
+  return 0;
+}
+
+}  // namespace
+
+ViewerBackends registryBackends() {
+  ViewerBackends backends;
+  for (const BackendEntry& entry : compiledBackends()) backends.names.emplace_back(entry.name);
+  backends.open = [](const std::string& name) { return openBackend(name); };
+  return backends;
+}
+
+int runViewer(const ViewerOptions& options, const ViewerBackends& backends) {
+  if (options.width < 320 || options.height < 240 || options.width > 8192 || options.height > 8192) {
+    throw InputError("viewer size " + std::to_string(options.width) + "x" + std::to_string(options.height) +
+                     " is outside 320x240 .. 8192x8192");
+  }
+  return options.screenshot.empty() ? runWindow(options, backends) : runOffscreen(options, backends);
+}
+
+}  // namespace tileskip::ui

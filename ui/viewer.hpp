@@ -1,0 +1,38 @@
+// `tileskip view`: the Dear ImGui viewer, in a GLFW window or offscreen into a PNG.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ui/live_session.hpp"
+
+namespace tileskip::ui {
+
+struct ViewerOptions {
+  SessionRequest start;  // backend, kernel, problem and pattern granularity to open with
+  bool teach = false;    // open in teaching mode
+  std::optional<std::pair<int, int>> teachBlock;  // block {row, column} to walk; default: the most instructive
+  int teachKBlock = -1;                           // K-block to stop at; -1: the first worth pointing at
+  std::string screenshot;  // PNG path: render offscreen and write it; empty: open a window
+  int frames = 3;          // frames rendered before the screenshot (ImGui sizes some widgets on the 2nd)
+  std::string layoutJson;  // screenshot: also write each panel's rectangle here (for tests)
+  int windowFrames = 0;    // window: close after this many frames (smoke tests); 0: when the person closes it
+  int width = 1600, height = 1000;
+  int settleSamples = 6;        // screenshot: timed runs per series before the picture is taken
+  double settleSeconds = 20.0;  // ... or this long, whichever comes first
+};
+
+// The backends the viewer offers and how it opens one (on its worker thread).
+struct ViewerBackends {
+  std::vector<std::string> names;
+  LiveSession::BackendOpener open;
+};
+// Those compiled into this binary, through the registry.
+ViewerBackends registryBackends();
+
+// Throws UnavailableError (exit 3) with no Vulkan driver or, without --screenshot, no display.
+int runViewer(const ViewerOptions& options, const ViewerBackends& backends = registryBackends());
+
+}  // namespace tileskip::ui
