@@ -1,5 +1,6 @@
 #include "cli_common.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -108,6 +109,12 @@ std::vector<const KernelInfo*> selectKernels(const std::string& list, const Back
 }
 
 int defaultSizeFor(const Backend& backend) { return backend.device().isGpu ? 4096 : 512; }
+
+int defaultSizeFor(const std::vector<std::unique_ptr<Backend>>& backends) {
+  int size = 512;
+  for (const auto& b : backends) size = std::max(size, defaultSizeFor(*b));
+  return size;
+}
 
 void note(const std::string& text) { std::cerr << "tileskip: " << text << std::endl; }
 

@@ -70,6 +70,8 @@ std::vector<const KernelInfo*> selectKernels(const std::string& list, const Back
 
 // Problem size that suits a device: 4096 on a GPU, 512 on a CPU device.
 int defaultSizeFor(const Backend& backend);
+// The largest of those over several backends (a GPU among them sets 4096).
+int defaultSizeFor(const std::vector<std::unique_ptr<Backend>>& backends);
 
 // Prints a line to stderr as the tool's progress voice.
 void note(const std::string& text);

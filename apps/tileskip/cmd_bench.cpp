@@ -1,9 +1,12 @@
 // tileskip bench: verified, device-timed benchmark of kernels on one or all backends.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "cli_common.hpp"
 #include "core/atomic_file.hpp"
+#include "core/bench_suites.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
 #include "core/report.hpp"
@@ -21,6 +24,7 @@ struct BenchFlags {
   std::string format = "table";
   std::string out;
   bool noBaseline = false;
+  std::string suite;  // "", headline or sweep
 };
 
 // When no selected kernel is a vendor baseline, borrow the preferred one from any available
@@ -46,6 +50,9 @@ void addBaseline(std::vector<std::unique_ptr<Backend>>& backends, std::vector<Be
 constexpr int kValidationDefaultSize = 512;
 
 void validateBench(const BenchFlags& flags) {
+  if (!flags.suite.empty() && flags.suite != "headline" && flags.suite != "sweep") {
+    throw InputError("unknown suite '" + flags.suite + "'; use headline or sweep");
+  }
   parseReportFormat(flags.format);
   flags.backend.validate(true);
   parseKernelList(flags.kernels);
@@ -53,16 +60,86 @@ void validateBench(const BenchFlags& flags) {
   checkBenchOptions({.warmup = flags.warmup, .repeat = flags.repeat});
 }
 
+// The suites run on every kernel backend found (the cpu baseline only where nothing else runs):
+// their ratios compare CUDA, Vulkan, cuBLAS and cuSPARSE in one process.
+std::vector<std::unique_ptr<Backend>> suiteBackends(const BenchFlags& flags) {
+  if (!flags.backend.backend.empty()) return flags.backend.open();
+  BackendFlags all = flags.backend;
+  all.backend = "all";
+  std::vector<std::unique_ptr<Backend>> found = all.open();
+  if (found.size() > 1) std::erase_if(found, [](const auto& b) { return b->name() == "cpu"; });
+  return found;
+}
+
+std::vector<Backend*> pointers(const std::vector<std::unique_ptr<Backend>>& backends) {
+  std::vector<Backend*> out;
+  for (const auto& b : backends) out.push_back(b.get());
+  return out;
+}
+
+bool anyGpu(const std::vector<std::unique_ptr<Backend>>& backends) {
+  return std::any_of(backends.begin(), backends.end(), [](const auto& b) { return b->device().isGpu; });
+}
+
+
+int runHeadline(const BenchFlags& flags) {
+  ReportFormat format = parseReportFormat(flags.format);
+  std::optional<AtomicFile> file;
+  if (!flags.out.empty()) file.emplace(flags.out);
+  std::vector<std::unique_ptr<Backend>> backends = suiteBackends(flags);
+  // --size (or the device's default) sets M = N = K; the suite chooses the densities itself.
+  SuiteOptions options{.size = flags.problem.toSpec(defaultSizeFor(backends)).m, .warmup = flags.warmup,
+                       .repeat = flags.repeat, .seed = flags.problem.seed};
+  HeadlineReport report = runHeadlineSuite(pointers(backends), options, note);
+  std::string text = format == ReportFormat::Json ? formatHeadlineJson(report) : formatHeadlineTable(report);
+  if (file) {
+    file->stream() << text;
+    file->commit();
+    note("wrote " + flags.out);
+    text = formatHeadlineTable(report);
+  }
+  std::cout << text << std::flush;
+  for (const BenchReport& run : report.runs) {
+    for (const BenchRow& row : run.rows) {
+      if (!row.timed()) return static_cast<int>(ExitCode::VerificationFailed);
+    }
+  }
+  return 0;
+}
+
+int runSweep(const BenchFlags& flags) {
+  const std::string csvPath = flags.out.empty() ? "sweep.csv" : flags.out;
+  std::filesystem::path pngPath = csvPath;
+  pngPath.replace_extension(".png");
+  AtomicFile csv(csvPath);
+  std::vector<std::unique_ptr<Backend>> backends = suiteBackends(flags);
+  SweepOptions options;
+  options.warmup = flags.warmup;
+  options.repeat = flags.repeat;
+  options.seed = flags.problem.seed;
+  if (!anyGpu(backends)) options.sizes = {128, 256};
+  if (flags.problem.sizeOption != nullptr && flags.problem.sizeOption->count() > 0) {
+    options.sizes = {flags.problem.toSpec(0).m};
+  }
+  SweepReport report = runSweepSuite(pointers(backends), options, note);
+  csv.stream() << formatSweepCsv(report);
+  csv.commit();
+  writeSweepPlot(report, pngPath.string());
+  std::cout << "wrote " << csvPath << " (" << report.points.size() << " points) and " << pngPath.string() << "\n";
+  for (const std::string& failure : report.failures) std::cerr << "FAIL " << failure << "\n";
+  return report.failures.empty() ? 0 : static_cast<int>(ExitCode::VerificationFailed);
+}
+
 int runBenchCommand(const BenchFlags& flags) {
+  if (flags.suite == "headline") return runHeadline(flags);
+  if (flags.suite == "sweep") return runSweep(flags);
   ReportFormat format = parseReportFormat(flags.format);
   // Create the report's temporary first: an unwritable path should fail before minutes of
   // benchmarking, and an interrupted run should leave no half-written report.
   std::optional<AtomicFile> file;
   if (!flags.out.empty()) file.emplace(flags.out);
   std::vector<std::unique_ptr<Backend>> backends = flags.backend.open();
-  int defaultSize = 512;
-  for (const auto& b : backends) defaultSize = std::max(defaultSize, defaultSizeFor(*b));
-  ProblemSpec spec = flags.problem.toSpec(defaultSize);
+  ProblemSpec spec = flags.problem.toSpec(defaultSizeFor(backends));
 
   std::vector<BenchTarget> targets;
   bool strict = backends.size() == 1;
@@ -110,6 +187,10 @@ Command addBenchCommand(CLI::App& parent) {
   app->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   app->add_option("--out", flags->out, "also write the report in --format to this file");
   app->add_flag("--no-baseline", flags->noBaseline, "do not add a vendor baseline row from another backend");
+  app->add_option("--suite", flags->suite,
+                  "headline: the performance targets as ratios measured in one run (every kernel backend found); "
+                  "sweep: densities 1.0 -> 0.03 and sizes 1024 -> 8192, written as CSV (--out, default sweep.csv) "
+                  "and a PNG plot beside it");
   return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};
 }
 
