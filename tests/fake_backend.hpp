@@ -83,14 +83,15 @@ class FakeProblem final : public DeviceProblem {
 
 class FakeBackend final : public Backend {
  public:
-  explicit FakeBackend(FakeFaults faults = {}) : faults_(faults) {
+  explicit FakeBackend(FakeFaults faults = {}, std::string name = "fake") : faults_(faults), name_(std::move(name)) {
     device_.name = "fake device";
     device_.isGpu = true;
   }
-  std::string_view name() const override { return "fake"; }
+  std::string_view name() const override { return name_; }
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view id) const override {
-    return id == "warptile" || id == "joint-8x32" || id == "a-warp" || id == "b-group8" || id == "cpu";
+    return id == "warptile" || id == "pipelined" || id == "joint-8x32" || id == "joint-32x32" || id == "joint-64x32" ||
+           id == "a-warp" || id == "b-group8" || id == "cpu" || id == "cublas";
   }
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
     checkMultiplicable(a, b);
@@ -100,6 +101,7 @@ class FakeBackend final : public Backend {
  private:
   DeviceInfo device_;
   FakeFaults faults_;
+  std::string name_;
 };
 
 }  // namespace tileskip::testing
