@@ -421,11 +421,13 @@ TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
   EXPECT_TRUE(r.passed()) << r.failure;
 }
 
-TEST(VulkanDevice, APersistentKernelRunsAgainOnTheSameProblem) {
+// With validation (synchronization validation included): the queue is one buffer that every
+// dispatch of a problem reads and writes.
+TEST(VulkanWithValidation, APersistentKernelRunsAgainOnTheSameProblem) {
   // The last workgroup out resets the block tile queue: a second dispatch (of the same kernel
   // or another persistent one) starts from tile 0 again. Without the reset it would find the
   // queue past the last tile and leave the poisoned C as it is.
-  VULKAN_OR_SKIP(backend, false);
+  VULKAN_OR_SKIP(backend, true);
   ProblemData data = segments(300, 260, 200, 0.5, 31);  // 3 x 3 block tiles
   Matrix reference = referenceExact(data.a, data.b);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
@@ -439,8 +441,8 @@ TEST(VulkanDevice, APersistentKernelRunsAgainOnTheSameProblem) {
   }
 }
 
-TEST(VulkanDevice, WorkgroupsBeyondTheTileCountFindTheQueueEmpty) {
-  VULKAN_OR_SKIP(backend, false);
+TEST(VulkanWithValidation, WorkgroupsBeyondTheTileCountFindTheQueueEmpty) {
+  VULKAN_OR_SKIP(backend, true);
   ProblemData data = segments(130, 70, 136, 0.4, 41);  // 2 block tiles
   Matrix reference = referenceExact(data.a, data.b);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
