@@ -1,7 +1,7 @@
 // Shared by every tileskip compute shader: the tile shape (specialization constants set from
 // core/catalogue.hpp, so one SPIR-V module serves any shape), the problem (push constants, so one
-// pipeline serves any size), the buffers, bounds-checked loads and stores (any M, N, K >= 1), the
-// skip patterns, and the subgroup vote that keeps a skip uniform.
+// pipeline serves any size), the buffers, bounds-checked loads and stores (any M, N, K >= 1) and
+// the skip patterns.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -78,6 +78,11 @@ vec4 loadB4(uint row, uint col) {
   return vec4(loadB(row, col), loadB(row, col + 1u), loadB(row, col + 2u), loadB(row, col + 3u));
 }
 
+// Whether every row of A (of B) can be read as vec4s: 16-byte aligned rows holding whole vectors.
+// The pipelined kernels test it once and then read a vector of a row that holds it directly.
+bool aRowsAreVectorAligned() { return ((problem.lda | problem.K) & 3u) == 0u; }
+bool bRowsAreVectorAligned() { return ((problem.ldb | problem.N) & 3u) == 0u; }
+
 void storeC(uint row, uint col, float value) {
   if (row < problem.M && col < problem.N) C[row * problem.ldc + col] = value;
 }
@@ -118,41 +123,4 @@ uint bWordOverCols(uint firstCol, uint cols, uint word) {
   return bits;
 }
 
-// The rank-1 updates some output of the rectangle needs: the OR over its (A tile, B tile) pairs
-// of a_pat & b_pat, which is (OR of the a_pat) & (OR of the b_pat) since AND distributes over OR.
-// An operand the kernel does not inspect counts as all ones.
-uint jointWordOver(uint firstRow, uint rows, uint firstCol, uint cols, uint word) {
-  if (firstRow >= problem.M || firstCol >= problem.N) return 0u;
-  uint aBits = USES_A_PATTERN ? aWordOverRows(firstRow, rows, word) : ~0u;
-  uint bBits = USES_B_PATTERN ? bWordOverCols(firstCol, cols, word) : ~0u;
-  return aBits & bBits;
-}
-
-// The bits of one K-block (a pattern byte) this invocation's subgroup will run, the same in every
-// invocation of the subgroup. A warp's invocations read the same pattern byte, so in a subgroup of
-// 4, 8, 16 or 32 they agree and the byte comes back unchanged (broadcast, so the compiler sees a
-// uniform value); where a subgroup spans invocations that disagree (64-wide subgroups, two warps)
-// it keeps the whole K-block: a rank-1 update a lane's own pattern calls unnecessary only adds
-// exact zeros, so doing it is safe and skipping it would not be.
-uint subgroupAgreedBits(uint bits) {
-  uint agreed = subgroupAllEqual(bits) ? subgroupBroadcastFirst(bits) : 0xFFu;
-#ifdef TILESKIP_TEST_TOO_EAGER
-  // Test build only (embedded as a separate module): also drop K-blocks that keep a single
-  // product, a skip that is too eager, which the verify suite must catch.
-  if (bitCount(agreed) == 1) agreed = 0u;
-#endif
-  return agreed;
-}
-
-// Bit s set where K-block s of the step [kTile, kTile + BK) is needed by some warp of the
-// workgroup, from `blockWord`, which every invocation computed alike from the same pattern words.
-// Skipping on it may jump over the step's barriers: it is uniform across the workgroup (a
-// per-subgroup vote there gave wrong results on lavapipe with no validation message).
-uint stageKBlockMask(uint blockWord, uint kTile) {
-  uint bits = stageBits(blockWord, kTile), mask = 0u;
-  [[unroll]] for (uint s = 0u; s < BK / K_BLOCK; ++s) {
-    if (((bits >> (s * K_BLOCK)) & 0xFFu) != 0u) mask |= 1u << s;
-  }
-  return mask;
-}
 const uint ALL_K_BLOCKS = 0xFFFFFFFFu;  // a dense kernel loads every K-block of a step

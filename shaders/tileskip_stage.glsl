@@ -4,11 +4,56 @@
 // k as vectors, just as it reads TN consecutive columns of Bs[k][col]. Its rows are A_STRIDE =
 // BM + 4 floats apart: the padding spreads the transposing stores over more banks and keeps
 // every row 16-byte aligned (the CUDA twins pad alike).
+// A kernel may define before including this file:
+//  - TILESKIP_STAGES: how many BK-deep tiles the arrays hold (default 1). The pipelined kernels
+//    (K11 on) keep two; stage s is depths s·BK .. s·BK + BK - 1 of the same arrays, so every
+//    reader below takes a stage by its depth.
+//  - TILESKIP_A_IN_PAIRS: As holds pairs of rows (vec2), for TM = 2 (joint-8x32): a lane's two
+//    rows are one 64-bit read, as in the CUDA twin, instead of a vector read and a select.
 // Needs tileskip_common.glsl first.
 
+#ifndef TILESKIP_STAGES
+#define TILESKIP_STAGES 1u
+#endif
+
 const uint A_STRIDE = BM + 4u;
-shared vec4 As[BK * A_STRIDE / 4];
-shared vec4 Bs[BK * BN / 4];
+#ifdef TILESKIP_A_IN_PAIRS
+shared vec2 As[TILESKIP_STAGES * BK * A_STRIDE / 2];
+#else
+shared vec4 As[TILESKIP_STAGES * BK * A_STRIDE / 4];
+#endif
+shared vec4 Bs[TILESKIP_STAGES * BK * BN / 4];
+
+// Element, pair (2-aligned `row`) or vector (4-aligned `row`) of the staged A tile at depth k.
+#ifdef TILESKIP_A_IN_PAIRS
+void storeSharedA(uint at, float value) { As[at >> 1][at & 1u] = value; }
+float sharedA(uint k, uint row) {
+  uint at = k * A_STRIDE + row;
+  return As[at >> 1][at & 1u];
+}
+vec2 sharedA2(uint k, uint row) { return As[(k * A_STRIDE + row) >> 1]; }
+vec4 sharedA4(uint k, uint row) {
+  uint at = (k * A_STRIDE + row) >> 1;
+  return vec4(As[at], As[at + 1u]);
+}
+#else
+void storeSharedA(uint at, float value) { As[at >> 2][at & 3u] = value; }
+float sharedA(uint k, uint row) {
+  uint at = k * A_STRIDE + row;
+  return As[at >> 2][at & 3u];
+}
+vec2 sharedA2(uint k, uint row) {
+  uint at = k * A_STRIDE + row;
+  vec4 a = As[at >> 2];
+  return (at & 2u) != 0u ? a.zw : a.xy;
+}
+vec4 sharedA4(uint k, uint row) { return As[(k * A_STRIDE + row) >> 2]; }
+#endif
+float sharedB(uint k, uint col) {
+  uint at = k * BN + col;
+  return Bs[at >> 2][at & 3u];
+}
+vec4 sharedB4(uint k, uint col) { return Bs[(k * BN + col) >> 2]; }
 
 const uint A_VECTORS = BM * BK / 4;  // vec4 of A per step, each 4 consecutive k of one row
 const uint B_VECTORS = BK * BN / 4;  // vec4 of B per step, each 4 consecutive columns of one k
@@ -64,28 +109,13 @@ void stageTiles(uint row0, uint col0, uint kTile, uint kBlockMask) {
   [[unroll]] for (uint pass = 0u; pass < A_PASSES; ++pass) {
     uint i = pass * THREADS + gl_LocalInvocationIndex;
     if (i >= A_VECTORS || !kBlockStaged(stagedKA(i), kBlockMask)) continue;
-    [[unroll]] for (uint c = 0u; c < 4u; ++c) {
-      uint at = (stagedKA(i) + c) * A_STRIDE + stagedRowA(i);
-      As[at >> 2][at & 3u] = aVectors[pass][c];
-    }
+    [[unroll]] for (uint c = 0u; c < 4u; ++c) storeSharedA((stagedKA(i) + c) * A_STRIDE + stagedRowA(i), aVectors[pass][c]);
   }
   [[unroll]] for (uint pass = 0u; pass < B_PASSES; ++pass) {
     uint i = pass * THREADS + gl_LocalInvocationIndex;
     if (i < B_VECTORS && kBlockStaged(stagedKB(i), kBlockMask)) Bs[i] = bVectors[pass];
   }
 }
-
-// Element or vector (4-aligned `row` / `col`) of the staged tiles, at depth k of the step.
-float sharedA(uint k, uint row) {
-  uint at = k * A_STRIDE + row;
-  return As[at >> 2][at & 3u];
-}
-vec4 sharedA4(uint k, uint row) { return As[(k * A_STRIDE + row) >> 2]; }
-float sharedB(uint k, uint col) {
-  uint at = k * BN + col;
-  return Bs[at >> 2][at & 3u];
-}
-vec4 sharedB4(uint k, uint col) { return Bs[(k * BN + col) >> 2]; }
 
 // ---- A TM x TN register tile per invocation (K6 and the divergent K10, K18): invocation
 // (threadRow, threadCol) owns rows threadRow·TM.. and columns threadCol·TN.. of the block tile.

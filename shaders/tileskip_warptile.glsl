@@ -17,8 +17,10 @@ const uint LANE_M = WMITER * TM;  // rows of C per lane
 const uint LANE_N = WNITER * TN;  // columns of C per lane
 
 float acc[LANE_M * LANE_N];
-float regM[LANE_M];
-float regN[LANE_N];
+// Fragments: this lane's values of A and B at one depth. Two register sets, indexed at compile
+// time: K11 reads depth k + 1's set while depth k's FMAs run; K9 uses set 0 only.
+float regM[2 * LANE_M];
+float regN[2 * LANE_N];
 
 // This invocation's place: its warp's tile inside the block tile, its lane inside a sub-tile.
 uint warpRow, warpCol, laneRow, laneCol;
@@ -36,59 +38,71 @@ void placeWarp() {
 uint subTileRow(uint wm) { return warpRow + wm * WSUBM + laneRow * TM; }
 uint subTileCol(uint wn) { return warpCol + wn * WSUBN + laneCol * TN; }
 
-void loadRegM(uint k, uint wm) {
+// This lane's TM values of A for sub-tile row wm, at depth k of the staged tiles, into `set`.
+void loadRegM(uint k, uint wm, uint set) {
+  uint at = set * LANE_M + wm * TM;
   if (TM % 4u == 0u) {
     [[unroll]] for (uint i = 0u; i < TM; i += 4u) {
       vec4 a = sharedA4(k, subTileRow(wm) + i);
-      [[unroll]] for (uint c = 0u; c < 4u; ++c) regM[wm * TM + i + c] = a[c];
+      [[unroll]] for (uint c = 0u; c < 4u; ++c) regM[at + i + c] = a[c];
     }
   } else if (TM == 2u) {
-    // Two rows (joint-8x32): one 128-bit read and the half that holds them, as the CUDA twin's
-    // 64-bit read; the lane's first row is even, so both rows sit in one vector.
-    vec4 a = sharedA4(k, subTileRow(wm) & ~3u);
-    vec2 pair = (subTileRow(wm) & 2u) != 0u ? a.zw : a.xy;
-    regM[wm * TM] = pair.x;
-    regM[wm * TM + 1u] = pair.y;
+    // Two rows (joint-8x32): the lane's first row is even, so both sit in one pair.
+    vec2 pair = sharedA2(k, subTileRow(wm));
+    regM[at] = pair.x;
+    regM[at + 1u] = pair.y;
   } else {
-    [[unroll]] for (uint i = 0u; i < TM; ++i) regM[wm * TM + i] = sharedA(k, subTileRow(wm) + i);
+    [[unroll]] for (uint i = 0u; i < TM; ++i) regM[at + i] = sharedA(k, subTileRow(wm) + i);
   }
 }
 
-void loadRegN(uint k, uint wn) {
+// This lane's TN values of B for sub-tile column wn, at depth k, into `set`.
+void loadRegN(uint k, uint wn, uint set) {
+  uint at = set * LANE_N + wn * TN;
   if (TN % 4u == 0u) {
     [[unroll]] for (uint j = 0u; j < TN; j += 4u) {
       vec4 b = sharedB4(k, subTileCol(wn) + j);
-      [[unroll]] for (uint c = 0u; c < 4u; ++c) regN[wn * TN + j + c] = b[c];
+      [[unroll]] for (uint c = 0u; c < 4u; ++c) regN[at + j + c] = b[c];
     }
   } else {
-    [[unroll]] for (uint j = 0u; j < TN; ++j) regN[wn * TN + j] = sharedB(k, subTileCol(wn) + j);
+    [[unroll]] for (uint j = 0u; j < TN; ++j) regN[at + j] = sharedB(k, subTileCol(wn) + j);
   }
 }
 
-void outerProduct(uint wm) {
+// Every fragment of the warp tile at depth k, into `set`.
+void loadFragments(uint k, uint set) {
+  [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) loadRegM(k, wm, set);
+  [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) loadRegN(k, wn, set);
+}
+
+// The TM x TN outer product of sub-tile (wm, wn) from fragment set `set`.
+void fmaSubTile(uint wm, uint wn, uint set) {
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
-    [[unroll]] for (uint j = 0u; j < LANE_N; ++j) acc[(wm * TM + i) * LANE_N + j] += regM[wm * TM + i] * regN[j];
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
+      acc[(wm * TM + i) * LANE_N + wn * TN + j] += regM[set * LANE_M + wm * TM + i] * regN[set * LANE_N + wn * TN + j];
+    }
   }
 }
 
-// The rank-1 update at depth k of the step over the lane's whole warp tile: LANE_M + LANE_N
-// shared loads feed LANE_M·LANE_N FMAs.
+// The rank-1 update at depth k of the staged tiles over the lane's whole warp tile: LANE_M +
+// LANE_N shared loads feed LANE_M·LANE_N FMAs.
 void warpTileRank1(uint k) {
-  [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) loadRegM(k, wm);
-  [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) loadRegN(k, wn);
-  [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) outerProduct(wm);
+  loadFragments(k, 0u);
+  [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
+    [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) fmaSubTile(wm, wn, 0u);
+  }
 }
 
-// The rank-1 updates of K-block `kBlock` of the step (depths 8·kBlock ..) whose bits are set in
-// `bits`, a value the whole subgroup agreed on, so every branch here is subgroup-uniform. A full
-// byte takes the same straight-line code as the dense kernel.
-void warpTileKBlock(uint kBlock, uint bits) {
-  uint k0 = kBlock * K_BLOCK;
-  if (bits == 0xFFu) {
-    [[unroll]] for (uint j = 0u; j < K_BLOCK; ++j) warpTileRank1(k0 + j);
-  } else if (bits != 0u) {
-    [[unroll]] for (uint j = 0u; j < K_BLOCK; ++j) {
-      if (((bits >> j) & 1u) != 0u) warpTileRank1(k0 + j);
+// The 8 rank-1 updates of one K-block, at depths kOffset .. kOffset + 7 of the staged tiles,
+// with the fragments of depth k + 1 read from shared memory while the FMAs of depth k run:
+// K11's inner loop. Its depth is the K-block, a constant, so the sets stay compile-time indexed
+// (the CUDA twin takes the depth as a template argument).
+void rank1UpdatesPrefetched(uint kOffset) {
+  loadFragments(kOffset, 0u);
+  [[unroll]] for (uint k = 0u; k < K_BLOCK; ++k) {
+    if (k + 1u < K_BLOCK) loadFragments(kOffset + k + 1u, (k + 1u) & 1u);
+    [[unroll]] for (uint i = 0u; i < LANE_M; ++i) {
+      [[unroll]] for (uint j = 0u; j < LANE_N; ++j) acc[i * LANE_N + j] += regM[(k & 1u) * LANE_M + i] * regN[(k & 1u) * LANE_N + j];
     }
   }
 }
@@ -109,18 +123,5 @@ void storeWarpTile(uint row0, uint col0) {
         }
       }
     }
-  }
-}
-
-// The compute of one staged step of a warp-uniform skipping kernel: for each K-block the
-// workgroup staged (`kBlockMask`), the bits of `warpWord` (the warp's pattern word: a_pat &
-// b_pat, or one operand's pattern) that the subgroup agrees on, and only those updates. No
-// barrier inside: the caller's barriers stay outside every per-subgroup decision.
-void warpTileStep(uint warpWord, uint kTile, uint kBlockMask) {
-  uint stage = stageBits(warpWord, kTile);
-  [[dont_unroll]] for (uint kBlock = 0u; kBlock < BK / K_BLOCK; ++kBlock) {
-    if (((kBlockMask >> kBlock) & 1u) == 0u) continue;
-    uint jointPattern = subgroupAgreedBits((stage >> (kBlock * K_BLOCK)) & 0xFFu);
-    warpTileKBlock(kBlock, jointPattern);
   }
 }

@@ -27,7 +27,7 @@ TEST(Bench, VerifiesThenTimesAndComputesRatios) {
   ProblemSpec spec;
   spec.generator = "segments";
   spec.densityA = spec.densityB = 0.5;
-  BenchReport report = benchFake(backend, {"warptile", "joint-8x32", "cpu"}, spec);
+  BenchReport report = benchFake(backend, {std::string(kDenseReferenceKernel), "joint-8x32", "cpu"}, spec);
   ASSERT_EQ(report.rows.size(), 3u);
   const BenchRow& dense = report.rows[0];
   const BenchRow& joint = report.rows[1];

@@ -66,11 +66,11 @@ TEST(BlockWalk, WarpGridsMatchTheCataloguesThreadCounts) {
 }
 
 TEST(BlockWalk, WarpTileKernelsSkipUniformlySubTileBySubTile) {
-  // joint-8x32: block 64x64, warps 32x32 walking four 8-row sub-tiles. In K-block 0 only rows
-  // 0..7 of A are non-zero; K-block 1 of A is zero in the whole block.
-  Matrix a = full(64, 16), b = full(16, 64);
-  zeroRows(a, 8, 64, 0, 8);
-  zeroRows(a, 0, 64, 8, 16);
+  // joint-8x32: block 128x128, warps 64x64 walking eight 8-row sub-tiles by two 32-column
+  // ones. In K-block 0 only rows 0..7 of A are non-zero; K-block 1 of A is zero in the whole block.
+  Matrix a = full(128, 16), b = full(16, 128);
+  zeroRows(a, 8, 128, 0, 8);
+  zeroRows(a, 0, 128, 8, 16);
   const KernelInfo& kernel = kernelInfo("joint-8x32");
   KernelPatterns patterns = kernelPatterns(kernel, a, b);
   BlockWalk walk(kernel, patterns, 0, 0);
@@ -82,12 +82,13 @@ TEST(BlockWalk, WarpTileKernelsSkipUniformlySubTileBySubTile) {
   EXPECT_FALSE(k0.loadSkipped());
   ASSERT_EQ(k0.warps.size(), 4u);
   const WarpView& top = k0.warps[0];
-  ASSERT_EQ(top.steps.size(), 4u);  // 32 rows / 8
-  EXPECT_EQ(top.steps[0].decision(), WarpDecision::Work);
-  EXPECT_EQ(top.steps[1].decision(), WarpDecision::Skip);
+  ASSERT_EQ(top.steps.size(), 16u);  // 64 rows / 8, times 64 columns / 32
+  EXPECT_EQ(top.steps[0].decision(), WarpDecision::Work);  // rows 0..7, columns 0..31
+  EXPECT_EQ(top.steps[1].decision(), WarpDecision::Work);  // rows 0..7, columns 32..63
+  EXPECT_EQ(top.steps[2].decision(), WarpDecision::Skip);  // rows 8..15
   EXPECT_EQ(top.decision(), WarpDecision::Partial);
   EXPECT_EQ(top.any(), 0xFF);
-  EXPECT_EQ(k0.warps[2].decision(), WarpDecision::Skip);  // rows 32..63
+  EXPECT_EQ(k0.warps[2].decision(), WarpDecision::Skip);  // rows 64..127
   EXPECT_FALSE(k0.warpsAgree());
   for (const WarpView& w : k0.warps) {
     for (const WarpStep& s : w.steps) EXPECT_NE(s.decision(), WarpDecision::Diverge);  // warp-uniform by construction
@@ -141,19 +142,21 @@ TEST(BlockWalk, ThreadOrderFollowsTheKernel) {
 }
 
 TEST(BlockWalk, EdgeBlocksClipToC) {
-  ProblemData data = problem(100, 70, 37, 0.5, 1);
+  ProblemData data = problem(200, 150, 37, 0.5, 1);
   const KernelInfo& kernel = kernelInfo("joint-32x32");
   KernelPatterns patterns = kernelPatterns(kernel, data.a, data.b);
-  BlockGrid grid = blockGrid(kernel, 100, 70);
+  BlockGrid grid = blockGrid(kernel, 200, 150);
   EXPECT_EQ(grid.rows, 2);
   EXPECT_EQ(grid.cols, 2);
   BlockWalk walk(kernel, patterns, 1, 1);
-  EXPECT_EQ(walk.rowEnd(), 100);
-  EXPECT_EQ(walk.colEnd(), 70);
+  EXPECT_EQ(walk.rowEnd(), 200);
+  EXPECT_EQ(walk.colEnd(), 150);
   KBlockStep step = walk.step(walk.kBlocks() - 1);
   EXPECT_EQ(step.kEnd, 37);
-  // Rows 64..99 and columns 64..69: the warps below row 96 hold only 4 rows; the right column of warps is idle.
-  EXPECT_EQ(step.warps[1].decision(), WarpDecision::Idle);  // columns 96.. do not exist
+  // Rows 128..199 and columns 128..149: the warps below row 192 hold only 8 rows; the right
+  // column of warps is idle.
+  EXPECT_EQ(step.warps[2].rowEnd - step.warps[2].rowBegin, 8);
+  EXPECT_EQ(step.warps[1].decision(), WarpDecision::Idle);  // columns 192.. do not exist
   EXPECT_THROW(BlockWalk(kernel, patterns, 2, 0), InputError);
 }
 

@@ -54,8 +54,8 @@ TEST(LiveSession, VerifiesThenTimesKernelDenseReferenceAndBaseline) {
   EXPECT_EQ(s.device.name, "fake device");
   ASSERT_EQ(s.series.size(), 3u);
   EXPECT_EQ(s.series[0].kernel, "joint-8x32");
-  EXPECT_EQ(s.series[1].kernel, "warptile");
-  EXPECT_EQ(s.series[2].kernel, "cpu");  // the fake implements the host baseline
+  EXPECT_EQ(s.series[1].kernel, kDenseReferenceKernel);
+  EXPECT_EQ(s.series[2].kernel, "cublas");  // the fake implements the vendor baseline
   for (const Series& series : s.series) {
     EXPECT_EQ(series.state, Series::State::Verified) << series.kernel << ": " << series.message;
     EXPECT_GE(series.samples.size(), 4u);
@@ -91,14 +91,14 @@ TEST(LiveSession, AWrongKernelGetsNoSamples) {
 
 TEST(LiveSession, KernelsTheBackendLacksAreAnalysedButNotTimed) {
   LiveSession session(fakeOpener());
-  session.request(fakeRequest("joint-32x32"));  // not in the fake backend
+  session.request(fakeRequest("b-warp"));  // not in the fake backend
   stepUntilSettled(session, 2);
   SessionSnapshot s = session.snapshot();
   ASSERT_TRUE(s.analysis);
-  EXPECT_EQ(s.analysis->kernel->id, "joint-32x32");
+  EXPECT_EQ(s.analysis->kernel->id, "b-warp");
   EXPECT_LT(s.analysis->skipMap.stats.jointDensity, 1.0);
   EXPECT_EQ(s.series[0].state, Series::State::Unavailable);
-  EXPECT_NE(s.series[0].message.find("does not implement joint-32x32"), std::string::npos);
+  EXPECT_NE(s.series[0].message.find("does not implement b-warp"), std::string::npos);
 }
 
 TEST(LiveSession, FollowsTheLatestRequest) {

@@ -27,17 +27,19 @@ TEST(TileLayout, FourByEightLanesWalkTheWarpTile) {
   EXPECT_EQ(w.subN, 32);
   EXPECT_EQ(w.iterM, 2);
   EXPECT_EQ(w.iterN, 2);
-  // joint-32x32: the warp tile is one sub-tile.
-  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).iterM, 1);
-  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).iterN, 1);
+  // pipelined and the skipping kernels built on it walk the same warp tile; joint-32x32's 32-row
+  // A-pattern tiles are its sub-tile rows.
+  EXPECT_EQ(warpLayout(kernelInfo("pipelined")).iterM, 2);
+  EXPECT_EQ(warpLayout(kernelInfo("pipelined")).iterN, 2);
+  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).subM, kernelInfo("joint-32x32").aRowGranularity);
 }
 
 TEST(TileLayout, SubTilesFollowAFinerAPattern) {
-  // joint-8x32: the A-pattern is at 8 rows inside a 32-row warp tile, so a sub-tile is 8 rows
-  // and the warp walks 4 of them, one pattern byte each.
+  // joint-8x32: the A-pattern is at 8 rows inside a 64-row warp tile, so a sub-tile is 8 rows
+  // and the warp walks 8 of them, one pattern byte each.
   WarpLayout w = warpLayout(kernelInfo("joint-8x32"));
   EXPECT_EQ(w.subM, 8);
-  EXPECT_EQ(w.iterM, 4);
+  EXPECT_EQ(w.iterM, 8);
   EXPECT_EQ(w.subN, 32);
 }
 

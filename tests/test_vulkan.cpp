@@ -85,6 +85,31 @@ std::vector<VerifyResult> verifyOn(Backend& backend, const KernelInfo& kernel, b
   return runVerify(backend, {&kernel}, verifyCases(quick));
 }
 
+ComputeLimits h200Limits() {
+  ComputeLimits l = lavapipeLimits();
+  l.maxSharedBytes = 48 * 1024;
+  l.maxGroupCountX = 0x7FFFFFFF;
+  l.subgroupSize = l.minSubgroupSize = l.maxSubgroupSize = 32;
+  l.multiprocessors = 132;
+  return l;
+}
+
+// Sets TILESKIP_VULKAN_PERSISTENT_WORKGROUPS for the life of the object.
+class PersistentWorkgroups {
+ public:
+  explicit PersistentWorkgroups(const std::string& value) { setenv(kVariable, value.c_str(), 1); }
+  ~PersistentWorkgroups() { unsetenv(kVariable); }
+  PersistentWorkgroups(const PersistentWorkgroups&) = delete;
+  PersistentWorkgroups& operator=(const PersistentWorkgroups&) = delete;
+
+ private:
+  static constexpr const char* kVariable = "TILESKIP_VULKAN_PERSISTENT_WORKGROUPS";
+};
+
+ProblemData segments(int m, int n, int k, double density, std::uint64_t seed) {
+  return {generate("segments", Operand::A, m, k, density, seed), generate("segments", Operand::B, k, n, density, seed + 1)};
+}
+
 }  // namespace
 
 // ---- Device selection: a plain function of what devices report.
@@ -179,6 +204,75 @@ TEST(VulkanLimits, ATileBeyondSharedMemoryOrInvocationsIsRefusedWithTheNumbers) 
   why = launchProblem(wide, lavapipeLimits());
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("1024 invocations"), std::string::npos) << *why;
+}
+
+TEST(VulkanLimits, PipelinedKernelsDeclareTwoStagesAndThePersistentOnesAKBlockList) {
+  // Two stages of a 128 x 8 A tile padded to 132 floats a row and an 8 x 128 B tile.
+  constexpr std::uint64_t kStages = 2 * (8 * 132 + 8 * 128) * 4;
+  EXPECT_EQ(shaderPipeline(kernelInfo("pipelined")), ShaderPipeline::DoubleBuffered);
+  EXPECT_EQ(kernelSharedBytes(kernelInfo("pipelined")), kStages);
+  for (const char* id : {"a-warp", "b-warp", "joint-64x32", "joint-32x32", "joint-8x32"}) {
+    EXPECT_EQ(shaderPipeline(kernelInfo(id)), ShaderPipeline::Persistent) << id;
+    // 1024 list entries, one total per invocation (at most one subgroup each), the taken tile.
+    EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), kStages + (1024 + 128 + 1) * 4) << id;
+    EXPECT_EQ(kBlockListLength(kernelInfo(id), lavapipeLimits().maxSharedBytes), 1024u) << id;
+  }
+  for (const char* id : {"warptile", "a-row", "b-group8", "vectorized"}) EXPECT_EQ(shaderPipeline(kernelInfo(id)), ShaderPipeline::Padded) << id;
+  EXPECT_EQ(shaderPipeline(kernelInfo("smem")), ShaderPipeline::Staged);
+  EXPECT_EQ(kBlockListLength(kernelInfo("pipelined"), 48 * 1024), 0u);
+}
+
+TEST(VulkanLimits, AShorterKBlockListFitsADeviceWithLessSharedMemoryUntilNoneDoes) {
+  const KernelInfo& joint = kernelInfo("joint-8x32");
+  constexpr std::uint64_t kWithoutList = 2 * (8 * 132 + 8 * 128) * 4 + (128 + 1) * 4;
+  ComputeLimits small = lavapipeLimits();
+  small.maxSharedBytes = 20 * 1024;  // 20480 - 17156 = 3324 bytes: 831 entries, 828 in whole words
+  EXPECT_EQ(kBlockListLength(joint, small.maxSharedBytes), 828u);
+  EXPECT_EQ(launchProblem(joint, small), std::nullopt);
+  small.maxSharedBytes = kWithoutList + 4 * (kMinKBlockListLength - 1);
+  EXPECT_EQ(kBlockListLength(joint, small.maxSharedBytes), 0u);
+  std::optional<std::string> why = launchProblem(joint, small);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("K-block list of 128 entries"), std::string::npos) << *why;
+  EXPECT_NE(why->find("maxComputeSharedMemorySize"), std::string::npos) << *why;
+  small.maxSharedBytes = 16 * 1024;  // Vulkan's minimum: not even the two stages (16640 bytes) fit
+  why = launchProblem(kernelInfo("pipelined"), small);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("16.2 KiB"), std::string::npos) << *why;
+}
+
+TEST(VulkanLimits, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPatternTile) {
+  for (const KernelInfo& k : twinKernels()) EXPECT_EQ(pipelineShapeProblem(k), std::nullopt) << k.id;
+  KernelInfo uneven = kernelInfo("pipelined");
+  uneven.tile = {64, 64, 8, 32, 32, 4, 4, 128};  // 128 vectors of A and of B: one each
+  EXPECT_EQ(pipelineShapeProblem(uneven), std::nullopt);
+  uneven.tile = {32, 32, 8, 32, 32, 2, 4, 32};  // 64 vectors of A and of B: two each
+  EXPECT_EQ(pipelineShapeProblem(uneven), std::nullopt);
+  uneven.tile = {32, 64, 8, 16, 32, 1, 4, 128};  // 32 x 8 of A: 64 vectors for 128 invocations
+  ASSERT_TRUE(pipelineShapeProblem(uneven).has_value());
+  EXPECT_NE(pipelineShapeProblem(uneven)->find("split evenly"), std::string::npos) << *pipelineShapeProblem(uneven);
+
+  KernelInfo straddling = kernelInfo("joint-32x32");
+  straddling.aRowGranularity = 64 + 32;  // a sub-tile of 32 rows straddles 96-row pattern tiles
+  ASSERT_TRUE(pipelineShapeProblem(straddling).has_value());
+  EXPECT_NE(pipelineShapeProblem(straddling)->find("whole sub-tiles of 32 rows"), std::string::npos) << *pipelineShapeProblem(straddling);
+  KernelInfo coarse = kernelInfo("b-warp");
+  coarse.bColGranularity = 256;  // pattern tiles of two block tiles: they nest
+  EXPECT_EQ(pipelineShapeProblem(coarse), std::nullopt);
+}
+
+TEST(VulkanLimits, PersistentKernelsGetTwoWorkgroupsPerSmOrOnePerTile) {
+  ComputeLimits h200 = h200Limits();
+  EXPECT_EQ(persistentWorkgroups(1024, h200), 264u);  // 4096^2 in 128 x 128 tiles
+  EXPECT_EQ(persistentWorkgroups(100, h200), 100u);   // fewer tiles than slots
+  ComputeLimits cpu = lavapipeLimits();
+  cpu.cpuThreads = 2;
+  EXPECT_EQ(persistentWorkgroups(1024, cpu), 4u);
+  ComputeLimits unknown = lavapipeLimits();  // a GPU that does not say how many SMs it has
+  EXPECT_EQ(persistentWorkgroups(1024, unknown), 1024u);
+  EXPECT_EQ(persistentWorkgroups(1ull << 20, unknown), 65535u);  // maxComputeWorkGroupCount[0]
+  EXPECT_EQ(persistentWorkgroups(3, h200, 7), 7u);                 // asked for: more than the tiles
+  EXPECT_EQ(persistentWorkgroups(3, unknown, 70000), 65535u);
 }
 
 TEST(VulkanLimits, ABufferBeyondMaxStorageBufferRangeIsUnavailableWithTheBytes) {
@@ -281,11 +375,105 @@ TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
   small.tile = {64, 64, 8, 32, 32, 4, 4, 128};
   KernelInfo joint = kernelInfo("joint-8x32");
   joint.tile = {32, 64, 8, 32, 32, 2, 4, 64};
-  KernelInfo aWarp = kernelInfo("a-warp");  // the shape the CUDA twin gave a-warp on main
-  aWarp.tile = {128, 128, 16, 32, 64, 8, 4, 256};
-  for (const KernelInfo* k : {&small, &joint, &aWarp}) {
+  KernelInfo aWarp = kernelInfo("a-warp");  // two K-blocks per K-tile, one sub-tile row per warp
+  aWarp.tile = {128, 64, 16, 32, 64, 8, 4, 128};
+  KernelInfo pipelined = kernelInfo("pipelined");
+  pipelined.tile = {64, 64, 16, 32, 32, 4, 4, 128};
+  for (const KernelInfo* k : {&small, &joint, &aWarp, &pipelined}) {
     for (const VerifyResult& r : verifyOn(backend, *k, true)) EXPECT_TRUE(r.passed()) << k->id << " " << r.caseName << ": " << r.failure;
   }
+}
+
+TEST(VulkanDevice, APersistentTileTooLargeForSharedMemoryIsRefusedWithTheNumbers) {
+  // The shape the CUDA twin gave a-warp before K11: two stages of it need 33280 bytes.
+  VULKAN_OR_SKIP(backend, false);
+  KernelInfo aWarp = kernelInfo("a-warp");
+  aWarp.tile = {128, 128, 16, 32, 64, 8, 4, 256};
+  std::uint64_t needs = kernelSharedBytes(aWarp, kMinKBlockListLength);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(Matrix(64, 64), Matrix(64, 64));
+  if (needs <= backend.context().limits().maxSharedBytes) {
+    for (const VerifyResult& r : verifyOn(backend, aWarp, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
+    GTEST_SKIP() << "the device has room for the tile: it ran";
+  }
+  try {
+    onDevice->run(aWarp);
+    FAIL() << "ran a tile needing " << needs << " bytes of shared memory";
+  } catch (const UnavailableError& e) {
+    EXPECT_NE(std::string(e.what()).find(byteText(needs)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("maxComputeSharedMemorySize"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
+  // Three warp tiles of 96 columns: two stages of 16 x (132 + 96) floats leave room for fewer than
+  // 1024 list entries in 32 KiB (764), so K = 6500 (813 K-blocks) takes two passes there.
+  VULKAN_OR_SKIP(backend, false);
+  KernelInfo wide = kernelInfo("a-warp");
+  wide.tile = {128, 96, 16, 32, 96, 8, 4, 128};
+  std::uint32_t list = kBlockListLength(wide, backend.context().limits().maxSharedBytes);
+  ASSERT_GE(list, kMinKBlockListLength);
+  if (backend.context().limits().maxSharedBytes <= 32 * 1024) {
+    EXPECT_EQ(list, 764u);
+  }
+  ProblemData data = segments(70, 100, 6500, 0.5, 21);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+  VerifyResult r = verifyKernel(backend, *onDevice, wide, data, referenceExact(data.a, data.b));
+  EXPECT_TRUE(r.passed()) << r.failure;
+}
+
+// With validation (synchronization validation included): the queue is one buffer that every
+// dispatch of a problem reads and writes.
+TEST(VulkanWithValidation, APersistentKernelRunsAgainOnTheSameProblem) {
+  // The last workgroup out resets the block tile queue: a second dispatch (of the same kernel
+  // or another persistent one) starts from tile 0 again. Without the reset it would find the
+  // queue past the last tile and leave the poisoned C as it is.
+  VULKAN_OR_SKIP(backend, true);
+  ProblemData data = segments(300, 260, 200, 0.5, 31);  // 3 x 3 block tiles
+  Matrix reference = referenceExact(data.a, data.b);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+  for (const char* workgroups : {"", "2"}) {  // the device's count, then fewer workgroups than tiles
+    PersistentWorkgroups count(workgroups);
+    for (const char* id : {"joint-8x32", "joint-8x32", "a-warp", "joint-8x32"}) {
+      VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo(id), data, reference);
+      EXPECT_TRUE(r.passed()) << id << " with '" << workgroups << "' workgroups: " << r.failure;
+      EXPECT_EQ(blockTileQueue(*onDevice), (std::array<std::uint32_t, 2>{0, 0})) << id;
+    }
+  }
+}
+
+TEST(VulkanWithValidation, WorkgroupsBeyondTheTileCountFindTheQueueEmpty) {
+  VULKAN_OR_SKIP(backend, true);
+  ProblemData data = segments(130, 70, 136, 0.4, 41);  // 2 block tiles
+  Matrix reference = referenceExact(data.a, data.b);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+  PersistentWorkgroups count("7");
+  for (int run = 0; run < 2; ++run) {
+    for (const char* id : {"b-warp", "joint-32x32"}) {
+      VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo(id), data, reference);
+      EXPECT_TRUE(r.passed()) << id << " run " << run << ": " << r.failure;
+      EXPECT_EQ(blockTileQueue(*onDevice), (std::array<std::uint32_t, 2>{0, 0})) << id;
+    }
+  }
+}
+
+TEST(VulkanDevice, AWorkgroupCountThatIsNotANumberIsBadInput) {
+  VULKAN_OR_SKIP(backend, false);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(Matrix(8, 8), Matrix(8, 8));
+  for (const char* bad : {"two", "0", "-3", "5x"}) {
+    PersistentWorkgroups count(bad);
+    EXPECT_THROW(onDevice->run(kernelInfo("joint-8x32")), InputError) << bad;
+  }
+  PersistentWorkgroups count("3");
+  EXPECT_NO_THROW(onDevice->run(kernelInfo("pipelined")));  // only the persistent kernels read it
+}
+
+TEST(VulkanDevice, TheSkipIsRightWhereASubgroupSpansTwoWarps) {
+  // joint-8x32 built to act as where a 64-wide subgroup holds two warps: every listed K-block
+  // takes the dense path. Slower, never wrong.
+  VULKAN_OR_SKIP(backend, false);
+  KernelInfo spanning = kernelInfo("joint-8x32");
+  spanning.stem = "testing_spanning_k28_joint_8x32";
+  for (const VerifyResult& r : verifyOn(backend, spanning, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
 }
 
 TEST(VulkanDevice, AProblemBeyondMaxStorageBufferRangeIsUnavailable) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstring>
 #include <tuple>
 #include <utility>
@@ -62,10 +63,12 @@ struct DeviceReport {
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smBuiltins{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
   std::vector<VkQueueFamilyProperties> queues;
   std::vector<VkExtensionProperties> extensions;
   bool hasSizeControl = false;  // Vulkan 1.3 or VK_EXT_subgroup_size_control
   bool hasDriverProperties = false;
+  bool hasSmBuiltins = false;  // VK_NV_shader_sm_builtins: the SM count
 
   DeviceReport(const InstanceFunctions& vi, VkPhysicalDevice device) {
     VkPhysicalDeviceProperties basic{};
@@ -90,6 +93,11 @@ struct DeviceReport {
     if (hasSizeControl) {
       *tail = &sizeControl;
       tail = &sizeControl.pNext;
+    }
+    hasSmBuiltins = hasExtension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    if (hasSmBuiltins) {
+      *tail = &smBuiltins;
+      tail = &smBuiltins.pNext;
     }
     if (hasDriverProperties) *tail = &driver;
     vi.vkGetPhysicalDeviceProperties2(device, &properties);
@@ -298,6 +306,8 @@ void Context::describe(VkPhysicalDevice physical) {
     limits_.pinSubgroupSize = true;
     limits_.fullSubgroups = report.sizeControlFeatures.computeFullSubgroups;
   }
+  if (report.hasSmBuiltins) limits_.multiprocessors = report.smBuiltins.shaderSMCount;
+  if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) limits_.cpuThreads = std::max(1u, std::thread::hardware_concurrency());
   timestampPeriodNs_ = p.limits.timestampPeriod;
 
   vi_.vkGetPhysicalDeviceMemoryProperties(physical, &memory_);
@@ -375,16 +385,17 @@ void Context::createCommandObjects() {
 }
 
 void Context::createLayouts() {
-  // One layout for every shader: A, B, C, A-pattern, B-pattern (shaders/tileskip_common.glsl).
-  VkDescriptorSetLayoutBinding bindings[5] = {};
-  for (std::uint32_t i = 0; i < 5; ++i) {
+  // One layout for every shader: A, B, C, A-pattern, B-pattern (shaders/tileskip_common.glsl) and
+  // the block tile queue of the persistent kernels (shaders/tileskip_skip.glsl).
+  VkDescriptorSetLayoutBinding bindings[kBindings] = {};
+  for (std::uint32_t i = 0; i < kBindings; ++i) {
     bindings[i].binding = i;
     bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[i].descriptorCount = 1;
     bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
   VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  setInfo.bindingCount = 5;
+  setInfo.bindingCount = kBindings;
   setInfo.pBindings = bindings;
   check(vk_.vkCreateDescriptorSetLayout(device_, &setInfo, nullptr, &setLayout_), "creating the descriptor set layout");
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(PushConstants)};

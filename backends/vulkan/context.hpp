@@ -20,7 +20,11 @@
 namespace tileskip::vk {
 
 // The specialization constant ids of shaders/tileskip_common.glsl.
-enum class SpecId : std::uint32_t { BM, BN, BK, WM, WN, TM, TN, WorkgroupSize, ARows, BCols, LaneCols, Count };
+enum class SpecId : std::uint32_t {
+  BM, BN, BK, WM, WN, TM, TN, WorkgroupSize, ARows, BCols, LaneCols,
+  KBlockListLength,  // shaders/tileskip_skip.glsl
+  Count
+};
 
 // Values for the shaders' specialization constants; an id a shader does not declare is ignored.
 struct Specialization {
@@ -79,6 +83,9 @@ class Context {
   // `workgroupSize` is the local size the pipeline will have (0 for a fixed size in the shader):
   // it decides whether the subgroup size can be pinned.
   VkPipeline pipeline(std::string_view stem, const Specialization& constants, std::uint32_t workgroupSize);
+
+  // The descriptor bindings of every shader: A, B, C, A-pattern, B-pattern, the block tile queue.
+  static constexpr std::uint32_t kBindings = 6;
 
   // Records dispatches of `groupsX` x `groupsY` workgroups, split into several where a count
   // exceeds maxComputeWorkGroupCount (the shaders add groupOffset to gl_WorkGroupID).

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/tile_layout.hpp"
 
 namespace tileskip::vk {
 
@@ -25,16 +26,74 @@ std::string byteText(std::uint64_t bytes) {
   return text;
 }
 
-std::uint64_t kernelSharedBytes(const KernelInfo& kernel) {
-  const TileShape& t = kernel.tile;
-  auto position = [](std::string_view id) {
-    std::span<const KernelInfo> twins = twinKernels();
-    auto it = std::find_if(twins.begin(), twins.end(), [&](const KernelInfo& k) { return k.id == id; });
-    return it - twins.begin();
+ShaderPipeline shaderPipeline(const KernelInfo& kernel) {
+  if (kernel.skips() && !kernel.divergent && kernel.tile.WM > 0) return ShaderPipeline::Persistent;
+  if (kernel.id == "pipelined") return ShaderPipeline::DoubleBuffered;
+  std::span<const KernelInfo> twins = twinKernels();
+  auto position = [&](std::string_view id) {
+    return std::find_if(twins.begin(), twins.end(), [&](const KernelInfo& k) { return k.id == id; }) - twins.begin();
   };
-  bool paddedA = position(kernel.id) >= position("vectorized") && position(kernel.id) < static_cast<long>(twinKernels().size());
-  std::uint64_t floats = static_cast<std::uint64_t>(t.sharedFloats()) + (paddedA ? 4ull * static_cast<std::uint64_t>(t.BK) : 0);
-  return floats * sizeof(float);
+  bool padded = position(kernel.id) >= position("vectorized") && position(kernel.id) < static_cast<long>(twins.size());
+  return padded ? ShaderPipeline::Padded : ShaderPipeline::Staged;
+}
+
+std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength) {
+  const TileShape& t = kernel.tile;
+  auto stageFloats = static_cast<std::uint64_t>(t.sharedFloats());
+  ShaderPipeline pipeline = shaderPipeline(kernel);
+  if (pipeline == ShaderPipeline::Staged) return stageFloats * sizeof(float);
+  stageFloats += 4ull * static_cast<std::uint64_t>(t.BK);  // the padding of the transposed A tile
+  if (pipeline == ShaderPipeline::Padded) return stageFloats * sizeof(float);
+  std::uint64_t bytes = 2 * stageFloats * sizeof(float);
+  if (pipeline == ShaderPipeline::Persistent) {
+    bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(t.threads) + 1) * sizeof(std::uint32_t);
+  }
+  return bytes;
+}
+
+std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxSharedBytes) {
+  if (shaderPipeline(kernel) != ShaderPipeline::Persistent) return 0;
+  std::uint64_t withoutList = kernelSharedBytes(kernel, 0);
+  if (withoutList >= maxSharedBytes) return 0;
+  std::uint64_t fits = (maxSharedBytes - withoutList) / sizeof(std::int32_t) / 4 * 4;
+  if (fits < kMinKBlockListLength) return 0;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(fits, kKBlockListLength));
+}
+
+std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
+  ShaderPipeline pipeline = shaderPipeline(kernel);
+  if (pipeline != ShaderPipeline::DoubleBuffered && pipeline != ShaderPipeline::Persistent) return std::nullopt;
+  const TileShape& t = kernel.tile;
+  std::string prefix = "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
+                       " with " + std::to_string(t.threads) + " invocations does not fit kernel '" + std::string(kernel.id) + "': ";
+  if (t.BK % kKBlock != 0) return prefix + "a K-tile holds whole K-blocks: BK must be a multiple of 8";
+  if ((t.BM * t.BK / 4) % t.threads != 0 || (t.BK * t.BN / 4) % t.threads != 0) {
+    return prefix + "the A and B tiles must split evenly into one vec4 load per invocation and pass";
+  }
+  if (pipeline != ShaderPipeline::Persistent) return std::nullopt;
+  WarpLayout w = warpLayout(kernel);
+  auto nests = [](int pattern, int block) { return pattern % block == 0 || block % pattern == 0; };
+  if (kernel.usesAPattern() && (kernel.aRowGranularity % w.subM != 0 || !nests(kernel.aRowGranularity, t.BM))) {
+    return prefix + "A-pattern tiles of " + std::to_string(kernel.aRowGranularity) + " rows must hold whole sub-tiles of " +
+           std::to_string(w.subM) + " rows and nest with the block's " + std::to_string(t.BM) + " rows";
+  }
+  if (kernel.usesBPattern() && (kernel.bColGranularity % w.subN != 0 || !nests(kernel.bColGranularity, t.BN))) {
+    return prefix + "B-pattern tiles of " + std::to_string(kernel.bColGranularity) + " columns must hold whole sub-tiles of " +
+           std::to_string(w.subN) + " columns and nest with the block's " + std::to_string(t.BN) + " columns";
+  }
+  return std::nullopt;
+}
+
+std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested) {
+  std::uint64_t groups = tiles;
+  if (requested > 0) {
+    groups = requested;
+  } else if (limits.multiprocessors > 0) {
+    groups = std::min<std::uint64_t>(tiles, static_cast<std::uint64_t>(limits.multiprocessors) * kPersistentWorkgroupsPerSM);
+  } else if (limits.cpuThreads > 0) {
+    groups = std::min<std::uint64_t>(tiles, 2ull * limits.cpuThreads);
+  }
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(groups, limits.maxGroupCountX)));
 }
 
 std::optional<std::string> launchProblem(const KernelInfo& kernel, const ComputeLimits& limits) {
@@ -43,8 +102,14 @@ std::optional<std::string> launchProblem(const KernelInfo& kernel, const Compute
   std::string prefix = "kernel " + std::string(kernel.id) + " (tile " + tile + ", " + std::to_string(t.threads) +
                        " invocations per workgroup) cannot run on this device: ";
   std::uint64_t shared = kernelSharedBytes(kernel);
+  std::string least;
+  if (shaderPipeline(kernel) == ShaderPipeline::Persistent) {  // where 1024 entries do not fit, a shorter list may
+    std::uint32_t list = kBlockListLength(kernel, limits.maxSharedBytes);
+    shared = kernelSharedBytes(kernel, list > 0 ? list : kMinKBlockListLength);
+    least = " at least (with a K-block list of " + std::to_string(kMinKBlockListLength) + " entries)";
+  }
   if (shared > limits.maxSharedBytes) {
-    return prefix + "it needs " + byteText(shared) + " of shared memory per workgroup, the device allows " +
+    return prefix + "it needs " + byteText(shared) + " of shared memory per workgroup" + least + ", the device allows " +
            byteText(limits.maxSharedBytes) + " (maxComputeSharedMemorySize)";
   }
   auto threads = static_cast<std::uint32_t>(t.threads);

@@ -25,12 +25,41 @@ struct ComputeLimits {
   std::uint32_t maxWorkgroupSubgroups = 0;    // maxComputeWorkgroupSubgroups (0: no size control)
   bool pinSubgroupSize = false;               // subgroupSizeControl for compute shaders
   bool fullSubgroups = false;                 // computeFullSubgroups
+  std::uint32_t multiprocessors = 0;          // shaderSMCount (VK_NV_shader_sm_builtins); 0: unknown
+  std::uint32_t cpuThreads = 0;               // host threads of a CPU device (lavapipe); 0: a GPU
 };
+
+// How a kernel's shader uses shared memory and is dispatched, as far as the backend must know.
+enum class ShaderPipeline {
+  Staged,          // K1-K5: one BM x BK and one BK x BN tile (or none)
+  Padded,          // K6, K9, K10, K18: the same with the transposed A tile padded to BM + 4
+  DoubleBuffered,  // K11: two padded stages (shaders/tileskip_pipeline.glsl)
+  Persistent,      // the warp-uniform skipping kernels: two stages, a K-block list, a tile queue
+};
+
+ShaderPipeline shaderPipeline(const KernelInfo& kernel);
+
+// The K-block list of a persistent kernel (shaders/tileskip_skip.glsl): 1024 entries where
+// shared memory allows, fewer (a multiple of 4, at least the minimum) on a device with less.
+inline constexpr std::uint32_t kKBlockListLength = 1024;
+inline constexpr std::uint32_t kMinKBlockListLength = 128;
 
 // Shared memory the kernel's shader declares per workgroup: core/catalogue.hpp's BM x BK tile of
 // A and BK x BN tile of B, plus 4 floats of padding per row of the transposed A tile in K6 and
-// every kernel built on it (shaders/tileskip_stage.glsl).
-std::uint64_t kernelSharedBytes(const KernelInfo& kernel);
+// every kernel built on it (shaders/tileskip_stage.glsl); two such stages from K11 on; and for
+// the persistent kernels a K-block list of `listLength` entries, one total per subgroup (at
+// most one per invocation) and the taken tile.
+std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength = kKBlockListLength);
+
+// The K-block list length a persistent kernel gets on a device with `maxSharedBytes` per
+// workgroup (0 for the other kernels, and where not even the minimum fits).
+std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxSharedBytes);
+
+// Why the shaders of the pipelined kernels cannot take this tile shape (beyond
+// core/tile_layout.hpp's checks, as the CUDA twins' static_asserts): tiles that do not split
+// evenly into one vec4 load per invocation and pass, sub-tiles straddling pattern tiles, pattern
+// tiles and block tiles that do not nest. Nothing when it fits or for another kernel.
+std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel);
 
 // Why this device cannot launch the kernel's tile configuration, naming what it needs and
 // what the device allows; nothing when it fits.
@@ -43,6 +72,17 @@ void checkBufferFits(std::uint64_t bytes, const std::string& what, const Compute
 // or the nearest size the device offers, where the device lets it vary and the workgroup fits
 // maxComputeWorkgroupSubgroups subgroups of it in full; nothing where it should stay as it is.
 std::optional<std::uint32_t> pinnedSubgroupSize(std::uint32_t workgroupSize, const ComputeLimits& limits);
+
+// Workgroups a persistent kernel is dispatched with for `tiles` block tiles: as many as are
+// resident at once, where the device says how many that is. With the SM count (NVIDIA), two
+// 128-invocation workgroups per SM: the tiles' 200-odd registers per invocation allow two, as
+// for the CUDA twins. A CPU device gets two per host thread; any other device one per tile (the
+// queue then only orders the work). Never more than the tiles or maxComputeWorkGroupCount[0].
+// `requested` (> 0, for tests and tuning) replaces the estimate and may exceed the tiles (the
+// extra workgroups find the queue empty); only the device's limit still applies. Correctness
+// never depends on the count.
+std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested = 0);
+inline constexpr std::uint32_t kPersistentWorkgroupsPerSM = 2;
 
 // "1.5 GiB", "128 MiB", "48 KiB", "12 bytes"
 std::string byteText(std::uint64_t bytes);

@@ -1,5 +1,6 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -36,6 +37,21 @@ Specialization patternConstants(Operand operand, int granularity) {
 
 std::string shapeText(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
 
+// The persistent kernels' workgroup count from the environment, where set (tests, tuning on a
+// GPU); 0 where not.
+constexpr const char* kPersistentWorkgroupsVariable = "TILESKIP_VULKAN_PERSISTENT_WORKGROUPS";
+
+std::uint32_t requestedPersistentWorkgroups() {
+  const char* text = std::getenv(kPersistentWorkgroupsVariable);
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  unsigned long value = std::strtoul(text, &end, 10);
+  if (*end != '\0' || value == 0 || value > std::numeric_limits<std::uint32_t>::max() || text[0] == '-') {
+    throw InputError(std::string(kPersistentWorkgroupsVariable) + " must be a positive number of workgroups, not '" + text + "'");
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
 class VulkanProblem final : public DeviceProblem {
  public:
   VulkanProblem(std::shared_ptr<Context> context, const Matrix& a, const Matrix& b)
@@ -55,6 +71,10 @@ class VulkanProblem final : public DeviceProblem {
     b_ = Buffer(ctx, b.bytes(), MemoryUse::Device, "matrix B (" + shapeText(k_, n_) + ")");
     c_ = Buffer(ctx, cBytes, MemoryUse::Device, "matrix C (" + shapeText(m_, n_) + ")");
     noPattern_ = Buffer(ctx, 16, MemoryUse::Device, "an empty pattern");
+    // The persistent kernels' block tile queue: next tile, finished workgroups. Zero once here;
+    // every dispatch leaves it at zero again (shaders/tileskip_skip.glsl).
+    tileQueue_ = Buffer(ctx, 2 * sizeof(std::uint32_t), MemoryUse::Device, "the block tile queue");
+    ctx.execute([&](VkCommandBuffer cmd) { ctx.vk().vkCmdFillBuffer(cmd, tileQueue_.handle(), 0, VK_WHOLE_SIZE, 0); }, false);
     upload(ctx, a_, staging_, a.data(), a.bytes());
     upload(ctx, b_, staging_, b.data(), b.bytes());
   }
@@ -106,12 +126,23 @@ class VulkanProblem final : public DeviceProblem {
     if (!ready) prepare(kernel);
     VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
     const TileShape& t = kernel.tile;
-    return ctx.execute(
-        [&](VkCommandBuffer cmd) {
-          ctx.dispatch(cmd, pipeline, set, constants(), ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN)),
-                       ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM)));
-        },
-        true);
+    std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
+    std::uint64_t rowTiles = ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM));
+    if (shaderPipeline(kernel) == ShaderPipeline::Persistent) {
+      // Block tiles come from the queue, numbered along one dimension: one dispatch, never split.
+      if (colTiles * rowTiles > std::numeric_limits<std::uint32_t>::max()) {
+        throw InputError("problem too large for kernel " + std::string(kernel.id) + ": more than 2^32 - 1 block tiles");
+      }
+      colTiles = persistentWorkgroups(colTiles * rowTiles, ctx.limits(), requestedPersistentWorkgroups());
+      rowTiles = 1;
+    }
+    return ctx.execute([&](VkCommandBuffer cmd) { ctx.dispatch(cmd, pipeline, set, constants(), colTiles, rowTiles); }, true);
+  }
+
+  std::array<std::uint32_t, 2> tileQueue() {
+    std::array<std::uint32_t, 2> counters{};
+    download(*context_, tileQueue_, staging_, counters.data(), sizeof counters);
+    return counters;
   }
 
   Matrix downloadC() override {
@@ -156,8 +187,13 @@ class VulkanProblem final : public DeviceProblem {
       throw InputError("the vulkan backend does not implement kernel '" + std::string(kernel.id) + "'");
     }
     if (std::optional<std::string> why = tileShapeProblem(kernel)) throw InputError(*why);
+    if (std::optional<std::string> why = pipelineShapeProblem(kernel)) throw InputError(*why);
     if (std::optional<std::string> why = launchProblem(kernel, context_->limits())) throw UnavailableError(*why);
-    return context_->pipeline(kernel.stem, kernelConstants(kernel), static_cast<std::uint32_t>(kernel.tile.threads));
+    Specialization constants = kernelConstants(kernel);
+    if (std::uint32_t list = kBlockListLength(kernel, context_->limits().maxSharedBytes); list > 0) {
+      constants.set(SpecId::KBlockListLength, static_cast<int>(list));
+    }
+    return context_->pipeline(kernel.stem, constants, static_cast<std::uint32_t>(kernel.tile.threads));
   }
 
   Buffer& pattern(Operand operand, int granularity) {
@@ -178,13 +214,14 @@ class VulkanProblem final : public DeviceProblem {
     const Buffer& aPattern = aGranularity > 0 ? pattern(Operand::A, aGranularity) : noPattern_;
     const Buffer& bPattern = bGranularity > 0 ? pattern(Operand::B, bGranularity) : noPattern_;
     VkDescriptorSet set = allocateSet();
-    VkDescriptorBufferInfo buffers[5] = {{a_.handle(), 0, VK_WHOLE_SIZE},
-                                         {b_.handle(), 0, VK_WHOLE_SIZE},
-                                         {c_.handle(), 0, VK_WHOLE_SIZE},
-                                         {aPattern.handle(), 0, VK_WHOLE_SIZE},
-                                         {bPattern.handle(), 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet writes[5] = {};
-    for (std::uint32_t i = 0; i < 5; ++i) {
+    VkDescriptorBufferInfo buffers[Context::kBindings] = {{a_.handle(), 0, VK_WHOLE_SIZE},
+                                                          {b_.handle(), 0, VK_WHOLE_SIZE},
+                                                          {c_.handle(), 0, VK_WHOLE_SIZE},
+                                                          {aPattern.handle(), 0, VK_WHOLE_SIZE},
+                                                          {bPattern.handle(), 0, VK_WHOLE_SIZE},
+                                                          {tileQueue_.handle(), 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet writes[Context::kBindings] = {};
+    for (std::uint32_t i = 0; i < Context::kBindings; ++i) {
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       writes[i].dstSet = set;
       writes[i].dstBinding = i;
@@ -192,7 +229,7 @@ class VulkanProblem final : public DeviceProblem {
       writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
       writes[i].pBufferInfo = &buffers[i];
     }
-    context_->vk().vkUpdateDescriptorSets(context_->device(), 5, writes, 0, nullptr);
+    context_->vk().vkUpdateDescriptorSets(context_->device(), Context::kBindings, writes, 0, nullptr);
     return sets_.emplace(key, set).first->second;
   }
 
@@ -200,7 +237,7 @@ class VulkanProblem final : public DeviceProblem {
     constexpr std::uint32_t kSetsPerPool = 16;
     const DeviceFunctions& vk = context_->vk();
     if (pools_.empty() || setsInLastPool_ == kSetsPerPool) {
-      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5 * kSetsPerPool};
+      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, Context::kBindings * kSetsPerPool};
       VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
       info.maxSets = kSetsPerPool;
       info.poolSizeCount = 1;
@@ -223,7 +260,7 @@ class VulkanProblem final : public DeviceProblem {
 
   std::shared_ptr<Context> context_;  // first member: destroyed last, after every buffer
   int m_, n_, k_;
-  Buffer a_, b_, c_, noPattern_, staging_;
+  Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
   std::map<std::pair<Operand, int>, Buffer> patterns_;
   std::set<std::pair<Operand, int>> built_;  // patterns prepare() has built at least once
   std::map<std::pair<int, int>, VkDescriptorSet> sets_;
@@ -248,6 +285,12 @@ Specialization kernelConstants(const KernelInfo& kernel) {
   s.set(SpecId::BCols, kernel.bColGranularity);
   s.set(SpecId::LaneCols, t.WM > 0 ? warpLayout(kernel).laneCols : 1);
   return s;
+}
+
+std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem) {
+  auto* onDevice = dynamic_cast<VulkanProblem*>(&problem);
+  if (onDevice == nullptr) throw InputError("not a problem of the vulkan backend");
+  return onDevice->tileQueue();
 }
 
 VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make_shared<Context>(options)) {}

@@ -3,6 +3,8 @@
 // Context to check validation and limits; everything else reaches it through the registry.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
 
 #include "backends/vulkan/context.hpp"
@@ -26,6 +28,10 @@ class VulkanBackend final : public Backend {
  private:
   std::shared_ptr<Context> context_;  // shared with the problems, which may outlive a caller's handle
 };
+
+// The two counters of a Vulkan problem's block tile queue (next tile, finished workgroups),
+// read back from the device: both are 0 whenever no dispatch runs. For tests.
+std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem);
 
 // Specialization constants of a catalogue kernel (its tile shape, granularities and warp lane
 // grid, in the ids of shaders/tileskip_common.glsl).

@@ -1,0 +1,127 @@
+// K11's double-buffered main loop (the twin of backends/cuda/k11_pipelined.cuh). Shared memory
+// holds two stages; while the warps compute on one, the next K-tile is already on its way from
+// global memory into registers (fetchKTile) and is written to the other stage afterwards
+// (storeKTile). One barrier per K-tile remains, and the latency of the global loads hides
+// behind the FMAs instead of stalling every warp.
+//
+// The K-tiles are named by the K-blocks they hold (a "schedule"): every K-block in order for the
+// dense kernel, only the K-blocks a workgroup needs for the skipping kernels
+// (tileskip_skip.glsl). A kernel that includes this file defines the four functions declared
+// below; they take the place of the CUDA twin's schedule, prepare and compute arguments.
+// Needs tileskip_common.glsl, tileskip_stage.glsl (with TILESKIP_STAGES 2u) and
+// tileskip_warptile.glsl first.
+
+const uint K_SLOTS = BK / K_BLOCK;  // K-blocks per K-tile; they need not be neighbours in K
+const uint A_QUADS_PER_ROW = BK / 4u, B_QUADS_PER_ROW = BN / 4u;
+const uint A_QUADS = BM * A_QUADS_PER_ROW / THREADS;  // vec4 of A per invocation and K-tile
+const uint B_QUADS = BK * B_QUADS_PER_ROW / THREADS;  // (the backend checks they split evenly)
+
+// The K-tile in flight, in registers between its global loads and its shared stores.
+vec4 stagedA[A_QUADS];
+vec4 stagedB[B_QUADS];
+// The K-blocks of the K-tile the warps compute and of the one in flight; -1: an empty slot.
+int kBlocks[K_SLOTS];
+int nextKBlocks[K_SLOTS];
+
+// ---- What the including kernel defines.
+// The K-block at position `index` of the schedule; -1 past its end.
+int scheduledKBlock(uint index);
+// What the warps need to know about the K-tile in flight (nextKBlocks) beyond its data: the
+// skipping kernels' pattern bits. It runs one step ahead, beside the global loads, so its
+// latency hides too.
+void prepareKTile();
+// The prepared K-tile becomes the current one.
+void advanceKTile();
+// The warp's rank-1 updates of the current K-tile, staged at depths depth0 .. depth0 + BK - 1.
+void computeKTile(uint depth0);
+
+// The K-block of slot `slot` of the K-tile in flight; a select, not a dynamic register index.
+int nextKBlockOfSlot(uint slot) {
+  if (K_SLOTS == 1u) return nextKBlocks[0];
+  int kBlock = -1;
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
+    if (s == slot) kBlock = nextKBlocks[s];
+  }
+  return kBlock;
+}
+
+// Global loads of the K-tile whose slots hold nextKBlocks: zero outside the matrices and in
+// empty slots. Nothing waits for them here; storeKTile consumes them after the FMAs.
+void fetchKTile(uint row0, uint col0) {
+  bool alignedA = aRowsAreVectorAligned(), alignedB = bRowsAreVectorAligned();
+  [[unroll]] for (uint i = 0u; i < A_QUADS; ++i) {
+    uint quad = gl_LocalInvocationIndex + i * THREADS;
+    uint m = quad / A_QUADS_PER_ROW, kq = (quad % A_QUADS_PER_ROW) * 4u;
+    int kBlock = nextKBlockOfSlot(kq / K_BLOCK);
+    uint row = row0 + m, k = uint(kBlock) * K_BLOCK + kq % K_BLOCK;
+    stagedA[i] = vec4(0.0);
+    if (kBlock >= 0 && row < problem.M && k < problem.K) {
+      stagedA[i] = alignedA ? A4[(row * problem.lda + k) >> 2] : loadA4(row, k);
+    }
+  }
+  [[unroll]] for (uint i = 0u; i < B_QUADS; ++i) {
+    uint quad = gl_LocalInvocationIndex + i * THREADS;
+    uint kk = quad / B_QUADS_PER_ROW, nq = (quad % B_QUADS_PER_ROW) * 4u;
+    int kBlock = nextKBlockOfSlot(kk / K_BLOCK);
+    uint k = uint(kBlock) * K_BLOCK + kk % K_BLOCK, col = col0 + nq;
+    stagedB[i] = vec4(0.0);
+    if (kBlock >= 0 && k < problem.K && col < problem.N) {
+      stagedB[i] = alignedB ? B4[(k * problem.ldb + col) >> 2] : loadB4(k, col);
+    }
+  }
+}
+
+// Writes the K-tile in flight into stage `stage`: A transposed (As[k][m], stride A_STRIDE), B
+// row-major with vector stores. With the catalogue's 128 x 8 A tile, the two invocations of a
+// row write 4·A_STRIDE floats apart, 16 banks: a warp's 32 scalar stores hit 32 banks.
+void storeKTile(uint stage) {
+  [[unroll]] for (uint i = 0u; i < A_QUADS; ++i) {
+    uint quad = gl_LocalInvocationIndex + i * THREADS;
+    uint m = quad / A_QUADS_PER_ROW, kq = (quad % A_QUADS_PER_ROW) * 4u;
+    uint at = (stage * BK + kq) * A_STRIDE + m;
+    [[unroll]] for (uint c = 0u; c < 4u; ++c) storeSharedA(at + c * A_STRIDE, stagedA[i][c]);
+  }
+  [[unroll]] for (uint i = 0u; i < B_QUADS; ++i) {
+    uint quad = gl_LocalInvocationIndex + i * THREADS;
+    uint kk = quad / B_QUADS_PER_ROW, nq = (quad % B_QUADS_PER_ROW) * 4u;
+    Bs[((stage * BK + kk) * BN + nq) >> 2] = stagedB[i];
+  }
+}
+
+void scheduleKTile(uint step) {
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) nextKBlocks[s] = scheduledKBlock(step * K_SLOTS + s);
+}
+
+void advanceSchedule() {
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) kBlocks[s] = nextKBlocks[s];
+  advanceKTile();
+}
+
+// The double-buffered loop over `steps` K-tiles of the block tile at (row0, col0). `steps` is
+// the same in every invocation of the workgroup, so the single barrier per step is uniform.
+// Stage s is read in step i and rewritten in step i + 1 only after the barrier that ends step
+// i, so one barrier per step is enough.
+void pipelinedMainLoop(uint row0, uint col0, uint steps) {
+  if (steps == 0u) return;
+  scheduleKTile(0u);
+  fetchKTile(row0, col0);
+  prepareKTile();
+  storeKTile(0u);
+  advanceSchedule();
+  barrier();
+  for (uint step = 0u; step < steps; ++step) {
+    uint current = step & 1u;
+    bool more = step + 1u < steps;
+    if (more) {  // in flight while the FMAs below run
+      scheduleKTile(step + 1u);
+      fetchKTile(row0, col0);
+      prepareKTile();
+    }
+    computeKTile(current * BK);
+    if (more) {
+      storeKTile(current ^ 1u);
+      advanceSchedule();
+    }
+    barrier();
+  }
+}

@@ -1,0 +1,276 @@
+// What the warp-uniform skipping kernels (K16, K21, K24, K29, K28) share, the twin of
+// backends/cuda/skip_common.cuh: K11's pipelined main loop run over only the K-blocks a
+// workgroup needs, and the skip policy of warp sub-tiles that lie inside one pattern tile each.
+// The kernels are persistent: a dispatch has only as many workgroups as run at once, and each
+// takes block tiles from a queue until none is left.
+//
+// Two decisions, two scopes:
+//  - the workgroup decides which K-blocks to load and compute at all, from the union of its
+//    pattern tiles' bytes, and compacts them into a list before the main loop. Every invocation
+//    reads the same pattern words, so the list (and every barrier the loop passes) is the same
+//    for the whole workgroup (DESIGN.md: "uniform enough?"). A K-block nobody needs costs
+//    neither loads nor barriers: skipping loads, not only FMAs.
+//  - each warp decides which of a listed K-block's 8 rank-1 updates to do, per sub-tile, from
+//    the byte of the pattern tile that sub-tile lies in. No barrier sits inside that decision;
+//    it goes through a subgroup vote so that a subgroup always takes one branch (below).
+// The union of the warps' joint bytes (a_i & b_j over the block's tiles) is exactly
+// (union of a_i) & (union of b_j), so the workgroup skips precisely the K-blocks no warp needs.
+// Needs tileskip_common.glsl, tileskip_stage.glsl (TILESKIP_STAGES 2u), tileskip_warptile.glsl
+// and tileskip_pipeline.glsl first.
+
+// ---- The block tile queue (gemm_common.cuh's takeBlockTile and leaveBlockTileQueue): the
+// next tile to take and the workgroups that have finished. The last workgroup out resets both,
+// so the next dispatch starts from zero without a fill of its own. The backend zeroes it once,
+// when it creates the problem.
+layout(set = 0, binding = 5, std430) coherent buffer BlockTileQueue {
+  uint nextTile;
+  uint finishedWorkgroups;
+} tileQueue;
+
+shared uint takenTile;
+
+uint takeBlockTile() {
+  if (gl_LocalInvocationIndex == 0u) takenTile = atomicAdd(tileQueue.nextTile, 1u);
+  barrier();
+  uint tile = takenTile;
+  barrier();  // every invocation has read it before invocation 0 writes the next one
+  return tile;
+}
+
+void leaveBlockTileQueue() {
+  if (gl_LocalInvocationIndex != 0u) return;
+  // This workgroup's takes are ordered before its leave; the last one's reset after every leave.
+  memoryBarrierBuffer();
+  if (atomicAdd(tileQueue.finishedWorkgroups, 1u) == gl_NumWorkGroups.x * gl_NumWorkGroups.y - 1u) {
+    memoryBarrierBuffer();
+    atomicExchange(tileQueue.nextTile, 0u);  // no workgroup of this dispatch touches the queue any more
+    atomicExchange(tileQueue.finishedWorkgroups, 0u);
+  }
+}
+
+// ---- Pattern tiles.
+// Row (column) tiles per block tile: pattern tiles and block tiles nest (the backend checks it).
+const uint BLOCK_A_TILES = BM >= A_TILE_ROWS ? BM / A_TILE_ROWS : 1u;
+const uint BLOCK_B_TILES = BN >= B_TILE_COLS ? BN / B_TILE_COLS : 1u;
+
+uint patternWords;               // words per pattern tile
+uint aTiles, bTiles;             // pattern tiles along M and N
+uint blockRowTile, blockColTile; // the block tile's first pattern tiles
+uint warpFirstRow, warpFirstCol; // the warp tile's first row and column in C
+
+// The pattern word `word` of A-tile `tile`, 0 past M (a K-block past K is 0 in the word).
+uint aPatternWord(uint tile, uint word) { return tile < aTiles ? aPattern[tile * patternWords + word] : 0u; }
+uint bPatternWord(uint tile, uint word) { return tile < bTiles ? bPattern[tile * patternWords + word] : 0u; }
+
+// The K-blocks of pattern word `word` (4 of them, a byte each) that some warp of the block
+// keeps: the OR over the block's A tiles AND the OR over its B tiles. An operand the kernel
+// does not inspect counts as all ones.
+uint blockBits(uint word) {
+  uint aBits = ~0u, bBits = ~0u;
+  if (USES_A_PATTERN) {
+    aBits = 0u;
+    [[unroll]] for (uint t = 0u; t < BLOCK_A_TILES; ++t) aBits |= aPatternWord(blockRowTile + t, word);
+  }
+  if (USES_B_PATTERN) {
+    bBits = 0u;
+    [[unroll]] for (uint t = 0u; t < BLOCK_B_TILES; ++t) bBits |= bPatternWord(blockColTile + t, word);
+  }
+  return aBits & bBits;
+}
+
+// ---- Gathering the K-blocks a block tile needs.
+// K-blocks compacted per pass (a specialization constant, so the backend can shorten it where
+// shared memory is scarce; a multiple of 4). Longer K is walked in passes, the accumulators
+// carrying over.
+layout(constant_id = 11) const uint K_BLOCK_LIST_LENGTH = 1024u;
+shared int kBlockList[K_BLOCK_LIST_LENGTH];
+shared uint subgroupTotals[THREADS];  // one per subgroup: at most one per invocation
+uint kBlockListCount;
+
+// Writes, in order, the K-blocks of [first, first + count) that blockBits keeps into kBlockList
+// and returns how many there are (the same in every invocation). `first` is a multiple of 4:
+// each invocation reads one pattern word, four K-blocks. Ballots order the K-blocks inside a
+// subgroup, per-subgroup totals in shared memory order the subgroups; nothing assumes a
+// subgroup size. Invocation i's K-blocks precede invocation i + 1's, so the list is in K order
+// where subgroups hold consecutive invocations (every driver we know); it holds each kept
+// K-block exactly once whatever the driver does.
+uint gatherKBlocks(uint first, uint count) {
+  uint total = 0u;
+  for (uint base = 0u; base < count; base += 4u * THREADS) {
+    uint offset = base + 4u * gl_LocalInvocationIndex;
+    uint bits = offset < count ? blockBits((first + offset) / 4u) : 0u;
+    uint before = 0u, subgroupTotal = 0u, kept = 0u;
+    [[unroll]] for (uint b = 0u; b < 4u; ++b) {
+      bool keep = offset + b < count && ((bits >> (8u * b)) & 0xFFu) != 0u;
+      uvec4 votes = subgroupBallot(keep);
+      before += subgroupBallotExclusiveBitCount(votes);
+      subgroupTotal += subgroupBallotBitCount(votes);
+      kept |= keep ? 1u << b : 0u;
+    }
+    if (subgroupElect()) subgroupTotals[gl_SubgroupID] = subgroupTotal;
+    barrier();
+    uint passTotal = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+      uint t = subgroupTotals[s];
+      passTotal += t;
+      before += s < gl_SubgroupID ? t : 0u;
+    }
+    uint at = total + before;
+    [[unroll]] for (uint b = 0u; b < 4u; ++b) {
+      if (((kept >> b) & 1u) != 0u) kBlockList[at++] = int(first + offset + b);
+    }
+    total += passTotal;
+    barrier();  // subgroupTotals is rewritten by the next pass; the list is complete
+  }
+  return total;
+}
+
+int scheduledKBlock(uint index) { return index < kBlockListCount ? kBlockList[index] : -1; }
+
+// ---- The sub-tile skip (SubTileSkip in the CUDA twin). A sub-tile (WSUBM x WSUBN) lies inside
+// one A-pattern tile and one B-pattern tile (the backend checks A_ROWS % WSUBM == 0 and
+// B_COLS % WSUBN == 0): A_ROWS = WSUBM is K28's 8-row walk; A_ROWS >= WM makes the byte the same
+// for the whole warp.
+//
+// Uniform enough: the bytes of a sub-tile come from the pattern tiles of its warp's rows and
+// columns and from the listed K-block, so every invocation of one warp reads the same bytes.
+// A subgroup that lies inside one warp (subgroup sizes 4 to 32 on every driver we know) agrees
+// on them by construction; one that spans two warps (64-wide subgroups) might not, and there
+// every bit is kept instead: a rank-1 update a lane's own pattern calls unnecessary only adds
+// exact zeros, so doing it is safe and skipping it would not be. The vote is taken once per
+// dispatch, on the warp each invocation belongs to, not once per K-block.
+bool subgroupInOneWarp;
+
+// The pattern bytes of each sub-tile row (A) and column (B) in one K-block, four to a word.
+const uint A_BYTE_WORDS = (WMITER + 3u) / 4u;
+const uint B_BYTE_WORDS = (WNITER + 3u) / 4u;
+const uint STEP_WORDS = A_BYTE_WORDS + B_BYTE_WORDS;
+uint stepBits[K_SLOTS * STEP_WORDS];      // of the current K-tile, per slot
+uint nextStepBits[K_SLOTS * STEP_WORDS];  // of the K-tile in flight
+
+uint byteOf(uint word, uint b) { return (word >> (8u * b)) & 0xFFu; }
+
+// The bits sub-tile row wm keeps in K-block kBlock: its A-pattern byte.
+uint subTileRowBits(uint wm, uint kBlock) {
+  if (!USES_A_PATTERN) return 0xFFu;
+  return byteOf(aPatternWord((warpFirstRow + wm * WSUBM) / A_TILE_ROWS, kBlock / 4u), kBlock & 3u);
+}
+
+uint subTileColBits(uint wn, uint kBlock) {
+  if (!USES_B_PATTERN) return 0xFFu;
+  return byteOf(bPatternWord((warpFirstCol + wn * WSUBN) / B_TILE_COLS, kBlock / 4u), kBlock & 3u);
+}
+
+// SubTileSkip::bitsOf for every slot of the K-tile in flight.
+void prepareKTile() {
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
+    int kBlock = nextKBlocks[s];
+    [[unroll]] for (uint w = 0u; w < STEP_WORDS; ++w) nextStepBits[s * STEP_WORDS + w] = 0u;
+    if (kBlock >= 0) {  // an empty slot keeps nothing
+      [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
+        uint bits = subgroupInOneWarp ? subTileRowBits(wm, uint(kBlock)) : 0xFFu;
+        nextStepBits[s * STEP_WORDS + wm / 4u] |= bits << (8u * (wm % 4u));
+      }
+      [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) {
+        uint bits = subgroupInOneWarp ? subTileColBits(wn, uint(kBlock)) : 0xFFu;
+        nextStepBits[s * STEP_WORDS + A_BYTE_WORDS + wn / 4u] |= bits << (8u * (wn % 4u));
+      }
+    }
+  }
+}
+
+void advanceKTile() {
+  [[unroll]] for (uint i = 0u; i < K_SLOTS * STEP_WORDS; ++i) stepBits[i] = nextStepBits[i];
+}
+
+// The bytes of word w of a group of `bytes` bytes that hold nothing: all ones, so that "every
+// byte is 0xFF" is a test of whole words.
+uint unusedBytes(uint w, uint bytes) {
+  uint used = min(bytes - 4u * w, 4u);
+  return used == 4u ? 0u : ~0u << (8u * used);
+}
+
+// The OR of a word's four bytes.
+uint anyByte(uint word) {
+  word |= word >> 16;
+  return (word | (word >> 8)) & 0xFFu;
+}
+
+// This warp's rank-1 updates of the K-block in slot `slot`, staged at depths kOffset ..
+// kOffset + 7. Every branch here is the same for a whole subgroup (see subgroupInOneWarp).
+void updateKBlock(uint kOffset, uint slot) {
+  uint aAny = 0u, bAny = 0u;
+  bool everyKept = true;
+  [[unroll]] for (uint w = 0u; w < A_BYTE_WORDS; ++w) {
+    uint word = stepBits[slot * STEP_WORDS + w];
+    aAny |= anyByte(word);
+    everyKept = everyKept && (word | unusedBytes(w, WMITER)) == ~0u;
+  }
+  [[unroll]] for (uint w = 0u; w < B_BYTE_WORDS; ++w) {
+    uint word = stepBits[slot * STEP_WORDS + A_BYTE_WORDS + w];
+    bAny |= anyByte(word);
+    everyKept = everyKept && (word | unusedBytes(w, WNITER)) == ~0u;
+  }
+  uint jointPattern = aAny & bAny;  // the depths some sub-tile of this warp keeps
+#ifdef TILESKIP_TEST_TOO_EAGER
+  // Test build only (embedded as a separate module): also drop K-blocks where the warp keeps a
+  // single depth, a skip that is too eager, which the verify suite must catch.
+  if (!everyKept && bitCount(jointPattern) == 1) jointPattern = 0u;
+#endif
+  if (everyKept) {  // every sub-tile keeps every depth: K11's straight-line updates
+    rank1UpdatesPrefetched(kOffset);
+  } else if (jointPattern != 0u) {
+    // Not unrolled: this path runs only for partly kept K-blocks, and eight copies of it would
+    // crowd the straight-line path above out of the instruction cache.
+    [[dont_unroll]] for (uint k = 0u; k < K_BLOCK; ++k) {
+      if (((jointPattern >> k) & 1u) == 0u) continue;
+      [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) loadRegN(kOffset + k, wn, 0u);
+      [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
+        if (((stepBits[slot * STEP_WORDS + wm / 4u] >> (8u * (wm % 4u) + k)) & 1u) != 0u) {
+          loadRegM(kOffset + k, wm, 0u);
+          [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) {
+            if (((stepBits[slot * STEP_WORDS + A_BYTE_WORDS + wn / 4u] >> (8u * (wn % 4u) + k)) & 1u) != 0u) fmaSubTile(wm, wn, 0u);
+          }
+        }
+      }
+    }
+  }
+}
+
+void computeKTile(uint depth0) {
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
+    if (kBlocks[s] >= 0) updateKBlock(depth0 + s * K_BLOCK, s);
+  }
+}
+
+// The whole kernel (warpTileSkipGemm in the CUDA twin): a persistent workgroup takes block
+// tiles from the queue; for each it gathers the K-blocks the tile needs, then runs K11's
+// pipeline over them with the sub-tile skip deciding each warp's updates.
+void warpTileSkipGemm() {
+  subgroupInOneWarp = subgroupAllEqual(gl_LocalInvocationIndex / WARP_SIZE);
+#ifdef TILESKIP_TEST_SUBGROUP_SPANS_WARPS
+  // Test build only (embedded as a separate module): what a subgroup spanning two warps does,
+  // on a device whose subgroups never do.
+  subgroupInOneWarp = false;
+#endif
+  uint colTiles = (problem.N + BN - 1u) / BN;
+  uint tiles = ((problem.M + BM - 1u) / BM) * colTiles;
+  uint kBlocksTotal = (problem.K + K_BLOCK - 1u) / K_BLOCK;
+  patternWords = patternWordsPerTile();
+  aTiles = (problem.M + A_TILE_ROWS - 1u) / A_TILE_ROWS;
+  bTiles = (problem.N + B_TILE_COLS - 1u) / B_TILE_COLS;
+  for (uint index = takeBlockTile(); index < tiles; index = takeBlockTile()) {
+    uint row0 = (index / colTiles) * BM, col0 = (index % colTiles) * BN;
+    placeWarp();
+    blockRowTile = row0 / A_TILE_ROWS;
+    blockColTile = col0 / B_TILE_COLS;
+    warpFirstRow = row0 + warpRow;
+    warpFirstCol = col0 + warpCol;
+    for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
+      kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first));
+      pipelinedMainLoop(row0, col0, (kBlockListCount + K_SLOTS - 1u) / K_SLOTS);
+    }
+    storeWarpTile(row0, col0);
+  }
+  leaveBlockTileQueue();
+}
