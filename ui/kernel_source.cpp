@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/runtime_module.hpp"
+
 namespace tileskip::ui {
 
 namespace fs = std::filesystem;
@@ -14,9 +16,9 @@ std::vector<fs::path> sourceRoots() {
 #ifdef TILESKIP_SOURCE_DIR
   roots.emplace_back(TILESKIP_SOURCE_DIR);
 #endif
-  std::error_code error;
-  fs::path executable = fs::read_symlink("/proc/self/exe", error);
-  if (!error) roots.push_back(executable.parent_path().parent_path() / "share" / "tileskip");
+  if (const std::string folder = executableFolder(); folder != ".") {
+    roots.push_back(fs::path(folder).parent_path() / "share" / "tileskip");
+  }
   return roots;
 }
 
