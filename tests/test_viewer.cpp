@@ -6,6 +6,9 @@
 // Also the documented exits without Vulkan or a display.
 #include <gtest/gtest.h>
 
+// The decoder is compiled in here from stb's header, so the test binary needs no libstb.
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
 #include <stb_image.h>
 
 #include <array>
@@ -198,6 +201,41 @@ TEST(ViewScreenshot, NoDisplayWithoutScreenshotSaysWhatToDo) {
   EXPECT_EQ(o.exitCode, 3) << o.output;
   EXPECT_NE(o.output.find("--screenshot"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("xvfb-run"), std::string::npos) << o.output;
+}
+
+// The viewer is a module the executable loads for `view`. Where it cannot be loaded, `view`
+// exits with 3 naming what is missing and the packages to install, draws nothing, and
+// everything else still runs: here `list` and `bench`, with the same environment.
+namespace {
+
+void expectViewUnavailableAndTheRestRuns(const std::string& environment, const std::string& missing) {
+  const std::string tileskip = environment + " " + std::string(TILESKIP_BINARY);
+  Outcome o = run(tileskip + " view --backend cpu --size 64 --screenshot " + (scratch() / "none.png").string());
+  EXPECT_EQ(o.exitCode, 3) << o.output;
+  EXPECT_NE(o.output.find(missing), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("apt install libvulkan1 libglfw3 libstb0 libx11-6"), std::string::npos) << o.output;
+  EXPECT_FALSE(fs::exists(scratch() / "none.png"));
+  o = run(tileskip + " list");
+  EXPECT_EQ(o.exitCode, 0) << o.output;
+  o = run(tileskip + " bench --backend cpu --size 64 --repeat 1");
+  EXPECT_EQ(o.exitCode, 0) << o.output;
+}
+
+}  // namespace
+
+TEST(ViewModule, WithoutItsModuleViewSaysWhatIsMissingAndWhatToInstall) {
+  expectViewUnavailableAndTheRestRuns("TILESKIP_VIEW_MODULE=/nonexistent/libtileskip_view.so",
+                                      "/nonexistent/libtileskip_view.so");
+}
+
+// A machine whose GLFW cannot be loaded, made here by putting an empty libglfw.so.3 first on
+// the library path. An executable that linked GLFW would not even start.
+TEST(ViewModule, WithoutGlfwViewSaysWhatIsMissingAndWhatToInstall) {
+  fs::path broken = scratch() / "broken_glfw";
+  fs::create_directories(broken);
+  std::ofstream(broken / "libglfw.so.3").flush();
+  expectViewUnavailableAndTheRestRuns("LD_LIBRARY_PATH=" + broken.string(), (broken / "libglfw.so.3").string());
+  fs::remove_all(broken);
 }
 
 namespace {

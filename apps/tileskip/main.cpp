@@ -15,19 +15,7 @@ int main(int argc, char** argv) {
 
   std::vector<cli::Command> commands = {cli::addListCommand(app), cli::addBenchCommand(app),
                                         cli::addVerifyCommand(app), cli::addGenCommand(app),
-                                        cli::addRunCommand(app)};
-#ifdef TILESKIP_HAVE_VIEWER
-  commands.push_back(cli::addViewCommand(app));
-#else
-  // A build without the viewer still answers `view`, saying why and what to do.
-  CLI::App* view = app.add_subcommand("view", "the viewer (not in this build: it needs glfw3, libimgui and Vulkan)");
-  view->allow_extras();
-  commands.push_back({view, []() -> int {
-                        throw UnavailableError(
-                            "this tileskip was built without the viewer: install glfw3, libimgui and Vulkan "
-                            "(scripts/install-deps.sh) and configure with -DTILESKIP_VIEWER=ON");
-                      }});
-#endif
+                                        cli::addRunCommand(app),    cli::addViewCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
