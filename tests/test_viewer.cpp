@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "fake_backend.hpp"
@@ -240,16 +241,20 @@ TEST(ViewModule, WithoutGlfwViewSaysWhatIsMissingAndWhatToInstall) {
 
 namespace {
 
-// Pixels of one colour (give or take anti-aliasing) inside a rectangle.
-int pixelsOf(const Image& image, const Rect& r, std::array<int, 3> colour) {
-  int n = 0;
+// The row of each pixel of one colour (give or take anti-aliasing) inside a rectangle.
+std::vector<int> rowsOf(const Image& image, const Rect& r, std::array<int, 3> colour) {
+  std::vector<int> rows;
   for (int y = r.y; y < r.y + r.height; ++y) {
     for (int x = r.x; x < r.x + r.width; ++x) {
       auto p = image.at(x, y);
-      n += std::abs(p[0] - colour[0]) + std::abs(p[1] - colour[1]) + std::abs(p[2] - colour[2]) <= 12;
+      if (std::abs(p[0] - colour[0]) + std::abs(p[1] - colour[1]) + std::abs(p[2] - colour[2]) <= 12) rows.push_back(y);
     }
   }
-  return n;
+  return rows;
+}
+
+int pixelsOf(const Image& image, const Rect& r, std::array<int, 3> colour) {
+  return static_cast<int>(rowsOf(image, r, colour).size());
 }
 
 Shot fakeScreenshot(const std::string& name, tileskip::testing::FakeFaults faults) {
@@ -291,4 +296,20 @@ TEST(ViewScreenshot, ThroughputDrawsTheKernelBesideTheDenseReferenceButNeverAWro
   int goodOrange = pixelsOf(good.image, panel, kKernelOrange);
   int wrongOrange = pixelsOf(wrong.image, panel, kKernelOrange);
   EXPECT_GT(goodOrange, 5 * std::max(wrongOrange, 1)) << goodOrange << " vs " << wrongOrange;
+}
+
+// A baseline far faster than the kernels being compared (the host's BLAS beside lavapipe) is
+// named above the plot rather than drawn, so the kernel's line keeps the plot's height instead
+// of lying on its floor.
+TEST(ViewScreenshot, ABaselineFarAboveTheKernelsLeavesThemTheWholeScale) {
+  constexpr std::array<int, 3> kKernelOrange = {255, 140, 50};
+  Shot shot = fakeScreenshot("fake_fast_baseline", {.baselineMillisecondsPerRun = 0.0005});
+  expectPanelsShown(shot, {"throughput"});
+  ASSERT_TRUE(shot.layout.count("throughput plot"));
+  const Rect& plot = shot.layout.at("throughput plot");
+  std::vector<int> rows = rowsOf(shot.image, plot, kKernelOrange);
+  ASSERT_GT(rows.size(), 50u) << "no kernel line in the plot";
+  // The kernel is the fastest series on the scale: its line runs in the plot's upper half.
+  double meanRow = std::accumulate(rows.begin(), rows.end(), 0.0) / static_cast<double>(rows.size());
+  EXPECT_LT(meanRow, plot.y + plot.height * 0.5) << "plot rows " << plot.y << ".." << plot.y + plot.height;
 }

@@ -56,8 +56,12 @@ KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage langu
 }
 
 std::vector<int> skipDecisionLines(const std::string& text) {
-  static const char* const kMarkers[] = {"jointPattern", "Pattern[", "subgroupAny", "subgroupBallot", "__any_sync",
-                                         "__ballot_sync", "aPat", "bPat"};
+  // The names the twins use where they read pattern bits, vote on them or branch on them; not
+  // the pattern pointers themselves, whose declarations say nothing about the skip.
+  static const char* const kMarkers[] = {
+      "jointPattern", "patternByte(", "patternUnion", "WordOver", "stageBits(", "stageKBlockMask(", "kBlockMask == 0",
+      "SkipGemm<", "& 1u)", "subgroupAny", "subgroupAll", "subgroupBallot", "subgroupAgreedBits", "__any_sync",
+      "__all_sync", "__ballot_sync", "__syncthreads_or"};
   std::vector<int> lines;
   std::istringstream in(text);
   int number = 0;
