@@ -27,14 +27,26 @@ std::vector<BackendStatus> discoverBackends(const BackendOptions& options) {
   return found;
 }
 
-std::unique_ptr<Backend> openBackend(std::string_view name, const BackendOptions& options) {
+namespace {
+const BackendEntry* findEntry(std::string_view name) {
   for (const BackendEntry& entry : compiledBackends()) {
-    if (entry.name == name) return entry.open(options);
+    if (entry.name == name) return &entry;
   }
+  return nullptr;
+}
+}  // namespace
+
+void checkBackendName(std::string_view name) {
+  if (findEntry(name) != nullptr) return;
   bool known = name == "cpu" || name == "vulkan" || name == "cuda";
   throw InputError(known ? "backend '" + std::string(name) + "' was not compiled into this build (built with: " +
                                compiledBackendList() + "); rebuild with its toolkit installed"
                          : "unknown backend '" + std::string(name) + "'; this build has: " + compiledBackendList());
+}
+
+std::unique_ptr<Backend> openBackend(std::string_view name, const BackendOptions& options) {
+  checkBackendName(name);
+  return findEntry(name)->open(options);
 }
 
 std::unique_ptr<Backend> openBestBackend(const BackendOptions& options) {

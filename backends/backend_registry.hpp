@@ -34,6 +34,9 @@ struct BackendStatus {
 // Tries every compiled backend; never throws for an unavailable one.
 std::vector<BackendStatus> discoverBackends(const BackendOptions& options = {});
 
+// Throws the InputError openBackend() would for a name that is not compiled in; opens nothing.
+void checkBackendName(std::string_view name);
+
 // Opens one backend by name. InputError for a name that is not compiled in (listing those
 // that are), UnavailableError when it is compiled in but cannot run here.
 std::unique_ptr<Backend> openBackend(std::string_view name, const BackendOptions& options = {});

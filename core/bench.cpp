@@ -86,10 +86,14 @@ std::string hostDescription() {
          std::to_string(std::thread::hardware_concurrency()) + " threads)";
 }
 
-BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec& problem, const ProblemData& data,
-                     const BenchOptions& options, const ProgressCallback& progress) {
+void checkBenchOptions(const BenchOptions& options) {
   if (options.warmup < 0) throw InputError("--warmup must be 0 or more");
   if (options.repeat < 1) throw InputError("--repeat must be at least 1");
+}
+
+BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec& problem, const ProblemData& data,
+                     const BenchOptions& options, const ProgressCallback& progress) {
+  checkBenchOptions(options);
   auto say = [&](const std::string& text) {
     if (progress) progress(text);
   };

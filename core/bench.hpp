@@ -50,6 +50,9 @@ struct BenchOptions {
   int repeat = 10;
 };
 
+// Throws InputError unless warmup >= 0 and repeat >= 1 (runBench checks this first).
+void checkBenchOptions(const BenchOptions& options);
+
 struct BenchTarget {
   Backend* backend;
   std::vector<const KernelInfo*> kernels;

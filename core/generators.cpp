@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "core/catalogue.hpp"
@@ -173,16 +174,23 @@ void checkDensity(double density, std::string_view what) {
   }
 }
 
-Matrix generate(std::string_view generator, Operand operand, int rows, int cols, double density,
-                std::uint64_t seed, const GeneratorOptions& options) {
-  checkMatrixShape(rows, cols, "generated matrix");
-  checkDensity(density, "density of " + std::string(operandName(operand)));
+void checkGenerator(std::string_view generator, const GeneratorOptions& options) {
+  bool known = false;
+  for (const GeneratorInfo& g : kGenerators) known = known || g.name == generator;
+  if (!known) throw InputError("unknown generator '" + std::string(generator) + "'; known generators: " + generatorNameList());
   if (options.granularity < 1) {
     throw InputError("generator granularity " + std::to_string(options.granularity) + " must be at least 1");
   }
   if (options.groupSize < 1) {
     throw InputError("N:M group size " + std::to_string(options.groupSize) + " must be at least 1");
   }
+}
+
+Matrix generate(std::string_view generator, Operand operand, int rows, int cols, double density,
+                std::uint64_t seed, const GeneratorOptions& options) {
+  checkMatrixShape(rows, cols, "generated matrix");
+  checkDensity(density, "density of " + std::string(operandName(operand)));
+  checkGenerator(generator, options);
   std::mt19937_64 rng = makeRng(seed, operand);
   if (generator == "uniform") return uniform(rows, cols, density, rng);
   if (generator == "segments") {
@@ -194,7 +202,7 @@ Matrix generate(std::string_view generator, Operand operand, int rows, int cols,
   if (generator == "nm") return nm(operand, rows, cols, density, options.groupSize, rng);
   if (generator == "banded") return banded(rows, cols, density, rng);
   if (generator == "relu") return relu(rows, cols, density, rng);
-  throw InputError("unknown generator '" + std::string(generator) + "'; known generators: " + generatorNameList());
+  throw std::logic_error("generator '" + std::string(generator) + "' is listed in kGenerators but not implemented");
 }
 
 }  // namespace tileskip

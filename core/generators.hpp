@@ -41,6 +41,10 @@ std::string generatorNameList();
 Matrix generate(std::string_view generator, Operand operand, int rows, int cols, double density,
                 std::uint64_t seed, const GeneratorOptions& options = {});
 
+// Throws InputError on an unknown name or a granularity / group size that is not positive:
+// what generate() checks beyond the shape and the density.
+void checkGenerator(std::string_view generator, const GeneratorOptions& options);
+
 // Throws InputError unless 0 <= density <= 1.
 void checkDensity(double density, std::string_view what);
 

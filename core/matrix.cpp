@@ -6,19 +6,24 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 
 namespace tileskip {
 
 namespace {
 constexpr std::size_t kAlignment = 64;
 
-float* allocateAligned(std::size_t count) {
+// Matrices at least this large are checked against the host's available memory first, so that
+// one the host cannot hold fails with a message, not with the OOM killer once its pages are touched.
+constexpr std::size_t kCheckedAllocation = std::size_t{256} << 20;
+
+float* allocateAligned(int rows, int cols) {
+  std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   std::size_t bytes = (count * sizeof(float) + kAlignment - 1) / kAlignment * kAlignment;
+  auto what = [&] { return "a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix"; };
+  if (bytes >= kCheckedAllocation) checkHostMemory(bytes, what());
   void* p = std::aligned_alloc(kAlignment, std::max<std::size_t>(bytes, kAlignment));
-  if (p == nullptr) {
-    throw UnavailableError("out of host memory: could not allocate " + std::to_string(bytes) +
-                           " bytes for a matrix; choose a smaller size");
-  }
+  if (p == nullptr) throwOutOfHostMemory(bytes, what());
   return static_cast<float*>(p);
 }
 }  // namespace
@@ -40,13 +45,13 @@ Matrix::Matrix(std::int64_t rows, std::int64_t cols) {
   checkMatrixShape(rows, cols, "matrix");
   rows_ = static_cast<int>(rows);
   cols_ = static_cast<int>(cols);
-  data_.reset(allocateAligned(size()));
+  data_.reset(allocateAligned(rows_, cols_));
   fill(0.0f);
 }
 
 Matrix::Matrix(const Matrix& other) : rows_(other.rows_), cols_(other.cols_) {
   if (other.data_) {
-    data_.reset(allocateAligned(size()));
+    data_.reset(allocateAligned(rows_, cols_));
     std::copy_n(other.data(), size(), data());
   }
 }

@@ -1,9 +1,8 @@
 #include "core/matrix_io.hpp"
 
-#include <fstream>
-#include <random>
 #include <system_error>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
 namespace tileskip {
@@ -25,31 +24,13 @@ Matrix readMatrix(const std::filesystem::path& path) {
 
 void writeMatrix(const std::filesystem::path& path, const Matrix& m) {
   MatrixFormat format = formatFromPath(path);
-  std::filesystem::path temporary = path;
-  temporary += ".tmp" + std::to_string(std::random_device{}());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw InputError(path.string() + ": cannot write here (does the folder exist, and may we write to it?)");
-    }
-    if (format == MatrixFormat::Npy) {
-      writeNpy(out, m);
-    } else {
-      writeMatrixMarket(out, m);
-    }
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw InputError(path.string() + ": writing failed (disk full?)");
-    }
+  AtomicFile file(path);
+  if (format == MatrixFormat::Npy) {
+    writeNpy(file.stream(), m);
+  } else {
+    writeMatrixMarket(file.stream(), m);
   }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw InputError(path.string() + ": cannot replace the file: " + ec.message());
-  }
+  file.commit();
 }
 
 }  // namespace tileskip

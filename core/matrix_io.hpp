@@ -27,9 +27,8 @@ Matrix readMatrixMarket(const std::filesystem::path& path);
 Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements = kMaxElements);
 Matrix readMatrixMarket(std::istream& in, const std::string& name, std::int64_t maxElements = kMaxElements);
 
-// Writes to a temporary file beside `path` and renames it into place, so a failed or
-// interrupted write never leaves a half-written file. Throws InputError when the path cannot
-// be written.
+// Writes through an AtomicFile (core/atomic_file.hpp): a failed or interrupted write never
+// leaves a half-written file. Throws InputError when the path cannot be written.
 void writeMatrix(const std::filesystem::path& path, const Matrix& m);
 void writeNpy(std::ostream& out, const Matrix& m);
 // Coordinate real general, non-zeros only, values with 9 significant digits (exact for fp32).

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -95,9 +96,10 @@ float parseValue(std::string_view token, Field field, const LineReader& reader) 
   if (!token.empty() && token.front() == '+') token.remove_prefix(1);
   double value = 0.0;
   auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (error == std::errc::result_out_of_range) {
-    // Out of double range: keep the sign and magnitude class rather than refusing the file.
-    return token.find('-') == 0 ? -INFINITY : INFINITY;
+  if (error == std::errc::result_out_of_range && end == token.data() + token.size()) {
+    // Beyond double's range from_chars gives no value: strtod rounds as IEEE does, an
+    // underflow to a (signed) zero or denormal, an overflow to a signed infinity.
+    return static_cast<float>(std::strtod(std::string(token).c_str(), nullptr));
   }
   if (error != std::errc() || end != token.data() + token.size()) {
     reader.fail("value '" + std::string(token) + "' is not a number");

@@ -12,9 +12,7 @@ void ProblemSpec::validate() const {
   checkMatrixShape(m, n, "C (M x N)");
   checkDensity(densityA, "--density-a");
   checkDensity(densityB, "--density-b");
-  bool known = false;
-  for (const GeneratorInfo& g : generators()) known = known || g.name == generator;
-  if (!known) throw InputError("unknown generator '" + generator + "'; known generators: " + generatorNameList());
+  checkGenerator(generator, options);
 }
 
 std::string ProblemSpec::describe() const {

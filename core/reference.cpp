@@ -90,6 +90,7 @@ ErrorReport compareToReference(const Matrix& c, const Matrix& reference, int k, 
     if (!gotFinite || !wantFinite) {
       bool same = (std::isnan(got[i]) && std::isnan(want[i])) || got[i] == want[i];
       report.mismatchedNonFinite += !same;
+      report.nonFiniteWhereReferenceFinite += !same && wantFinite;
       continue;
     }
     double diff = static_cast<double>(got[i]) - static_cast<double>(want[i]);
@@ -101,7 +102,8 @@ ErrorReport compareToReference(const Matrix& c, const Matrix& reference, int k, 
   report.relativeFrobenius = refSquared > 0.0 ? std::sqrt(diffSquared / refSquared) : std::sqrt(diffSquared);
   bool withinTolerance = report.relativeFrobenius <= report.tolerance && report.maxAbs <= report.tolerance * refMax;
   if (refMax == 0.0) withinTolerance = report.maxAbs == 0.0;
-  report.passed = withinTolerance && (report.mismatchedNonFinite == 0 || inputsNonFinite);
+  bool mismatchesExplained = inputsNonFinite && report.nonFiniteWhereReferenceFinite == 0;
+  report.passed = withinTolerance && (report.mismatchedNonFinite == 0 || mismatchesExplained);
   return report;
 }
 
@@ -112,8 +114,26 @@ std::string ErrorReport::summary() const {
       << tolerance;
   if (mismatchedNonFinite > 0) {
     out << ", " << mismatchedNonFinite << " NaN/Inf mismatches" << (inputsNonFinite ? " (inputs hold NaN/Inf)" : "");
+    if (nonFiniteWhereReferenceFinite > 0) out << ", " << nonFiniteWhereReferenceFinite << " where the reference is finite";
   }
   return out.str();
+}
+
+NonFiniteCount countNonFinite(const Matrix& m) {
+  NonFiniteCount count;
+  for (float v : m.values()) {
+    count.nan += std::isnan(v);
+    count.inf += std::isinf(v);
+  }
+  return count;
+}
+
+std::string NonFiniteCount::describe() const {
+  if (total() == 0) return "no NaN or Inf";
+  std::string text;
+  if (nan > 0) text += std::to_string(nan) + " NaN";
+  if (inf > 0) text += std::string(text.empty() ? "" : " and ") + std::to_string(inf) + " Inf";
+  return text;
 }
 
 }  // namespace tileskip

@@ -26,7 +26,8 @@ struct ErrorReport {
   double relativeFrobenius = 0.0;
   double maxAbs = 0.0;
   double tolerance = 0.0;
-  std::size_t mismatchedNonFinite = 0;  // elements where exactly one of C and R is NaN/Inf
+  std::size_t mismatchedNonFinite = 0;  // elements where C and R differ and one of them is NaN/Inf
+  std::size_t nonFiniteWhereReferenceFinite = 0;  // of those, where R is finite: never explained by skipping
   bool inputsNonFinite = false;         // A or B held NaN or Inf
   bool passed = false;
 
@@ -36,10 +37,19 @@ struct ErrorReport {
 double errorTolerance(int k);
 
 // `inputsNonFinite` says whether A or B held NaN/Inf. Then the skipping kernels legitimately
-// differ from the dense reference where 0·Inf = NaN was skipped, so non-finite mismatches are
-// counted and reported but do not fail; with finite inputs any NaN/Inf in C fails.
+// differ from the dense reference where it formed 0·Inf = NaN and they skipped that product,
+// so mismatches where the reference is NaN/Inf are counted and reported but do not fail. A
+// NaN/Inf in C where the reference is finite is no skipped product (an unwritten element,
+// say) and always fails, as does any non-finite mismatch when the inputs are finite.
 ErrorReport compareToReference(const Matrix& c, const Matrix& reference, int k, bool inputsNonFinite = false);
 
 bool hasNonFinite(const Matrix& m);
+
+struct NonFiniteCount {
+  std::size_t nan = 0, inf = 0;
+  std::size_t total() const { return nan + inf; }
+  std::string describe() const;  // "2 NaN and 1 Inf", "no NaN or Inf"
+};
+NonFiniteCount countNonFinite(const Matrix& m);
 
 }  // namespace tileskip

@@ -2,10 +2,24 @@
 // happy paths of gen, run, bench and verify on the cpu backend.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
 
+#include "cli_app.hpp"
 #include "core/generators.hpp"
 #include "core/matrix_io.hpp"
 #include "core/reference.hpp"
@@ -17,6 +31,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using tileskip::testing::Outcome;
+using tileskip::testing::runCommand;
 using tileskip::testing::runTileskip;
 
 fs::path scratch() { return tileskip::testing::scratchFolder("tileskip_cli_test_"); }
@@ -33,11 +48,12 @@ void PrintTo(const BadInput& input, std::ostream* out) { *out << "tileskip " << 
 
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
-TEST_P(CliBadInput, ExitsWithTheDocumentedCodeAndSaysWhy) {
-  Outcome o = runTileskip(GetParam().arguments);
-  EXPECT_EQ(o.exitCode, GetParam().exitCode) << o.output;
-  EXPECT_NE(o.output.find(GetParam().message), std::string::npos) << o.output;
+void expectRefusal(const Outcome& o, const BadInput& expected) {
+  EXPECT_EQ(o.exitCode, expected.exitCode) << o.output;
+  EXPECT_NE(o.output.find(expected.message), std::string::npos) << o.output;
 }
+
+TEST_P(CliBadInput, ExitsWithTheDocumentedCodeAndSaysWhy) { expectRefusal(runTileskip(GetParam().arguments), GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, CliBadInput,
@@ -48,6 +64,29 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bench --backend cpu --size 0", 2, "--size 0 is invalid"},
         BadInput{"bench --backend cpu --m 8 --n 0 --k 8", 2, "--n 0 is invalid"},
         BadInput{"bench --backend cpu --size 70000", 2, "32-bit indexing"},
+        // Each size on its own, and the products that overflow 32-bit indexing though no size does.
+        BadInput{"bench --backend cpu --size 8 --m 0", 2, "--m 0 is invalid; sizes must be at least 1"},
+        BadInput{"bench --backend cpu --size 8 --k -1", 2, "--k -1 is invalid"},
+        BadInput{"bench --backend cpu --size 8 --m 2147483648", 2, "--m 2147483648 is beyond the kernels' 32-bit indexing"},
+        BadInput{"bench --backend cpu --size 8 --n 3000000000", 2, "--n 3000000000 is beyond the kernels' 32-bit"},
+        BadInput{"bench --backend cpu --size 8 --k 99999999999999999999", 2, "--k 99999999999999999999 is beyond"},
+        BadInput{"bench --backend cpu --size 2147483648", 2, "--size 2147483648 is beyond"},
+        BadInput{"bench --backend cpu --m 46341 --k 46341 --n 1", 2, "A (M x K): shape 46341x46341 has more than 2^31-1"},
+        BadInput{"bench --backend cpu --m 1 --k 46341 --n 46341", 2, "B (K x N): shape 46341x46341 has more than 2^31-1"},
+        BadInput{"bench --backend cpu --m 65536 --k 1 --n 32768", 2, "C (M x N): shape 65536x32768 has more than 2^31-1"},
+        BadInput{"gen --rows 65536 --cols 32768 --out x.npy", 2, "shape 65536x32768 has more than 2^31-1 elements"},
+        BadInput{"gen --rows 0 --cols 5 --out x.npy", 2, "shape 0x5 is invalid"},
+        BadInput{"bench --backend cpu --size 8 --density-a -0.1", 2, "--density-a -0.100000 is outside [0, 1]"},
+        BadInput{"bench --backend cpu --size 8 --density-b inf", 2, "--density-b inf is outside [0, 1]"},
+        BadInput{"gen --rows 4 --cols 4 --density nan --out x.npy", 2, "--density nan is outside [0, 1]"},
+        BadInput{"gen --rows 4 --cols 4 --generator fractal --out x.npy", 2, "unknown generator 'fractal'"},
+        BadInput{"gen --rows 4 --cols 4 --generator blocks --granularity 0 --out x.npy", 2, "granularity 0 must be"},
+        BadInput{"gen --rows 4 --cols 4 --operand C --out x.npy", 2, "--operand must be A or B"},
+        BadInput{"verify --backend quantum", 2, "unknown backend 'quantum'"},
+        BadInput{"run --a a.npy --b b.npy --out c.npy --backend quantum", 2, "unknown backend 'quantum'"},
+        BadInput{"run --a a.npy --b b.npy --out c.npy --kernel warpdrive", 2, "unknown kernel 'warpdrive'"},
+        BadInput{"bench --backend cpu --size 8 --warmup -1", 2, "--warmup must be 0 or more"},
+        BadInput{"bench --size 8 --device -2", 2, "--device -2 is invalid"},
         BadInput{"bench --backend cpu --size 64 --density-a 1.5", 2, "outside [0, 1]"},
         BadInput{"bench --backend cpu --size 64 --density-b nan", 2, "outside [0, 1]"},
         BadInput{"bench --backend cpu --size 64 --kernel warpdrive", 2, "unknown kernel 'warpdrive'"},
@@ -64,7 +103,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"gen --rows 4 --cols 4 --out /nonexistent/dir/x.npy", 2, "cannot write"},
         BadInput{"run --a /nonexistent/a.npy --b /nonexistent/b.npy --out /tmp/c.npy", 2, "no such file"},
         BadInput{"run --a /tmp --b /tmp --out /tmp/c.npy", 2, "unknown matrix format"},
-        BadInput{"verify --backend cpu --kernel nope", 2, "unknown kernel"}));
+        BadInput{"verify --backend cpu --kernel nope", 2, "unknown kernel"},
+        // --kernel lists that name no kernel: `run --kernel ,` used to take front() of nothing and crash.
+        BadInput{"run --a a.npy --b b.npy --out c.npy --kernel ,", 2, "--kernel ',' names no kernel"},
+        BadInput{"run --a a.npy --b b.npy --out c.npy --kernel cpu,warptile", 2, "give a single id"},
+        BadInput{"run --a a.npy --b b.npy --out c.npy --kernel all", 2, "give a single id"},
+        BadInput{"verify --backend cpu --kernel ,,", 2, "--kernel ',,' names no kernel"},
+        BadInput{"bench --backend cpu --size 64 --kernel ,", 2, "names no kernel"}));
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "list", "bench", "verify", "gen", "run"}) {
@@ -140,4 +185,233 @@ TEST(Cli, RunRejectsAMalformedFileNamingIt) {
   Outcome o = runTileskip("run --backend cpu --a " + bad.string() + " --b " + bad.string() + " --out " + (dir / "c.npy").string());
   EXPECT_EQ(o.exitCode, 2);
   EXPECT_NE(o.output.find("bad.mtx:3"), std::string::npos) << o.output;
+}
+
+// The parse-and-validate path in-process, as the CLI fuzzer calls it: nothing runs, nothing is
+// opened or written, and the verdict matches what the command would exit with.
+namespace {
+
+struct Parsed {
+  std::optional<int> exitCode;  // nullopt: the command would run
+  std::string output;
+};
+
+Parsed parseOnly(const std::vector<std::string>& arguments) {
+  std::vector<const char*> argv = {"tileskip"};
+  for (const std::string& a : arguments) argv.push_back(a.c_str());
+  std::ostringstream out;
+  cli::Cli cli;
+  std::optional<int> code = cli.parse(static_cast<int>(argv.size()), argv.data(), out, out);
+  return {code, out.str()};
+}
+
+}  // namespace
+
+TEST(CliParse, ValidCommandsWouldRunAndTouchNothing) {
+  fs::path never = scratch() / "never-created.npy";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"list"},
+        {"bench", "--backend", "all", "--kernel", "warptile,joint-8x32", "--size", "64", "--density-a", "0.25"},
+        {"verify", "--backend", "cpu", "--quick"},
+        {"gen", "--rows", "3", "--cols", "4", "--out", never.string()},
+        {"run", "--a", "/nonexistent/a.npy", "--b", "b.mtx", "--out", never.string(), "--kernel", "cpu"}}) {
+    Parsed p = parseOnly(args);
+    EXPECT_FALSE(p.exitCode.has_value()) << args.front() << ": " << p.output;
+  }
+  EXPECT_FALSE(fs::exists(never));
+}
+
+TEST(CliParse, HelpAndBadValuesGiveTheExitCodeTheCommandWould) {
+  Parsed help = parseOnly({"bench", "--help"});
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_NE(help.output.find("--density-a"), std::string::npos);
+  Parsed unknownFlag = parseOnly({"bench", "--frobnicate"});
+  EXPECT_EQ(unknownFlag.exitCode, 2);
+  EXPECT_NE(unknownFlag.output.find("Run with --help"), std::string::npos);
+  Parsed badSize = parseOnly({"bench", "--size", "0"});
+  EXPECT_EQ(badSize.exitCode, 2);
+  EXPECT_NE(badSize.output.find("tileskip: error: --size 0 is invalid"), std::string::npos) << badSize.output;
+  Parsed badRepeat = parseOnly({"bench", "--repeat", "0"});
+  EXPECT_EQ(badRepeat.exitCode, 2);
+  EXPECT_NE(badRepeat.output.find("--repeat must be at least 1"), std::string::npos) << badRepeat.output;
+}
+
+namespace {
+
+fs::path emptyFolder(const std::string& name) {
+  fs::path dir = scratch() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> namesIn(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST(Cli, RunKilledMidWriteLeavesNoOutputAndNoTemporary) {
+  // A file size limit makes the kernel send SIGXFSZ in the middle of writing C (360 kB): the
+  // same path as Ctrl-C or SIGTERM there, but at a deterministic moment.
+  fs::path dir = emptyFolder("killed");
+  std::string a = (dir / "a.npy").string(), b = (dir / "b.npy").string(), c = (dir / "c.npy").string();
+  writeMatrix(a, generate("uniform", Operand::A, 300, 40, 0.5, 1));
+  writeMatrix(b, generate("uniform", Operand::B, 40, 300, 0.5, 2));
+  Outcome o = runTileskip("run --backend cpu --a " + a + " --b " + b + " --out " + c);
+  ASSERT_EQ(o.exitCode, 0) << o.output;  // the same run without the limit succeeds
+  fs::remove(c);
+  Outcome killed = runCommand("sh -c 'ulimit -c 0; ulimit -f 16; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) +
+                                   " run --backend cpu --a " + a + " --b " + b + " --out " + c);
+  EXPECT_EQ(killed.exitCode, 128 + SIGXFSZ) << killed.output;
+  EXPECT_EQ(namesIn(dir), (std::vector<std::string>{"a.npy", "b.npy"}));
+}
+
+TEST(Cli, BenchFailingAfterItsReportWasOpenedLeavesNoReport) {
+  fs::path dir = emptyFolder("no_report");
+  Outcome o = runTileskip("bench --backend cpu --size 64 --kernel warptile --out " + (dir / "r.json").string());
+  EXPECT_EQ(o.exitCode, 2);
+  EXPECT_NE(o.output.find("does not implement kernel 'warptile'"), std::string::npos) << o.output;
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+namespace {
+
+// Runs tileskip with host memory capped at about 2 GiB: a ulimit in a normal build; in an
+// AddressSanitizer build (which reserves terabytes of address space, so a ulimit -v would
+// stop it from starting) ASan's own allocation cap does it.
+Outcome runWithLittleHostMemory(const std::string& arguments) {
+#if defined(__SANITIZE_ADDRESS__)
+  return runCommand("env ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048 " +
+                     std::string(TILESKIP_BINARY) + " " + arguments);
+#else
+  return runCommand("sh -c 'ulimit -v 2000000; exec \"$0\" \"$@\"' " + std::string(TILESKIP_BINARY) + " " + arguments);
+#endif
+}
+
+}  // namespace
+
+TEST(Cli, AProblemTooLargeForHostMemorySaysHowMuchItNeedsAndExits3) {
+  // 40000 x 40000 floats is 6.0 GiB: within 32-bit indexing, beyond the cap.
+  Outcome gen = runWithLittleHostMemory("gen --rows 40000 --cols 40000 --out " + (scratch() / "huge.npy").string());
+  EXPECT_EQ(gen.exitCode, 3) << gen.output;
+  EXPECT_NE(gen.output.find("needs 6.0 GiB of host memory for a 40000x40000 matrix"), std::string::npos) << gen.output;
+  EXPECT_FALSE(fs::exists(scratch() / "huge.npy"));
+
+  Outcome bench = runWithLittleHostMemory("bench --backend cpu --kernel cpu --size 40000");
+  EXPECT_EQ(bench.exitCode, 3) << bench.output;
+  EXPECT_NE(bench.output.find(" GiB of host memory for "), std::string::npos) << bench.output;
+}
+
+// Bad files given to `tileskip run`: each is refused with exit 2 and a message that names what
+// is wrong, and no C is written. "@" in the arguments stands for the folder of test files.
+namespace {
+
+std::string bytesOf(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeBytes(const fs::path& file, const std::string& bytes) { std::ofstream(file, std::ios::binary) << bytes; }
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  std::size_t at = text.find(from);
+  if (at == std::string::npos) throw std::logic_error("'" + from + "' not found");
+  return text.replace(at, from.size(), to);
+}
+
+fs::path badFileFolder() {
+  static const fs::path dir = [] {
+    fs::path d = emptyFolder("bad_files");
+    writeMatrix(d / "good_4x3.npy", generate("uniform", Operand::A, 4, 3, 0.5, 1));
+    writeMatrix(d / "good_3x5.npy", generate("uniform", Operand::B, 3, 5, 0.5, 2));
+    writeMatrix(d / "good_3x5.mtx", generate("uniform", Operand::B, 3, 5, 0.5, 2));
+    std::string npy = bytesOf(d / "good_4x3.npy");
+    std::string mtx = bytesOf(d / "good_3x5.mtx");
+    writeBytes(d / "truncated.npy", npy.substr(0, npy.size() - 5));
+    writeBytes(d / "truncated.mtx", mtx.substr(0, mtx.rfind('\n', mtx.size() - 2) + 1));
+    writeBytes(d / "header_only.npy", npy.substr(0, 10));
+    writeBytes(d / "not_numpy.npy", "PK\x03\x04 a zip file");
+    writeBytes(d / "no_banner.mtx", "1 1 1\n1 1 2\n");
+    writeBytes(d / "vector.mtx", replaced(mtx, "matrix coordinate", "vector coordinate"));
+    writeBytes(d / "int32.npy", replaced(npy, "'<f4'", "'<i4'"));
+    writeBytes(d / "cube.npy", replaced(npy, "(4, 3), }", "(4,3,1),}"));
+    writeBytes(d / "fortran.npy", replaced(npy, "False", "True "));
+    writeBytes(d / "empty.npy", "");
+    writeBytes(d / "empty.mtx", "");
+    fs::create_directories(d / "folder.npy");
+    fs::create_directories(d / "blocked.npy" / "inside");
+    return d;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+class CliBadFile : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadFile, IsRefusedWithExitCode2AndAReasonAndNothingIsWritten) {
+  std::string arguments = GetParam().arguments;
+  for (std::size_t at; (at = arguments.find('@')) != std::string::npos;) arguments.replace(at, 1, badFileFolder().string());
+  expectRefusal(runTileskip(arguments), GetParam());
+  EXPECT_FALSE(fs::exists(badFileFolder() / "c.npy"));
+  for (const std::string& name : namesIn(badFileFolder())) EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, CliBadFile,
+    ::testing::Values(
+        BadInput{"run --backend cpu --a @/missing.npy --b @/good_3x5.npy --out @/c.npy", 2, "missing.npy: no such file"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/missing.mtx --out @/c.npy", 2, "missing.mtx: no such file"},
+        BadInput{"run --backend cpu --a @/folder.npy --b @/good_3x5.npy --out @/c.npy", 2, "is a directory"},
+        BadInput{"run --backend cpu --a @/truncated.npy --b @/good_3x5.npy --out @/c.npy", 2, "(truncated file)"},
+        BadInput{"run --backend cpu --a @/header_only.npy --b @/good_3x5.npy --out @/c.npy", 2, "ends inside the header"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/truncated.mtx --out @/c.npy", 2, "(truncated?)"},
+        BadInput{"run --backend cpu --a @/not_numpy.npy --b @/good_3x5.npy --out @/c.npy", 2, "NumPy magic string"},
+        BadInput{"run --backend cpu --a @/empty.npy --b @/good_3x5.npy --out @/c.npy", 2, "NumPy magic string"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/no_banner.mtx --out @/c.npy", 2,
+                 "no_banner.mtx:1: expected the banner"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/vector.mtx --out @/c.npy", 2,
+                 "vector.mtx:1: object 'vector' is not 'matrix'"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/empty.mtx --out @/c.npy", 2, "empty.mtx: empty file"},
+        BadInput{"run --backend cpu --a @/int32.npy --b @/good_3x5.npy --out @/c.npy", 2, "<i4 is not float32 or float64"},
+        BadInput{"run --backend cpu --a @/cube.npy --b @/good_3x5.npy --out @/c.npy", 2, "expected a 2-D array, got 3"},
+        BadInput{"run --backend cpu --a @/fortran.npy --b @/good_3x5.npy --out @/c.npy", 2, "Fortran order"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/good_4x3.npy --out @/c.npy", 2,
+                 "shapes do not agree: A is 4x3 and B is 4x3"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/good_3x5.mtx --out @/c.csv", 2, "unknown matrix format '.csv'"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/good_3x5.mtx --out /proc/c.npy", 2,
+                 "/proc/c.npy: cannot write here"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/good_3x5.mtx --out @/no/such/folder/c.npy", 2,
+                 "cannot write here (does the folder exist"},
+        BadInput{"run --backend cpu --a @/good_4x3.npy --b @/good_3x5.mtx --out @/blocked.npy", 2,
+                 "blocked.npy: cannot replace the file"}));
+
+TEST(Cli, RunComputesWithNaNAndInfInputsAndSaysSo) {
+  fs::path dir = emptyFolder("non_finite");
+  Matrix a = generate("uniform", Operand::A, 6, 16, 1.0, 4);
+  a(1, 3) = std::numeric_limits<float>::quiet_NaN();
+  a(4, 9) = std::numeric_limits<float>::infinity();
+  Matrix b = generate("uniform", Operand::B, 16, 5, 1.0, 5);
+  writeMatrix(dir / "a.npy", a);
+  writeMatrix(dir / "b.mtx", b);
+  Outcome o = runTileskip("run --backend cpu --a " + (dir / "a.npy").string() + " --b " + (dir / "b.mtx").string() +
+                          " --out " + (dir / "c.npy").string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("its finite elements verified against OpenBLAS"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("the inputs hold NaN/Inf (A: 1 NaN and 1 Inf; B: no NaN or Inf), computed with IEEE "
+                          "arithmetic: C holds 5 NaN and 5 Inf"),
+            std::string::npos)
+      << o.output;
+  // Row 1 meets the NaN and row 4 the Inf in every column (B is dense and non-zero); no other
+  // row is touched.
+  Matrix c = readMatrix(dir / "c.npy");
+  for (int j = 0; j < c.cols(); ++j) {
+    EXPECT_TRUE(std::isnan(c(1, j))) << j;
+    EXPECT_TRUE(std::isinf(c(4, j))) << j;
+    for (int i : {0, 2, 3, 5}) EXPECT_TRUE(std::isfinite(c(i, j))) << i << "," << j;
+  }
 }

@@ -1,12 +1,17 @@
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/matrix_io.hpp"
@@ -150,6 +155,17 @@ TEST(MatrixMarket, ReadsEveryLayoutFieldAndSymmetry) {
   EXPECT_EQ(crlf(0, 0), 2.0f);
 }
 
+TEST(MatrixMarket, ValuesBeyondDoubleRangeRoundAsIeeeDoes) {
+  Matrix m = fromMtx("%%MatrixMarket matrix coordinate real general\n2 3 6\n1 1 1e-400\n1 2 -1e-400\n1 3 1e400\n"
+                     "2 1 -1e+400\n2 2 1e-40\n2 3 1e39\n");
+  EXPECT_EQ(m(0, 0), 0.0f);  // underflow: zero, not infinity
+  EXPECT_EQ(m(0, 1), 0.0f);
+  EXPECT_EQ(m(0, 2), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(m(1, 0), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(m(1, 1), 1e-40f);  // a float denormal
+  EXPECT_EQ(m(1, 2), std::numeric_limits<float>::infinity());  // beyond float, within double
+}
+
 TEST(MatrixMarket, RejectsMalformedFilesNamingTheLine) {
   EXPECT_EQ(errorOf([] { fromMtx("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n"); }),
             "test.mtx:3: entry (3, 1) is outside the 2x2 matrix (indices are 1-based)");
@@ -189,4 +205,60 @@ TEST(MatrixFiles, FailedWriteLeavesNoFileBehind) {
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 1u);
   EXPECT_TRUE(fs::is_directory(dir / "c.npy" / "inside"));
+}
+
+namespace {
+
+fs::path emptyFolder(const std::string& name) {
+  fs::path dir = scratch(name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string contentsOf(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST(AtomicFile, TheTargetAppearsOnlyOnCommitAndComplete) {
+  fs::path dir = emptyFolder("atomic_commit");
+  {
+    AtomicFile file(dir / "report.json");
+    file.stream() << "{\"complete\": true}";
+    EXPECT_FALSE(fs::exists(dir / "report.json"));
+    EXPECT_TRUE(fs::exists(file.temporaryPath()));
+    EXPECT_EQ(file.temporaryPath().parent_path(), dir);  // same file system, so the rename is atomic
+    file.commit();
+  }
+  EXPECT_EQ(contentsOf(dir / "report.json"), "{\"complete\": true}");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST(AtomicFile, AnAbandonedWriteLeavesNothingAndTheOldFileIntact) {
+  fs::path dir = emptyFolder("atomic_abandon");
+  std::ofstream(dir / "c.mtx") << "old";
+  {
+    AtomicFile file(dir / "c.mtx");
+    file.stream() << "half of a new one";
+  }  // e.g. an exception between the first byte and commit()
+  EXPECT_EQ(contentsOf(dir / "c.mtx"), "old");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST(AtomicFileDeathTest, AKillingSignalMidWriteLeavesNothingBehind) {
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ}) {
+    fs::path dir = emptyFolder("atomic_signal_" + std::to_string(signal));
+    auto dieMidWrite = [&] {
+      rlimit noCore{0, 0};
+      setrlimit(RLIMIT_CORE, &noCore);  // SIGQUIT and SIGXFSZ would dump core
+      AtomicFile file(dir / "c.npy");
+      file.stream() << std::string(1 << 16, 'x') << std::flush;
+      std::raise(signal);
+    };
+    EXPECT_EXIT(dieMidWrite(), ::testing::KilledBySignal(signal), "");
+    EXPECT_TRUE(fs::is_empty(dir)) << strsignal(signal);
+  }
 }

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/matrix.hpp"
 
 using namespace tileskip;
@@ -33,4 +35,20 @@ TEST(Matrix, RejectsBadShapes) {
   // 65536 x 65536 overflows 32-bit indexing.
   EXPECT_THROW(checkMatrixShape(65536, 65536, "test"), InputError);
   EXPECT_NO_THROW(checkMatrixShape(1, 1, "test"));
+}
+
+TEST(HostMemory, AShortageNamesTheSizeNeededAndAvailable) {
+  EXPECT_EQ(formatGiB(std::uint64_t{6} << 30), "6.0 GiB");
+  std::optional<std::uint64_t> available = availableHostMemory();
+  ASSERT_TRUE(available.has_value()) << "Linux says how much memory is available in /proc/meminfo";
+  EXPECT_GT(*available, 0u);
+  EXPECT_NO_THROW(checkHostMemory(1 << 20, "a small thing"));
+  try {
+    checkHostMemory(*available + (std::uint64_t{1} << 30), "a test");
+    ADD_FAILURE() << "more than is available passed the check";
+  } catch (const UnavailableError& e) {
+    EXPECT_NE(std::string(e.what()).find("GiB of host memory for a test, "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" available"), std::string::npos) << e.what();
+    EXPECT_EQ(e.code(), ExitCode::Unavailable);
+  }
 }

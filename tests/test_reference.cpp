@@ -59,12 +59,19 @@ TEST(ErrorMeasure, UnwrittenNaNFailsAndAllZeroNeedsExactZero) {
   EXPECT_FALSE(compareToReference(c, ref, 8).passed);
 }
 
-TEST(ErrorMeasure, NonFiniteInputsAreComputedAndReported) {
+namespace {
+// A = [Inf 0; 0 0], B = I: C = [Inf NaN; 0 0] in IEEE arithmetic.
+Matrix referenceWithInfInput() {
   Matrix a(2, 2), b(2, 2);
   a(0, 0) = std::numeric_limits<float>::infinity();
   b(0, 0) = 1.0f;
   b(1, 1) = 1.0f;
-  Matrix ref = referenceExact(a, b);
+  return referenceExact(a, b);
+}
+}  // namespace
+
+TEST(ErrorMeasure, NonFiniteInputsAreComputedAndReported) {
+  Matrix ref = referenceWithInfInput();
   EXPECT_TRUE(std::isinf(ref(0, 0)));
   EXPECT_TRUE(std::isnan(ref(0, 1)));  // Inf · 0 in IEEE arithmetic
   Matrix skipped = ref;
@@ -73,6 +80,30 @@ TEST(ErrorMeasure, NonFiniteInputsAreComputedAndReported) {
   EXPECT_TRUE(e.passed);
   EXPECT_EQ(e.mismatchedNonFinite, 1u);
   EXPECT_NE(e.summary().find("NaN/Inf"), std::string::npos);
+}
+
+TEST(ErrorMeasure, NonFiniteInputsExcuseNoNaNWhereTheReferenceIsFinite) {
+  // An element a kernel never wrote (still the NaN poison) is no skipped 0·Inf product: with
+  // NaN/Inf in the inputs it must fail all the same.
+  Matrix ref = referenceWithInfInput();
+  Matrix unwritten = ref;
+  unwritten(1, 1) = std::numeric_limits<float>::quiet_NaN();  // the reference has 0 there
+  ErrorReport e = compareToReference(unwritten, ref, 2, /*inputsNonFinite=*/true);
+  EXPECT_FALSE(e.passed);
+  EXPECT_EQ(e.nonFiniteWhereReferenceFinite, 1u);
+  EXPECT_NE(e.summary().find("1 where the reference is finite"), std::string::npos) << e.summary();
+}
+
+TEST(ErrorMeasure, CountsNaNAndInfApart) {
+  Matrix m(2, 3);
+  EXPECT_EQ(countNonFinite(m).describe(), "no NaN or Inf");
+  m(0, 1) = std::numeric_limits<float>::quiet_NaN();
+  m(1, 2) = -std::numeric_limits<float>::infinity();
+  m(1, 0) = std::numeric_limits<float>::infinity();
+  NonFiniteCount count = countNonFinite(m);
+  EXPECT_EQ(count.nan, 1u);
+  EXPECT_EQ(count.inf, 2u);
+  EXPECT_EQ(count.describe(), "1 NaN and 2 Inf");
 }
 
 TEST(Reference, RejectsMismatchedShapes) {

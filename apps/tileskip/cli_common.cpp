@@ -22,14 +22,21 @@ void ProblemFlags::addTo(CLI::App* app) {
 
 ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
   auto given = [](const CLI::Option* option) { return option != nullptr && option->count() > 0; };
-  auto pick = [&](const CLI::Option* option, int value, const char* flag) {
+  auto pick = [&](const CLI::Option* option, std::int64_t value, const char* flag) {
     const char* from = flag;
     if (!given(option)) {
+      option = sizeOption;
       value = given(sizeOption) ? size : defaultSize;
       from = "--size";
     }
-    if (value < 1) throw InputError(std::string(from) + " " + std::to_string(value) + " is invalid; sizes must be at least 1");
-    return value;
+    // As typed: CLI11 saturates a number beyond 64 bits.
+    std::string text = given(option) ? option->results().back() : std::to_string(value);
+    if (value < 1) throw InputError(std::string(from) + " " + text + " is invalid; sizes must be at least 1");
+    if (value > kMaxElements) {
+      throw InputError(std::string(from) + " " + text +
+                       " is beyond the kernels' 32-bit indexing; sizes are at most 2^31-1 (and so are M·K, K·N, M·N)");
+    }
+    return static_cast<int>(value);
   };
   ProblemSpec spec;
   spec.m = pick(mOption, m, "--m");
@@ -51,6 +58,11 @@ void BackendFlags::addTo(CLI::App* app, const std::string& allowAllNote) {
   app->add_option("--device", device, "device index within the backend (default: a discrete GPU first)");
 }
 
+void BackendFlags::validate(bool allowAll) const {
+  if (!backend.empty() && !(allowAll && backend == "all")) checkBackendName(backend);
+  if (device < -1) throw InputError("--device " + std::to_string(device) + " is invalid; device indices start at 0");
+}
+
 std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
   std::vector<std::unique_ptr<Backend>> opened;
   if (backend.empty()) {
@@ -70,18 +82,26 @@ std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
   return opened;
 }
 
+std::vector<const KernelInfo*> parseKernelList(const std::string& list) {
+  std::vector<const KernelInfo*> kernels;
+  if (list.empty() || list == "all") return kernels;
+  std::istringstream ids(list);
+  for (std::string id; std::getline(ids, id, ',');) {
+    if (!id.empty()) kernels.push_back(&kernelInfo(id));  // throws for an unknown id
+  }
+  if (kernels.empty()) throw InputError("--kernel '" + list + "' names no kernel; give ids separated by commas, or all");
+  return kernels;
+}
+
 std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {
   if (list.empty() || list == "all") return backend.kernels();
   std::vector<const KernelInfo*> selected;
-  std::istringstream ids(list);
-  for (std::string id; std::getline(ids, id, ',');) {
-    if (id.empty()) continue;
-    const KernelInfo& info = kernelInfo(id);  // throws for an unknown id
-    if (backend.implements(id)) {
-      selected.push_back(&info);
+  for (const KernelInfo* info : parseKernelList(list)) {
+    if (backend.implements(info->id)) {
+      selected.push_back(info);
     } else if (strict) {
-      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" + id +
-                       "'; see `tileskip list`");
+      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" +
+                       std::string(info->id) + "'; see `tileskip list`");
     }
   }
   return selected;

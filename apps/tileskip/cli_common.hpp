@@ -15,10 +15,13 @@
 
 namespace tileskip::cli {
 
-// A subcommand and what it does once its flags are parsed; returns the exit code.
+// A subcommand: `run` does the work and returns the exit code; `validate`, where a command has
+// one, checks the parsed flags first without opening a backend or touching a file (throws
+// InputError), so that tests and the CLI fuzzer can parse and validate in-process.
 struct Command {
   CLI::App* app;
   std::function<int()> run;
+  std::function<void()> validate = {};
 };
 
 Command addListCommand(CLI::App& parent);
@@ -30,7 +33,9 @@ Command addViewCommand(CLI::App& parent);
 
 // --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity
 struct ProblemFlags {
-  int size = 0, m = 0, n = 0, k = 0;  // read only where the flag was given
+  // Read only where the flag was given; 64-bit so that a size beyond 32-bit indexing gets our
+  // message rather than a conversion error.
+  std::int64_t size = 0, m = 0, n = 0, k = 0;
   CLI::Option *sizeOption = nullptr, *mOption = nullptr, *nOption = nullptr, *kOption = nullptr;
   double densityA = 0.5, densityB = 0.5;
   std::string generator = "segments";
@@ -48,10 +53,16 @@ struct BackendFlags {
   int device = -1;
 
   void addTo(CLI::App* app, const std::string& allowAllNote);
+  // The name is empty, "all" where `allowAll`, or compiled in; the device index is -1 or more.
+  void validate(bool allowAll) const;
   BackendOptions options() const { return {.deviceIndex = device, .validation = false}; }
   // "all": every available backend; a name: that one (throws if unavailable); empty: the best.
   std::vector<std::unique_ptr<Backend>> open() const;
 };
+
+// The ids of a comma list ("a,b"), each checked against the catalogue; empty for "" or "all".
+// InputError for an unknown id and for a list that names none (",").
+std::vector<const KernelInfo*> parseKernelList(const std::string& list);
 
 // "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws
 // InputError for an unknown id, and for an id the backend lacks when `strict`.

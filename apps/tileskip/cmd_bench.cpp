@@ -1,9 +1,11 @@
 // tileskip bench: verified, device-timed benchmark of kernels on one or all backends.
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 #include "core/report.hpp"
 
 namespace tileskip::cli {
@@ -40,14 +42,23 @@ void addBaseline(std::vector<std::unique_ptr<Backend>>& backends, std::vector<Be
   }
 }
 
+// Any problem size passes validation as the real default does (512 on a CPU device, 4096 on a GPU).
+constexpr int kValidationDefaultSize = 512;
+
+void validateBench(const BenchFlags& flags) {
+  parseReportFormat(flags.format);
+  flags.backend.validate(true);
+  parseKernelList(flags.kernels);
+  flags.problem.toSpec(kValidationDefaultSize);
+  checkBenchOptions({.warmup = flags.warmup, .repeat = flags.repeat});
+}
+
 int runBenchCommand(const BenchFlags& flags) {
   ReportFormat format = parseReportFormat(flags.format);
-  // Open the report file first: an unwritable path should fail before minutes of benchmarking.
-  std::ofstream file;
-  if (!flags.out.empty()) {
-    file.open(flags.out);
-    if (!file) throw InputError(flags.out + ": cannot write the report here (does the folder exist?)");
-  }
+  // Create the report's temporary first: an unwritable path should fail before minutes of
+  // benchmarking, and an interrupted run should leave no half-written report.
+  std::optional<AtomicFile> file;
+  if (!flags.out.empty()) file.emplace(flags.out);
   std::vector<std::unique_ptr<Backend>> backends = flags.backend.open();
   int defaultSize = 512;
   for (const auto& b : backends) defaultSize = std::max(defaultSize, defaultSizeFor(*b));
@@ -62,13 +73,19 @@ int runBenchCommand(const BenchFlags& flags) {
   if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
   if (!flags.noBaseline) addBaseline(backends, targets);
 
+  // A, B, the reference C and one downloaded C live on the host at once.
+  auto elements = [](int rows, int cols) { return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols); };
+  checkHostMemory(sizeof(float) * (elements(spec.m, spec.k) + elements(spec.k, spec.n) + 2 * elements(spec.m, spec.n)),
+                  "A, B, C and the reference C at M=" + std::to_string(spec.m) + " N=" + std::to_string(spec.n) +
+                      " K=" + std::to_string(spec.k));
   note("generating A and B: " + spec.describe());
   ProblemData data = generateProblem(spec);
   BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
 
   std::string text = formatReport(report, format);
-  if (!flags.out.empty()) {
-    if (!(file << text << std::flush)) throw InputError(flags.out + ": cannot write the report here");
+  if (file) {
+    file->stream() << text;
+    file->commit();
     note("wrote " + flags.out);
     if (format != ReportFormat::Table) text = formatTable(report);
   }
@@ -93,7 +110,7 @@ Command addBenchCommand(CLI::App& parent) {
   app->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
   app->add_option("--out", flags->out, "also write the report in --format to this file");
   app->add_flag("--no-baseline", flags->noBaseline, "do not add a vendor baseline row from another backend");
-  return {app, [flags] { return runBenchCommand(*flags); }};
+  return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};
 }
 
 }  // namespace tileskip::cli

@@ -21,10 +21,16 @@ struct GenFlags {
   std::string out;
 };
 
-int runGen(const GenFlags& flags) {
+void validateGen(const GenFlags& flags) {
   if (flags.operand != "A" && flags.operand != "B") throw InputError("--operand must be A or B");
   formatFromPath(flags.out);  // refuse an unknown extension before generating
   checkMatrixShape(flags.rows, flags.cols, "--rows x --cols");
+  checkDensity(flags.density, "--density");
+  checkGenerator(flags.generator, flags.options);
+}
+
+int runGen(const GenFlags& flags) {
+  validateGen(flags);
   Matrix m = generate(flags.generator, flags.operand == "A" ? Operand::A : Operand::B, static_cast<int>(flags.rows),
                       static_cast<int>(flags.cols), flags.density, flags.seed, flags.options);
   writeMatrix(flags.out, m);
@@ -50,7 +56,7 @@ Command addGenCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--group-size", flags->options.groupSize, "M of N:M sparsity")->capture_default_str();
   app->add_option("--out", flags->out, "output file, .npy or .mtx")->required();
-  return {app, [flags] { return runGen(*flags); }};
+  return {app, [flags] { return runGen(*flags); }, [flags] { validateGen(*flags); }};
 }
 
 }  // namespace tileskip::cli

@@ -59,7 +59,7 @@ Command addListCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("list", "backends found (with devices), kernels each implements, generators");
   auto flags = std::make_shared<BackendFlags>();
   app->add_option("--device", flags->device, "device index within each backend");
-  return {app, [flags] { return runList(*flags); }};
+  return {app, [flags] { return runList(*flags); }, [flags] { flags->validate(false); }};
 }
 
 }  // namespace tileskip::cli

@@ -79,7 +79,11 @@ Command addVerifyCommand(CLI::App& parent) {
   app->add_option("--kernel", flags->kernels, "kernel ids, comma separated, or all")->capture_default_str();
   app->add_flag("--quick", flags->quick, "a smaller suite: one shape per adversarial case");
   app->add_flag("-v,--verbose", flags->verbose, "print every case as it runs");
-  return {app, [flags] { return runVerifyCommand(*flags); }};
+  auto validate = [flags] {
+    flags->backend.validate(true);
+    parseKernelList(flags->kernels);
+  };
+  return {app, [flags] { return runVerifyCommand(*flags); }, validate};
 }
 
 }  // namespace tileskip::cli

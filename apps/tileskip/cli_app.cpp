@@ -1,0 +1,68 @@
+#include "cli_app.hpp"
+
+#include <functional>
+#include <iostream>
+#include <new>
+
+#include "core/error.hpp"
+
+namespace tileskip::cli {
+
+namespace {
+
+// The one place that turns an exception into the documented exit code and message.
+int exitCodeOf(const std::function<int()>& body, std::ostream& err) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    err << "tileskip: error: " << e.what() << std::endl;
+    return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    err << "tileskip: error: out of host memory; choose a smaller problem" << std::endl;
+    return static_cast<int>(ExitCode::Unavailable);
+  } catch (const std::exception& e) {
+    err << "tileskip: internal error: " << e.what() << std::endl;
+    return static_cast<int>(ExitCode::Unavailable);
+  }
+}
+
+}  // namespace
+
+Cli::Cli() : app_("tileskip: tiled, warp-uniform zero-block skipping GEMM on GPUs (CUDA and Vulkan)") {
+  app_.require_subcommand(1);
+  app_.set_help_all_flag("--help-all", "help for every subcommand");
+  commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_),
+               addRunCommand(app_),  addViewCommand(app_)};
+}
+
+std::optional<int> Cli::parse(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  try {
+    app_.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app_.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app_.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    app_.exit(e, out, err);
+    err << "Run with --help for usage." << std::endl;
+    return static_cast<int>(ExitCode::BadInput);
+  }
+  for (const Command& command : commands_) {
+    if (!command.app->parsed()) continue;
+    int code = exitCodeOf([&] {
+      if (command.validate) command.validate();
+      return 0;
+    }, err);
+    return code == 0 ? std::nullopt : std::optional<int>(code);
+  }
+  return static_cast<int>(ExitCode::BadInput);
+}
+
+int Cli::run(std::ostream& err) {
+  for (const Command& command : commands_) {
+    if (command.app->parsed()) return exitCodeOf(command.run, err);
+  }
+  return static_cast<int>(ExitCode::BadInput);
+}
+
+}  // namespace tileskip::cli

@@ -1,0 +1,137 @@
+#include "core/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <random>
+#include <system_error>
+
+#include "core/error.hpp"
+
+namespace tileskip {
+
+namespace {
+
+// Temporaries the signal handler must remove. A handler may only call async-signal-safe
+// functions, so the names live in fixed buffers, claimed and published through atomics.
+constexpr int kSlots = 8;
+constexpr std::size_t kMaxPath = 4096;
+enum SlotState : int { kFree, kClaimed, kLive };
+std::array<std::atomic<int>, kSlots> slotStates{};
+std::array<std::array<char, kMaxPath>, kSlots> slotPaths{};
+
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
+
+extern "C" void removeTemporariesAndDie(int signal) {
+  for (int i = 0; i < kSlots; ++i) {
+    if (slotStates[i].load() == kLive) ::unlink(slotPaths[i].data());
+  }
+  // SA_RESETHAND restored the default action: die of the same signal, as without us.
+  ::raise(signal);
+}
+
+void installHandlersOnce() {
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
+  for (int signal : kCleanupSignals) {
+    struct sigaction previous {};
+    if (::sigaction(signal, nullptr, &previous) != 0 || previous.sa_handler != SIG_DFL) {
+      continue;  // the program chose its own handling (or to ignore it): leave that alone
+    }
+    struct sigaction action {};
+    action.sa_handler = removeTemporariesAndDie;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    ::sigaction(signal, &action, nullptr);
+  }
+}
+
+int claimSlot(const std::filesystem::path& path) {
+  const std::string& name = path.native();
+  if (name.size() >= kMaxPath) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = kFree;
+    if (slotStates[i].compare_exchange_strong(expected, kClaimed)) {
+      std::memcpy(slotPaths[i].data(), name.c_str(), name.size() + 1);
+      slotStates[i].store(kLive);
+      return i;
+    }
+  }
+  return -1;  // more than kSlots files at once: still atomic, only not cleaned up on a signal
+}
+
+void releaseSlot(int slot) {
+  if (slot >= 0) slotStates[slot].store(kFree);
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(const std::filesystem::path& target) : target_(target) {
+  installHandlersOnce();
+  std::random_device entropy;
+  std::filesystem::path folder = target.parent_path().empty() ? "." : target.parent_path();
+  // O_EXCL: never adopt (and later delete) a file someone else made; retry on a name clash.
+  for (int attempt = 0; attempt < 16 && temporary_.empty(); ++attempt) {
+    // Hidden, and named after the target, so a stray one (after SIGKILL) says what it was.
+    std::string name = ".";
+    name += target.filename().string();
+    name += ".tmp";
+    name += std::to_string(entropy());
+    std::filesystem::path candidate = folder / name;
+    int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::close(fd);
+      temporary_ = candidate;
+    } else if (errno != EEXIST) {
+      break;
+    }
+  }
+  if (temporary_.empty()) {
+    throw InputError(target.string() + ": cannot write here (does the folder exist, and may we write to it?)");
+  }
+  slot_ = claimSlot(temporary_);
+  out_.open(temporary_, std::ios::binary | std::ios::trunc);
+  if (!out_) {
+    discard();
+    throw InputError(target.string() + ": cannot write here (does the folder exist, and may we write to it?)");
+  }
+}
+
+AtomicFile::~AtomicFile() {
+  if (!committed_) discard();
+}
+
+void AtomicFile::discard() {
+  out_.close();
+  std::error_code ignored;
+  std::filesystem::remove(temporary_, ignored);
+  releaseSlot(slot_);
+  slot_ = -1;
+}
+
+void AtomicFile::commit() {
+  out_.flush();
+  bool written = static_cast<bool>(out_);
+  out_.close();
+  if (!written || out_.fail()) {
+    discard();
+    throw InputError(target_.string() + ": writing failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary_, target_, ec);
+  if (ec) {
+    discard();
+    throw InputError(target_.string() + ": cannot replace the file: " + ec.message());
+  }
+  // Only now: a signal before the rename must still find and remove the temporary.
+  releaseSlot(slot_);
+  slot_ = -1;
+  committed_ = true;
+}
+
+}  // namespace tileskip

@@ -1,0 +1,37 @@
+// An output file that appears complete or not at all. It is written to a temporary file beside
+// the target and renamed into place by commit(); until then the temporary is removed by the
+// destructor (an exception, an early return) and by a handler when the process is killed by
+// SIGINT, SIGTERM, SIGHUP, SIGQUIT or SIGXFSZ (Ctrl-C, a scheduler's stop, a file size limit).
+// Only SIGKILL and a power cut can leave a temporary behind; never a half-written target.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+
+namespace tileskip {
+
+class AtomicFile {
+ public:
+  // Creates the temporary; throws InputError when the target's folder cannot be written.
+  explicit AtomicFile(const std::filesystem::path& target);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  std::ostream& stream() { return out_; }
+  const std::filesystem::path& temporaryPath() const { return temporary_; }
+
+  // Flushes, closes and renames the temporary onto the target; throws InputError (and removes
+  // the temporary) when the data could not be written or the target cannot be replaced.
+  void commit();
+
+ private:
+  void discard();
+
+  std::filesystem::path target_, temporary_;
+  std::ofstream out_;
+  int slot_ = -1;  // where the signal handler finds the temporary's name
+  bool committed_ = false;
+};
+
+}  // namespace tileskip

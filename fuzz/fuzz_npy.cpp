@@ -1,0 +1,10 @@
+// libFuzzer target: the .npy reader; see harness.hpp for what counts as a bug.
+#include <cstddef>
+#include <cstdint>
+
+#include "harness.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  tileskip::fuzz::checkNpy({data, size});
+  return 0;
+}
