@@ -20,6 +20,7 @@ struct FakeFaults {
   bool corruptPatterns = false;     // device patterns differ from the CPU's
   bool leaveLastRowUnwritten = false;
   double millisecondsPerRun = 2.0;  // what run() reports for the dense kernel
+  double baselineMillisecondsPerRun = 0.0;  // ... and for the baseline (0: as the dense kernel)
 };
 
 class FakeProblem final : public DeviceProblem {
@@ -44,6 +45,7 @@ class FakeProblem final : public DeviceProblem {
     if (faults_.leaveLastRowUnwritten) {
       for (int j = 0; j < c_.cols(); ++j) c_(c_.rows() - 1, j) = std::numeric_limits<float>::quiet_NaN();
     }
+    if (kernel.isBaseline() && faults_.baselineMillisecondsPerRun > 0.0) return faults_.baselineMillisecondsPerRun;
     // A skipping kernel "runs" in proportion to the work it keeps.
     return kernel.skips() ? faults_.millisecondsPerRun * kernelWork(kernel, a_, b_).jointDensity : faults_.millisecondsPerRun;
   }

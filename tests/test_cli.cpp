@@ -125,6 +125,17 @@ TEST(Cli, ListShowsBackendsKernelsAndGenerators) {
   for (const char* needle : {"cpu:", "joint-8x32", "K28", "segments", "relu"}) EXPECT_NE(o.output.find(needle), std::string::npos) << needle;
 }
 
+#ifndef TILESKIP_VIEWER_BUILT
+// A build without the viewer still answers `view`: what to install and how to configure.
+TEST(Cli, ViewInABuildWithoutTheViewerSaysWhatToInstall) {
+  Outcome o = runTileskip("view --backend cpu --size 64 --screenshot " + (scratch() / "none.png").string());
+  EXPECT_EQ(o.exitCode, 3) << o.output;
+  EXPECT_NE(o.output.find("built without the viewer"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("libimgui-dev"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("-DTILESKIP_VIEWER=ON"), std::string::npos) << o.output;
+}
+#endif
+
 TEST(Cli, BenchOnCpuVerifiesAndWritesEveryFormat) {
   fs::path dir = scratch();
   Outcome table = runTileskip("bench --backend cpu --size 96 --repeat 2 --out " + (dir / "r.json").string() + " --format json");

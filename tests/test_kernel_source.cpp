@@ -39,3 +39,17 @@ TEST(KernelSource, TheBuildTreeIsASourceRoot) {
   for (const fs::path& r : roots) hasCore = hasCore || fs::exists(r / "core" / "catalogue.hpp");
   EXPECT_TRUE(hasCore);
 }
+
+// Every skipping kernel's twins point at their skip: the markers follow the names the sources
+// really use, in both languages.
+TEST(KernelSource, EverySkippingKernelMarksItsSkipInBothTwins) {
+  std::vector<fs::path> roots = sourceRoots();
+  for (const KernelInfo& kernel : kCatalogue) {
+    if (kernel.stem.empty() || !(kernel.usesAPattern() || kernel.usesBPattern())) continue;
+    for (SourceLanguage language : {SourceLanguage::Cuda, SourceLanguage::Glsl}) {
+      KernelSourceFile file = loadKernelSource(kernel, language, roots);
+      ASSERT_TRUE(file.found()) << file.note;
+      EXPECT_FALSE(skipDecisionLines(file.text).empty()) << file.relativePath << " marks no line";
+    }
+  }
+}

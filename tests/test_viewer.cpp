@@ -6,12 +6,16 @@
 // Also the documented exits without Vulkan or a display.
 #include <gtest/gtest.h>
 
+// The decoder is compiled in here from stb's header, so the test binary needs no libstb.
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
 #include <stb_image.h>
 
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "fake_backend.hpp"
@@ -200,18 +204,57 @@ TEST(ViewScreenshot, NoDisplayWithoutScreenshotSaysWhatToDo) {
   EXPECT_NE(o.output.find("xvfb-run"), std::string::npos) << o.output;
 }
 
+// The viewer is a module the executable loads for `view`. Where it cannot be loaded, `view`
+// exits with 3 naming what is missing and the packages to install, draws nothing, and
+// everything else still runs: here `list` and `bench`, with the same environment.
 namespace {
 
-// Pixels of one colour (give or take anti-aliasing) inside a rectangle.
-int pixelsOf(const Image& image, const Rect& r, std::array<int, 3> colour) {
-  int n = 0;
+void expectViewUnavailableAndTheRestRuns(const std::string& environment, const std::string& missing) {
+  const std::string tileskip = environment + " " + std::string(TILESKIP_BINARY);
+  Outcome o = run(tileskip + " view --backend cpu --size 64 --screenshot " + (scratch() / "none.png").string());
+  EXPECT_EQ(o.exitCode, 3) << o.output;
+  EXPECT_NE(o.output.find(missing), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("apt install libvulkan1 libglfw3 libstb0 libx11-6"), std::string::npos) << o.output;
+  EXPECT_FALSE(fs::exists(scratch() / "none.png"));
+  o = run(tileskip + " list");
+  EXPECT_EQ(o.exitCode, 0) << o.output;
+  o = run(tileskip + " bench --backend cpu --size 64 --repeat 1");
+  EXPECT_EQ(o.exitCode, 0) << o.output;
+}
+
+}  // namespace
+
+TEST(ViewModule, WithoutItsModuleViewSaysWhatIsMissingAndWhatToInstall) {
+  expectViewUnavailableAndTheRestRuns("TILESKIP_VIEW_MODULE=/nonexistent/libtileskip_view.so",
+                                      "/nonexistent/libtileskip_view.so");
+}
+
+// A machine whose GLFW cannot be loaded, made here by putting an empty libglfw.so.3 first on
+// the library path. An executable that linked GLFW would not even start.
+TEST(ViewModule, WithoutGlfwViewSaysWhatIsMissingAndWhatToInstall) {
+  fs::path broken = scratch() / "broken_glfw";
+  fs::create_directories(broken);
+  std::ofstream(broken / "libglfw.so.3").flush();
+  expectViewUnavailableAndTheRestRuns("LD_LIBRARY_PATH=" + broken.string(), (broken / "libglfw.so.3").string());
+  fs::remove_all(broken);
+}
+
+namespace {
+
+// The row of each pixel of one colour (give or take anti-aliasing) inside a rectangle.
+std::vector<int> rowsOf(const Image& image, const Rect& r, std::array<int, 3> colour) {
+  std::vector<int> rows;
   for (int y = r.y; y < r.y + r.height; ++y) {
     for (int x = r.x; x < r.x + r.width; ++x) {
       auto p = image.at(x, y);
-      n += std::abs(p[0] - colour[0]) + std::abs(p[1] - colour[1]) + std::abs(p[2] - colour[2]) <= 12;
+      if (std::abs(p[0] - colour[0]) + std::abs(p[1] - colour[1]) + std::abs(p[2] - colour[2]) <= 12) rows.push_back(y);
     }
   }
-  return n;
+  return rows;
+}
+
+int pixelsOf(const Image& image, const Rect& r, std::array<int, 3> colour) {
+  return static_cast<int>(rowsOf(image, r, colour).size());
 }
 
 Shot fakeScreenshot(const std::string& name, tileskip::testing::FakeFaults faults) {
@@ -253,4 +296,20 @@ TEST(ViewScreenshot, ThroughputDrawsTheKernelBesideTheDenseReferenceButNeverAWro
   int goodOrange = pixelsOf(good.image, panel, kKernelOrange);
   int wrongOrange = pixelsOf(wrong.image, panel, kKernelOrange);
   EXPECT_GT(goodOrange, 5 * std::max(wrongOrange, 1)) << goodOrange << " vs " << wrongOrange;
+}
+
+// A baseline far faster than the kernels being compared (the host's BLAS beside lavapipe) is
+// named above the plot rather than drawn, so the kernel's line keeps the plot's height instead
+// of lying on its floor.
+TEST(ViewScreenshot, ABaselineFarAboveTheKernelsLeavesThemTheWholeScale) {
+  constexpr std::array<int, 3> kKernelOrange = {255, 140, 50};
+  Shot shot = fakeScreenshot("fake_fast_baseline", {.baselineMillisecondsPerRun = 0.0005});
+  expectPanelsShown(shot, {"throughput"});
+  ASSERT_TRUE(shot.layout.count("throughput plot"));
+  const Rect& plot = shot.layout.at("throughput plot");
+  std::vector<int> rows = rowsOf(shot.image, plot, kKernelOrange);
+  ASSERT_GT(rows.size(), 50u) << "no kernel line in the plot";
+  // The kernel is the fastest series on the scale: its line runs in the plot's upper half.
+  double meanRow = std::accumulate(rows.begin(), rows.end(), 0.0) / static_cast<double>(rows.size());
+  EXPECT_LT(meanRow, plot.y + plot.height * 0.5) << "plot rows " << plot.y << ".." << plot.y + plot.height;
 }

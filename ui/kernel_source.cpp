@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/runtime_module.hpp"
+
 namespace tileskip::ui {
 
 namespace fs = std::filesystem;
@@ -14,9 +16,9 @@ std::vector<fs::path> sourceRoots() {
 #ifdef TILESKIP_SOURCE_DIR
   roots.emplace_back(TILESKIP_SOURCE_DIR);
 #endif
-  std::error_code error;
-  fs::path executable = fs::read_symlink("/proc/self/exe", error);
-  if (!error) roots.push_back(executable.parent_path().parent_path() / "share" / "tileskip");
+  if (const std::string folder = executableFolder(); folder != ".") {
+    roots.push_back(fs::path(folder).parent_path() / "share" / "tileskip");
+  }
   return roots;
 }
 
@@ -54,8 +56,12 @@ KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage langu
 }
 
 std::vector<int> skipDecisionLines(const std::string& text) {
-  static const char* const kMarkers[] = {"jointPattern", "Pattern[", "subgroupAny", "subgroupBallot", "__any_sync",
-                                         "__ballot_sync", "aPat", "bPat"};
+  // The names the twins use where they read pattern bits, vote on them or branch on them; not
+  // the pattern pointers themselves, whose declarations say nothing about the skip.
+  static const char* const kMarkers[] = {
+      "jointPattern", "patternByte(", "patternUnion", "WordOver", "stageBits(", "stageKBlockMask(", "kBlockMask == 0",
+      "SkipGemm<", "& 1u)", "subgroupAny", "subgroupAll", "subgroupBallot", "subgroupAgreedBits", "__any_sync",
+      "__all_sync", "__ballot_sync", "__syncthreads_or"};
   std::vector<int> lines;
   std::istringstream in(text);
   int number = 0;

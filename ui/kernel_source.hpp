@@ -30,8 +30,9 @@ std::vector<std::string> kernelSourceCandidates(const KernelInfo& kernel, Source
 KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage language,
                                   const std::vector<std::filesystem::path>& roots);
 
-// 1-based numbers of the lines worth pointing at: where the kernel reads a pattern or decides
-// to skip (jointPattern, kBlock checks, subgroup votes).
+// 1-based numbers of the lines worth pointing at in a skipping kernel: where it reads pattern
+// bits, votes on them or branches on them. Meaningless for a dense kernel, which reads none
+// (the warp tiling it shares with the skipping kernels has a bit test of its own).
 std::vector<int> skipDecisionLines(const std::string& text);
 
 }  // namespace tileskip::ui

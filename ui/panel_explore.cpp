@@ -326,7 +326,35 @@ double niceStep(double top, int lines) {
   return 10.0 * power;
 }
 
-void throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
+// Where the plot's vertical scale tops out, and whether the baseline was left off it.
+struct PlotScale {
+  double highest = 0.0;
+  const Series* offScale = nullptr;  // a baseline far above the series being compared
+};
+
+// The scale follows the kernel and the dense reference, the comparison the panel is about. A
+// baseline several times faster than both (the host's BLAS beside lavapipe) would press their
+// lines into the floor, so it is left off the scale and named instead.
+PlotScale plotScale(const SessionSnapshot& snapshot, double start) {
+  double compared = 0.0, baseline = 0.0;
+  const Series* baselineSeries = nullptr;
+  for (const Series& s : snapshot.series) {
+    for (const Sample& x : s.samples) {
+      if (x.seconds < start) continue;
+      if (s.role == SeriesRole::Baseline) {
+        baseline = std::max(baseline, x.gflops);
+        baselineSeries = &s;
+      } else {
+        compared = std::max(compared, x.gflops);
+      }
+    }
+  }
+  constexpr double kOffScale = 3.0;
+  if (compared > 0.0 && baseline > kOffScale * compared) return {compared, baselineSeries};
+  return {std::max(compared, baseline), nullptr};
+}
+
+PlotArea throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p = ImGui::GetCursorScreenPos();
   const float left = 52.0f, above = ImGui::GetTextLineHeight() + 2.0f, bottom = 20.0f;
@@ -341,17 +369,16 @@ void throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
     if (!s.samples.empty()) newest = std::max(newest, s.samples.back().seconds);
   }
   double end = snapshot.now - newest < 1.0 ? newest : snapshot.now, start = end - windowSeconds;
-  double oldest = end, highest = 0.0;
+  double oldest = end;
   for (const Series& s : snapshot.series) {
     for (const Sample& x : s.samples) {
-      if (x.seconds < start) continue;
-      oldest = std::min(oldest, x.seconds);
-      highest = std::max(highest, x.gflops);
+      if (x.seconds >= start) oldest = std::min(oldest, x.seconds);
     }
   }
+  const PlotScale scale = plotScale(snapshot, start);
   // A young session zooms in on what it has, so its first samples are not a sliver at the edge.
   start = std::max(start, std::min(oldest, end - 1e-3));
-  if (highest <= 0.0) highest = 1.0;
+  double highest = scale.highest > 0.0 ? scale.highest : 1.0;
   double step = niceStep(highest * 1.1, 4);
   double top = std::ceil(highest * 1.1 / step) * step;
   auto toX = [&](double t) { return plot0.x + static_cast<float>((t - start) / (end - start)) * (plot1.x - plot0.x); };
@@ -373,6 +400,7 @@ void throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
   // Baseline first, the chosen kernel last: on top where lines cross.
   for (auto it = snapshot.series.rbegin(); it != snapshot.series.rend(); ++it) {
     const Series& s = *it;
+    if (&s == scale.offScale) continue;
     std::vector<ImVec2> points;
     for (const Sample& x : s.samples) {
       if (x.seconds >= start) points.push_back({toX(x.seconds), toY(x.gflops)});
@@ -384,8 +412,15 @@ void throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
     }
   }
   dl->PopClipRect();
+  if (scale.offScale != nullptr) {  // above the plot, level with its "GFLOPS", clear of the lines
+    std::optional<double> gflops = scale.offScale->medianGflops(snapshot.now);
+    std::string note = "\xE2\x86\x91 " + scale.offScale->kernel + " baseline off the scale" +
+                       (gflops ? ": " + formatNumber(*gflops, 1) + " GFLOPS" : std::string());
+    dl->AddText({plot1.x - ImGui::CalcTextSize(note.c_str()).x, p.y}, palette::kBaseline, note.c_str());
+  }
   dl->AddRect(plot0, plot1, palette::kGrid);
   ImGui::Dummy(size);
+  return {plot0, {plot1.x - plot0.x, plot1.y - plot0.y}};
 }
 
 void speedupBars(const SkipFigures& f, float width) {
@@ -428,12 +463,12 @@ void speedupBars(const SkipFigures& f, float width) {
 
 }  // namespace
 
-void drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot) {
+PlotArea drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot) {
   panelTitle(fonts, "Live throughput",
              "Device-timed GFLOPS (2\xC2\xB7M\xC2\xB7N\xC2\xB7K / kernel time from Backend::run), not frame time. Every "
              "kernel is checked against the CPU reference before its times count.");
   ImVec2 room = ImGui::GetContentRegionAvail();
-  throughputPlot(snapshot, {room.x, std::max(120.0f, room.y * 0.42f)});
+  PlotArea plot = throughputPlot(snapshot, {room.x, std::max(120.0f, room.y * 0.42f)});
 
   if (ImGui::BeginTable("series", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 2.2f);
@@ -483,6 +518,7 @@ void drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot) {
     ImGui::TextDisabled("%s", more.c_str());
   }
   ImGui::PopTextWrapPos();
+  return plot;
 }
 
 }  // namespace tileskip::ui

@@ -371,8 +371,9 @@ void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& 
     cache.kernel = &kernel;
     cache.cuda = loadKernelSource(kernel, SourceLanguage::Cuda, roots);
     cache.glsl = loadKernelSource(kernel, SourceLanguage::Glsl, roots);
-    cache.cudaMarks = skipDecisionLines(cache.cuda.text);
-    cache.glslMarks = skipDecisionLines(cache.glsl.text);
+    const bool skips = kernel.usesAPattern() || kernel.usesBPattern();
+    cache.cudaMarks = skips ? skipDecisionLines(cache.cuda.text) : std::vector<int>{};
+    cache.glslMarks = skips ? skipDecisionLines(cache.glsl.text) : std::vector<int>{};
     cache.scrollPending[0] = !cache.cudaMarks.empty();
     cache.scrollPending[1] = !cache.glslMarks.empty();
   }

@@ -22,7 +22,11 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& analysis, SkipM
 
 void drawMatricesPanel(const Fonts& fonts, const ProblemAnalysis& analysis);
 
-void drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot);
+struct PlotArea {
+  ImVec2 origin, size;
+};
+// Returns where the plot itself was drawn.
+PlotArea drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot);
 
 struct TeachState {
   std::weak_ptr<const ProblemAnalysis> analysis;  // the analysis the fields below were set for

@@ -1,3 +1,5 @@
+// The viewer proper, inside libtileskip_view.so: ImGui set up over a GLFW window or an offscreen
+// Vulkan image, the frame loop, the screenshot. The executables reach it through view_stub.cpp.
 #include "ui/viewer.hpp"
 
 #define GLFW_INCLUDE_VULKAN
@@ -13,12 +15,12 @@
 #include <nlohmann/json.hpp>
 #include <memory>
 
-#include "backends/backend_registry.hpp"
 #include "core/error.hpp"
 #include "ui/render/graphics_device.hpp"
 #include "ui/render/offscreen_target.hpp"
 #include "ui/render/png.hpp"
 #include "ui/render/window_target.hpp"
+#include "ui/view_module.hpp"
 #include "ui/viewer_app.hpp"
 
 namespace tileskip::ui {
@@ -191,21 +193,15 @@ int runWindow(const ViewerOptions& options, const ViewerBackends& backends) {
   return 0;
 }
 
-}  // namespace
-
-ViewerBackends registryBackends() {
-  ViewerBackends backends;
-  for (const BackendEntry& entry : compiledBackends()) backends.names.emplace_back(entry.name);
-  backends.open = [](const std::string& name) { return openBackend(name); };
-  return backends;
-}
-
-int runViewer(const ViewerOptions& options, const ViewerBackends& backends) {
-  if (options.width < 320 || options.height < 240 || options.width > 8192 || options.height > 8192) {
-    throw InputError("viewer size " + std::to_string(options.width) + "x" + std::to_string(options.height) +
-                     " is outside 320x240 .. 8192x8192");
-  }
+int runLoadedViewer(const ViewerOptions& options, const ViewerBackends& backends) {
   return options.screenshot.empty() ? runWindow(options, backends) : runOffscreen(options, backends);
 }
 
+}  // namespace
+
 }  // namespace tileskip::ui
+
+extern "C" __attribute__((visibility("default"))) const tileskip::ui::ViewModuleInterface* tileskip_view_module() {
+  static const tileskip::ui::ViewModuleInterface module{tileskip::ui::ViewModuleStamp{}, &tileskip::ui::runLoadedViewer};
+  return &module;
+}

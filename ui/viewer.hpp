@@ -1,4 +1,6 @@
-// `tileskip view`: the Dear ImGui viewer, in a GLFW window or offscreen into a PNG.
+// `tileskip view`: the Dear ImGui viewer, in a GLFW window or offscreen into a PNG. These
+// functions are host-only (view_stub.cpp); the viewer itself lives in libtileskip_view.so,
+// loaded at run time (view_module.hpp), so nothing that includes this needs ImGui or Vulkan.
 #pragma once
 
 #include <optional>
@@ -32,7 +34,13 @@ struct ViewerBackends {
 // Those compiled into this binary, through the registry.
 ViewerBackends registryBackends();
 
-// Throws UnavailableError (exit 3) with no Vulkan driver or, without --screenshot, no display.
+// Loads the viewer's module now, so a machine without it, or without the libraries it needs, is
+// told before any backend opens: UnavailableError (exit 3) saying what is missing and what to
+// install. A build without the viewer says so the same way.
+void requireViewer();
+
+// Throws UnavailableError (exit 3) as requireViewer() does, with no Vulkan driver or, without
+// --screenshot, no display; InputError for a size outside 320x240 .. 8192x8192.
 int runViewer(const ViewerOptions& options, const ViewerBackends& backends = registryBackends());
 
 }  // namespace tileskip::ui

@@ -299,7 +299,8 @@ void ViewerApp::drawExplore(const SessionSnapshot& snapshot, ImVec2 room) {
   float throughputHeight = std::floor(room.y * 0.52f);
   ImGui::BeginChild("throughput", {right, throughputHeight}, true);
   recordPanel("throughput");
-  drawThroughputPanel(fonts_, snapshot);
+  PlotArea plot = drawThroughputPanel(fonts_, snapshot);
+  layout_.push_back({"throughput plot", plot.origin.x, plot.origin.y, plot.size.x, plot.size.y});
   ImGui::EndChild();
   ImGui::BeginChild("matrices", {right, room.y - throughputHeight - ImGui::GetStyle().ItemSpacing.y}, true);
   recordPanel("matrices");

@@ -68,8 +68,9 @@ void applyStyle() {
   c[ImGuiCol_Button] = ImVec4(0.22f, 0.25f, 0.31f, 1.0f);
   c[ImGuiCol_ButtonHovered] = ImVec4(0.30f, 0.34f, 0.42f, 1.0f);
   c[ImGuiCol_ButtonActive] = ImVec4(0.36f, 0.40f, 0.50f, 1.0f);
-  c[ImGuiCol_SliderGrab] = ImVec4(0.99f, 0.91f, 0.15f, 0.85f);
-  c[ImGuiCol_SliderGrabActive] = ImVec4(0.99f, 0.91f, 0.15f, 1.0f);
+  // ImGui writes a slider's value across its grab: a half-transparent grab keeps it legible.
+  c[ImGuiCol_SliderGrab] = ImVec4(0.99f, 0.91f, 0.15f, 0.45f);
+  c[ImGuiCol_SliderGrabActive] = ImVec4(0.99f, 0.91f, 0.15f, 0.7f);
   c[ImGuiCol_CheckMark] = ImVec4(0.99f, 0.91f, 0.15f, 1.0f);
   c[ImGuiCol_Header] = ImVec4(0.22f, 0.25f, 0.31f, 1.0f);
   c[ImGuiCol_HeaderHovered] = ImVec4(0.30f, 0.34f, 0.42f, 1.0f);

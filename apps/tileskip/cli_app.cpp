@@ -32,19 +32,7 @@ Cli::Cli() : app_("tileskip: tiled, warp-uniform zero-block skipping GEMM on GPU
   app_.require_subcommand(1);
   app_.set_help_all_flag("--help-all", "help for every subcommand");
   commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_),
-               addRunCommand(app_)};
-#ifdef TILESKIP_HAVE_VIEWER
-  commands_.push_back(addViewCommand(app_));
-#else
-  // A build without the viewer still answers `view`, saying why and what to do.
-  CLI::App* view = app_.add_subcommand("view", "the viewer (not in this build: it needs glfw3, libimgui and Vulkan)");
-  view->allow_extras();
-  commands_.push_back({view, []() -> int {
-                         throw UnavailableError(
-                             "this tileskip was built without the viewer: install glfw3, libimgui and Vulkan "
-                             "(scripts/install-deps.sh) and configure with -DTILESKIP_VIEWER=ON");
-                       }});
-#endif
+               addRunCommand(app_),  addViewCommand(app_)};
 }
 
 std::optional<int> Cli::parse(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {

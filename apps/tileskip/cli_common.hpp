@@ -29,7 +29,7 @@ Command addBenchCommand(CLI::App& parent);
 Command addVerifyCommand(CLI::App& parent);
 Command addGenCommand(CLI::App& parent);
 Command addRunCommand(CLI::App& parent);
-Command addViewCommand(CLI::App& parent);  // only in builds with the viewer (TILESKIP_HAVE_VIEWER)
+Command addViewCommand(CLI::App& parent);
 
 // --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity
 struct ProblemFlags {

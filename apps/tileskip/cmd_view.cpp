@@ -1,5 +1,6 @@
 // tileskip view: the Dear ImGui viewer — skip map, live GFLOPS, teaching mode — in a window,
-// or offscreen into a PNG (--screenshot) with no window and no display server.
+// or offscreen into a PNG (--screenshot) with no window and no display server. The viewer is a
+// module loaded here, so where it or its libraries are missing only this command fails (exit 3).
 #include <filesystem>
 #include <sstream>
 
@@ -56,6 +57,7 @@ int runViewCommand(const ViewFlags& flags) {
     }
   }
   if (flags.backend.backend == "all") throw InputError("view shows one backend at a time: choose one with --backend NAME");
+  ui::requireViewer();
   std::vector<std::unique_ptr<Backend>> opened = flags.backend.open();
   Backend& backend = *opened.front();
   ui::ViewerOptions options;
