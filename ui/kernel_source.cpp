@@ -60,7 +60,7 @@ std::vector<int> skipDecisionLines(const std::string& text) {
   // the pattern pointers themselves, whose declarations say nothing about the skip.
   static const char* const kMarkers[] = {
       "jointPattern", "patternByte(", "patternUnion", "WordOver", "stageBits(", "stageKBlockMask(", "kBlockMask == 0",
-      "SkipGemm<", "& 1u)", "subgroupAny", "subgroupAll", "subgroupBallot", "subgroupAgreedBits", "__any_sync",
+      "SkipGemm<", "SkipGemm(", "& 1u)", "subgroupAny", "subgroupAll", "subgroupBallot", "subgroupAgreedBits", "__any_sync",
       "__all_sync", "__ballot_sync", "__syncthreads_or"};
   std::vector<int> lines;
   std::istringstream in(text);
