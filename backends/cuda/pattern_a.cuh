@@ -26,8 +26,17 @@ __global__ void buildAPattern(const float* __restrict__ A, int M, int K, int row
 
   bool nonZero = false;
   if (k < K) {
-    // Stops at the first non-zero (NaN counts, as on the host): a dense A costs one read.
-    for (int row = firstRow; row < endRow && !nonZero; ++row) nonZero = A[row * K + k] != 0.0f;
+    // Eight rows' loads in flight at once (one dependent load per row would leave the warp
+    // waiting on memory latency 64 times per tile), stopping after the first group with a
+    // non-zero (NaN counts, as on the host): a dense A costs one group of reads.
+    constexpr int kRowsInFlight = 8;
+    for (int row = firstRow; row < endRow && !nonZero; row += kRowsInFlight) {
+      float values[kRowsInFlight];
+#pragma unroll
+      for (int r = 0; r < kRowsInFlight; ++r) values[r] = row + r < endRow ? __ldg(A + (row + r) * K + k) : 0.0f;
+#pragma unroll
+      for (int r = 0; r < kRowsInFlight; ++r) nonZero = nonZero || values[r] != 0.0f;
+    }
   }
   const unsigned bits = __ballot_sync(0xFFFFFFFFu, nonZero);  // bit l: K index 32 c + l
   const int kBlocks = (K + kKBlock - 1) / kKBlock;
