@@ -4,15 +4,7 @@
 # writing every log under $OUT. Steps: env, tests, verify, bench, sanitize, headline, sweep.
 # Each step's log is $OUT/<step>.log; a summary line per step goes to stdout.
 set -u
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT"
-BIN=${BIN:-.carry/bin}
-for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done
-ldconfig
-# Host libraries the GPU image lacks (OpenBLAS, GLFW, X11 client libs), built on Debian 12.
-mkdir -p /tmp/hostlibs && tar -C /tmp/hostlibs -xJf .carry/hostlibs.tar.xz
-export LD_LIBRARY_PATH=/tmp/hostlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/nvidia_icd.json}
+source "$(dirname "$0")/gpu_setup.sh"
 
 step() {  # step NAME COMMAND...: runs COMMAND with its output in $OUT/NAME.log
   local name=$1

@@ -34,6 +34,33 @@ bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
 
 }  // namespace
 
+std::string tileNotation(const TileShape& t) {
+  auto pair = [](int a, int b) { return std::to_string(a) + "x" + std::to_string(b); };
+  return pair(t.BM, t.BN) + "x" + std::to_string(t.BK) + "/" + pair(t.WM, t.WN) + "/" + pair(t.TM, t.TN) + "/" +
+         std::to_string(t.threads);
+}
+
+std::optional<TileShape> parseTileNotation(std::string_view text) {
+  // Fields in order, each followed by the separator the notation puts after it.
+  int TileShape::*fields[] = {&TileShape::BM, &TileShape::BN, &TileShape::BK, &TileShape::WM,
+                              &TileShape::WN, &TileShape::TM, &TileShape::TN, &TileShape::threads};
+  constexpr char kAfter[] = {'x', 'x', '/', 'x', '/', 'x', '/', '\0'};
+  TileShape tile;
+  std::size_t at = 0;
+  for (std::size_t f = 0; f < std::size(fields); ++f) {
+    std::size_t start = at;
+    long value = 0;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9' && value <= 1'000'000) value = value * 10 + (text[at++] - '0');
+    if (at == start || value > 1'000'000) return std::nullopt;
+    tile.*fields[f] = static_cast<int>(value);
+    if (kAfter[f] == '\0') break;
+    if (at == text.size() || text[at] != kAfter[f]) return std::nullopt;
+    ++at;
+  }
+  if (at != text.size()) return std::nullopt;
+  return tile;
+}
+
 WarpLayout warpLayout(const KernelInfo& kernel) {
   const TileShape& t = kernel.tile;
   auto refuse = [&](const std::string& why) {

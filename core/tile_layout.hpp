@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/catalogue.hpp"
 
@@ -30,6 +31,12 @@ struct WarpLayout {
 // warp tile the sub-tiles do not divide, or a pattern tile finer than the warp tile that a
 // sub-tile would straddle (a sub-tile must read one pattern byte).
 WarpLayout warpLayout(const KernelInfo& kernel);
+
+// A tile shape in one word, "BMxBNxBK/WMxWN/TMxTN/threads" (pipelined: "128x128x8/64x64/8x4/128";
+// a kernel without a warp tile has 0x0 there), for overrides and reports.
+std::string tileNotation(const TileShape& tile);
+// The shape of such a word; nothing when it is not one (every field a decimal number).
+std::optional<TileShape> parseTileNotation(std::string_view text);
 
 // Why a tile shape cannot work for this kernel's structure (thread counts that do not match the
 // tile, tiles that do not divide), or nothing when it is consistent. Backends call it before

@@ -17,9 +17,9 @@ int scheduledKBlock(uint index) { return index < kBlockCount ? int(index) : -1; 
 void prepareKTile() {}  // the dense kernel needs nothing beside the data
 void advanceKTile() {}
 
-void computeKTile(uint depth0) {
-  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) rank1UpdatesPrefetched(depth0 + s * K_BLOCK);
-}
+// The whole K-tile in one prefetched run, as the CUDA twin: only the first depth's fragments
+// wait after the barrier.
+void computeKTile(uint depth0) { rank1Updates(depth0, BK); }
 
 void main() {
   uvec2 block = blockCoord();

@@ -43,12 +43,16 @@ layout(local_size_x_id = 7) in;
 const uint THREADS = gl_WorkGroupSize.x;
 #endif
 
-layout(set = 0, binding = 0, std430) readonly buffer MatrixA { float A[]; };
-layout(set = 0, binding = 0, std430) readonly buffer MatrixA4 { vec4 A4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer MatrixB { float B[]; };
-layout(set = 0, binding = 1, std430) readonly buffer MatrixB4 { vec4 B4[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer MatrixC { float C[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer MatrixC4 { vec4 C4[]; };
+// A, B and C are three buffers (the backend binds nothing twice), so they are `restrict`, as the
+// CUDA twins' __restrict__ pointers: the compiler need not order the loads of A and B around the
+// stores of C. The scalar and vector views of one matrix alias, harmlessly: A and B are only
+// read, and an invocation writes each element of C through one view only.
+layout(set = 0, binding = 0, std430) restrict readonly buffer MatrixA { float A[]; };
+layout(set = 0, binding = 0, std430) restrict readonly buffer MatrixA4 { vec4 A4[]; };
+layout(set = 0, binding = 1, std430) restrict readonly buffer MatrixB { float B[]; };
+layout(set = 0, binding = 1, std430) restrict readonly buffer MatrixB4 { vec4 B4[]; };
+layout(set = 0, binding = 2, std430) restrict writeonly buffer MatrixC { float C[]; };
+layout(set = 0, binding = 2, std430) restrict writeonly buffer MatrixC4 { vec4 C4[]; };
 // Patterns, one uint per (tile, 4 K-blocks): bit j of word w of a tile is K index 32·w + j, so
 // byte b of the word is K-block 4·w + b exactly as core/pattern.hpp defines the bytes. Each tile
 // starts on a word; the backend strips that padding when it downloads a pattern.

@@ -11,6 +11,16 @@
 // Needs tileskip_common.glsl, tileskip_stage.glsl (with TILESKIP_STAGES 2u) and
 // tileskip_warptile.glsl first.
 
+// Switches for tuning on a GPU without a rebuild (as in tileskip_warptile.glsl; docs/vulkan.md):
+// STORE_BEFORE_COMPUTE: the K-tile in flight is written to the other stage as soon as it is
+// fetched, before the FMAs, so it holds no registers while they run; its loads' latency is then
+// exposed (their waits sit before the FMAs) instead of hidden.
+layout(constant_id = 14) const bool STORE_BEFORE_COMPUTE = false;
+// FETCH_EVERY_STEP: no branch around the fetch and store; the last step fetches an empty K-tile
+// (all slots -1: no loads, zeros stored into a stage nobody reads), so the loop body is one
+// straight block for the compiler to schedule.
+layout(constant_id = 15) const bool FETCH_EVERY_STEP = false;
+
 const uint K_SLOTS = BK / K_BLOCK;  // K-blocks per K-tile; they need not be neighbours in K
 const uint A_QUADS_PER_ROW = BK / 4u, B_QUADS_PER_ROW = BN / 4u;
 const uint A_QUADS = BM * A_QUADS_PER_ROW / THREADS;  // vec4 of A per invocation and K-tile
@@ -47,8 +57,11 @@ int nextKBlockOfSlot(uint slot) {
 
 // Global loads of the K-tile whose slots hold nextKBlocks: zero outside the matrices and in
 // empty slots. Nothing waits for them here; storeKTile consumes them after the FMAs.
+// With aligned rows the vector index is row·(lda / 4) + k / 4, both exact: a product and a sum
+// the compiler can strength-reduce, not a shift of a sum.
 void fetchKTile(uint row0, uint col0) {
   bool alignedA = aRowsAreVectorAligned(), alignedB = bRowsAreVectorAligned();
+  uint aRowVectors = problem.lda / 4u, bRowVectors = problem.ldb / 4u;
   [[unroll]] for (uint i = 0u; i < A_QUADS; ++i) {
     uint quad = gl_LocalInvocationIndex + i * THREADS;
     uint m = quad / A_QUADS_PER_ROW, kq = (quad % A_QUADS_PER_ROW) * 4u;
@@ -56,7 +69,7 @@ void fetchKTile(uint row0, uint col0) {
     uint row = row0 + m, k = uint(kBlock) * K_BLOCK + kq % K_BLOCK;
     stagedA[i] = vec4(0.0);
     if (kBlock >= 0 && row < problem.M && k < problem.K) {
-      stagedA[i] = alignedA ? A4[(row * problem.lda + k) >> 2] : loadA4(row, k);
+      stagedA[i] = alignedA ? A4[row * aRowVectors + k / 4u] : loadA4(row, k);
     }
   }
   [[unroll]] for (uint i = 0u; i < B_QUADS; ++i) {
@@ -66,7 +79,7 @@ void fetchKTile(uint row0, uint col0) {
     uint k = uint(kBlock) * K_BLOCK + kk % K_BLOCK, col = col0 + nq;
     stagedB[i] = vec4(0.0);
     if (kBlock >= 0 && k < problem.K && col < problem.N) {
-      stagedB[i] = alignedB ? B4[(k * problem.ldb + col) >> 2] : loadB4(k, col);
+      stagedB[i] = alignedB ? B4[k * bRowVectors + col / 4u] : loadB4(k, col);
     }
   }
 }
@@ -83,8 +96,8 @@ void storeKTile(uint stage) {
   }
   [[unroll]] for (uint i = 0u; i < B_QUADS; ++i) {
     uint quad = gl_LocalInvocationIndex + i * THREADS;
-    uint kk = quad / B_QUADS_PER_ROW, nq = (quad % B_QUADS_PER_ROW) * 4u;
-    Bs[((stage * BK + kk) * BN + nq) >> 2] = stagedB[i];
+    uint kk = quad / B_QUADS_PER_ROW;
+    Bs[(stage * BK + kk) * B_ROW_VECTORS + quad % B_QUADS_PER_ROW] = stagedB[i];
   }
 }
 
@@ -100,7 +113,8 @@ void advanceSchedule() {
 // The double-buffered loop over `steps` K-tiles of the block tile at (row0, col0). `steps` is
 // the same in every invocation of the workgroup, so the single barrier per step is uniform.
 // Stage s is read in step i and rewritten in step i + 1 only after the barrier that ends step
-// i, so one barrier per step is enough.
+// i, so one barrier per step is enough (with STORE_BEFORE_COMPUTE too: the rewrite still
+// follows that barrier).
 void pipelinedMainLoop(uint row0, uint col0, uint steps) {
   if (steps == 0u) return;
   scheduleKTile(0u);
@@ -111,15 +125,16 @@ void pipelinedMainLoop(uint row0, uint col0, uint steps) {
   barrier();
   for (uint step = 0u; step < steps; ++step) {
     uint current = step & 1u;
-    bool more = step + 1u < steps;
+    bool more = FETCH_EVERY_STEP || step + 1u < steps;
     if (more) {  // in flight while the FMAs below run
       scheduleKTile(step + 1u);
       fetchKTile(row0, col0);
       prepareKTile();
+      if (STORE_BEFORE_COMPUTE) storeKTile(current ^ 1u);
     }
     computeKTile(current * BK);
     if (more) {
-      storeKTile(current ^ 1u);
+      if (!STORE_BEFORE_COMPUTE) storeKTile(current ^ 1u);
       advanceSchedule();
     }
     barrier();

@@ -218,7 +218,7 @@ void updateKBlock(uint kOffset, uint slot) {
   if (!everyKept && bitCount(jointPattern) == 1) jointPattern = 0u;
 #endif
   if (everyKept) {  // every sub-tile keeps every depth: K11's straight-line updates
-    rank1UpdatesPrefetched(kOffset);
+    rank1Updates(kOffset, K_BLOCK);
   } else if (jointPattern != 0u) {
     // Not unrolled: this path runs only for partly kept K-blocks, and eight copies of it would
     // crowd the straight-line path above out of the instruction cache.

@@ -55,6 +55,33 @@ float sharedB(uint k, uint col) {
 }
 vec4 sharedB4(uint k, uint col) { return Bs[(k * BN + col) >> 2]; }
 
+// The same reads by entry of the arrays (a vec4, or a pair of As in TILESKIP_A_IN_PAIRS), for the
+// warp tiles' inner loops: entry `e` at depth k is rows (columns) e·A_ENTRY_FLOATS (e·4) on.
+// Their index is depth·stride + a lane's base + a constant, which the compiler folds into one
+// address per lane and immediate offsets. The element forms above shift a sum instead, and
+// under uint wrap-around (x + c) >> 2 is not (x >> 2) + (c >> 2): a shift and an add per read.
+#ifdef TILESKIP_A_IN_PAIRS
+const uint A_ENTRY_FLOATS = 2u;
+#else
+const uint A_ENTRY_FLOATS = 4u;
+#endif
+const uint A_ROW_ENTRIES = A_STRIDE / A_ENTRY_FLOATS;  // entries per depth of the staged A tile
+const uint B_ROW_VECTORS = BN / 4u;
+
+// Four rows of A from entry `entry` (its first row a multiple of 4).
+vec4 sharedA4At(uint k, uint entry) {
+#ifdef TILESKIP_A_IN_PAIRS
+  uint at = k * A_ROW_ENTRIES + entry;
+  return vec4(As[at], As[at + 1u]);
+#else
+  return As[k * A_ROW_ENTRIES + entry];
+#endif
+}
+#ifdef TILESKIP_A_IN_PAIRS
+vec2 sharedA2At(uint k, uint entry) { return As[k * A_ROW_ENTRIES + entry]; }
+#endif
+vec4 sharedB4At(uint k, uint vector) { return Bs[k * B_ROW_VECTORS + vector]; }
+
 const uint A_VECTORS = BM * BK / 4;  // vec4 of A per step, each 4 consecutive k of one row
 const uint B_VECTORS = BK * BN / 4;  // vec4 of B per step, each 4 consecutive columns of one k
 const uint A_PASSES = (A_VECTORS + THREADS - 1) / THREADS;

@@ -16,6 +16,15 @@ const uint WARPS_N = BN / WN;
 const uint LANE_M = WMITER * TM;  // rows of C per lane
 const uint LANE_N = WNITER * TN;  // columns of C per lane
 
+// Switches for tuning on a GPU without a rebuild (the backend sets them from the catalogue, or
+// from TILESKIP_VULKAN_TILES: docs/vulkan.md). The defaults here only let a file compile alone.
+// PREFETCH_FRAGMENTS: K11's inner loop reads depth k + 1's fragments while depth k's FMAs run
+// (rank1Updates); off, each depth reads its fragments and then does its FMAs, as K9 does.
+layout(constant_id = 12) const bool PREFETCH_FRAGMENTS = true;
+// EXPLICIT_FMA: fma(a, b, acc) as the CUDA twins' fmaf, instead of acc + a * b, which SPIR-V lets
+// the driver contract into an FMA or not.
+layout(constant_id = 13) const bool EXPLICIT_FMA = false;
+
 float acc[LANE_M * LANE_N];
 // Fragments: this lane's values of A and B at one depth. Two register sets, indexed at compile
 // time: K11 reads depth k + 1's set while depth k's FMAs run; K9 uses set 0 only.
@@ -24,6 +33,9 @@ float regN[2 * LANE_N];
 
 // This invocation's place: its warp's tile inside the block tile, its lane inside a sub-tile.
 uint warpRow, warpCol, laneRow, laneCol;
+// The entries of As and Bs (tileskip_stage.glsl) that hold this lane's first rows of A and
+// first columns of B at depth 0: fragment reads add constants and a depth to these.
+uint laneAEntry, laneBVector;
 
 void placeWarp() {
   uint warp = gl_LocalInvocationIndex / WARP_SIZE, lane = gl_LocalInvocationIndex % WARP_SIZE;
@@ -31,6 +43,8 @@ void placeWarp() {
   warpCol = (warp % WARPS_N) * WN;
   laneRow = lane / LANE_COLS;
   laneCol = lane % LANE_COLS;
+  laneAEntry = (warpRow + laneRow * TM) / A_ENTRY_FLOATS;  // exact wherever it is used (TM % A_ENTRY_FLOATS == 0)
+  laneBVector = (warpCol + laneCol * TN) / 4u;             // exact wherever it is used (TN % 4 == 0)
   [[unroll]] for (uint i = 0u; i < LANE_M * LANE_N; ++i) acc[i] = 0.0;
 }
 
@@ -43,12 +57,16 @@ void loadRegM(uint k, uint wm, uint set) {
   uint at = set * LANE_M + wm * TM;
   if (TM % 4u == 0u) {
     [[unroll]] for (uint i = 0u; i < TM; i += 4u) {
-      vec4 a = sharedA4(k, subTileRow(wm) + i);
+      vec4 a = sharedA4At(k, laneAEntry + (wm * WSUBM + i) / A_ENTRY_FLOATS);
       [[unroll]] for (uint c = 0u; c < 4u; ++c) regM[at + i + c] = a[c];
     }
   } else if (TM == 2u) {
     // Two rows (joint-8x32): the lane's first row is even, so both sit in one pair.
+#ifdef TILESKIP_A_IN_PAIRS
+    vec2 pair = sharedA2At(k, laneAEntry + wm * WSUBM / 2u);
+#else
     vec2 pair = sharedA2(k, subTileRow(wm));
+#endif
     regM[at] = pair.x;
     regM[at + 1u] = pair.y;
   } else {
@@ -61,7 +79,7 @@ void loadRegN(uint k, uint wn, uint set) {
   uint at = set * LANE_N + wn * TN;
   if (TN % 4u == 0u) {
     [[unroll]] for (uint j = 0u; j < TN; j += 4u) {
-      vec4 b = sharedB4(k, subTileCol(wn) + j);
+      vec4 b = sharedB4At(k, laneBVector + (wn * WSUBN + j) / 4u);
       [[unroll]] for (uint c = 0u; c < 4u; ++c) regN[at + j + c] = b[c];
     }
   } else {
@@ -75,11 +93,15 @@ void loadFragments(uint k, uint set) {
   [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) loadRegN(k, wn, set);
 }
 
+// sum + a·b, fused on request (EXPLICIT_FMA); a select on a constant, so one form remains.
+float multiplyAdd(float a, float b, float sum) { return EXPLICIT_FMA ? fma(a, b, sum) : sum + a * b; }
+
 // The TM x TN outer product of sub-tile (wm, wn) from fragment set `set`.
 void fmaSubTile(uint wm, uint wn, uint set) {
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
-      acc[(wm * TM + i) * LANE_N + wn * TN + j] += regM[set * LANE_M + wm * TM + i] * regN[set * LANE_N + wn * TN + j];
+      uint at = (wm * TM + i) * LANE_N + wn * TN + j;
+      acc[at] = multiplyAdd(regM[set * LANE_M + wm * TM + i], regN[set * LANE_N + wn * TN + j], acc[at]);
     }
   }
 }
@@ -93,17 +115,30 @@ void warpTileRank1(uint k) {
   }
 }
 
-// The 8 rank-1 updates of one K-block, at depths kOffset .. kOffset + 7 of the staged tiles,
+// The `depths` rank-1 updates at depths kOffset .. kOffset + depths - 1 of the staged tiles,
 // with the fragments of depth k + 1 read from shared memory while the FMAs of depth k run:
-// K11's inner loop. Its depth is the K-block, a constant, so the sets stay compile-time indexed
-// (the CUDA twin takes the depth as a template argument).
-void rank1UpdatesPrefetched(uint kOffset) {
+// K11's inner loop. `depths` is a constant at every call (BK, or the K-block of the skipping
+// kernels), so once inlined the loop unrolls and the sets stay compile-time indexed (the CUDA
+// twin takes the depth as a template argument).
+void rank1UpdatesPrefetched(uint kOffset, uint depths) {
   loadFragments(kOffset, 0u);
-  [[unroll]] for (uint k = 0u; k < K_BLOCK; ++k) {
-    if (k + 1u < K_BLOCK) loadFragments(kOffset + k + 1u, (k + 1u) & 1u);
+  [[unroll]] for (uint k = 0u; k < depths; ++k) {
+    if (k + 1u < depths) loadFragments(kOffset + k + 1u, (k + 1u) & 1u);
     [[unroll]] for (uint i = 0u; i < LANE_M; ++i) {
-      [[unroll]] for (uint j = 0u; j < LANE_N; ++j) acc[i * LANE_N + j] += regM[(k & 1u) * LANE_M + i] * regN[(k & 1u) * LANE_N + j];
+      [[unroll]] for (uint j = 0u; j < LANE_N; ++j) {
+        acc[i * LANE_N + j] = multiplyAdd(regM[(k & 1u) * LANE_M + i], regN[(k & 1u) * LANE_N + j], acc[i * LANE_N + j]);
+      }
     }
+  }
+}
+
+// The straight-line rank-1 updates of `depths` staged depths from kOffset on: prefetched, or
+// depth by depth (PREFETCH_FRAGMENTS off).
+void rank1Updates(uint kOffset, uint depths) {
+  if (PREFETCH_FRAGMENTS) {
+    rank1UpdatesPrefetched(kOffset, depths);
+  } else {
+    [[unroll]] for (uint k = 0u; k < depths; ++k) warpTileRank1(kOffset + k);
   }
 }
 

@@ -59,3 +59,18 @@ TEST(TileLayout, RefusesShapesThatDoNotTile) {
   EXPECT_THROW(warpLayout(straddling), InputError);
   EXPECT_TRUE(tileShapeProblem(straddling).has_value());
 }
+
+TEST(TileNotation, EveryCatalogueTileRoundTripsAndOtherTextIsNoTile) {
+  EXPECT_EQ(tileNotation(kernelInfo("pipelined").tile), "128x128x8/64x64/8x4/128");
+  EXPECT_EQ(tileNotation(kernelInfo("vectorized").tile), "128x128x8/0x0/8x8/256");
+  for (const KernelInfo& k : twinKernels()) {
+    std::optional<TileShape> back = parseTileNotation(tileNotation(k.tile));
+    ASSERT_TRUE(back.has_value()) << k.id;
+    EXPECT_EQ(tileNotation(*back), tileNotation(k.tile)) << k.id;
+    EXPECT_EQ(back->threads, k.tile.threads) << k.id;
+  }
+  for (const char* text : {"", "128", "128x128x8/64x64/8x4", "128x128x8/64x64/8x4/", "128x128x8/64x64/8x4/128/1", "128x128x8/64x64/8x4/128 ",
+                           "-128x128x8/64x64/8x4/128", "128x128x8/64x64/8x4/99999999999", "128x128/8/64x64/8x4/128", "axbxc/dxe/fxg/h"}) {
+    EXPECT_EQ(parseTileNotation(text), std::nullopt) << "'" << text << "'";
+  }
+}

@@ -5,12 +5,15 @@
 // TILESKIP_REQUIRE_BACKENDS names vulkan.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 
 #include "backends/vulkan/device_selection.hpp"
 #include "backends/vulkan/embedded_spirv.hpp"
 #include "backends/vulkan/limits.hpp"
+#include "backends/vulkan/pipeline_statistics.hpp"
+#include "backends/vulkan/tile_overrides.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
@@ -94,16 +97,22 @@ ComputeLimits h200Limits() {
   return l;
 }
 
-// Sets TILESKIP_VULKAN_PERSISTENT_WORKGROUPS for the life of the object.
-class PersistentWorkgroups {
+// Sets an environment variable for the life of the object.
+class ScopedVariable {
  public:
-  explicit PersistentWorkgroups(const std::string& value) { setenv(kVariable, value.c_str(), 1); }
-  ~PersistentWorkgroups() { unsetenv(kVariable); }
-  PersistentWorkgroups(const PersistentWorkgroups&) = delete;
-  PersistentWorkgroups& operator=(const PersistentWorkgroups&) = delete;
+  ScopedVariable(const char* name, const std::string& value) : name_(name) { setenv(name_, value.c_str(), 1); }
+  ~ScopedVariable() { unsetenv(name_); }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
 
  private:
-  static constexpr const char* kVariable = "TILESKIP_VULKAN_PERSISTENT_WORKGROUPS";
+  const char* name_;
+};
+
+// TILESKIP_VULKAN_PERSISTENT_WORKGROUPS for the life of the object.
+class PersistentWorkgroups : public ScopedVariable {
+ public:
+  explicit PersistentWorkgroups(const std::string& value) : ScopedVariable("TILESKIP_VULKAN_PERSISTENT_WORKGROUPS", value) {}
 };
 
 ProblemData segments(int m, int n, int k, double density, std::uint64_t seed) {
@@ -305,6 +314,133 @@ TEST(VulkanLimits, PinsAWarpSizedSubgroupOnlyWhereTheSizeVariesAndTheWorkgroupFi
   EXPECT_EQ(pinnedSubgroupSize(128, intel), 16u);  // the nearest to a warp it offers
   intel.pinSubgroupSize = false;
   EXPECT_EQ(pinnedSubgroupSize(128, intel), std::nullopt);
+}
+
+// ---- Tile overrides (TILESKIP_VULKAN_TILES) as plain functions.
+
+TEST(VulkanTileOverrides, ParsesTilesAndSwitchesIntoCanonicalText) {
+  std::vector<KernelOverride> overrides =
+      parseTileOverrides(" pipelined=128x128x16/64x64/8x4/128, prefetch=0 ;joint-32x32=fma=1,branchfree=1;", h200Limits());
+  ASSERT_EQ(overrides.size(), 2u);
+  EXPECT_EQ(overrides[0].kernel.id, "pipelined");
+  EXPECT_EQ(overrides[0].kernel.tile.BK, 16);
+  EXPECT_EQ(overrides[0].kernel.stem, "k11_pipelined");
+  EXPECT_FALSE(overrides[0].switches.prefetchFragments);
+  EXPECT_EQ(overrides[0].text, "pipelined=128x128x16/64x64/8x4/128,prefetch=0");
+  EXPECT_EQ(overrides[1].kernel.tile.BK, 8);  // no tile given: the catalogue's
+  EXPECT_TRUE(overrides[1].switches.explicitFma && overrides[1].switches.fetchEveryStep && overrides[1].switches.prefetchFragments);
+  EXPECT_EQ(overrides[1].text, "joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=1");
+  EXPECT_EQ(describeOverrides(overrides),
+            "tiles overridden: pipelined=128x128x16/64x64/8x4/128,prefetch=0, joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=1");
+  EXPECT_TRUE(parseTileOverrides("", h200Limits()).empty());
+  EXPECT_EQ(describeOverrides({}), "");
+  // Switches at their defaults say nothing; fma reaches K9 too (its updates are a warp tile's).
+  EXPECT_EQ(parseTileOverrides("warptile=fma=0", h200Limits())[0].text, "warptile=128x128x16/64x64/8x4/128");
+}
+
+TEST(VulkanTileOverrides, AnEntryThatCannotRunIsBadInputNamingIt) {
+  struct Bad {
+    const char* text;
+    const char* why;
+  };
+  const Bad bad[] = {
+      {"pipelined", "expected KERNEL=TILE"},
+      {"nonsense=128x128x8/64x64/8x4/128", "no kernel 'nonsense'"},
+      {"cublas=fma=1", "not a tiled Vulkan kernel"},
+      {"pipelined=128x128x8/64x64/8x4", "is not a tile"},
+      {"pipelined=128x128x8/64x64/8x4/128,64x64x8/32x32/4x4/128", "two tiles"},
+      {"pipelined=128x128x8/64x64/8x4/64", "threads = 32"},
+      {"pipelined=32x64x8/16x32/1x4/128", "split evenly"},
+      {"joint-8x32=128x128x8/64x64/4x4/128", "straddle"},
+      {"pipelined=prefetch=2", "is 0 or 1, not '2'"},
+      {"pipelined=unroll=1", "no switch 'unroll'"},
+      {"pipelined=fma=1,,prefetch=0", "an empty item"},
+      {"warptile=prefetch=0", "has no switch 'prefetch'"},
+      {"vectorized=fma=1", "has no switch 'fma'"},
+      {"pipelined=128x128x16/64x64/8x4/128", "32.5 KiB"},  // two stages beyond lavapipe's 32 KiB
+      {"pipelined=fma=1;pipelined=prefetch=0", "overridden twice"},
+  };
+  for (const Bad& b : bad) {
+    try {
+      parseTileOverrides(b.text, lavapipeLimits());
+      ADD_FAILURE() << "accepted " << b.text;
+    } catch (const InputError& e) {
+      std::string text = e.what();
+      EXPECT_NE(text.find("TILESKIP_VULKAN_TILES"), std::string::npos) << text;
+      EXPECT_NE(text.find(b.why), std::string::npos) << b.text << ": " << text;
+      if (std::string_view(b.why) != "overridden twice") {
+        EXPECT_NE(text.find(b.text), std::string::npos) << text;
+      }
+    }
+  }
+}
+
+TEST(VulkanTileOverrides, OnlyTheCatalogueEntryIsOverridden) {
+  std::vector<KernelOverride> overrides = parseTileOverrides("joint-8x32=fma=1", lavapipeLimits());
+  const KernelInfo& catalogued = kernelInfo("joint-8x32");
+  EXPECT_EQ(findOverride(overrides, catalogued), &overrides[0]);
+  KernelInfo testBuild = catalogued;  // the same kernel built for a test: still the catalogue's entry
+  testBuild.stem = "testing_too_eager_k28_joint_8x32";
+  EXPECT_EQ(findOverride(overrides, testBuild), &overrides[0]);
+  KernelInfo ownTile = catalogued;  // a caller's own shape stays
+  ownTile.tile = {32, 64, 8, 32, 32, 2, 4, 64};
+  EXPECT_EQ(findOverride(overrides, ownTile), nullptr);
+  KernelInfo ownGranularity = catalogued;
+  ownGranularity.aRowGranularity = 32;
+  EXPECT_EQ(findOverride(overrides, ownGranularity), nullptr);
+  EXPECT_EQ(findOverride(overrides, kernelInfo("joint-32x32")), nullptr);
+}
+
+TEST(VulkanTileOverrides, SwitchesAreSpecializationConstantsAtTheCataloguesDefaults) {
+  // Every id reaches every pipeline, so a default must be set here, not assumed from the shader.
+  Specialization constants = kernelConstants(kernelInfo("pipelined"));
+  EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::PrefetchFragments)], 1u);
+  EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::ExplicitFma)], 0u);
+  EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::StoreBeforeCompute)], 0u);
+  EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::FetchEveryStep)], 0u);
+  PipelineSwitches switched{false, true, true, true};
+  Specialization other = kernelConstants(kernelInfo("pipelined"), switched);
+  EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::PrefetchFragments)], 0u);
+  EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::ExplicitFma)], 1u);
+  EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::StoreBeforeCompute)], 1u);
+  EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::FetchEveryStep)], 1u);
+  EXPECT_TRUE(constants < other || other < constants) << "a switch makes another pipeline";
+}
+
+// ---- Pipeline statistics (VK_KHR_pipeline_executable_properties) as plain functions.
+
+TEST(VulkanPipelineStatistics, OneLineNamesTheKernelItsConstantsAndEveryStatistic) {
+  VkPipelineExecutableStatisticKHR statistic{};
+  statistic.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR;
+  statistic.value.u64 = 223;
+  EXPECT_EQ(statisticValueText(statistic), "223");
+  statistic.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR;
+  statistic.value.i64 = -4;
+  EXPECT_EQ(statisticValueText(statistic), "-4");
+  statistic.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR;
+  statistic.value.b32 = VK_TRUE;
+  EXPECT_EQ(statisticValueText(statistic), "true");
+  statistic.format = VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR;
+  statistic.value.f64 = 0.125;
+  EXPECT_EQ(statisticValueText(statistic), "0.125");
+
+  Specialization constants = kernelConstants(kernelInfo("pipelined"));
+  std::string spec = specializationText(constants);
+  EXPECT_NE(spec.find("BM=128 BN=128 BK=8 WM=64 WN=64 TM=8 TN=4 threads=128"), std::string::npos) << spec;
+  EXPECT_NE(spec.find("prefetch=1 fma=0 earlystore=0 branchfree=0"), std::string::npos) << spec;
+  std::string line = pipelineStatisticsLine(
+      "pipelined", "k11_pipelined", constants,
+      {{"Compute Shader", {{"Register Count", "223"}, {"Local Memory, bytes", "0"}}}, {"SASS|2", {{"Spills=", "12"}}}});
+  EXPECT_EQ(line.rfind("vulkan pipeline pipelined (k11_pipelined) BM=128", 0), 0u) << line;
+  EXPECT_NE(line.find(" | Compute Shader: Register Count=223, Local Memory  bytes=0 | SASS 2: Spills =12"), std::string::npos) << line;
+  EXPECT_NE(pipelineStatisticsLine("pipelined", "k11_pipelined", constants, {}).find("no executables reported"), std::string::npos);
+
+  std::string file = internalRepresentationFileName("k11_pipelined", constants, 0, "NV SASS/1", true);
+  EXPECT_EQ(file.rfind("k11_pipelined-", 0), 0u) << file;
+  EXPECT_EQ(file.substr(file.size() - 16), "-0-NV_SASS_1.txt") << file;
+  Specialization other = kernelConstants(kernelInfo("pipelined"), {false, false, false, false});
+  EXPECT_NE(internalRepresentationFileName("k11_pipelined", other, 0, "NV SASS/1", true), file) << "variants must not collide";
+  EXPECT_EQ(internalRepresentationFileName("k", constants, 1, "x", false).substr(1 + 1 + 8), "-1-x.bin");
 }
 
 // ---- Embedded SPIR-V.
@@ -547,6 +683,97 @@ TEST(VulkanWithValidation, TheMessengerCollectsMessagesAndTheSuiteFailsOnThem) {
   VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceExact(data.a, data.b));
   EXPECT_FALSE(r.passed());
   EXPECT_NE(r.failure.find("diagnostic: Vulkan validation error"), std::string::npos) << r.failure;
+}
+
+// ---- Tile overrides and pipeline statistics on the device.
+
+// Each variant is a TILESKIP_VULKAN_TILES value; the kernels it overrides run the whole verify
+// suite through a backend opened with it. The suite's name puts it in the kernels_vulkan_*
+// CTest entries: subgroup sizes 4, 8 and 16 on lavapipe, validation on.
+class VulkanTileOverrideKernelConformance : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(VulkanTileOverrideKernelConformance, PassesTheVerifySuite) {
+  std::unique_ptr<VulkanBackend> opened;
+  std::vector<KernelOverride> overrides;
+  {
+    ScopedVariable tiles("TILESKIP_VULKAN_TILES", GetParam());
+    const char* validation = std::getenv("TILESKIP_VALIDATION");
+    try {
+      opened = std::make_unique<VulkanBackend>(
+          BackendOptions{.deviceIndex = -1, .validation = validation != nullptr && std::string_view(validation) == "1"});
+    } catch (const UnavailableError& e) {
+      if (vulkanRequired()) FAIL() << "vulkan is required here but unavailable: " << e.what();
+      GTEST_SKIP() << "vulkan unavailable: " << e.what();
+    }
+    overrides = parseTileOverrides(GetParam(), opened->context().limits());
+  }
+  VulkanBackend& backend = *opened;
+  ASSERT_FALSE(overrides.empty());
+  for (const KernelOverride& o : overrides) {
+    EXPECT_NE(backend.device().api.find(o.text), std::string::npos) << "the device line names the override: " << backend.device().api;
+    const KernelInfo& catalogued = kernelInfo(o.kernel.id);
+    std::vector<VerifyResult> results = verifyOn(backend, catalogued, false);
+    for (const VerifyResult& r : results) EXPECT_TRUE(r.passed()) << o.text << " " << r.caseName << ": " << r.failure;
+    // It ran with the override's constants, not the catalogue's.
+    Specialization ran = kernelConstants(o.kernel, o.switches), listed = kernelConstants(catalogued);
+    if (std::uint32_t list = kBlockListLength(o.kernel, backend.context().limits().maxSharedBytes); list > 0) {
+      ran.set(SpecId::KBlockListLength, static_cast<int>(list));
+      listed.set(SpecId::KBlockListLength, static_cast<int>(kBlockListLength(catalogued, backend.context().limits().maxSharedBytes)));
+    }
+    EXPECT_TRUE(backend.context().hasPipeline(catalogued.stem, ran)) << o.text;
+    EXPECT_FALSE(backend.context().hasPipeline(catalogued.stem, listed)) << o.text;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, VulkanTileOverrideKernelConformance,
+                         ::testing::Values("pipelined=prefetch=0", "pipelined=fma=1,branchfree=1",
+                                           "pipelined=64x64x16/32x32/4x4/128,earlystore=1",
+                                           "joint-32x32=prefetch=0,branchfree=1;joint-8x32=fma=1,earlystore=1",
+                                           "a-warp=128x64x16/32x64/8x4/128,branchfree=1,prefetch=0", "warptile=fma=1"),
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                           std::string name = "vulkan_";
+                           for (const char* c = param.param; *c != '\0'; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+                           return name;
+                         });
+
+TEST(VulkanDevice, PipelineStatisticsPrintALinePerPipelineOrSayOnceThatTheDeviceHasNone) {
+  VULKAN_OR_SKIP(backend, false);
+  static_cast<void>(backend);  // opened only to skip where there is no device: the command opens its own
+  auto run = [](const std::string& kernels) {
+    return tileskip::testing::runCommand(std::string(kPipelineStatisticsVariable) + "=1 " + std::string(TILESKIP_BINARY) +
+                                         " bench --backend vulkan --size 64 --repeat 1 --warmup 0 --no-baseline --kernel " + kernels);
+  };
+  tileskip::testing::Outcome o = run("pipelined,joint-32x32");
+  EXPECT_EQ(o.exitCode, 0) << o.output;
+  std::size_t verified = 0;
+  for (std::size_t at = o.output.find(" yes "); at != std::string::npos; at = o.output.find(" yes ", at + 1)) ++verified;
+  EXPECT_EQ(verified, 2u) << "both kernels verified: " << o.output;
+  auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = o.output.find(text); at != std::string::npos; at = o.output.find(text, at + 1)) ++n;
+    return n;
+  };
+  if (count("does not offer VK_KHR_pipeline_executable_properties") > 0) {
+    EXPECT_EQ(count("does not offer VK_KHR_pipeline_executable_properties"), 1u) << "said once: " << o.output;
+    EXPECT_EQ(count("vulkan pipeline "), 0u) << o.output;
+  } else {  // a device that reports: one line per kernel pipeline and pattern builder
+    EXPECT_EQ(count("vulkan pipeline pipelined (k11_pipelined) BM=128"), 1u) << o.output;
+    EXPECT_EQ(count("vulkan pipeline joint-32x32 (k29_joint_32x32) BM=128"), 1u) << o.output;
+    EXPECT_GE(count("vulkan pipeline "), 3u) << "and the pattern builders: " << o.output;
+  }
+  tileskip::testing::Outcome bad = tileskip::testing::runCommand(std::string(kPipelineStatisticsVariable) + "=yes " +
+                                                                 std::string(TILESKIP_BINARY) + " bench --backend vulkan --size 8");
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find("TILESKIP_VULKAN_PIPELINE_STATS is 1"), std::string::npos) << bad.output;
+}
+
+TEST(VulkanDevice, ABadTileOverrideStopsTheBenchAsBadInput) {
+  VULKAN_OR_SKIP(backend, false);
+  static_cast<void>(backend);
+  tileskip::testing::Outcome o = tileskip::testing::runCommand("TILESKIP_VULKAN_TILES='pipelined=128x128x8/64x64/8x4/64' " +
+                                                               std::string(TILESKIP_BINARY) + " bench --backend vulkan --size 8");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("entry 'pipelined=128x128x8/64x64/8x4/64'"), std::string::npos) << o.output;
 }
 
 // ---- Without a driver the backend is unavailable and the rest of the tool keeps working.

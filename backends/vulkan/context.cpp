@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -64,11 +67,14 @@ struct DeviceReport {
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControlFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smBuiltins{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableFeatures{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   std::vector<VkQueueFamilyProperties> queues;
   std::vector<VkExtensionProperties> extensions;
   bool hasSizeControl = false;  // Vulkan 1.3 or VK_EXT_subgroup_size_control
   bool hasDriverProperties = false;
   bool hasSmBuiltins = false;  // VK_NV_shader_sm_builtins: the SM count
+  bool hasExecutableProperties = false;  // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo
 
   DeviceReport(const InstanceFunctions& vi, VkPhysicalDevice device) {
     VkPhysicalDeviceProperties basic{};
@@ -101,11 +107,18 @@ struct DeviceReport {
     }
     if (hasDriverProperties) *tail = &driver;
     vi.vkGetPhysicalDeviceProperties2(device, &properties);
-    if (hasSizeControl) {
+    bool executableExtension = hasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (hasSizeControl || executableExtension) {
       VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-      features.pNext = &sizeControlFeatures;
+      void** featureTail = &features.pNext;
+      if (hasSizeControl) {
+        *featureTail = &sizeControlFeatures;
+        featureTail = &sizeControlFeatures.pNext;
+      }
+      if (executableExtension) *featureTail = &executableFeatures;
       vi.vkGetPhysicalDeviceFeatures2(device, &features);
     }
+    hasExecutableProperties = executableExtension && executableFeatures.pipelineExecutableInfo;
   }
 
   const VkPhysicalDeviceLimits& limits() const { return properties.properties.limits; }
@@ -155,6 +168,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::onMessage(VkDebugUtilsMessageSeverityFla
 
 Context::Context(const BackendOptions& options) {
   try {
+    pipelineReport_ = PipelineReportRequest::fromEnvironment();
     createInstance(options.validation);
     std::uint32_t count = 0;
     check(vi_.vkEnumeratePhysicalDevices(instance_, &count, nullptr), "listing Vulkan devices");
@@ -342,14 +356,29 @@ void Context::createDevice(VkPhysicalDevice physical) {
 
   std::vector<const char*> extensions;
   VkPhysicalDeviceSubgroupSizeControlFeaturesEXT sizeControl{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  void** featureTail = &features.pNext;
   if (limits_.pinSubgroupSize) {
     if (report.properties.properties.apiVersion < VK_API_VERSION_1_3) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
     sizeControl.subgroupSizeControl = VK_TRUE;
     sizeControl.computeFullSubgroups = limits_.fullSubgroups ? VK_TRUE : VK_FALSE;
-    features.pNext = &sizeControl;
+    *featureTail = &sizeControl;
+    featureTail = &sizeControl.pNext;
   }
   if (memoryBudget_) extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  // Only where asked for: capturing statistics may cost the driver time or its pipeline cache.
+  if (pipelineReport_.wanted()) {
+    if (report.hasExecutableProperties) {
+      extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+      executable.pipelineExecutableInfo = VK_TRUE;
+      *featureTail = &executable;
+      featureTail = &executable.pNext;
+    } else {
+      pipelineReport_.unavailable(info_.name);
+    }
+  }
 
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &features;
@@ -358,7 +387,13 @@ void Context::createDevice(VkPhysicalDevice physical) {
   info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   check(vi_.vkCreateDevice(physical, &info, nullptr, &device_), "opening the Vulkan device " + info_.name);
-  vk_ = loadDeviceFunctions(vi_, device_);
+  reportPipelines_ = pipelineReport_.wanted() && report.hasExecutableProperties;
+  vk_ = loadDeviceFunctions(vi_, device_, reportPipelines_);
+  if (reportPipelines_ && (!vk_.vkGetPipelineExecutablePropertiesKHR || !vk_.vkGetPipelineExecutableStatisticsKHR ||
+                           !vk_.vkGetPipelineExecutableInternalRepresentationsKHR)) {
+    reportPipelines_ = false;
+    pipelineReport_.unavailable(info_.name);
+  }
   vk_.vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
 }
 
@@ -524,7 +559,12 @@ double Context::execute(const std::function<void(VkCommandBuffer)>& record, bool
   return static_cast<double>(ticks) * timestampPeriodNs_ * 1e-6;
 }
 
-VkPipeline Context::pipeline(std::string_view stem, const Specialization& constants, std::uint32_t workgroupSize) {
+bool Context::hasPipeline(std::string_view stem, const Specialization& constants) const {
+  return pipelines_.count(std::pair(std::string(stem), constants)) > 0;
+}
+
+VkPipeline Context::pipeline(std::string_view stem, const Specialization& constants, std::uint32_t workgroupSize,
+                             std::string_view kernel) {
   auto key = std::pair(std::string(stem), constants);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
   throwIfLost();
@@ -549,6 +589,10 @@ VkPipeline Context::pipeline(std::string_view stem, const Specialization& consta
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &specialization;
   info.layout = pipelineLayout_;
+  if (reportPipelines_) {
+    info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    if (!pipelineReport_.irDirectory.empty()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+  }
   // Kernels are correct at any subgroup size; a warp-sized one is what they are tuned for.
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT};
@@ -562,7 +606,74 @@ VkPipeline Context::pipeline(std::string_view stem, const Specialization& consta
   vk_.vkDestroyShaderModule(device_, module, nullptr);
   check(result, "building the pipeline of " + std::string(stem));
   pipelines_.emplace(std::move(key), pipeline);
+  if (reportPipelines_) reportPipeline(pipeline, kernel.empty() ? stem : kernel, stem, constants);
   return pipeline;
+}
+
+void Context::reportPipeline(VkPipeline pipeline, std::string_view kernel, std::string_view stem, const Specialization& constants) {
+  // A report that fails says why and leaves the pipeline as it is: it is a diagnosis, not the run.
+  auto query = [&](VkResult result, const char* what) {
+    if (result != VK_SUCCESS && result != VK_INCOMPLETE) throw UnavailableError(std::string(what) + ": " + resultName(result));
+  };
+  std::vector<ExecutableStatistics> executables;
+  std::vector<std::string> written;
+  try {
+    VkPipelineInfoKHR pipelineInfo{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+    pipelineInfo.pipeline = pipeline;
+    std::uint32_t count = 0;
+    query(vk_.vkGetPipelineExecutablePropertiesKHR(device_, &pipelineInfo, &count, nullptr), "vkGetPipelineExecutablePropertiesKHR");
+    std::vector<VkPipelineExecutablePropertiesKHR> properties(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+    query(vk_.vkGetPipelineExecutablePropertiesKHR(device_, &pipelineInfo, &count, properties.data()),
+          "vkGetPipelineExecutablePropertiesKHR");
+    properties.resize(count);
+    for (std::uint32_t e = 0; e < count; ++e) {
+      VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+      executable.pipeline = pipeline;
+      executable.executableIndex = e;
+      ExecutableStatistics report{properties[e].name, {{"subgroup size", std::to_string(properties[e].subgroupSize)}}};
+      std::uint32_t statistics = 0;
+      query(vk_.vkGetPipelineExecutableStatisticsKHR(device_, &executable, &statistics, nullptr), "vkGetPipelineExecutableStatisticsKHR");
+      std::vector<VkPipelineExecutableStatisticKHR> values(statistics, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+      query(vk_.vkGetPipelineExecutableStatisticsKHR(device_, &executable, &statistics, values.data()),
+            "vkGetPipelineExecutableStatisticsKHR");
+      for (std::uint32_t i = 0; i < statistics && i < values.size(); ++i) report.statistics.emplace_back(values[i].name, statisticValueText(values[i]));
+      executables.push_back(std::move(report));
+      if (pipelineReport_.irDirectory.empty()) continue;
+      std::uint32_t irCount = 0;
+      query(vk_.vkGetPipelineExecutableInternalRepresentationsKHR(device_, &executable, &irCount, nullptr),
+            "vkGetPipelineExecutableInternalRepresentationsKHR");
+      std::vector<VkPipelineExecutableInternalRepresentationKHR> irs(irCount, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+      query(vk_.vkGetPipelineExecutableInternalRepresentationsKHR(device_, &executable, &irCount, irs.data()),
+            "vkGetPipelineExecutableInternalRepresentationsKHR");  // the sizes
+      std::vector<std::vector<char>> data(irCount);
+      for (std::uint32_t i = 0; i < irCount; ++i) {
+        data[i].resize(irs[i].dataSize);
+        irs[i].pData = data[i].data();
+      }
+      query(vk_.vkGetPipelineExecutableInternalRepresentationsKHR(device_, &executable, &irCount, irs.data()),
+            "vkGetPipelineExecutableInternalRepresentationsKHR");  // the contents
+      for (std::uint32_t i = 0; i < irCount; ++i) {
+        std::filesystem::path file = std::filesystem::path(pipelineReport_.irDirectory) /
+                                     internalRepresentationFileName(stem, constants, e, irs[i].name, irs[i].isText);
+        std::ofstream out(file, std::ios::binary);
+        if (irs[i].isText) out << "// " << kernel << " (" << stem << ") " << specializationText(constants) << "\n";
+        auto end = irs[i].isText ? std::find(data[i].begin(), data[i].end(), '\0') : data[i].end();  // text ends at its NUL
+        out.write(data[i].data(), static_cast<std::streamsize>(end - data[i].begin()));
+        if (out) written.push_back(file.filename().string());
+      }
+    }
+  } catch (const Error& e) {
+    std::cerr << "tileskip: vulkan pipeline " << kernel << " (" << stem << "): no statistics: " << e.what() << "\n";
+    return;
+  }
+  if (pipelineReport_.statistics) {
+    std::string line = pipelineStatisticsLine(kernel, stem, constants, executables);
+    if (!written.empty()) {
+      line += " | internal representations:";
+      for (const std::string& name : written) line += " " + name;
+    }
+    std::cerr << "tileskip: " << line << "\n";
+  }
 }
 
 void Context::dispatch(VkCommandBuffer cmd, VkPipeline pipeline, VkDescriptorSet set, PushConstants constants,

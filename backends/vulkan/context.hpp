@@ -14,24 +14,12 @@
 
 #include "backends/vulkan/device_selection.hpp"
 #include "backends/vulkan/limits.hpp"
+#include "backends/vulkan/pipeline_statistics.hpp"
+#include "backends/vulkan/specialization.hpp"
 #include "backends/vulkan/vulkan_api.hpp"
 #include "core/backend.hpp"
 
 namespace tileskip::vk {
-
-// The specialization constant ids of shaders/tileskip_common.glsl.
-enum class SpecId : std::uint32_t {
-  BM, BN, BK, WM, WN, TM, TN, WorkgroupSize, ARows, BCols, LaneCols,
-  KBlockListLength,  // shaders/tileskip_skip.glsl
-  Count
-};
-
-// Values for the shaders' specialization constants; an id a shader does not declare is ignored.
-struct Specialization {
-  std::uint32_t values[static_cast<std::size_t>(SpecId::Count)] = {};
-  void set(SpecId id, int value) { values[static_cast<std::size_t>(id)] = static_cast<std::uint32_t>(value); }
-  bool operator<(const Specialization& other) const;
-};
 
 // The problem every shader receives as push constants.
 struct PushConstants {
@@ -81,8 +69,14 @@ class Context {
 
   // The compute pipeline of shader `stem` with these constants, built on first use.
   // `workgroupSize` is the local size the pipeline will have (0 for a fixed size in the shader):
-  // it decides whether the subgroup size can be pinned.
-  VkPipeline pipeline(std::string_view stem, const Specialization& constants, std::uint32_t workgroupSize);
+  // it decides whether the subgroup size can be pinned. `kernel` names it in pipeline
+  // statistics (pipeline_statistics.hpp), which a new pipeline prints where they were asked for.
+  VkPipeline pipeline(std::string_view stem, const Specialization& constants, std::uint32_t workgroupSize,
+                      std::string_view kernel = {});
+  // Whether that pipeline was built (tests: which constants a kernel ran with).
+  bool hasPipeline(std::string_view stem, const Specialization& constants) const;
+  // Whether new pipelines report the driver's statistics (asked for, and the device can).
+  bool reportsPipelines() const { return reportPipelines_; }
 
   // The descriptor bindings of every shader: A, B, C, A-pattern, B-pattern, the block tile queue.
   static constexpr std::uint32_t kBindings = 6;
@@ -104,6 +98,7 @@ class Context {
   void describe(VkPhysicalDevice physical);
   void throwIfLost() const;
   void release();
+  void reportPipeline(VkPipeline pipeline, std::string_view kernel, std::string_view stem, const Specialization& constants);
 
   InstanceFunctions vi_;
   DeviceFunctions vk_;
@@ -129,6 +124,10 @@ class Context {
   std::uint32_t timestampValidBits_ = 0;
   double timestampPeriodNs_ = 1.0;
   bool lost_ = false;
+  // TILESKIP_VULKAN_PIPELINE_STATS / _IR (pipeline_statistics.hpp); reportPipelines_ once the
+  // device has enabled VK_KHR_pipeline_executable_properties for them.
+  PipelineReportRequest pipelineReport_;
+  bool reportPipelines_ = false;
 
   std::mutex diagnosticsMutex_;
   std::vector<std::string> diagnostics_;

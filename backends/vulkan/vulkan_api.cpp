@@ -50,10 +50,13 @@ InstanceFunctions loadInstanceFunctions(VkInstance instance, bool debugUtils) {
   return f;
 }
 
-DeviceFunctions loadDeviceFunctions(const InstanceFunctions& instance, VkDevice device) {
+DeviceFunctions loadDeviceFunctions(const InstanceFunctions& instance, VkDevice device, bool executableProperties) {
   DeviceFunctions f;
 #define TILESKIP_VK_LOAD_DEVICE(name) f.name = reinterpret_cast<PFN_##name>(instance.vkGetDeviceProcAddr(device, #name));
   TILESKIP_VK_DEVICE_FUNCTIONS(TILESKIP_VK_LOAD_DEVICE)
+  if (executableProperties) {
+    TILESKIP_VK_EXECUTABLE_FUNCTIONS(TILESKIP_VK_LOAD_DEVICE)
+  }
 #undef TILESKIP_VK_LOAD_DEVICE
   return f;
 }

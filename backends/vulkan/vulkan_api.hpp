@@ -34,6 +34,10 @@ namespace tileskip::vk {
   X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets) \
   X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdCopyBuffer) \
   X(vkCmdFillBuffer) X(vkCmdPipelineBarrier) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp)
+// VK_KHR_pipeline_executable_properties: loaded only where the device enabled it.
+#define TILESKIP_VK_EXECUTABLE_FUNCTIONS(X) \
+  X(vkGetPipelineExecutablePropertiesKHR) X(vkGetPipelineExecutableStatisticsKHR) \
+  X(vkGetPipelineExecutableInternalRepresentationsKHR)
 // clang-format on
 
 #define TILESKIP_VK_DECLARE(name) PFN_##name name = nullptr;
@@ -50,13 +54,16 @@ struct InstanceFunctions {
 };
 struct DeviceFunctions {
   TILESKIP_VK_DEVICE_FUNCTIONS(TILESKIP_VK_DECLARE)
+  TILESKIP_VK_EXECUTABLE_FUNCTIONS(TILESKIP_VK_DECLARE)  // null unless loaded
 };
 
 // Opens the loader once per process. Throws UnavailableError when it is not installed.
 const GlobalFunctions& globalFunctions();
 // Debug functions are loaded only when `debugUtils`; they stay null otherwise.
 InstanceFunctions loadInstanceFunctions(VkInstance instance, bool debugUtils);
-DeviceFunctions loadDeviceFunctions(const InstanceFunctions& instance, VkDevice device);
+// The executable-properties functions are loaded only when `executableProperties` (the device
+// enabled VK_KHR_pipeline_executable_properties); they stay null otherwise.
+DeviceFunctions loadDeviceFunctions(const InstanceFunctions& instance, VkDevice device, bool executableProperties = false);
 
 // "VK_ERROR_OUT_OF_DEVICE_MEMORY" for a result code.
 std::string resultName(VkResult result);

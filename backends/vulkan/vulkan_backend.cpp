@@ -9,6 +9,7 @@
 #include "backends/backend_registry.hpp"
 #include "backends/vulkan/embedded_spirv.hpp"
 #include "backends/vulkan/memory.hpp"
+#include "backends/vulkan/tile_overrides.hpp"
 #include "core/error.hpp"
 #include "core/process_exit.hpp"
 #include "core/reference.hpp"
@@ -54,8 +55,9 @@ std::uint32_t requestedPersistentWorkgroups() {
 
 class VulkanProblem final : public DeviceProblem {
  public:
-  VulkanProblem(std::shared_ptr<Context> context, const Matrix& a, const Matrix& b)
-      : context_(std::move(context)), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
+  VulkanProblem(std::shared_ptr<Context> context, std::shared_ptr<const std::vector<KernelOverride>> overrides, const Matrix& a,
+                const Matrix& b)
+      : context_(std::move(context)), overrides_(std::move(overrides)), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
     Context& ctx = *context_;
     const ComputeLimits& limits = ctx.limits();
     std::uint64_t cBytes = static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(n_) * sizeof(float);
@@ -118,9 +120,16 @@ class VulkanProblem final : public DeviceProblem {
                       false);
   }
 
-  double run(const KernelInfo& kernel) override {
+  double run(const KernelInfo& catalogued) override {
     Context& ctx = *context_;
-    VkPipeline pipeline = kernelPipeline(kernel);
+    // TILESKIP_VULKAN_TILES replaces the catalogue's tile and switches (tile_overrides.hpp).
+    KernelInfo kernel = catalogued;
+    PipelineSwitches switches;
+    if (const KernelOverride* o = findOverride(*overrides_, catalogued)) {
+      kernel.tile = o->kernel.tile;
+      switches = o->switches;
+    }
+    VkPipeline pipeline = kernelPipeline(kernel, switches);
     bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aRowGranularity})) &&
                  (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bColGranularity}));
     if (!ready) prepare(kernel);
@@ -182,18 +191,18 @@ class VulkanProblem final : public DeviceProblem {
     return {m, n, k, k, n, n, 0, 0};
   }
 
-  VkPipeline kernelPipeline(const KernelInfo& kernel) {
+  VkPipeline kernelPipeline(const KernelInfo& kernel, const PipelineSwitches& switches) {
     if (kernel.isBaseline() || kernel.stem.empty() || embeddedSpirv(kernel.stem).empty()) {
       throw InputError("the vulkan backend does not implement kernel '" + std::string(kernel.id) + "'");
     }
     if (std::optional<std::string> why = tileShapeProblem(kernel)) throw InputError(*why);
     if (std::optional<std::string> why = pipelineShapeProblem(kernel)) throw InputError(*why);
     if (std::optional<std::string> why = launchProblem(kernel, context_->limits())) throw UnavailableError(*why);
-    Specialization constants = kernelConstants(kernel);
+    Specialization constants = kernelConstants(kernel, switches);
     if (std::uint32_t list = kBlockListLength(kernel, context_->limits().maxSharedBytes); list > 0) {
       constants.set(SpecId::KBlockListLength, static_cast<int>(list));
     }
-    return context_->pipeline(kernel.stem, constants, static_cast<std::uint32_t>(kernel.tile.threads));
+    return context_->pipeline(kernel.stem, constants, static_cast<std::uint32_t>(kernel.tile.threads), kernel.id);
   }
 
   Buffer& pattern(Operand operand, int granularity) {
@@ -259,6 +268,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   std::shared_ptr<Context> context_;  // first member: destroyed last, after every buffer
+  std::shared_ptr<const std::vector<KernelOverride>> overrides_;
   int m_, n_, k_;
   Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
   std::map<std::pair<Operand, int>, Buffer> patterns_;
@@ -270,7 +280,7 @@ class VulkanProblem final : public DeviceProblem {
 
 }  // namespace
 
-Specialization kernelConstants(const KernelInfo& kernel) {
+Specialization kernelConstants(const KernelInfo& kernel, const PipelineSwitches& switches) {
   const TileShape& t = kernel.tile;
   Specialization s;
   s.set(SpecId::BM, t.BM);
@@ -284,6 +294,7 @@ Specialization kernelConstants(const KernelInfo& kernel) {
   s.set(SpecId::ARows, kernel.aRowGranularity);
   s.set(SpecId::BCols, kernel.bColGranularity);
   s.set(SpecId::LaneCols, t.WM > 0 ? warpLayout(kernel).laneCols : 1);
+  setSwitches(s, switches);
   return s;
 }
 
@@ -293,7 +304,13 @@ std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem) {
   return onDevice->tileQueue();
 }
 
-VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make_shared<Context>(options)) {}
+VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make_shared<Context>(options)) {
+  const char* text = std::getenv(kTileOverridesVariable);
+  overrides_ = std::make_shared<const std::vector<KernelOverride>>(parseTileOverrides(text ? text : "", context_->limits()));
+  device_ = context_->info();
+  // The device line of every report says so: a table never passes for the catalogue's tiles.
+  if (std::string note = describeOverrides(*overrides_); !note.empty()) device_.api += " (" + note + ")";
+}
 
 bool VulkanBackend::implements(std::string_view kernelId) const {
   const KernelInfo* info = findKernelInfo(kernelId);
@@ -302,7 +319,7 @@ bool VulkanBackend::implements(std::string_view kernelId) const {
 
 std::unique_ptr<DeviceProblem> VulkanBackend::upload(const Matrix& a, const Matrix& b) {
   checkMultiplicable(a, b);
-  return std::make_unique<VulkanProblem>(context_, a, b);
+  return std::make_unique<VulkanProblem>(context_, overrides_, a, b);
 }
 
 }  // namespace tileskip::vk

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "backends/vulkan/context.hpp"
+#include "backends/vulkan/tile_overrides.hpp"
 #include "core/backend.hpp"
 
 namespace tileskip::vk {
@@ -18,7 +19,8 @@ class VulkanBackend final : public Backend {
   explicit VulkanBackend(const BackendOptions& options);
 
   std::string_view name() const override { return "vulkan"; }
-  const DeviceInfo& device() const override { return context_->info(); }
+  // The context's device, its api naming any tile overrides (TILESKIP_VULKAN_TILES).
+  const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
   std::vector<std::string> takeDiagnostics() override { return context_->takeDiagnostics(); }
@@ -27,6 +29,8 @@ class VulkanBackend final : public Backend {
 
  private:
   std::shared_ptr<Context> context_;  // shared with the problems, which may outlive a caller's handle
+  std::shared_ptr<const std::vector<KernelOverride>> overrides_;  // from TILESKIP_VULKAN_TILES, checked here
+  DeviceInfo device_;
 };
 
 // The two counters of a Vulkan problem's block tile queue (next tile, finished workgroups),
@@ -34,7 +38,7 @@ class VulkanBackend final : public Backend {
 std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem);
 
 // Specialization constants of a catalogue kernel (its tile shape, granularities and warp lane
-// grid, in the ids of shaders/tileskip_common.glsl).
-Specialization kernelConstants(const KernelInfo& kernel);
+// grid, in the ids of shaders/tileskip_common.glsl) and of the pipelined shaders' switches.
+Specialization kernelConstants(const KernelInfo& kernel, const PipelineSwitches& switches = {});
 
 }  // namespace tileskip::vk

@@ -1,0 +1,62 @@
+// Tuning on a GPU without a rebuild: TILESKIP_VULKAN_TILES replaces, for the Vulkan backend only,
+// the catalogue's tile shape of a kernel and sets the pipelined shaders' structural switches
+// (specialization constants 12-15), e.g.
+//   TILESKIP_VULKAN_TILES="pipelined=128x128x16/64x64/8x4/128,prefetch=0;joint-32x32=fma=1"
+// Entries are separated by ';', an entry is `id=` then, separated by ',', a tile in
+// core/tile_layout.hpp's notation and/or `switch=0|1`. Every entry is checked as any tile shape
+// from outside the catalogue is, and one that cannot run is bad input naming it; the device line
+// of a report says what was overridden, so a table never passes for the catalogue's.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/vulkan/limits.hpp"
+#include "backends/vulkan/specialization.hpp"
+#include "core/catalogue.hpp"
+
+namespace tileskip::vk {
+
+inline constexpr const char* kTileOverridesVariable = "TILESKIP_VULKAN_TILES";
+
+// The structural choices of the pipelined kernels' shaders, as the catalogue runs them. Which
+// one NVIDIA's compiler handles best is for a GPU run to say (bench/vulkan_tune.sh).
+struct PipelineSwitches {
+  bool prefetchFragments = true;    // K11's inner loop: depth k + 1's fragments read during depth k's FMAs
+  bool explicitFma = false;         // fma() instead of a contractible acc + a * b
+  bool storeBeforeCompute = false;  // write the fetched K-tile to shared memory before the FMAs, not after
+  bool fetchEveryStep = false;      // no branch around fetch and store: the last step fetches an empty K-tile
+  bool operator==(const PipelineSwitches&) const = default;
+};
+
+// The name of a specialization constant in reports and in TILESKIP_VULKAN_TILES: "BM", "threads",
+// "list", "prefetch", ...
+std::string_view specializationName(SpecId id);
+
+// Sets the switches' specialization constants.
+void setSwitches(Specialization& constants, const PipelineSwitches& switches);
+
+struct KernelOverride {
+  KernelInfo kernel;           // the catalogue's entry, with the overriding tile where one is given
+  PipelineSwitches switches;
+  std::string text;            // "pipelined=128x128x16/64x64/8x4/128,prefetch=0": the tile and every switch not at its default
+};
+
+// The overrides in `text` (the variable's value), each checked against the kernel's structure
+// (core/tile_layout.hpp), the pipelined shaders' (limits.hpp's pipelineShapeProblem) and this
+// device's limits. Throws InputError naming the variable and the entry for anything that does
+// not parse or cannot run: an unknown or baseline id, a repeated id, a switch the kernel's shader
+// does not have, a value other than 0 or 1, a tile that does not fit. Empty text: none.
+std::vector<KernelOverride> parseTileOverrides(std::string_view text, const ComputeLimits& limits);
+
+// The override for `kernel` where it is the catalogue's entry (its id, the catalogue's tile and
+// granularities; a test build of the same kernel under another stem counts): a caller that
+// built a tile shape of its own keeps it. Null where there is none.
+const KernelOverride* findOverride(std::span<const KernelOverride> overrides, const KernelInfo& kernel);
+
+// "tiles overridden: pipelined=..., joint-32x32=..." or empty where there are none.
+std::string describeOverrides(std::span<const KernelOverride> overrides);
+
+}  // namespace tileskip::vk

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sourced by the GPU-machine scripts (bench/gpu_session.sh, bench/vulkan_tune.sh): unpacks the
+# Vulkan loader carried in .gl/ and the host libraries the GPU image lacks (.carry/hostlibs,
+# built on Debian 12), and points BIN at the carried binaries (.carry/bin) and OUT at the
+# folder whose files come back.
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+BIN=${BIN:-.carry/bin}
+for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done
+ldconfig
+mkdir -p /tmp/hostlibs && tar -C /tmp/hostlibs -xJf .carry/hostlibs.tar.xz
+export LD_LIBRARY_PATH=/tmp/hostlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/nvidia_icd.json}
