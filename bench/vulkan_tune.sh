@@ -4,6 +4,7 @@
 # catalogue's own), with the driver's pipeline statistics, one summary line per variant.
 #   bench/vulkan_tune.sh KERNEL SIZE VARIANT...
 #   bench/vulkan_tune.sh pipelined 4096 - prefetch=0 128x128x16/64x64/8x4/128 fma=1,branchfree=1
+# DENSITY (default 1) and GRANULARITY (default 32) set the operands, for the skipping kernels.
 # Logs go to $OUT/vulkan-tune-KERNEL.log.
 set -u
 source "$(dirname "$0")/gpu_setup.sh"
@@ -16,7 +17,7 @@ for variant in "$@"; do
   [ "$variant" != "-" ] && tiles="$kernel=$variant"
   out=$(TILESKIP_VULKAN_TILES="$tiles" TILESKIP_VULKAN_PIPELINE_STATS=1 \
         timeout 120 "$BIN/tileskip" bench --backend vulkan --kernel "$kernel" --size "$size" \
-        --density-a 1 --density-b 1 --no-baseline --format csv 2>&1)
+        --density-a "${DENSITY:-1}" --density-b "${DENSITY:-1}" --granularity "${GRANULARITY:-32}" --no-baseline --format csv 2>&1)
   rc=$?
   { echo "== $kernel $variant (rc=$rc)"; echo "$out"; } >>"$log"
   # The kernel's CSV row (its milliseconds and GFLOPS) and the driver's register count.

@@ -19,7 +19,7 @@ layout(constant_id = 14) const bool STORE_BEFORE_COMPUTE = false;
 // FETCH_EVERY_STEP: no branch around the fetch and store; the last step fetches an empty K-tile
 // (all slots -1: no loads, zeros stored into a stage nobody reads), so the loop body is one
 // straight block for the compiler to schedule.
-layout(constant_id = 15) const bool FETCH_EVERY_STEP = false;
+layout(constant_id = 15) const bool FETCH_EVERY_STEP = true;
 
 const uint K_SLOTS = BK / K_BLOCK;  // K-blocks per K-tile; they need not be neighbours in K
 const uint A_QUADS_PER_ROW = BK / 4u, B_QUADS_PER_ROW = BN / 4u;

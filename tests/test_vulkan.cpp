@@ -320,7 +320,7 @@ TEST(VulkanLimits, PinsAWarpSizedSubgroupOnlyWhereTheSizeVariesAndTheWorkgroupFi
 
 TEST(VulkanTileOverrides, ParsesTilesAndSwitchesIntoCanonicalText) {
   std::vector<KernelOverride> overrides =
-      parseTileOverrides(" pipelined=128x128x16/64x64/8x4/128, prefetch=0 ;joint-32x32=fma=1,branchfree=1;", h200Limits());
+      parseTileOverrides(" pipelined=128x128x16/64x64/8x4/128, prefetch=0 ;joint-32x32=fma=1,branchfree=0;", h200Limits());
   ASSERT_EQ(overrides.size(), 2u);
   EXPECT_EQ(overrides[0].kernel.id, "pipelined");
   EXPECT_EQ(overrides[0].kernel.tile.BK, 16);
@@ -328,10 +328,10 @@ TEST(VulkanTileOverrides, ParsesTilesAndSwitchesIntoCanonicalText) {
   EXPECT_FALSE(overrides[0].switches.prefetchFragments);
   EXPECT_EQ(overrides[0].text, "pipelined=128x128x16/64x64/8x4/128,prefetch=0");
   EXPECT_EQ(overrides[1].kernel.tile.BK, 8);  // no tile given: the catalogue's
-  EXPECT_TRUE(overrides[1].switches.explicitFma && overrides[1].switches.fetchEveryStep && overrides[1].switches.prefetchFragments);
-  EXPECT_EQ(overrides[1].text, "joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=1");
+  EXPECT_TRUE(overrides[1].switches.explicitFma && !overrides[1].switches.fetchEveryStep && overrides[1].switches.prefetchFragments);
+  EXPECT_EQ(overrides[1].text, "joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=0");
   EXPECT_EQ(describeOverrides(overrides),
-            "tiles overridden: pipelined=128x128x16/64x64/8x4/128,prefetch=0, joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=1");
+            "tiles overridden: pipelined=128x128x16/64x64/8x4/128,prefetch=0, joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=0");
   EXPECT_TRUE(parseTileOverrides("", h200Limits()).empty());
   EXPECT_EQ(describeOverrides({}), "");
   // Switches at their defaults say nothing; fma reaches K9 too (its updates are a warp tile's).
@@ -397,13 +397,13 @@ TEST(VulkanTileOverrides, SwitchesAreSpecializationConstantsAtTheCataloguesDefau
   EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::PrefetchFragments)], 1u);
   EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::ExplicitFma)], 0u);
   EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::StoreBeforeCompute)], 0u);
-  EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::FetchEveryStep)], 0u);
-  PipelineSwitches switched{false, true, true, true};
+  EXPECT_EQ(constants.values[static_cast<std::size_t>(SpecId::FetchEveryStep)], 1u);
+  PipelineSwitches switched{false, true, true, false};
   Specialization other = kernelConstants(kernelInfo("pipelined"), switched);
   EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::PrefetchFragments)], 0u);
   EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::ExplicitFma)], 1u);
   EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::StoreBeforeCompute)], 1u);
-  EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::FetchEveryStep)], 1u);
+  EXPECT_EQ(other.values[static_cast<std::size_t>(SpecId::FetchEveryStep)], 0u);
   EXPECT_TRUE(constants < other || other < constants) << "a switch makes another pipeline";
 }
 
@@ -427,7 +427,7 @@ TEST(VulkanPipelineStatistics, OneLineNamesTheKernelItsConstantsAndEveryStatisti
   Specialization constants = kernelConstants(kernelInfo("pipelined"));
   std::string spec = specializationText(constants);
   EXPECT_NE(spec.find("BM=128 BN=128 BK=8 WM=64 WN=64 TM=8 TN=4 threads=128"), std::string::npos) << spec;
-  EXPECT_NE(spec.find("prefetch=1 fma=0 earlystore=0 branchfree=0"), std::string::npos) << spec;
+  EXPECT_NE(spec.find("prefetch=1 fma=0 earlystore=0 branchfree=1"), std::string::npos) << spec;
   std::string line = pipelineStatisticsLine(
       "pipelined", "k11_pipelined", constants,
       {{"Compute Shader", {{"Register Count", "223"}, {"Local Memory, bytes", "0"}}}, {"SASS|2", {{"Spills=", "12"}}}});
@@ -726,10 +726,10 @@ TEST_P(VulkanTileOverrideKernelConformance, PassesTheVerifySuite) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, VulkanTileOverrideKernelConformance,
-                         ::testing::Values("pipelined=prefetch=0", "pipelined=fma=1,branchfree=1",
+                         ::testing::Values("pipelined=prefetch=0", "pipelined=fma=1,branchfree=0",
                                            "pipelined=64x64x16/32x32/4x4/128,earlystore=1",
-                                           "joint-32x32=prefetch=0,branchfree=1;joint-8x32=fma=1,earlystore=1",
-                                           "a-warp=128x64x16/32x64/8x4/128,branchfree=1,prefetch=0", "warptile=fma=1"),
+                                           "joint-32x32=prefetch=0,branchfree=0;joint-8x32=fma=1,earlystore=1",
+                                           "a-warp=128x64x16/32x64/8x4/128,branchfree=0,prefetch=0", "warptile=fma=1"),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                            std::string name = "vulkan_";
                            for (const char* c = param.param; *c != '\0'; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';

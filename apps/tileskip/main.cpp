@@ -1,12 +1,40 @@
 // tileskip: benchmark, verify and explore tiled zero-block skipping GEMM kernels.
 // Exit codes: 0 success, 1 verification failure, 2 bad usage or bad input, 3 backend or device
 // unavailable.
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli_app.hpp"
 
+namespace {
+
+// A run that failed leaves without the libraries' exit-time teardown: everything of ours is
+// already closed (reports are written atomically, scopes have ended), and that teardown is what
+// can hang a failing run. Under an address-space ulimit on a 16-core machine, OpenBLAS's thread
+// pool, half-started, hung at exit after "needs 6.0 GiB of host memory" was printed (NVIDIA
+// H200 machine, 2026-11-22). Sanitizer builds exit normally: their leak check runs at exit.
+[[noreturn]] void leaveAfterFailure(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  tileskip::cli::Cli cli;
-  if (std::optional<int> done = cli.parse(argc, argv, std::cout, std::cerr)) return *done;
-  return cli.run(std::cerr);
+  int code = 0;
+  {
+    tileskip::cli::Cli cli;
+    if (std::optional<int> done = cli.parse(argc, argv, std::cout, std::cerr)) {
+      code = *done;
+    } else {
+      code = cli.run(std::cerr);
+    }
+  }
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  if (code != 0) leaveAfterFailure(code);
+#endif
+  return code;
 }

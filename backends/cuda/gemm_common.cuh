@@ -131,16 +131,6 @@ __device__ void loadBTile(const float* __restrict__ B, int K, int N, int kBase, 
   }
 }
 
-// Asks for the cache line holding `address` to be brought into L2, with no register and no wait
-// (PTX prefetch.global.L2); nothing where the code is not compiled for a GPU.
-__device__ inline void prefetchToL2(const void* address) {
-#ifdef __CUDA_ARCH__
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
-#else
-  (void)address;
-#endif
-}
-
 // Stores 4 consecutive outputs C[row][col .. col+3]; `col` is a multiple of 4.
 __device__ inline void storeQuad(float* __restrict__ C, int M, int N, int row, int col, float4 v) {
   if (row >= M || col >= N) return;

@@ -51,29 +51,6 @@ struct StagedKTile {
     }
   }
 
-  // Brings the lines the fetch of this K-tile will read into L2 (no registers): the skipping
-  // kernels issue it two steps ahead, because their K-blocks are scattered through K and miss
-  // L2 where the dense sweep hits it.
-  __device__ void prefetch(const float* __restrict__ A, const float* __restrict__ B, int M, int N, int K, int rowBase,
-                           int colBase, const int (&kBlocks)[kSlots], int tid) const {
-#pragma unroll
-    for (int i = 0; i < kAQuads; ++i) {
-      const int quad = tid + i * kThreads;
-      const int m = quad / kAQuadsPerRow, kq = (quad % kAQuadsPerRow) * 4;
-      const int kBlock = kBlocks[kq / kKBlock];
-      const int row = rowBase + m, k = kBlock * kKBlock + kq % kKBlock;
-      if (kBlock >= 0 && row < M && k < K) prefetchToL2(A + row * K + k);
-    }
-#pragma unroll
-    for (int i = 0; i < kBQuads; ++i) {
-      const int quad = tid + i * kThreads;
-      const int kk = quad / kBQuadsPerRow, nq = (quad % kBQuadsPerRow) * 4;
-      const int kBlock = kBlocks[kk / kKBlock];
-      const int k = kBlock * kKBlock + kk % kKBlock, col = colBase + nq;
-      if (kBlock >= 0 && k < K && col < N) prefetchToL2(B + k * N + col);
-    }
-  }
-
   // Writes the K-tile into a stage: A transposed (As[k][m], stride BM + kAPad), B row-major.
   __device__ void store(float* As, float* Bs, int tid) const {
 #pragma unroll
@@ -111,7 +88,7 @@ struct NoStepData {};
 // latency hides too. `compute(As, Bs, kBlocks, stepData)` does the warp's rank-1 updates of
 // the staged K-tile. Every thread of the block runs the same steps, so the single barrier per
 // step is block-uniform.
-template <int BM, int BN, int BK, int kThreads, bool kPrefetchL2 = false, class Schedule, class Prepare, class Compute>
+template <int BM, int BN, int BK, int kThreads, class Schedule, class Prepare, class Compute>
 __device__ void pipelinedMainLoop(const float* __restrict__ A, const float* __restrict__ B, int M, int N, int K,
                                   const BlockTile<BM, BN>& block, const Schedule& schedule, Prepare&& prepare,
                                   Compute&& compute, float* stages) {
@@ -124,12 +101,6 @@ __device__ void pipelinedMainLoop(const float* __restrict__ A, const float* __re
   int kBlocks[Staged::kSlots] = {}, nextKBlocks[Staged::kSlots] = {};
   schedule.kBlocksOf(0, kBlocks);
   staged.fetch(A, B, M, N, K, block.rowBase, block.colBase, kBlocks, tid);
-  if constexpr (kPrefetchL2) {
-    if (steps > 1) {
-      schedule.kBlocksOf(1, nextKBlocks);
-      staged.prefetch(A, B, M, N, K, block.rowBase, block.colBase, nextKBlocks, tid);
-    }
-  }
   auto stepData = prepare(kBlocks);
   staged.store(stages, stages + BK * transposedAStride<BM>(), tid);
   __syncthreads();
@@ -139,13 +110,6 @@ __device__ void pipelinedMainLoop(const float* __restrict__ A, const float* __re
     const bool more = step + 1 < steps;
     decltype(stepData) nextStepData{};
     if (more) {  // in flight while the FMAs below run
-      if constexpr (kPrefetchL2) {
-        if (step + 2 < steps) {
-          int laterKBlocks[Staged::kSlots];
-          schedule.kBlocksOf(step + 2, laterKBlocks);
-          staged.prefetch(A, B, M, N, K, block.rowBase, block.colBase, laterKBlocks, tid);
-        }
-      }
       schedule.kBlocksOf(step + 1, nextKBlocks);
       staged.fetch(A, B, M, N, K, block.rowBase, block.colBase, nextKBlocks, tid);
       nextStepData = prepare(nextKBlocks);

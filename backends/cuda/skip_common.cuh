@@ -180,7 +180,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
       struct StepBits {
         typename Skip::KBlockBits slot[BK / kKBlock];
       };
-      pipelinedMainLoop<BM, BN, BK, kThreads, /*kPrefetchL2=*/true>(
+      pipelinedMainLoop<BM, BN, BK, kThreads>(
           A, B, M, N, K, block, schedule,
           [&](const int (&kBlocks)[BK / kKBlock]) {
             StepBits bits;
