@@ -91,6 +91,19 @@ void checkBenchOptions(const BenchOptions& options) {
   if (options.repeat < 1) throw InputError("--repeat must be at least 1");
 }
 
+namespace {
+
+// Before the prepare times too, so the pattern kernels are timed on a warm device as well.
+void warmUp(DeviceProblem& onDevice, const KernelInfo& kernel, const BenchOptions& options, bool isGpu) {
+  double busyMs = 0.0;
+  for (int runs = 0; runs < options.warmup || (isGpu && busyMs < options.warmupMilliseconds && runs < kMaxWarmupRuns);
+       ++runs) {
+    busyMs += onDevice.run(kernel);
+  }
+}
+
+}  // namespace
+
 BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec& problem, const ProblemData& data,
                      const BenchOptions& options, const ProgressCallback& progress) {
   checkBenchOptions(options);
@@ -156,9 +169,9 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
           row.failure = "verification failed: " + row.error.summary();
         } else {
           say(std::string(backend.name()) + " " + std::string(kernel->id) + ": timing");
+          warmUp(*onDevice, *kernel, options, backend.device().isGpu);
           std::vector<double> prepareTimes, kernelTimes;
           for (int i = 0; i < options.repeat; ++i) prepareTimes.push_back(onDevice->prepare(*kernel));
-          for (int i = 0; i < options.warmup; ++i) onDevice->run(*kernel);
           for (int i = 0; i < options.repeat; ++i) kernelTimes.push_back(onDevice->run(*kernel));
           row.prepareMs = summarize(prepareTimes);
           row.kernelMs = summarize(kernelTimes);

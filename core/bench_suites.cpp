@@ -196,8 +196,8 @@ std::string formatHeadlineTable(const HeadlineReport& report) {
   for (const std::string& d : report.devices) out << "device    " << d << "\n";
   out << "host      " << report.host << "\n";
   out << "problem   M = N = K = " << report.options.size << ", seed " << report.options.seed << "; "
-      << report.options.warmup << " warm-up, median of " << report.options.repeat
-      << " device-timed runs; every kernel verified first\n\n";
+      << report.options.warmup << " warm-up (on a GPU: until " << BenchOptions{}.warmupMilliseconds
+      << " ms of work), median of " << report.options.repeat << " device-timed runs; every kernel verified first\n\n";
   std::vector<std::vector<std::string>> cells = {{"measure", "target", "measured", "met", "detail"}};
   for (const HeadlineMeasure& m : report.measures) {
     std::optional<bool> met = m.met();

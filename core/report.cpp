@@ -88,8 +88,8 @@ std::string formatTable(const BenchReport& report) {
       << fixed(report.patternDensityB, 3) << " (8-row / 8-column tiles)\n";
   for (const std::string& device : report.devices) out << "device    " << device << "\n";
   out << "host      " << report.host << "\n";
-  out << "timing    " << report.options.warmup << " warm-up, median of " << report.options.repeat
-      << " device-timed runs; each kernel verified against the " << report.referenceKind << " first\n";
+  out << "timing    " << report.options.warmup << " warm-up (on a GPU: until " << report.options.warmupMilliseconds
+      << " ms of work), median of " << report.options.repeat << " device-timed runs; each kernel verified against the " << report.referenceKind << " first\n";
   if (!report.baselineKernel.empty()) out << "baseline  " << report.baselineKernel << "\n";
   out << "\n";
 
@@ -171,7 +171,7 @@ std::string formatJson(const BenchReport& report) {
       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"generator", p.generator}, {"density_a", p.densityA},
                    {"density_b", p.densityB}, {"seed", p.seed}, {"granularity", p.options.granularity}}},
       {"pattern_density", {{"a", report.patternDensityA}, {"b", report.patternDensityB}}},
-      {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat}}},
+      {"timing", {{"warmup", report.options.warmup}, {"warmup_ms", report.options.warmupMilliseconds}, {"repeat", report.options.repeat}}},
       {"reference", report.referenceKind},
       {"baseline", report.baselineKernel},
       {"rows", rows},

@@ -25,7 +25,8 @@ struct FakeFaults {
 
 class FakeProblem final : public DeviceProblem {
  public:
-  FakeProblem(const Matrix& a, const Matrix& b, const FakeFaults& faults) : a_(a), b_(b), c_(a.rows(), b.cols()), faults_(faults) {}
+  FakeProblem(const Matrix& a, const Matrix& b, const FakeFaults& faults, int& runs)
+      : a_(a), b_(b), c_(a.rows(), b.cols()), faults_(faults), runs_(runs) {}
 
   double prepare(const KernelInfo& kernel) override {
     if (kernel.usesAPattern()) aPattern_ = buildAPattern(a_, kernel.aRowGranularity);
@@ -37,6 +38,7 @@ class FakeProblem final : public DeviceProblem {
   void poisonC() override { c_.fill(std::numeric_limits<float>::quiet_NaN()); }
 
   double run(const KernelInfo& kernel) override {
+    ++runs_;
     if (!kernel.skips()) {
       referenceSgemm(a_, b_, c_);
     } else {
@@ -81,6 +83,7 @@ class FakeProblem final : public DeviceProblem {
   Matrix a_, b_, c_;
   Pattern aPattern_, bPattern_;
   FakeFaults faults_;
+  int& runs_;
 };
 
 class FakeBackend final : public Backend {
@@ -97,13 +100,16 @@ class FakeBackend final : public Backend {
   }
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
     checkMultiplicable(a, b);
-    return std::make_unique<FakeProblem>(a, b, faults_);
+    return std::make_unique<FakeProblem>(a, b, faults_, runs_);
   }
+  // Kernel runs of every problem uploaded so far.
+  int runs() const { return runs_; }
 
  private:
   DeviceInfo device_;
   FakeFaults faults_;
   std::string name_;
+  int runs_ = 0;
 };
 
 }  // namespace tileskip::testing

@@ -65,6 +65,27 @@ TEST(Bench, UnwrittenOutputFailsVerification) {
   EXPECT_FALSE(benchFake(backend, {"warptile"}).rows[0].verified);
 }
 
+TEST(Bench, OnAGpuWarmUpLastsUntilTheDeviceHasWorkedLongEnough) {
+  // The fake GPU reports 2 ms a run: 200 ms of warm-up is 100 runs, then 1 verification run
+  // before them and 3 timed after.
+  FakeBackend backend;
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = 32;
+  std::vector<BenchTarget> targets = {{&backend, {&kernelInfo("warptile")}}};
+  runBench(targets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 200.0});
+  EXPECT_EQ(backend.runs(), 1 + 100 + 3);
+  // Never more than kMaxWarmupRuns, however fast the kernel.
+  FakeBackend fast({.millisecondsPerRun = 0.001});
+  std::vector<BenchTarget> fastTargets = {{&fast, {&kernelInfo("warptile")}}};
+  runBench(fastTargets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 200.0});
+  EXPECT_EQ(fast.runs(), 1 + kMaxWarmupRuns + 3);
+  // The count still holds where the time is already spent.
+  FakeBackend slow({.millisecondsPerRun = 500.0});
+  std::vector<BenchTarget> slowTargets = {{&slow, {&kernelInfo("warptile")}}};
+  runBench(slowTargets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 200.0});
+  EXPECT_EQ(slow.runs(), 1 + 2 + 3);
+}
+
 TEST(Bench, RejectsBadRepetitions) {
   FakeBackend backend;
   ProblemSpec spec;
