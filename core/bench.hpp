@@ -49,9 +49,9 @@ struct BenchOptions {
   int warmup = 2;
   int repeat = 10;
   // On a GPU, warm-up also lasts until the kernel has kept the device busy this long (within
-  // kMaxWarmupRuns). A GPU fresh from idle ran a whole short process slow: on the H200 one
-  // joint-64x32 process timed 5.7 ms, the next 1.03 ms with the same inputs and shader
-  // (bench/NOTES.md, step 6); METHOD.md asks for warm-up by time, not by count.
+  // kMaxWarmupRuns): clocks and caches settle by time, not by count, and a 0.3 ms kernel's two
+  // runs are nothing. (It does not cure the slow first process on a fresh machine of
+  // bench/NOTES.md, step 6; min and max show that one.)
   double warmupMilliseconds = 200.0;
 };
 

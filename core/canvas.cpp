@@ -1,6 +1,7 @@
 #include "core/canvas.hpp"
 
 #include <stb/stb_easy_font.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -13,21 +14,6 @@ namespace tileskip {
 
 namespace {
 
-std::uint32_t crc32(const std::uint8_t* data, std::size_t size, std::uint32_t crc = 0) {
-  static const std::array<std::uint32_t, 256> table = [] {
-    std::array<std::uint32_t, 256> t{};
-    for (std::uint32_t n = 0; n < 256; ++n) {
-      std::uint32_t c = n;
-      for (int k = 0; k < 8; ++k) c = (c & 1u) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[n] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (std::size_t i = 0; i < size; ++i) crc = table[(crc ^ data[i]) & 0xFFu] ^ (crc >> 8);
-  return ~crc;
-}
-
 void putBigEndian(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
 }
@@ -37,7 +23,7 @@ void chunk(std::vector<std::uint8_t>& png, const char type[4], const std::vector
   std::size_t start = png.size();
   png.insert(png.end(), type, type + 4);
   png.insert(png.end(), data.begin(), data.end());
-  putBigEndian(png, crc32(png.data() + start, png.size() - start));
+  putBigEndian(png, static_cast<std::uint32_t>(crc32(0L, png.data() + start, static_cast<uInt>(png.size() - start))));
 }
 
 }  // namespace
@@ -97,26 +83,13 @@ void Canvas::savePng(const std::string& path) const {
     raw.insert(raw.end(), rgb_.begin() + static_cast<std::ptrdiff_t>(y) * width_ * 3,
                rgb_.begin() + static_cast<std::ptrdiff_t>(y + 1) * width_ * 3);
   }
-  // zlib stream of stored deflate blocks (at most 65535 bytes each) and an Adler-32 trailer.
-  std::vector<std::uint8_t> zlib = {0x78, 0x01};
-  for (std::size_t at = 0; at < raw.size() || at == 0;) {
-    std::size_t n = std::min<std::size_t>(65535, raw.size() - at);
-    bool last = at + n == raw.size();
-    zlib.push_back(last ? 1 : 0);
-    zlib.push_back(static_cast<std::uint8_t>(n & 0xFF));
-    zlib.push_back(static_cast<std::uint8_t>(n >> 8));
-    zlib.push_back(static_cast<std::uint8_t>(~n & 0xFF));
-    zlib.push_back(static_cast<std::uint8_t>((~n >> 8) & 0xFF));
-    zlib.insert(zlib.end(), raw.begin() + static_cast<std::ptrdiff_t>(at), raw.begin() + static_cast<std::ptrdiff_t>(at + n));
-    at += n;
-    if (last) break;
+  // Plots are mostly background: deflated they are a few hundred KiB, not the raw 3.6 MiB.
+  uLongf zlibSize = compressBound(static_cast<uLong>(raw.size()));
+  std::vector<std::uint8_t> zlib(zlibSize);
+  if (compress2(zlib.data(), &zlibSize, raw.data(), static_cast<uLong>(raw.size()), Z_BEST_COMPRESSION) != Z_OK) {
+    throw UnavailableError(path + ": cannot compress the plot (out of host memory)");
   }
-  std::uint32_t a = 1, b = 0;
-  for (std::uint8_t byte : raw) {
-    a = (a + byte) % 65521;
-    b = (b + a) % 65521;
-  }
-  putBigEndian(zlib, (b << 16) | a);
+  zlib.resize(zlibSize);
 
   std::vector<std::uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   std::vector<std::uint8_t> header;

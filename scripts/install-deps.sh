@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libopenblas-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+  libopenblas-dev nlohmann-json3-dev libcli11-dev libgtest-dev zlib1g-dev
   libvulkan-dev glslang-tools spirv-tools vulkan-validationlayers mesa-vulkan-drivers
   libglfw3-dev libimgui-dev libstb-dev xvfb fonts-dejavu-core
   python3 python3-numpy

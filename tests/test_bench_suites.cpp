@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "core/bench_suites.hpp"
 #include "core/canvas.hpp"
@@ -88,16 +89,45 @@ TEST(SweepSuite, PointsCsvAndPlot) {
   EXPECT_EQ(bytes.substr(1, 3), "PNG");
 }
 
-TEST(Canvas, WritesAValidUncompressedPng) {
+TEST(Canvas, WritesAValidPngThatInflatesToItsPixels) {
   Canvas canvas(70, 30);
   canvas.line(0, 0, 69, 29, {255, 0, 0}, 2);
   canvas.text(2, 2, "tileskip", {0, 0, 0});
+  canvas.pixel(69, 0, {1, 2, 3});
   std::filesystem::path png = tileskip::testing::scratchFolder("tileskip_canvas_") / "c.png";
   canvas.savePng(png.string());
   std::string bytes = fileBytes(png);
-  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  // Signature, IHDR (25), IDAT (12 + zlib: 2 + one stored block of 5 + raw + 4), IEND (12).
-  std::size_t raw = 30 * (1 + 70 * 3);
-  EXPECT_EQ(bytes.size(), 8 + 25 + 12 + 2 + 5 + raw + 4 + 12);
+  ASSERT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  // Walk the chunks: each CRC must hold, IHDR says 70x30 8-bit RGB, IDAT inflates to the rows.
+  auto u32 = [&](std::size_t at) {
+    return (std::uint32_t(std::uint8_t(bytes[at])) << 24) | (std::uint32_t(std::uint8_t(bytes[at + 1])) << 16) |
+           (std::uint32_t(std::uint8_t(bytes[at + 2])) << 8) | std::uint32_t(std::uint8_t(bytes[at + 3]));
+  };
+  std::vector<std::string> types;
+  std::string idat;
+  for (std::size_t at = 8; at + 12 <= bytes.size();) {
+    std::uint32_t length = u32(at);
+    std::string type = bytes.substr(at + 4, 4);
+    const auto* covered = reinterpret_cast<const Bytef*>(bytes.data() + at + 4);
+    EXPECT_EQ(u32(at + 8 + length), crc32(0L, covered, length + 4)) << type;
+    if (type == "IHDR") {
+      EXPECT_EQ(u32(at + 8), 70u);
+      EXPECT_EQ(u32(at + 12), 30u);
+      EXPECT_EQ(bytes.substr(at + 16, 2), std::string("\x08\x02", 2));
+    }
+    if (type == "IDAT") idat += bytes.substr(at + 8, length);
+    types.push_back(type);
+    at += 12 + length;
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"IHDR", "IDAT", "IEND"}));
+  std::vector<std::uint8_t> raw(30 * (1 + 70 * 3) + 1);
+  uLongf rawSize = raw.size();
+  ASSERT_EQ(uncompress(raw.data(), &rawSize, reinterpret_cast<const Bytef*>(idat.data()), idat.size()), Z_OK);
+  ASSERT_EQ(rawSize, 30u * (1 + 70 * 3));
+  auto at = [&](int x, int y) { return raw.data() + y * (1 + 70 * 3) + 1 + x * 3; };
+  for (int y = 0; y < 30; ++y) EXPECT_EQ(raw[y * (1 + 70 * 3)], 0) << "row " << y << " filter";
+  EXPECT_EQ(std::vector<std::uint8_t>(at(0, 0), at(0, 0) + 3), (std::vector<std::uint8_t>{255, 0, 0}));
+  EXPECT_EQ(std::vector<std::uint8_t>(at(69, 0), at(69, 0) + 3), (std::vector<std::uint8_t>{1, 2, 3}));
+  EXPECT_LT(idat.size(), rawSize / 4) << "a mostly blank plot deflates well";
   EXPECT_THROW(canvas.savePng("/nonexistent-dir/c.png"), InputError);
 }
