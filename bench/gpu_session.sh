@@ -20,15 +20,18 @@ step() {  # step NAME COMMAND...: runs COMMAND with its output in $OUT/NAME.log
 for s in "$@"; do
   case $s in
     env) step env bash -c "nvidia-smi; $BIN/tileskip list" ;;
-    tests) step tests env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=cuda,vulkan "$BIN/tileskip_tests" --gtest_brief=1 ;;
+    tests) step tests env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=cuda,vulkan \
+             bash "$(dirname "$0")/run_tests_by_suite.sh" "$BIN/tileskip_tests" 90 ;;
     verify) step verify "$BIN/tileskip" verify ;;
     bench) step bench-vulkan "$BIN/tileskip" bench --backend vulkan --kernel all --size 4096 --format json --out "$OUT/bench-vulkan.json"
            for d in 1.0 0.5 0.25; do
              step "bench-cuda-$d" "$BIN/tileskip" bench --backend cuda --kernel all --size 4096 --density-a $d --density-b $d --format json --out "$OUT/bench-cuda-$d.json"
            done ;;
     sanitize) for tool in memcheck racecheck synccheck; do
-                step "sanitize-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$BIN/tileskip" verify --backend cuda --quick
+                step "sanitize-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$BIN/tileskip" verify --backend cuda
               done ;;
+    headline) step headline "$BIN/tileskip" bench --suite headline --format json --out "$OUT/headline.json" ;;
+    sweep) step sweep "$BIN/tileskip" bench --suite sweep --out "$OUT/sweep.csv" ;;
     vulkan-tests) step vulkan-tests env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=vulkan "$BIN/tileskip_tests" --gtest_brief=1 --gtest_filter='*vulkan*:*Vulkan*' ;;
     cuda-tests) step cuda-tests env TILESKIP_REQUIRE_BACKENDS=cuda "$BIN/tileskip_tests" --gtest_brief=1 --gtest_filter='*cuda*:*Cuda*:CrossBackend.*' ;;
     *) echo "unknown step $s" ;;
