@@ -1,5 +1,7 @@
 #include "core/backend.hpp"
 
+#include "core/error.hpp"
+
 namespace tileskip {
 
 std::string DeviceInfo::describe() const {
@@ -15,6 +17,14 @@ std::vector<const KernelInfo*> Backend::kernels() const {
     if (implements(k.id)) list.push_back(&k);
   }
   return list;
+}
+
+std::vector<std::string> Backend::tuningVariants(const KernelInfo&) const { return {}; }
+
+void Backend::useVariant(const KernelInfo& kernel, const std::string& variant) {
+  if (variant.empty()) return;  // the catalogue's own: what runs anyway
+  throw InputError("backend " + std::string(name()) + " has no variant '" + variant + "' of kernel '" + std::string(kernel.id) +
+                   "': its kernels' shapes are compiled in");
 }
 
 }  // namespace tileskip

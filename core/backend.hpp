@@ -73,6 +73,14 @@ class Backend {
   // Messages the driver or validation layers reported since the last call (and clears them).
   virtual std::vector<std::string> takeDiagnostics() { return {}; }
 
+  // Tuning (core/tune.hpp). The variants of `kernel` this backend can run on this device without
+  // a rebuild, each a text the backend reads ("" is the catalogue's own and comes first); none
+  // where the kernel has no other (the CUDA kernels' shapes are compiled in).
+  virtual std::vector<std::string> tuningVariants(const KernelInfo& kernel) const;
+  // Runs `kernel` as `variant` from now on, in problems already uploaded too. Throws InputError
+  // for a variant that is not one of tuningVariants(kernel).
+  virtual void useVariant(const KernelInfo& kernel, const std::string& variant);
+
   // Catalogue entries this backend implements, in catalogue order.
   std::vector<const KernelInfo*> kernels() const;
 };

@@ -4,6 +4,7 @@
 // each of those.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -21,12 +22,15 @@ struct FakeFaults {
   bool leaveLastRowUnwritten = false;
   double millisecondsPerRun = 2.0;  // what run() reports for the dense kernel
   double baselineMillisecondsPerRun = 0.0;  // ... and for the baseline (0: as the dense kernel)
+  // Run-time variants of `pipelined` for tuning: "fast" (half the time), "slow" (twice),
+  // "near" (0.5 % faster: within the tuning margin), "wrong" (fast and one element off).
+  bool pipelinedVariants = false;
 };
 
 class FakeProblem final : public DeviceProblem {
  public:
-  FakeProblem(const Matrix& a, const Matrix& b, const FakeFaults& faults, int& runs)
-      : a_(a), b_(b), c_(a.rows(), b.cols()), faults_(faults), runs_(runs) {}
+  FakeProblem(const Matrix& a, const Matrix& b, const FakeFaults& faults, int& runs, const std::string& pipelinedVariant)
+      : a_(a), b_(b), c_(a.rows(), b.cols()), faults_(faults), runs_(runs), pipelinedVariant_(pipelinedVariant) {}
 
   double prepare(const KernelInfo& kernel) override {
     if (kernel.usesAPattern()) aPattern_ = buildAPattern(a_, kernel.aRowGranularity);
@@ -48,6 +52,11 @@ class FakeProblem final : public DeviceProblem {
       for (int j = 0; j < c_.cols(); ++j) c_(c_.rows() - 1, j) = std::numeric_limits<float>::quiet_NaN();
     }
     if (kernel.isBaseline() && faults_.baselineMillisecondsPerRun > 0.0) return faults_.baselineMillisecondsPerRun;
+    if (kernel.id == "pipelined" && !pipelinedVariant_.empty()) {
+      if (pipelinedVariant_ == "wrong") c_(0, 0) += 1.0f;
+      double scale = pipelinedVariant_ == "slow" ? 2.0 : pipelinedVariant_ == "near" ? 0.995 : 0.5;
+      return faults_.millisecondsPerRun * scale;
+    }
     // A skipping kernel "runs" in proportion to the work it keeps.
     return kernel.skips() ? faults_.millisecondsPerRun * kernelWork(kernel, a_, b_).jointDensity : faults_.millisecondsPerRun;
   }
@@ -84,6 +93,7 @@ class FakeProblem final : public DeviceProblem {
   Pattern aPattern_, bPattern_;
   FakeFaults faults_;
   int& runs_;
+  const std::string& pipelinedVariant_;  // the backend's, as it is when run() is called
 };
 
 class FakeBackend final : public Backend {
@@ -100,7 +110,16 @@ class FakeBackend final : public Backend {
   }
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
     checkMultiplicable(a, b);
-    return std::make_unique<FakeProblem>(a, b, faults_, runs_);
+    return std::make_unique<FakeProblem>(a, b, faults_, runs_, pipelinedVariant_);
+  }
+  std::vector<std::string> tuningVariants(const KernelInfo& kernel) const override {
+    if (!faults_.pipelinedVariants || kernel.id != "pipelined") return {};
+    return {"", "fast", "slow", "near", "wrong"};
+  }
+  void useVariant(const KernelInfo& kernel, const std::string& variant) override {
+    std::vector<std::string> offered = tuningVariants(kernel);
+    if (std::find(offered.begin(), offered.end(), variant) == offered.end()) return Backend::useVariant(kernel, variant);
+    if (kernel.id == "pipelined") pipelinedVariant_ = variant;
   }
   // Kernel runs of every problem uploaded so far.
   int runs() const { return runs_; }
@@ -110,6 +129,7 @@ class FakeBackend final : public Backend {
   FakeFaults faults_;
   std::string name_;
   int runs_ = 0;
+  std::string pipelinedVariant_;
 };
 
 }  // namespace tileskip::testing

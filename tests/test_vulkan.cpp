@@ -5,8 +5,11 @@
 // TILESKIP_REQUIRE_BACKENDS names vulkan.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "backends/vulkan/device_selection.hpp"
@@ -18,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/tile_layout.hpp"
+#include "core/tune.hpp"
 #include "core/verify_suite.hpp"
 #include "run_command.hpp"
 
@@ -774,6 +778,62 @@ TEST(VulkanDevice, ABadTileOverrideStopsTheBenchAsBadInput) {
                                                                std::string(TILESKIP_BINARY) + " bench --backend vulkan --size 8");
   EXPECT_EQ(o.exitCode, 2) << o.output;
   EXPECT_NE(o.output.find("entry 'pipelined=128x128x8/64x64/8x4/64'"), std::string::npos) << o.output;
+}
+
+TEST(VulkanTileOverrides, TuningTriesEverySwitchAndTheShapesThatFitTheDevice) {
+  std::vector<std::string> pipelined = tuningCandidates(kernelInfo("pipelined"), h200Limits());
+  ASSERT_FALSE(pipelined.empty());
+  EXPECT_EQ(pipelined.front(), "") << "the catalogue's own first";
+  for (const char* v : {"branchfree=0", "prefetch=0", "fma=1", "128x128x8/64x32/8x4/256"}) {
+    EXPECT_NE(std::find(pipelined.begin(), pipelined.end(), v), pipelined.end()) << v;
+  }
+  std::vector<std::string> warptile = tuningCandidates(kernelInfo("warptile"), h200Limits());
+  EXPECT_EQ(warptile, (std::vector<std::string>{"", "fma=1", "128x128x8/64x64/8x4/128"}));
+  EXPECT_TRUE(tuningCandidates(kernelInfo("naive"), h200Limits()).empty());
+  // Every candidate of every kernel parses as an override on that device.
+  for (const KernelInfo& k : kCatalogue) {
+    for (const std::string& v : tuningCandidates(k, lavapipeLimits())) {
+      if (v.empty()) continue;
+      EXPECT_NO_THROW(parseTileOverrides(std::string(k.id) + "=" + v, lavapipeLimits())) << k.id << "=" << v;
+    }
+  }
+}
+
+TEST(VulkanDevice, TuneCachesItsChoiceAndTheNextRunUsesIt) {
+  VULKAN_OR_SKIP(backend, false);
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_tune_");
+  std::filesystem::path cache = dir / "tune.json";
+  std::filesystem::remove(cache);
+  std::string withCache = std::string(kTuneCacheVariable) + "=" + cache.string() + " " + std::string(TILESKIP_BINARY);
+  tileskip::testing::Outcome tuned =
+      tileskip::testing::runCommand(withCache + " tune --backend vulkan --kernel warptile --size 40 --warmup 0 --repeat 1");
+  ASSERT_EQ(tuned.exitCode, 0) << tuned.output;
+  EXPECT_NE(tuned.output.find("(catalogue)"), std::string::npos) << tuned.output;
+  EXPECT_NE(tuned.output.find("saved to " + cache.string()), std::string::npos) << tuned.output;
+  std::string key = tuneCacheKey("vulkan", backend.context().info());
+  nlohmann::json written = nlohmann::json::parse(std::ifstream(cache));
+  ASSERT_TRUE(written["devices"].contains(key)) << written.dump(2);
+  EXPECT_EQ(written["devices"][key]["measured"]["warptile"]["problem"].get<std::string>().find("M=40"), 0u) << written.dump(2);
+
+  // Whatever was chosen, a cache naming a variant makes the next run use it, and say so.
+  written["devices"][key]["variants"] = {{"warptile", "fma=1"}};
+  std::ofstream(cache) << written.dump();
+  tileskip::testing::Outcome bench =
+      tileskip::testing::runCommand(withCache + " bench --backend vulkan --kernel warptile --size 40 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(bench.exitCode, 0) << bench.output;
+  EXPECT_NE(bench.output.find("tiles overridden: warptile=128x128x16/64x64/8x4/128,fma=1"), std::string::npos) << bench.output;
+  // The variable wins over the cache, even set empty.
+  tileskip::testing::Outcome plain = tileskip::testing::runCommand(
+      std::string(kTileOverridesVariable) + "= " + withCache + " bench --backend vulkan --kernel warptile --size 40 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(plain.output.find("tiles overridden"), std::string::npos) << plain.output;
+
+  // A cache that cannot be used is said and passed over; the run goes on with the catalogue's tiles.
+  std::ofstream(cache) << "{broken";
+  tileskip::testing::Outcome broken =
+      tileskip::testing::runCommand(withCache + " bench --backend vulkan --kernel warptile --size 40 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(broken.exitCode, 0) << broken.output;
+  EXPECT_NE(broken.output.find("not using the tune cache"), std::string::npos) << broken.output;
+  EXPECT_EQ(broken.output.find("tiles overridden"), std::string::npos) << broken.output;
 }
 
 // ---- Without a driver the backend is unavailable and the rest of the tool keeps working.

@@ -30,6 +30,7 @@ Command addVerifyCommand(CLI::App& parent);
 Command addGenCommand(CLI::App& parent);
 Command addRunCommand(CLI::App& parent);
 Command addViewCommand(CLI::App& parent);
+Command addTuneCommand(CLI::App& parent);
 
 // --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity
 struct ProblemFlags {

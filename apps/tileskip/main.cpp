@@ -7,6 +7,7 @@
 
 #include "cli_app.hpp"
 
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 namespace {
 
 // A run that failed leaves without the libraries' exit-time teardown: everything of ours is
@@ -22,6 +23,7 @@ namespace {
 }
 
 }  // namespace
+#endif
 
 int main(int argc, char** argv) {
   int code = 0;

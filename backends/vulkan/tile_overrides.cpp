@@ -150,4 +150,24 @@ std::string describeOverrides(std::span<const KernelOverride> overrides) {
   return text;
 }
 
+std::vector<std::string> tuningCandidates(const KernelInfo& kernel, const ComputeLimits& limits) {
+  if (kernel.isBaseline() || kernel.tile.WM == 0) return {};
+  // What the H200 runs told apart (bench/results/2026-11-22-h200-vulkan-tune.md): the switches,
+  // and the shapes that did not spill there; BK = 16 and 256-wide tiles spilled and are left out.
+  std::vector<std::string> tried = pipelinedShader(kernel)
+                                       ? std::vector<std::string>{"branchfree=0", "prefetch=0", "fma=1", "128x128x8/64x32/8x4/256",
+                                                                  "128x64x8/64x32/8x4/128"}
+                                       : std::vector<std::string>{"fma=1", "128x128x8/64x64/8x4/128"};
+  std::vector<std::string> candidates = {""};
+  for (const std::string& variant : tried) {
+    try {
+      parseEntry(std::string(kernel.id) + "=" + variant, limits);
+      candidates.push_back(variant);
+    } catch (const InputError&) {
+      // Not for this kernel's structure or this device: not a candidate here.
+    }
+  }
+  return candidates;
+}
+
 }  // namespace tileskip::vk

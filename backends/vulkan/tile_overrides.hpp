@@ -62,4 +62,10 @@ const KernelOverride* findOverride(std::span<const KernelOverride> overrides, co
 // "tiles overridden: pipelined=..., joint-32x32=..." or empty where there are none.
 std::string describeOverrides(std::span<const KernelOverride> overrides);
 
+// The variants `tileskip tune` tries for a kernel (core/tune.hpp): the catalogue's own ("")
+// first, then each switch away from its default and a few other tile shapes, as the text after
+// "id=" in TILESKIP_VULKAN_TILES; only those that can run on a device with these limits. None
+// for a kernel without a warp tile.
+std::vector<std::string> tuningCandidates(const KernelInfo& kernel, const ComputeLimits& limits);
+
 }  // namespace tileskip::vk

@@ -1,6 +1,9 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -14,6 +17,7 @@
 #include "core/process_exit.hpp"
 #include "core/reference.hpp"
 #include "core/tile_layout.hpp"
+#include "core/tune.hpp"
 
 namespace tileskip::vk {
 
@@ -305,11 +309,51 @@ std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem) {
 }
 
 VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make_shared<Context>(options)) {
-  const char* text = std::getenv(kTileOverridesVariable);
-  overrides_ = std::make_shared<const std::vector<KernelOverride>>(parseTileOverrides(text ? text : "", context_->limits()));
+  overrides_ = std::make_shared<std::vector<KernelOverride>>();
+  if (const char* text = std::getenv(kTileOverridesVariable); text != nullptr) {
+    // Set, even empty, it is the whole choice: a tuning experiment must not mix with the cache.
+    *overrides_ = parseTileOverrides(text, context_->limits());
+  } else if (std::optional<std::filesystem::path> cache = tuneCachePath()) {
+    // What `tileskip tune` chose on this device and driver. A cache that cannot be used is
+    // reported and passed over: the catalogue's tiles always run.
+    try {
+      std::string entries;
+      for (const auto& [kernel, variant] : readTuneCache(*cache, tuneCacheKey(name(), context_->info()))) {
+        entries += kernel + "=" + variant + ";";
+      }
+      *overrides_ = parseTileOverrides(entries, context_->limits());
+    } catch (const InputError& e) {
+      std::cerr << "tileskip: vulkan: not using the tune cache: " << e.what() << "\n";
+    }
+  }
+  describeDevice();
+}
+
+void VulkanBackend::describeDevice() {
   device_ = context_->info();
   // The device line of every report says so: a table never passes for the catalogue's tiles.
   if (std::string note = describeOverrides(*overrides_); !note.empty()) device_.api += " (" + note + ")";
+}
+
+std::vector<std::string> VulkanBackend::tuningVariants(const KernelInfo& kernel) const {
+  if (!implements(kernel.id)) return {};
+  std::vector<std::string> variants = tuningCandidates(kernel, context_->limits());
+  return variants.size() > 1 ? variants : std::vector<std::string>{};
+}
+
+void VulkanBackend::useVariant(const KernelInfo& kernel, const std::string& variant) {
+  std::vector<std::string> offered = tuningCandidates(kernel, context_->limits());
+  if (std::find(offered.begin(), offered.end(), variant) == offered.end()) {
+    std::string list;
+    for (const std::string& v : offered) list += (list.empty() ? "'" : ", '") + v + "'";
+    throw InputError("vulkan has no variant '" + variant + "' of kernel '" + std::string(kernel.id) + "' on this device; it has " + list);
+  }
+  std::erase_if(*overrides_, [&](const KernelOverride& o) { return o.kernel.id == kernel.id; });
+  if (!variant.empty()) {
+    std::vector<KernelOverride> parsed = parseTileOverrides(std::string(kernel.id) + "=" + variant, context_->limits());
+    overrides_->push_back(parsed.front());
+  }
+  describeDevice();
 }
 
 bool VulkanBackend::implements(std::string_view kernelId) const {

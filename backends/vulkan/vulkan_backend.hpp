@@ -19,17 +19,23 @@ class VulkanBackend final : public Backend {
   explicit VulkanBackend(const BackendOptions& options);
 
   std::string_view name() const override { return "vulkan"; }
-  // The context's device, its api naming any tile overrides (TILESKIP_VULKAN_TILES).
+  // The context's device, its api naming any tile overrides (TILESKIP_VULKAN_TILES, the tune cache).
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
   std::vector<std::string> takeDiagnostics() override { return context_->takeDiagnostics(); }
+  // Tile shapes and shader switches (tile_overrides.hpp), all specialization constants.
+  std::vector<std::string> tuningVariants(const KernelInfo& kernel) const override;
+  void useVariant(const KernelInfo& kernel, const std::string& variant) override;
 
   Context& context() { return *context_; }
 
  private:
   std::shared_ptr<Context> context_;  // shared with the problems, which may outlive a caller's handle
-  std::shared_ptr<const std::vector<KernelOverride>> overrides_;  // from TILESKIP_VULKAN_TILES, checked here
+  // From TILESKIP_VULKAN_TILES, else from the tune cache (core/tune.hpp), then useVariant; shared
+  // with the problems, which read it at every run.
+  std::shared_ptr<std::vector<KernelOverride>> overrides_;
+  void describeDevice();
   DeviceInfo device_;
 };
 

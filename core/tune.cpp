@@ -1,0 +1,193 @@
+#include "core/tune.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/report.hpp"
+
+namespace tileskip {
+
+namespace {
+
+// Dense kernels are tuned on dense inputs; skipping kernels on A and B at density 0.5 with
+// 128-wide zero segments, aligned to their block tiles: where skipping pays, so where a variant's
+// handling of the gathered K-blocks shows.
+ProblemSpec tuningProblem(const KernelInfo& kernel, const TuneOptions& options) {
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = options.size;
+  spec.seed = options.seed;
+  if (kernel.skips()) {
+    spec.generator = "segments";
+    spec.densityA = spec.densityB = 0.5;
+    spec.options.granularity = 128;
+  }
+  spec.validate();
+  return spec;
+}
+
+std::string threeDecimals(double value) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(3);
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
+bool TuneReport::anyFailedVerification() const {
+  for (const TuneResult& r : results) {
+    for (const TuneTrial& t : r.trials) {
+      if (!t.verified) return true;
+    }
+  }
+  return false;
+}
+
+TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kernels, const TuneOptions& options,
+                   const ProgressCallback& progress) {
+  checkBenchOptions(options.timing);
+  TuneReport report;
+  report.date = utcTimestamp();
+  report.backend = backend.name();
+  report.device = backend.device().describe();
+  report.cacheKey = tuneCacheKey(backend.name(), backend.device());
+  report.size = options.size;
+  for (const KernelInfo* kernel : kernels) {
+    std::vector<std::string> variants = backend.tuningVariants(*kernel);
+    if (variants.empty()) continue;
+    ProblemSpec spec = tuningProblem(*kernel, options);
+    ProblemData data = generateProblem(spec);
+    TuneResult result;
+    result.kernel = kernel->id;
+    result.problem = spec.describe();
+    const TuneTrial* best = nullptr;
+    for (const std::string& variant : variants) {
+      if (progress) progress(std::string(kernel->id) + " " + (variant.empty() ? "(catalogue)" : variant));
+      TuneTrial trial{variant, false, {}, 0.0};
+      backend.useVariant(*kernel, variant);
+      BenchReport run = runBench({{&backend, {kernel}}}, spec, data, options.timing);
+      const BenchRow& row = run.rows.front();
+      trial.verified = row.verified;
+      trial.failure = row.failure;
+      trial.medianMs = row.timed() ? row.kernelMs.median : 0.0;
+      result.trials.push_back(trial);
+    }
+    // The catalogue's own unless another is faster by the margin; never one that failed.
+    const TuneTrial& catalogue = result.trials.front();
+    if (catalogue.verified) best = &catalogue;
+    for (const TuneTrial& t : result.trials) {
+      if (!t.verified || t.medianMs <= 0.0) continue;
+      if (best == nullptr || t.medianMs < best->medianMs * (1.0 - options.margin)) best = &t;
+    }
+    result.catalogueMs = catalogue.medianMs;
+    if (best != nullptr) {
+      result.chosen = best->variant;
+      result.chosenMs = best->medianMs;
+    }
+    backend.useVariant(*kernel, result.chosen);
+    report.results.push_back(std::move(result));
+  }
+  return report;
+}
+
+std::string formatTuneTable(const TuneReport& report) {
+  std::ostringstream out;
+  out << "tileskip tune  " << report.date << "\n";
+  out << "device    " << report.backend << ": " << report.device << "\n";
+  out << "size      M = N = K = " << report.size << "\n\n";
+  std::vector<std::vector<std::string>> cells = {{"kernel", "variant", "verified", "median ms", "vs catalogue", "chosen"}};
+  for (const TuneResult& r : report.results) {
+    for (const TuneTrial& t : r.trials) {
+      std::string ratio = t.verified && t.medianMs > 0.0 && r.catalogueMs > 0.0 ? threeDecimals(r.catalogueMs / t.medianMs) + "x" : "-";
+      cells.push_back({r.kernel, t.variant.empty() ? "(catalogue)" : t.variant,
+                       t.verified ? "yes" : "FAILED: " + t.failure, t.verified ? threeDecimals(t.medianMs) : "-", ratio,
+                       t.variant == r.chosen && t.verified ? "<-" : ""});
+    }
+  }
+  out << alignColumns(cells, 2);
+  return out.str();
+}
+
+std::optional<std::filesystem::path> tuneCachePath() {
+  if (const char* given = std::getenv(kTuneCacheVariable); given != nullptr && *given != '\0') {
+    if (std::string(given) == "off") return std::nullopt;
+    return std::filesystem::path(given);
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::filesystem::path(xdg) / "tileskip" / "tune.json";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::filesystem::path(home) / ".cache" / "tileskip" / "tune.json";
+  }
+  return std::nullopt;
+}
+
+std::string tuneCacheKey(std::string_view backend, const DeviceInfo& device) {
+  return std::string(backend) + " | " + device.name + " | " + device.driver;
+}
+
+namespace {
+
+nlohmann::json readCacheFile(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return {{"format", "tileskip-tune-1"}, {"devices", nlohmann::json::object()}};  // none yet
+  nlohmann::json cache;
+  try {
+    cache = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(file.string() + ": not a tileskip tune cache (" + e.what() + "); remove it or set " +
+                     kTuneCacheVariable + "=off");
+  }
+  bool wellFormed = cache.is_object() && cache.value("format", "") == "tileskip-tune-1" && cache.contains("devices") &&
+                    cache["devices"].is_object();
+  if (wellFormed) {
+    for (const auto& [key, entry] : cache["devices"].items()) {
+      if (!entry.is_object() || !entry.contains("variants") || !entry["variants"].is_object()) {
+        wellFormed = false;
+        continue;
+      }
+      for (const auto& [kernel, variant] : entry["variants"].items()) {
+        if (!variant.is_string()) wellFormed = false;
+      }
+    }
+  }
+  if (!wellFormed) {
+    throw InputError(file.string() + ": not a tileskip tune cache (expected {\"format\": \"tileskip-tune-1\", \"devices\": {...}}); "
+                     "remove it or set " + std::string(kTuneCacheVariable) + "=off");
+  }
+  return cache;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> readTuneCache(const std::filesystem::path& file, const std::string& key) {
+  nlohmann::json cache = readCacheFile(file);
+  std::map<std::string, std::string> variants;
+  if (!cache.contains("devices") || !cache["devices"].contains(key)) return variants;
+  for (const auto& [kernel, variant] : cache["devices"][key]["variants"].items()) variants[kernel] = variant.get<std::string>();
+  return variants;
+}
+
+void writeTuneCache(const std::filesystem::path& file, const TuneReport& report) {
+  nlohmann::json cache = readCacheFile(file);
+  cache["format"] = "tileskip-tune-1";
+  nlohmann::json variants = nlohmann::json::object(), measured = nlohmann::json::object();
+  for (const TuneResult& r : report.results) {
+    if (!r.chosen.empty()) variants[r.kernel] = r.chosen;
+    measured[r.kernel] = {{"catalogue_ms", r.catalogueMs}, {"chosen_ms", r.chosenMs}, {"problem", r.problem}};
+  }
+  cache["devices"][report.cacheKey] = {
+      {"date", report.date}, {"size", report.size}, {"variants", variants}, {"measured", measured}};
+  std::error_code ignored;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ignored);
+  AtomicFile out(file);
+  out.stream() << cache.dump(2) << "\n";
+  out.commit();
+}
+
+}  // namespace tileskip

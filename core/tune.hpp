@@ -1,0 +1,78 @@
+// Tuning per device: a backend offers variants of a kernel it can run without a rebuild (the
+// Vulkan backend: other tile shapes and shader switches, as specialization constants); tuning
+// verifies and times each on this device, keeps the fastest, and caches the choice per device
+// and driver, where the backend finds it the next time it opens that device.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/bench.hpp"
+
+namespace tileskip {
+
+struct TuneOptions {
+  int size = 4096;  // M = N = K
+  std::uint64_t seed = 42;
+  BenchOptions timing;
+  // Another variant replaces the catalogue's only when it is at least this much faster: a
+  // difference within run-to-run noise must not flip the choice from one tuning to the next.
+  double margin = 0.01;
+};
+
+struct TuneTrial {
+  std::string variant;  // "" is the catalogue's own
+  bool verified = false;
+  std::string failure;  // why it was not timed (does not verify, cannot run here)
+  double medianMs = 0.0;
+};
+
+struct TuneResult {
+  std::string kernel;
+  std::string problem;  // what it was timed on: dense kernels on dense inputs, skipping kernels on block-aligned zeros
+  std::vector<TuneTrial> trials;
+  std::string chosen;  // the variant kept ("" where the catalogue's won)
+  double catalogueMs = 0.0, chosenMs = 0.0;
+};
+
+struct TuneReport {
+  std::string date, backend, device, cacheKey;
+  int size = 0;
+  std::vector<TuneResult> results;
+  bool anyFailedVerification() const;
+};
+
+// Tunes each kernel of `kernels` that has variants on `backend`, leaving the backend running
+// the chosen ones. Kernels without variants are left out of the report.
+TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kernels, const TuneOptions& options,
+                   const ProgressCallback& progress = {});
+
+std::string formatTuneTable(const TuneReport& report);
+
+// ---- The cache: one JSON file for every backend and device tuned on this machine.
+
+inline constexpr const char* kTuneCacheVariable = "TILESKIP_TUNE_CACHE";
+
+// $TILESKIP_TUNE_CACHE (a file; "off": no cache), else $XDG_CACHE_HOME/tileskip/tune.json,
+// else ~/.cache/tileskip/tune.json; nothing where it is "off" or no home is known.
+std::optional<std::filesystem::path> tuneCachePath();
+
+// What a cache entry belongs to: a backend on one device with one driver ("vulkan | NVIDIA
+// H200 | NVIDIA 580.159.04"). Another driver compiles shaders differently: it gets its own.
+std::string tuneCacheKey(std::string_view backend, const DeviceInfo& device);
+
+// The variants chosen for `key` (kernel id -> variant; the catalogue's own are not listed),
+// empty where the file or the key is missing. Throws InputError naming the file for one that is
+// not a tune cache.
+std::map<std::string, std::string> readTuneCache(const std::filesystem::path& file, const std::string& key);
+
+// Replaces the entry of the report's key (other keys are kept), written atomically; creates
+// the folder. Throws InputError when the file cannot be written or is not a tune cache.
+void writeTuneCache(const std::filesystem::path& file, const TuneReport& report);
+
+}  // namespace tileskip

@@ -1,0 +1,174 @@
+// Tuning (core/tune.hpp) on the fake backend, whose `pipelined` has variants of known speed and
+// one that computes a wrong element; the cache file's round trip and its refusals.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/tune.hpp"
+#include "fake_backend.hpp"
+#include "run_command.hpp"
+
+using namespace tileskip;
+using tileskip::testing::FakeBackend;
+
+// No test reads a developer's own tune cache: every test runs the catalogue's tiles unless it
+// names a cache itself (this sets it for the whole test process and the commands it starts).
+[[maybe_unused]] const bool kTestsIgnoreTheTuneCache = setenv(kTuneCacheVariable, "off", 1) == 0;
+
+namespace {
+
+TuneOptions smallTune() {
+  TuneOptions options;
+  options.size = 48;
+  options.timing = {.warmup = 0, .repeat = 3, .warmupMilliseconds = 0.0};
+  return options;
+}
+
+const TuneTrial& trial(const TuneResult& result, const std::string& variant) {
+  for (const TuneTrial& t : result.trials) {
+    if (t.variant == variant) return t;
+  }
+  throw std::logic_error("no trial " + variant);
+}
+
+// Sets an environment variable for one scope, restoring what was there.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedVariable() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
+TEST(Tune, KeepsTheFastestVariantThatVerifiesAndLeavesTheBackendRunningIt) {
+  FakeBackend backend({.pipelinedVariants = true});
+  TuneReport report = runTune(backend, {&kernelInfo("pipelined"), &kernelInfo("warptile")}, smallTune());
+  ASSERT_EQ(report.results.size(), 1u) << "warptile has no variants on the fake: left out";
+  const TuneResult& r = report.results.front();
+  EXPECT_EQ(r.kernel, "pipelined");
+  ASSERT_EQ(r.trials.size(), 5u);
+  EXPECT_EQ(r.trials.front().variant, "");
+  EXPECT_DOUBLE_EQ(r.catalogueMs, 2.0);
+  EXPECT_DOUBLE_EQ(trial(r, "slow").medianMs, 4.0);
+  // "wrong" is as fast as "fast" but does not verify: never chosen, and the report says so.
+  EXPECT_FALSE(trial(r, "wrong").verified);
+  EXPECT_NE(trial(r, "wrong").failure.find("verification failed"), std::string::npos);
+  EXPECT_TRUE(report.anyFailedVerification());
+  EXPECT_EQ(r.chosen, "fast");
+  EXPECT_DOUBLE_EQ(r.chosenMs, 1.0);
+  EXPECT_EQ(report.cacheKey, "fake | fake device | ");
+  // The backend keeps the choice: a bench now times "fast".
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = 16;
+  BenchReport after = runBench({{&backend, {&kernelInfo("pipelined")}}}, spec, generateProblem(spec),
+                               {.warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0});
+  EXPECT_DOUBLE_EQ(after.rows.front().kernelMs.median, 1.0);
+  std::string table = formatTuneTable(report);
+  for (const char* needle : {"(catalogue)", "fast", "FAILED: verification failed", "2.000x", "<-"}) {
+    EXPECT_NE(table.find(needle), std::string::npos) << needle << "\n" << table;
+  }
+}
+
+TEST(Tune, AVariantWithinTheMarginDoesNotReplaceTheCatalogue) {
+  FakeBackend backend({.pipelinedVariants = true});
+  TuneOptions options = smallTune();
+  options.margin = 0.6;  // only "fast" (0.5 of the time) would pass a 60 % margin ... and it does not
+  TuneReport report = runTune(backend, {&kernelInfo("pipelined")}, options);
+  EXPECT_EQ(report.results.front().chosen, "");
+  options.margin = 0.01;  // "near" is 0.5 % faster: not enough; "fast" is
+  EXPECT_EQ(runTune(backend, {&kernelInfo("pipelined")}, options).results.front().chosen, "fast");
+}
+
+TEST(Tune, ABackendWithoutVariantsRefusesAnyButTheCataloguesOwn) {
+  FakeBackend backend;
+  EXPECT_TRUE(backend.tuningVariants(kernelInfo("pipelined")).empty());
+  EXPECT_NO_THROW(backend.useVariant(kernelInfo("pipelined"), ""));
+  EXPECT_THROW(backend.useVariant(kernelInfo("pipelined"), "fast"), InputError);
+  EXPECT_TRUE(runTune(backend, {&kernelInfo("pipelined")}, smallTune()).results.empty());
+}
+
+TEST(TuneCache, RoundTripsPerDeviceAndKeepsOtherDevices) {
+  std::filesystem::path file = tileskip::testing::scratchFolder("tileskip_tune_") / "sub" / "tune.json";
+  std::filesystem::remove_all(file.parent_path());
+  EXPECT_TRUE(readTuneCache(file, "any").empty()) << "no file: nothing chosen";
+  TuneReport first;
+  first.cacheKey = "vulkan | GPU A | 1.0";
+  first.results.push_back({"pipelined", "p", {}, "branchfree=0", 2.0, 1.5});
+  first.results.push_back({"warptile", "p", {}, "", 2.0, 2.0});  // the catalogue's won: not listed
+  writeTuneCache(file, first);
+  TuneReport second;
+  second.cacheKey = "vulkan | GPU B | 2.0";
+  second.results.push_back({"joint-64x32", "p", {}, "fma=1", 1.0, 0.9});
+  writeTuneCache(file, second);
+  EXPECT_EQ(readTuneCache(file, first.cacheKey), (std::map<std::string, std::string>{{"pipelined", "branchfree=0"}}));
+  EXPECT_EQ(readTuneCache(file, second.cacheKey), (std::map<std::string, std::string>{{"joint-64x32", "fma=1"}}));
+  EXPECT_TRUE(readTuneCache(file, "vulkan | GPU C | 1.0").empty());
+  // Tuning again replaces a device's entry whole.
+  first.results[0].chosen = "";
+  writeTuneCache(file, first);
+  EXPECT_TRUE(readTuneCache(file, first.cacheKey).empty());
+  EXPECT_EQ(readTuneCache(file, second.cacheKey).size(), 1u);
+}
+
+TEST(TuneCache, AFileThatIsNotACacheIsBadInputNamingIt) {
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_tune_bad_");
+  for (const char* text : {"{not json", "[1, 2]", R"({"format": "tileskip-tune-1", "devices": {"k": {"variants": {"pipelined": 3}}}})",
+                           R"({"format": "something else", "devices": {}})"}) {
+    std::ofstream(dir / "bad.json") << text;
+    try {
+      readTuneCache(dir / "bad.json", "k");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.json: not a tileskip tune cache"), std::string::npos) << e.what();
+    }
+    TuneReport report;
+    report.cacheKey = "k";
+    EXPECT_THROW(writeTuneCache(dir / "bad.json", report), InputError) << "a foreign file is not overwritten: " << text;
+  }
+}
+
+TEST(TuneCache, ThePathFollowsTheVariableThenXdgThenHome) {
+  {
+    ScopedVariable cache(kTuneCacheVariable, "/somewhere/t.json");
+    EXPECT_EQ(tuneCachePath(), std::filesystem::path("/somewhere/t.json"));
+  }
+  {
+    ScopedVariable cache(kTuneCacheVariable, "off");
+    EXPECT_FALSE(tuneCachePath().has_value());
+  }
+  ScopedVariable none(kTuneCacheVariable, "");
+  {
+    ScopedVariable xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(tuneCachePath(), std::filesystem::path("/xdg/tileskip/tune.json"));
+  }
+  ScopedVariable noXdg("XDG_CACHE_HOME", "");
+  ScopedVariable home("HOME", "/home/teacher");
+  EXPECT_EQ(tuneCachePath(), std::filesystem::path("/home/teacher/.cache/tileskip/tune.json"));
+}
+
+TEST(Cli, TuneOnABackendWithoutVariantsSaysWhyAndExits2) {
+  tileskip::testing::Outcome o = tileskip::testing::runTileskip("tune --backend cpu --size 16");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("backend cpu has nothing to tune"), std::string::npos) << o.output;
+  o = tileskip::testing::runTileskip("tune --size 0");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  o = tileskip::testing::runTileskip("tune --kernel nosuch");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("nosuch"), std::string::npos) << o.output;
+}
