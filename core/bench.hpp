@@ -24,6 +24,14 @@ struct Timing {
 
 Timing summarize(std::vector<double> milliseconds);
 
+// The product every timed kernel is checked against: the float64 triple loop for problems up to
+// 64 Mi multiply-adds, OpenBLAS SGEMM beyond (its own error is far inside the tolerance).
+struct Reference {
+  Matrix c;
+  std::string kind;  // "float64 triple loop" or "OpenBLAS SGEMM"
+};
+Reference computeReference(const Matrix& a, const Matrix& b);
+
 struct BenchRow {
   std::string backend;
   std::string device;
@@ -56,6 +64,10 @@ struct BenchOptions {
 };
 
 inline constexpr int kMaxWarmupRuns = 100;
+
+// Runs `kernel` untimed: options.warmup times and, on a GPU, until it has kept the device busy
+// options.warmupMilliseconds (within kMaxWarmupRuns).
+void warmUp(DeviceProblem& onDevice, const KernelInfo& kernel, const BenchOptions& options, bool isGpu);
 
 // Throws InputError unless warmup >= 0 and repeat >= 1 (runBench checks this first).
 void checkBenchOptions(const BenchOptions& options);

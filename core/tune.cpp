@@ -1,5 +1,6 @@
 #include "core/tune.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/reference.hpp"
 #include "core/report.hpp"
 
 namespace tileskip {
@@ -51,35 +53,60 @@ bool TuneReport::anyFailedVerification() const {
 TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kernels, const TuneOptions& options,
                    const ProgressCallback& progress) {
   checkBenchOptions(options.timing);
+  if (options.rounds < 1) throw InputError("tuning needs at least one round");
   TuneReport report;
   report.date = utcTimestamp();
   report.backend = backend.name();
   report.device = backend.device().describe();
   report.cacheKey = tuneCacheKey(backend.name(), backend.device());
   report.size = options.size;
+  const bool isGpu = backend.device().isGpu;
   for (const KernelInfo* kernel : kernels) {
     std::vector<std::string> variants = backend.tuningVariants(*kernel);
     if (variants.empty()) continue;
     ProblemSpec spec = tuningProblem(*kernel, options);
     ProblemData data = generateProblem(spec);
+    Reference reference = computeReference(data.a, data.b);
+    bool inputsNonFinite = hasNonFinite(data.a) || hasNonFinite(data.b);
     TuneResult result;
     result.kernel = kernel->id;
     result.problem = spec.describe();
-    const TuneTrial* best = nullptr;
-    for (const std::string& variant : variants) {
-      if (progress) progress(std::string(kernel->id) + " " + (variant.empty() ? "(catalogue)" : variant));
-      TuneTrial trial{variant, false, {}, 0.0};
-      backend.useVariant(*kernel, variant);
-      BenchReport run = runBench({{&backend, {kernel}}}, spec, data, options.timing);
-      const BenchRow& row = run.rows.front();
-      trial.verified = row.verified;
-      trial.failure = row.failure;
-      trial.medianMs = row.timed() ? row.kernelMs.median : 0.0;
-      result.trials.push_back(trial);
+    for (const std::string& variant : variants) result.trials.push_back({variant, false, {}, 0.0});
+    // Every variant on one upload, in rounds that alternate them: a GPU whose speed drifts
+    // between uploads or over seconds (bench/NOTES.md, step 6) then slows all variants of a
+    // round alike, and each keeps its best round.
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+    for (int round = 0; round < options.rounds; ++round) {
+      for (TuneTrial& trial : result.trials) {
+        if (round > 0 && !trial.verified) continue;
+        if (progress) progress(std::string(kernel->id) + " " + (trial.variant.empty() ? "(catalogue)" : trial.variant));
+        try {
+          backend.useVariant(*kernel, trial.variant);
+          onDevice->prepare(*kernel);
+          if (round == 0) {
+            onDevice->poisonC();
+            onDevice->run(*kernel);
+            ErrorReport error = compareToReference(onDevice->downloadC(), reference.c, spec.k, inputsNonFinite);
+            trial.verified = error.passed;
+            if (!trial.verified) {
+              trial.failure = "verification failed: " + error.summary();
+              continue;
+            }
+          }
+          warmUp(*onDevice, *kernel, options.timing, isGpu);
+          std::vector<double> times;
+          for (int i = 0; i < options.timing.repeat; ++i) times.push_back(onDevice->run(*kernel));
+          double median = summarize(times).median;
+          trial.medianMs = round == 0 ? median : std::min(trial.medianMs, median);
+        } catch (const Error& e) {
+          trial.verified = false;
+          trial.failure = e.what();
+        }
+      }
     }
     // The catalogue's own unless another is faster by the margin; never one that failed.
     const TuneTrial& catalogue = result.trials.front();
-    if (catalogue.verified) best = &catalogue;
+    const TuneTrial* best = catalogue.verified ? &catalogue : nullptr;
     for (const TuneTrial& t : result.trials) {
       if (!t.verified || t.medianMs <= 0.0) continue;
       if (best == nullptr || t.medianMs < best->medianMs * (1.0 - options.margin)) best = &t;

@@ -20,6 +20,8 @@ struct TuneOptions {
   int size = 4096;  // M = N = K
   std::uint64_t seed = 42;
   BenchOptions timing;
+  // Each variant is timed once per round, the rounds alternating the variants; its best round counts.
+  int rounds = 2;
   // Another variant replaces the catalogue's only when it is at least this much faster: a
   // difference within run-to-run noise must not flip the choice from one tuning to the next.
   double margin = 0.01;
@@ -29,7 +31,7 @@ struct TuneTrial {
   std::string variant;  // "" is the catalogue's own
   bool verified = false;
   std::string failure;  // why it was not timed (does not verify, cannot run here)
-  double medianMs = 0.0;
+  double medianMs = 0.0;  // of its timed runs, in its best round
 };
 
 struct TuneResult {

@@ -93,6 +93,17 @@ TEST(Tune, AVariantWithinTheMarginDoesNotReplaceTheCatalogue) {
   EXPECT_EQ(report.results.front().chosen, "");
   options.margin = 0.01;  // "near" is 0.5 % faster: not enough; "fast" is
   EXPECT_EQ(runTune(backend, {&kernelInfo("pipelined")}, options).results.front().chosen, "fast");
+  options.rounds = 0;
+  EXPECT_THROW(runTune(backend, {&kernelInfo("pipelined")}, options), InputError);
+}
+
+TEST(Tune, EveryVariantRunsOnOneUploadInAlternatingRounds) {
+  FakeBackend backend({.pipelinedVariants = true});
+  TuneOptions options = smallTune();  // 2 rounds, 3 timed runs, no warm-up
+  runTune(backend, {&kernelInfo("pipelined")}, options);
+  // Round 1: 5 variants verified (1 run) and 4 of them timed (3 runs); "wrong" is not timed and
+  // sits out round 2, where the other 4 are timed again.
+  EXPECT_EQ(backend.runs(), 5 + 4 * 3 + 4 * 3);
 }
 
 TEST(Tune, ABackendWithoutVariantsRefusesAnyButTheCataloguesOwn) {
