@@ -19,12 +19,6 @@ namespace {
 constexpr const char* kDenseCandidates[] = {"vectorized", "warptile", "pipelined"};
 constexpr const char* kJointCandidates[] = {"joint-64x32", "joint-32x32", "joint-8x32"};
 
-std::string fixed(double v, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
-  return buffer;
-}
-
 // Targets: every kernel in `ids` on every backend that implements it.
 std::vector<BenchTarget> targetsFor(const std::vector<Backend*>& backends, const std::vector<std::string>& ids) {
   std::vector<BenchTarget> targets;

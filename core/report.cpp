@@ -9,14 +9,14 @@
 
 namespace tileskip {
 
-namespace {
-
 std::string fixed(double value, int decimals) {
   if (!std::isfinite(value)) return value > 0 ? "inf" : "n/a";
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
 }
+
+namespace {
 
 std::string optionalFixed(const std::optional<double>& value, int decimals, const char* suffix = "") {
   return value ? fixed(*value, decimals) + suffix : "-";

@@ -19,6 +19,9 @@ std::string formatTable(const BenchReport& report);
 std::string formatCsv(const BenchReport& report);
 std::string formatJson(const BenchReport& report);
 
+// `value` with `decimals` digits after the point; "inf" or "n/a" where it is not finite.
+std::string fixed(double value, int decimals);
+
 // Renders rows of cells as columns padded to their widest cell; the first row is the header.
 // The first `textColumns` columns align left, the rest (numbers) right.
 std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns = 3);

@@ -31,14 +31,6 @@ ProblemSpec tuningProblem(const KernelInfo& kernel, const TuneOptions& options) 
   return spec;
 }
 
-std::string threeDecimals(double value) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(3);
-  out << value;
-  return out.str();
-}
-
 }  // namespace
 
 bool TuneReport::anyFailedVerification() const {
@@ -130,9 +122,9 @@ std::string formatTuneTable(const TuneReport& report) {
   std::vector<std::vector<std::string>> cells = {{"kernel", "variant", "verified", "median ms", "vs catalogue", "chosen"}};
   for (const TuneResult& r : report.results) {
     for (const TuneTrial& t : r.trials) {
-      std::string ratio = t.verified && t.medianMs > 0.0 && r.catalogueMs > 0.0 ? threeDecimals(r.catalogueMs / t.medianMs) + "x" : "-";
+      std::string ratio = t.verified && t.medianMs > 0.0 && r.catalogueMs > 0.0 ? fixed(r.catalogueMs / t.medianMs, 3) + "x" : "-";
       cells.push_back({r.kernel, t.variant.empty() ? "(catalogue)" : t.variant,
-                       t.verified ? "yes" : "FAILED: " + t.failure, t.verified ? threeDecimals(t.medianMs) : "-", ratio,
+                       t.verified ? "yes" : "FAILED: " + t.failure, t.verified ? fixed(t.medianMs, 3) : "-", ratio,
                        t.variant == r.chosen && t.verified ? "<-" : ""});
     }
   }

@@ -14,30 +14,13 @@
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/runtime_module.hpp"
+#include "scoped_env.hpp"
 
 using namespace tileskip;
+using tileskip::testing::ScopedEnv;
 
 namespace {
 
-// Sets an environment variable for the scope of a test.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 std::string unavailableReason(const BackendOptions& options = {}) {
   try {

@@ -10,9 +10,11 @@
 #include "core/tune.hpp"
 #include "fake_backend.hpp"
 #include "run_command.hpp"
+#include "scoped_env.hpp"
 
 using namespace tileskip;
 using tileskip::testing::FakeBackend;
+using tileskip::testing::ScopedEnv;
 
 // No test reads a developer's own tune cache: every test runs the catalogue's tiles unless it
 // names a cache itself (this sets it for the whole test process and the commands it starts).
@@ -34,25 +36,6 @@ const TuneTrial& trial(const TuneResult& result, const std::string& variant) {
   throw std::logic_error("no trial " + variant);
 }
 
-// Sets an environment variable for one scope, restoring what was there.
-class ScopedVariable {
- public:
-  ScopedVariable(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedVariable() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 }  // namespace
 
@@ -156,20 +139,20 @@ TEST(TuneCache, AFileThatIsNotACacheIsBadInputNamingIt) {
 
 TEST(TuneCache, ThePathFollowsTheVariableThenXdgThenHome) {
   {
-    ScopedVariable cache(kTuneCacheVariable, "/somewhere/t.json");
+    ScopedEnv cache(kTuneCacheVariable, "/somewhere/t.json");
     EXPECT_EQ(tuneCachePath(), std::filesystem::path("/somewhere/t.json"));
   }
   {
-    ScopedVariable cache(kTuneCacheVariable, "off");
+    ScopedEnv cache(kTuneCacheVariable, "off");
     EXPECT_FALSE(tuneCachePath().has_value());
   }
-  ScopedVariable none(kTuneCacheVariable, "");
+  ScopedEnv none(kTuneCacheVariable, "");
   {
-    ScopedVariable xdg("XDG_CACHE_HOME", "/xdg");
+    ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
     EXPECT_EQ(tuneCachePath(), std::filesystem::path("/xdg/tileskip/tune.json"));
   }
-  ScopedVariable noXdg("XDG_CACHE_HOME", "");
-  ScopedVariable home("HOME", "/home/teacher");
+  ScopedEnv noXdg("XDG_CACHE_HOME", "");
+  ScopedEnv home("HOME", "/home/teacher");
   EXPECT_EQ(tuneCachePath(), std::filesystem::path("/home/teacher/.cache/tileskip/tune.json"));
 }
 

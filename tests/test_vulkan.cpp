@@ -24,9 +24,11 @@
 #include "core/tune.hpp"
 #include "core/verify_suite.hpp"
 #include "run_command.hpp"
+#include "scoped_env.hpp"
 
 using namespace tileskip;
 using namespace tileskip::vk;
+using tileskip::testing::ScopedEnv;
 
 namespace {
 
@@ -101,22 +103,11 @@ ComputeLimits h200Limits() {
   return l;
 }
 
-// Sets an environment variable for the life of the object.
-class ScopedVariable {
- public:
-  ScopedVariable(const char* name, const std::string& value) : name_(name) { setenv(name_, value.c_str(), 1); }
-  ~ScopedVariable() { unsetenv(name_); }
-  ScopedVariable(const ScopedVariable&) = delete;
-  ScopedVariable& operator=(const ScopedVariable&) = delete;
-
- private:
-  const char* name_;
-};
 
 // TILESKIP_VULKAN_PERSISTENT_WORKGROUPS for the life of the object.
-class PersistentWorkgroups : public ScopedVariable {
+class PersistentWorkgroups : public ScopedEnv {
  public:
-  explicit PersistentWorkgroups(const std::string& value) : ScopedVariable("TILESKIP_VULKAN_PERSISTENT_WORKGROUPS", value) {}
+  explicit PersistentWorkgroups(const std::string& value) : ScopedEnv("TILESKIP_VULKAN_PERSISTENT_WORKGROUPS", value) {}
 };
 
 ProblemData segments(int m, int n, int k, double density, std::uint64_t seed) {
@@ -700,7 +691,7 @@ TEST_P(VulkanTileOverrideKernelConformance, PassesTheVerifySuite) {
   std::unique_ptr<VulkanBackend> opened;
   std::vector<KernelOverride> overrides;
   {
-    ScopedVariable tiles("TILESKIP_VULKAN_TILES", GetParam());
+    ScopedEnv tiles("TILESKIP_VULKAN_TILES", GetParam());
     const char* validation = std::getenv("TILESKIP_VALIDATION");
     try {
       opened = std::make_unique<VulkanBackend>(
