@@ -21,6 +21,9 @@ import sys
 import numpy as np
 
 COEFFICIENTS = ["dense", "fixed", "load", "work", "partial"]
+SKIP_MARGIN = 1.05  # core/inspect.hpp's kSkipMargin
+SKIPPING = {"a-row", "a-warp", "b-group8", "b-warp", "joint-64x32", "joint-32x32", "joint-8x32", "warp-joint-64x64",
+            "warp-joint-32x32"}
 
 
 def design_row(features):
@@ -101,6 +104,25 @@ def main():
         error = predicted / r["speedup"] - 1.0
         errors.setdefault(r["kernel"], []).append(abs(error))
         print(f"| {r['kernel']} | {r['problem']} | {predicted:.2f} | {r['speedup']:.2f} | {100 * error:+.1f} % |")
+    # What auto would pick with the fitted model (core/inspect.cpp's rule: a skipping kernel must
+    # beat the best non-skipping one by SKIP_MARGIN), against the fastest kernel measured.
+    print("\n| problem | auto (fitted) | its measured x | fastest measured | its x | auto / fastest |")
+    print("|---|---|---|---|---|---|")
+    for problem in sorted({r["file"] for r in rows}):
+        mine = [r for r in rows if r["file"] == problem]
+        def predicted(r):
+            return 1.0 / max(float(np.dot(design_row(r["features"]), fitted[r["kernel"]])), 1e-3)
+        skipping = [r for r in mine if r["kernel"] in SKIPPING]
+        dense = [r for r in mine if r["kernel"] not in SKIPPING]
+        best_dense = max(dense, key=predicted) if dense else None
+        best_skip = max(skipping, key=predicted) if skipping else None
+        choice = best_dense
+        if best_skip and (best_dense is None or predicted(best_skip) > SKIP_MARGIN * predicted(best_dense)):
+            choice = best_skip
+        fastest = max(mine, key=lambda r: r["speedup"])
+        print(f"| {mine[0]['problem']} | {choice['kernel']} | {choice['speedup']:.2f} | {fastest['kernel']} | "
+              f"{fastest['speedup']:.2f} | {choice['speedup'] / fastest['speedup']:.3f} |")
+
     print("\n| kernel | runs | mean abs error | max abs error |")
     print("|---|---|---|---|")
     for kernel in kernels:

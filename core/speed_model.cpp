@@ -36,6 +36,40 @@ constexpr KernelCoefficients kDefaults[] = {
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},
 };
 
+// Fitted by bench/calibrate_model.py from bench/gpu_calibrate.sh on one NVIDIA H200, driver
+// 580.159.04, 2026-11-23: 14 problems at 4096^3 (bench/results/2026-11-23-h200-calibration.md).
+constexpr KernelCoefficients kH200Cuda[] = {
+  //  kernel            dense   fixed   load    work    partial
+  {"vectorized",         1.177,  0.030,  0.450,  0.550,  0.400},
+  {"warptile",           1.210,  0.030,  0.450,  0.550,  0.400},
+  {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
+  {"a-row",              1.460,  0.032,  0.450,  0.907,  0.146},
+  {"a-warp",             0.990,  0.029,  0.370,  0.818,  0.462},
+  {"b-group8",           1.455,  0.031,  0.450,  0.866,  0.192},
+  {"b-warp",             0.982,  0.042,  0.400,  0.728,  0.433},
+  {"joint-64x32",        0.992,  0.012,  0.618,  0.635,  0.378},
+  {"joint-32x32",        0.982,  0.015,  0.490,  0.724,  0.446},
+  {"joint-8x32",         1.007,  0.000,  1.035,  0.507,  0.633},
+  {"warp-joint-64x64",   1.040,  0.042,  0.596,  0.626,  0.362},
+  {"warp-joint-32x32",   1.028,  0.044,  0.637,  0.650,  0.344},
+};
+
+constexpr KernelCoefficients kH200Vulkan[] = {
+  //  kernel            dense   fixed   load    work    partial
+  {"vectorized",         1.219,  0.030,  0.450,  0.550,  0.400},
+  {"warptile",           1.029,  0.030,  0.450,  0.550,  0.400},
+  {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
+  {"a-row",              1.338,  0.143,  0.455,  0.687,  0.144},
+  {"a-warp",             0.907,  0.019,  0.757,  0.379,  0.168},
+  {"b-group8",           1.342,  0.222,  0.459,  0.547,  0.504},
+  {"b-warp",             0.908,  0.000,  0.000,  0.977,  0.889},
+  {"joint-64x32",        0.924,  0.000,  1.232,  0.278,  0.000},
+  {"joint-32x32",        0.928,  0.000,  0.861,  0.690,  0.000},
+  {"joint-8x32",         0.941,  0.000,  0.000,  1.615,  1.517},
+  {"warp-joint-64x64",   1.931,  0.000,  1.494,  1.241,  0.897},
+  {"warp-joint-32x32",   1.929,  0.000,  1.777,  2.622,  0.000},
+};
+
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.
 struct Calibration {
   std::string_view backend;
@@ -45,7 +79,8 @@ struct Calibration {
 };
 
 constexpr Calibration kCalibrations[] = {
-  {"cuda", "H200", "H200 CUDA, uncalibrated defaults", kDefaults},
+  {"cuda", "H200", "H200 CUDA, calibrated 2026-11-23", kH200Cuda},
+  {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23", kH200Vulkan},
 };
 // clang-format on
 
