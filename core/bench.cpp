@@ -132,7 +132,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
   for (const BenchTarget& target : targets) {
     Backend& backend = *target.backend;
     report.devices.push_back(std::string(backend.name()) + ": " + backend.device().describe());
-    const SpeedModel model = SpeedModel::forDevice(backend.name(), backend.device().name);
+    const SpeedModel model = SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu);
     report.models.push_back(std::string(backend.name()) + ": " + model.name());
     std::unique_ptr<DeviceProblem> onDevice;
     try {

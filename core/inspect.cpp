@@ -210,6 +210,11 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
                              fixed2(csr->predictedSpeedup) + "x"};
   }
   if (bestSkip != nullptr && (bestDense == nullptr || bestSkip->predictedSpeedup > kSkipMargin * denseSpeed)) {
+    if (bestSkip->idealSpeedup < 1.01) {
+      return {bestSkip->kernel, "nothing to skip, and " + std::string(bestSkip->kernel->id) +
+                                    "'s dense path is predicted fastest on this device: " +
+                                    fixed2(bestSkip->predictedSpeedup) + "x"};
+    }
     return {bestSkip->kernel, "zeros fill whole " + tileWords(*bestSkip) + " (joint density " +
                                   fixed2(bestSkip->jointDensity) + ", load bound " + fixed2(bestSkip->loadBoundSpeedup) +
                                   "x): predicted " + fixed2(bestSkip->predictedSpeedup) + "x"};
@@ -259,7 +264,7 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
                             std::string bSource) {
   const std::vector<const KernelInfo*> kernels = backend.kernels();
-  return inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name),
+  return inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
                         summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
 }
 

@@ -99,7 +99,7 @@ SpeedModel SpeedModel::uncalibrated() {
   return model;
 }
 
-SpeedModel SpeedModel::forDevice(std::string_view backend, std::string_view deviceName) {
+SpeedModel SpeedModel::forDevice(std::string_view backend, std::string_view deviceName, bool isGpu) {
   const Calibration* sameBackend = nullptr;
   for (const Calibration& c : kCalibrations) {
     if (c.backend != backend) continue;
@@ -113,7 +113,7 @@ SpeedModel SpeedModel::forDevice(std::string_view backend, std::string_view devi
     }
     if (sameBackend == nullptr) sameBackend = &c;
   }
-  if (sameBackend != nullptr) {
+  if (sameBackend != nullptr && isGpu) {
     SpeedModel model;
     model.name_ = std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")";
     model.table_ = sameBackend->rows.data();

@@ -35,8 +35,8 @@ struct KernelCoefficients {
 class SpeedModel {
  public:
   // The calibration for this backend and device (matched by name), or the nearest stand-in: the
-  // same backend on another device, else the uncalibrated defaults. name() says which.
-  static SpeedModel forDevice(std::string_view backend, std::string_view deviceName);
+  // same backend on another GPU (for a GPU), else the uncalibrated defaults. name() says which.
+  static SpeedModel forDevice(std::string_view backend, std::string_view deviceName, bool isGpu);
   // Every kernel at its catalogue defaults: what a device with no calibration gets.
   static SpeedModel uncalibrated();
 

@@ -158,12 +158,14 @@ TEST(Inspect, NarrowBlocksPickAKernelWhoseBlocksFitThem) {
 }
 
 TEST(SpeedModel, FallsBackToTheSameBackendThenToDefaults) {
-  EXPECT_TRUE(SpeedModel::forDevice("cuda", "NVIDIA H200").calibrated() ||
-              SpeedModel::forDevice("cuda", "NVIDIA H200").name().find("uncalibrated") != std::string::npos);
-  const SpeedModel other = SpeedModel::forDevice("cuda", "Some Future GPU");
+  EXPECT_TRUE(SpeedModel::forDevice("cuda", "NVIDIA H200", true).calibrated());
+  EXPECT_TRUE(SpeedModel::forDevice("vulkan", "NVIDIA H200", true).calibrated());
+  const SpeedModel other = SpeedModel::forDevice("cuda", "Some Future GPU", true);
   EXPECT_FALSE(other.calibrated());
   EXPECT_NE(other.name().find("Some Future GPU"), std::string::npos) << other.name();
-  EXPECT_FALSE(SpeedModel::forDevice("nothing", "none").calibrated());
+  EXPECT_FALSE(SpeedModel::forDevice("nothing", "none", true).calibrated());
+  // A CPU device is nothing like a GPU: it gets the defaults, not another device's calibration.
+  EXPECT_EQ(SpeedModel::forDevice("vulkan", "llvmpipe (LLVM 15.0.6, 256 bits)", false).name(), "uncalibrated defaults");
   // The dense reference is the unit of every prediction.
   EXPECT_DOUBLE_EQ(SpeedModel::uncalibrated().predictedSpeedup(kernelInfo("pipelined"), SkipFeatures{}), 1.0);
 }
