@@ -344,13 +344,13 @@ __host__ __device__ constexpr int multistageSharedBytes() {
   return kStages * stageFloats<BM, BN, BK>() * static_cast<int>(sizeof(float));
 }
 
-// Launch with multistageSharedBytes() of dynamic shared memory (above 48 KiB, after
-// cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kMinBlocks = 1,
-          int kLaneRows = 4, int kInterleave = 1, int kGroupRows = 8, bool kEarlyBarrier = true>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
-    multistage(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
-  extern __shared__ __align__(16) float stages[];
+// One block's tile of C = A·B with the multistage main loop over every K-block in order;
+// `stages` holds multistageSharedBytes() (the kernel below passes its dynamic shared memory,
+// the CPU emulator a static array).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kLaneRows = 4,
+          int kInterleave = 1, int kGroupRows = 8, bool kEarlyBarrier = true>
+__device__ void multistageGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
+                               int N, int K, float* stages) {
   const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kGroupRows>(M, N);
   WarpFragments<BM, BN, BK, WM, WN, TM, TN, kThreads, kLaneRows, kInterleave> tile(static_cast<int>(threadIdx.x));
   const AllKBlocks<BK> schedule{(K + kKBlock - 1) / kKBlock};
@@ -362,5 +362,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       stages);
   tile.store(C, M, N, block.rowBase, block.colBase);
 }
+
+// Launch with multistageSharedBytes() of dynamic shared memory (above 48 KiB, after
+// cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)). The CPU emulator has no
+// dynamic shared memory; it runs multistageGemm on a static array instead.
+#if defined(__CUDACC__)
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kMinBlocks = 1,
+          int kLaneRows = 4, int kInterleave = 1, int kGroupRows = 8, bool kEarlyBarrier = true>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    multistage(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
+  extern __shared__ __align__(16) float stages[];
+  multistageGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages, kLaneRows, kInterleave, kGroupRows, kEarlyBarrier>(
+      A, B, C, M, N, K, stages);
+}
+#endif
 
 }  // namespace tileskip::cuda

@@ -3,7 +3,7 @@
 # on the GPU, writing the log, a CSV and the ptxas register/spill report to $OUT.
 #   bench/tune/run_dense_variants.sh [harness options: --sizes 2048,4096,8192 --repeat 15 --filter ms3]
 # Environment: OUT (default build/tune), JOBS (parallel nvcc, default nproc), NVCC, ARCH (90),
-# REBUILD=1 to rebuild. The translation units compile in parallel (one nvcc each, ~1 minute
+# REBUILD=1 to rebuild, BUILD_ONLY=1 to stop after building. The translation units compile in parallel (one nvcc each, ~1 minute
 # apiece); the build line of one unit is
 #   nvcc -O3 -std=c++20 -gencode=arch=compute_90,code=sm_90 -Ibackends/cuda -Xptxas -v -c bench/tune/<unit>.cu
 # and the link: nvcc -gencode=arch=compute_90,code=sm_90 <objects> -lcublas -o dense_variants
@@ -32,6 +32,7 @@ if [ ! -x "$BUILD/dense_variants" ] || [ "${REBUILD:-0}" = 1 ]; then
   "$NVCC" $GENCODE $objects -lcublas -o "$BUILD/dense_variants"
   echo "built in $(( $(date +%s) - start )) s"
 fi
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # Registers and spills per kernel, from ptxas (the harness prints them from the runtime too).
 for unit in $UNITS; do
