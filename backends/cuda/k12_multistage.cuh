@@ -1,17 +1,14 @@
-// K12 multistage: K11's pipeline without the registers. The K-tiles travel from global to
-// shared memory with cp.async (B in 16-byte copies, A in 4-byte copies that land transposed),
-// kStages - 1 of them in flight at once, so global latency hides without staging registers and
-// without the scalar shared stores of K11. Three more changes, each aimed at what step 3 of
-// bench/NOTES.md measured (short-scoreboard and dispatch stalls, 88 % FFMA):
-//  - every address is computed once per block tile; interior tiles copy with no bounds checks
-//    and the K loop only adds the K-block offset;
-//  - the single barrier per K-tile sits before the last depth's FMAs, so the first fragments of
-//    the next K-tile are read from shared memory while those FMAs run (no exposed shared-memory
-//    latency at the top of a K-tile);
-//  - block tiles are rastered in groups of kGroupRows row tiles, so the blocks resident at the
-//    same time share A and B panels in L2.
-// The main loop runs over a schedule of K-blocks exactly as K11's does, so the skipping kernels
-// can run it over their gathered K-block lists.
+// K12 multistage: K11's pipeline without the staging registers. K-tiles go from global to shared
+// memory with cp.async, kStages - 1 in flight at once, so more global latency hides at no
+// register cost; the barrier moves before the last depth's FMAs, so no warp waits on shared
+// memory at the top of a K-tile (step 3 of bench/NOTES.md: short-scoreboard stalls).
+//
+// Beside that: every copy's address is computed once per block tile (interior tiles copy with no
+// bounds checks; the K loop only adds the K-block offset), A lands transposed through 4-byte
+// copies (a 16-byte copy cannot transpose), and block tiles are rastered in groups of
+// kGroupRows row tiles so the blocks resident together share A and B panels in L2. The main
+// loop runs over a schedule of K-blocks as K11's does, so the skipping kernels can run it over
+// their gathered K-block lists (barrierAfter adapts their K11-style compute).
 #pragma once
 
 #include "k11_pipelined.cuh"
@@ -336,6 +333,18 @@ __device__ void multistageMainLoop(const float* __restrict__ A, const float* __r
     for (int s = 0; s < kSlots; ++s) kBlocks[s] = nextKBlocks[s];
     stepData = nextStepData;
   }
+}
+
+// A K11-style compute(As, Bs, kBlocks, stepData), such as the skipping kernels' per-K-block
+// updates, as a multistage compute: all its updates, then the barrier. It keeps K11's exposed
+// fragment read at the top of each K-tile but gets the cp.async stages.
+template <class Compute>
+__device__ auto barrierAfter(Compute compute) {
+  return [compute](const float* As, const float* Bs, const auto& kBlocks, const auto& stepData, bool,
+                   auto&& advance) {
+    compute(As, Bs, kBlocks, stepData);
+    advance();
+  };
 }
 
 // Dynamic shared memory of the kernel below: kStages stages of 16-byte aligned floats.

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "k12_multistage.cuh"
-#include "register_staged.cuh"
+#include "tune_kernels.cuh"
 
 namespace tileskip::tune {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "register_staged.cuh"
+#include "tune_kernels.cuh"
 
 using namespace tileskip;
 
@@ -83,6 +83,16 @@ void checkRegisterStaged(const std::string& name, const std::vector<Shape>& shap
   }
 }
 
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages>
+void checkWarpTileMultistage(const std::string& name, const std::vector<Shape>& shapes) {
+  for (const Shape& s : shapes) {
+    check<BM, BN, kThreads, kStages * cuda::stageFloats<BM, BN, BK>()>(
+        name, s, [](const float* A, const float* B, float* C, int M, int N, int K, float* stages) {
+          cuda::warpTileMultistageGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages>(A, B, C, M, N, K, stages);
+        });
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -106,6 +116,7 @@ int main() {
   checkRegisterStaged<128, 128, 8, 64, 64, 8, 4, 128, 4, 1, 8, false>("reg2 128x128x8 t8x4 late", shapes);
   checkRegisterStaged<128, 128, 8, 64, 64, 4, 4, 128, 4, 2>("reg2 128x128x8 t4x4 l4x8il2", shapes);
   checkRegisterStaged<128, 256, 8, 64, 64, 8, 4, 256>("reg2 128x256x8 256thr", shapes);
+  checkWarpTileMultistage<128, 128, 8, 64, 64, 8, 4, 128, 3>("ms3 k9-warptile (barrierAfter)", shapes);
   std::printf("%s\n", failures == 0 ? "all ok" : "FAILURES");
   return failures == 0 ? 0 : 1;
 }

@@ -14,6 +14,11 @@ void addReferenceVariants(std::vector<Variant>& into) {
       "k12 as its header's defaults: 3 cp.async stages, hoisted addresses, early barrier, "
       "groups of 8 row tiles; predicted 0.93-0.98 of cuBLAS (fewer non-FFMA instructions, "
       "no exposed LDS at the K-tile boundary, no staging registers)");
+  addVariant(into, "ms3 128x128x8 w64x64 t8x4 l4x8 k9-warptile",
+             "K12's stages and addressing under K9's WarpTile and K11's barrier order (barrierAfter), "
+             "as the skipping kernels would run on K12: between k11 and k12",
+             cuda::warpTileMultistage<128, 128, 8, 64, 64, 8, 4, 128, 3>, 128, 128, 128,
+             cuda::multistageSharedBytes<128, 128, 8, 3>());
 }
 
 }  // namespace tileskip::tune

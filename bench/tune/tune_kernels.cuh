@@ -1,6 +1,9 @@
-// The one main loop that exists only in the tuning harness (issue 17): K11's register staging
-// with K12's hoisted addressing, early barrier and warp fragments, so that what cp.async buys
-// and what the rest buys can be told apart. Compiles for the GPU and for the CPU emulator.
+// Kernels that exist only in the tuning harness (issue 17), to tell K12's changes apart:
+//  - registerStaged: K11's register staging with K12's hoisted addressing, early barrier and
+//    warp fragments (what the rest buys without cp.async);
+//  - warpTileMultistage: K12's cp.async stages driving K9's WarpTile through barrierAfter, the
+//    way a skipping kernel would run on K12 (what cp.async buys without the rest).
+// Compiles for the GPU and for the CPU emulator.
 #pragma once
 
 #include "k12_multistage.cuh"
@@ -163,6 +166,33 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   extern __shared__ __align__(16) float stages[];
   registerStagedGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kLaneRows, kInterleave, kGroupRows, kEarlyBarrier>(
       A, B, C, M, N, K, stages);
+}
+#endif
+
+// K9's WarpTile with K11's prefetched fragments, on K12's stages: the dense twin of a skipping
+// kernel moved onto multistageMainLoop with barrierAfter.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8>
+__device__ void warpTileMultistageGemm(const float* __restrict__ A, const float* __restrict__ B,
+                                       float* __restrict__ C, int M, int N, int K, float* stages) {
+  const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kGroupRows>(M, N);
+  WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> tile(static_cast<int>(threadIdx.x));
+  const AllKBlocks<BK> schedule{(K + kKBlock - 1) / kKBlock};
+  multistageMainLoop<BM, BN, BK, kThreads, kStages>(
+      A, B, M, N, K, block, schedule, [](const int (&)[BK / kKBlock]) { return NoStepData{}; },
+      barrierAfter([&](const float* As, const float* Bs, const int (&)[BK / kKBlock], NoStepData) {
+        tile.template rank1UpdatesPrefetched<BK>(As, Bs);
+      }),
+      stages);
+  tile.store(C, M, N, block.rowBase, block.colBase);
+}
+
+#if defined(__CUDACC__)
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8>
+__global__ void __launch_bounds__(kThreads)
+    warpTileMultistage(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                       int K) {
+  extern __shared__ __align__(16) float stages[];
+  warpTileMultistageGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages, kGroupRows>(A, B, C, M, N, K, stages);
 }
 #endif
 
