@@ -18,13 +18,15 @@ namespace tileskip::cuda {
 // ---- cp.async: asynchronous global -> shared copies (sm_80 and later) ----
 // `bytes` of the source are read (0 = none); the rest of the destination is filled with zeros.
 // The emulator (tests/cuda_emulation) has no asynchronous copies: there they are plain copies
-// that land at once, which keeps every indexing and barrier check meaningful.
+// that land at once, which keeps every indexing and barrier check meaningful; they read the
+// source even for a zero fill, so a sanitizer sees a source address outside the matrix.
 __device__ inline void copyAsync4(float* sharedDst, const float* globalSrc, int bytes) {
 #if defined(__CUDACC__)
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(sharedDst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(globalSrc), "r"(bytes) : "memory");
 #else
-  *sharedDst = bytes == 4 ? *globalSrc : 0.0f;
+  const float value = *static_cast<const volatile float*>(globalSrc);
+  *sharedDst = bytes == 4 ? value : 0.0f;
 #endif
 }
 
@@ -33,7 +35,10 @@ __device__ inline void copyAsync16(float* sharedDst, const float* globalSrc, int
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(sharedDst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(globalSrc), "r"(bytes) : "memory");
 #else
-  for (int i = 0; i < 4; ++i) sharedDst[i] = bytes == 16 ? globalSrc[i] : 0.0f;
+  for (int i = 0; i < 4; ++i) {
+    const float value = *static_cast<const volatile float*>(globalSrc + i);
+    sharedDst[i] = bytes == 16 ? value : 0.0f;
+  }
 #endif
 }
 
