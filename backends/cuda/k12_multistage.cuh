@@ -185,8 +185,7 @@ struct WarpFragments {
   static_assert(kInterleave == 1 || (kInterleave == 2 && kLaneRows % 2 == 0), "lane pairs need an even lane grid");
   static_assert(BK % 2 == 0, "depth 0 of the next K-tile goes into buffer 0");
 
-  int aOffset, bOffset;  // this lane's first fragment inside a k-row of As and of Bs
-  int rowOffset, colOffset;  // the same inside the block tile, for the store of C
+  int rowOffset, colOffset;  // this lane's first row and column inside the block tile
   float acc[kRegM][kRegN] = {};
   float fragA[2][kRegM], fragB[2][kRegN];
 
@@ -202,8 +201,6 @@ struct WarpFragments {
     }
     rowOffset = (warp / kWarpCols) * WM + laneRow * TM;
     colOffset = (warp % kWarpCols) * WN + laneCol * TN;
-    aOffset = rowOffset;
-    bOffset = colOffset;
   }
 
   __device__ void load(const float* As, const float* Bs, int k, int buffer) {
@@ -211,7 +208,7 @@ struct WarpFragments {
     for (int r = 0; r < kRepeatM; ++r) {
 #pragma unroll
       for (int i = 0; i < TM; i += 4) {
-        const float4 v = *reinterpret_cast<const float4*>(As + k * transposedAStride<BM>() + aOffset +
+        const float4 v = *reinterpret_cast<const float4*>(As + k * transposedAStride<BM>() + rowOffset +
                                                           r * kLaneRows * TM + i);
         fragA[buffer][r * TM + i] = v.x, fragA[buffer][r * TM + i + 1] = v.y;
         fragA[buffer][r * TM + i + 2] = v.z, fragA[buffer][r * TM + i + 3] = v.w;
@@ -221,7 +218,7 @@ struct WarpFragments {
     for (int r = 0; r < kRepeatN; ++r) {
 #pragma unroll
       for (int j = 0; j < TN; j += 4) {
-        const float4 v = *reinterpret_cast<const float4*>(Bs + k * BN + bOffset + r * kLaneCols * TN + j);
+        const float4 v = *reinterpret_cast<const float4*>(Bs + k * BN + colOffset + r * kLaneCols * TN + j);
         fragB[buffer][r * TN + j] = v.x, fragB[buffer][r * TN + j + 1] = v.y;
         fragB[buffer][r * TN + j + 2] = v.z, fragB[buffer][r * TN + j + 3] = v.w;
       }
