@@ -104,6 +104,7 @@ struct Check {
   double error = 0;
   unsigned nonFinite = 0;
   bool ok = false;
+  const char* launchError = nullptr;  // the launch itself was refused (shared memory, threads)
 };
 
 Check check(const Variant& v, Device& d, const Shape& s, unsigned seed) {
@@ -113,13 +114,16 @@ Check check(const Variant& v, Device& d, const Shape& s, unsigned seed) {
   runCublas(d, s);
   CHECK(cudaMemset(d.c, 0xFF, sizeC * sizeof(float)));  // NaN: an output never written fails
   launch(v, d, s);
-  CHECK(cudaGetLastError());
+  Check result;
+  if (const cudaError_t launched = cudaGetLastError(); launched != cudaSuccess) {
+    result.launchError = cudaGetErrorString(launched);
+    return result;
+  }
   CHECK(cudaMemset(d.sums, 0, 2 * sizeof(double)));
   CHECK(cudaMemset(d.bad, 0, sizeof(unsigned)));
   compareOutputs<<<1024, 256>>>(d.c, d.reference, sizeC, d.sums, d.bad);
   CHECK(cudaGetLastError());
   double sums[2];
-  Check result;
   CHECK(cudaMemcpy(sums, d.sums, sizeof(sums), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(&result.nonFinite, d.bad, sizeof(unsigned), cudaMemcpyDeviceToHost));
   result.error = sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : std::sqrt(sums[0]);
@@ -243,19 +247,26 @@ int main(int argc, char** argv) {
 
   // Checks: every variant, every shape, fresh inputs each time.
   unsigned seed = 1;
+  // A kernel that faults ends the process (the context is lost): the line before names it.
   for (Row& row : rows) {
+    std::printf("check %-56s ", row.variant.name.c_str());
+    std::fflush(stdout);
     for (const Shape& s : checks) {
       const Check result = check(row.variant, d, s, seed++);
       if (!result.ok) {
         row.verified = false;
-        char text[160];
-        std::snprintf(text, sizeof text, "%dx%dx%d: rel.err %.2e, %u non-finite", s.M, s.N, s.K, result.error,
-                      result.nonFinite);
+        char text[200];
+        if (result.launchError != nullptr) {
+          std::snprintf(text, sizeof text, "%dx%dx%d: launch failed: %s", s.M, s.N, s.K, result.launchError);
+        } else {
+          std::snprintf(text, sizeof text, "%dx%dx%d: rel.err %.2e, %u non-finite", s.M, s.N, s.K, result.error,
+                        result.nonFinite);
+        }
         row.failure = text;
         break;
       }
     }
-    std::printf("check %-52s %s %s\n", row.variant.name.c_str(), row.verified ? "ok" : "WRONG", row.failure.c_str());
+    std::printf("%s %s\n", row.verified ? "ok" : "WRONG", row.failure.c_str());
     std::fflush(stdout);
   }
 
@@ -263,8 +274,8 @@ int main(int argc, char** argv) {
   std::vector<float> cublasMs(sizes.size(), 0.0f);
   for (std::size_t si = 0; si < sizes.size(); ++si) {
     const Shape s{sizes[si], sizes[si], sizes[si]};
-    fill(d.a, std::size_t(s.M) * s.K, 1000 + si);
-    fill(d.b, std::size_t(s.K) * s.N, 2000 + si);
+    fill(d.a, std::size_t(s.M) * s.K, static_cast<unsigned>(1000 + si));
+    fill(d.b, std::size_t(s.K) * s.N, static_cast<unsigned>(2000 + si));
     for (int round = 0; round < 2; ++round) {
       const float c = medianMs([&] { runCublas(d, s); }, repeat);
       cublasMs[si] = round == 0 ? c : std::min(cublasMs[si], c);
@@ -279,7 +290,8 @@ int main(int argc, char** argv) {
   }
 
   auto tflops = [&](std::size_t si, float ms) { return 2.0 * sizes[si] * double(sizes[si]) * sizes[si] / ms / 1e9; };
-  std::printf("\n%-56s %4s %5s %6s %3s", "variant", "regs", "spill", "smemKB", "b/SM");
+  std::printf("\nrel.err tolerance 1e-5 x max(1, sqrt(K / 4096)); ms = median of %d, better of 2 rounds\n", repeat);
+  std::printf("%-56s %4s %5s %6s %3s", "variant", "regs", "spill", "smemKB", "b/SM");
   for (int n : sizes) std::printf(" | %5d: ms    TFLOPS  xcuBLAS", n);
   std::printf("\n%-56s %4s %5s %6s %3s", "cublas", "", "", "", "");
   for (std::size_t si = 0; si < sizes.size(); ++si) {
