@@ -122,30 +122,36 @@ struct AsyncKTileCopy {
   // BM + kAPad) and Bs (row-major, stride BN). Empty slots and everything past M, N or K land
   // as zeros; the source address of a zero copy stays inside the matrix.
   __device__ void issue(const int (&kBlocks)[kSlots], float* As, float* Bs) const {
-    {
-      const int kBlock = kBlockOfSlot(kBlocks, aK / kKBlock);
-      const int k = kBlock * kKBlock + aK % kKBlock;
-      const bool kInside = kBlock >= 0 && k < K;
-      const int bytes = kInside ? 4 : 0;
-      const float* first = A + static_cast<long long>(rowBase + aRow) * K + (kInside ? k : 0);
-      float* dst = As + aK * transposedAStride<BM>() + aRow;
-      if (interiorA) {
+    issueA(kBlocks, As);
+    issueB(kBlocks, Bs);
+  }
+
+  __device__ void issueA(const int (&kBlocks)[kSlots], float* As) const {
+    const int kBlock = kBlockOfSlot(kBlocks, aK / kKBlock);
+    const int k = kBlock * kKBlock + aK % kKBlock;
+    const bool kInside = kBlock >= 0 && k < K;
+    const int bytes = kInside ? 4 : 0;
+    const float* first = A + static_cast<long long>(rowBase + aRow) * K + (kInside ? k : 0);
+    float* dst = As + aK * transposedAStride<BM>() + aRow;
+    if (interiorA) {
 #pragma unroll
-        for (int p = 0; p < kAPasses; ++p) {
-          copyAsync4(dst + p * kARowsPerPass, first + static_cast<long long>(p) * kARowsPerPass * K, bytes);
-        }
-      } else {
+      for (int p = 0; p < kAPasses; ++p) {
+        copyAsync4(dst + p * kARowsPerPass, first + static_cast<long long>(p) * kARowsPerPass * K, bytes);
+      }
+    } else {
 #pragma unroll
-        for (int p = 0; p < kAPasses; ++p) {
-          const int row = rowBase + aRow + p * kARowsPerPass;
-          const bool inside = kInside && row < M;
-          copyAsync4(dst + p * kARowsPerPass, inside ? A + static_cast<long long>(row) * K + k : A, inside ? 4 : 0);
-        }
+      for (int p = 0; p < kAPasses; ++p) {
+        const int row = rowBase + aRow + p * kARowsPerPass;
+        const bool inside = kInside && row < M;
+        copyAsync4(dst + p * kARowsPerPass, inside ? A + static_cast<long long>(row) * K + k : A, inside ? 4 : 0);
       }
     }
+  }
+
+  __device__ void issueB(const int (&kBlocks)[kSlots], float* Bs) const {
 #pragma unroll
     for (int p = 0; p < kBPasses; ++p) {
-      const int kk = bK + p * kBRowsPerPass;                // row inside the K-tile
+      const int kk = bK + p * kBRowsPerPass;                    // row inside the K-tile
       const int kBlock = kBlocks[p * kBRowsPerPass / kKBlock];  // a pass stays inside one K-block
       const int k = kBlock * kKBlock + kk % kKBlock;
       const bool kInside = kBlock >= 0 && k < K;

@@ -93,6 +93,16 @@ void checkWarpTileMultistage(const std::string& name, const std::vector<Shape>& 
   }
 }
 
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages>
+void checkHybrid(const std::string& name, const std::vector<Shape>& shapes) {
+  for (const Shape& s : shapes) {
+    check<BM, BN, kThreads, kStages * cuda::stageFloats<BM, BN, BK>()>(
+        name, s, [](const float* A, const float* B, float* C, int M, int N, int K, float* stages) {
+          cuda::hybridGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages>(A, B, C, M, N, K, stages);
+        });
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -117,6 +127,9 @@ int main() {
   checkRegisterStaged<128, 128, 8, 64, 64, 4, 4, 128, 4, 2>("reg2 128x128x8 t4x4 l4x8il2", shapes);
   checkRegisterStaged<128, 256, 8, 64, 64, 8, 4, 256>("reg2 128x256x8 256thr", shapes);
   checkWarpTileMultistage<128, 128, 8, 64, 64, 8, 4, 128, 3>("ms3 k9-warptile (barrierAfter)", shapes);
+  checkHybrid<128, 128, 8, 64, 64, 8, 4, 128, 3>("hybrid3 128x128x8", shapes);
+  checkHybrid<128, 128, 8, 64, 64, 8, 4, 128, 2>("hybrid2 128x128x8", shapes);
+  checkHybrid<128, 256, 8, 64, 64, 8, 4, 256, 4>("hybrid4 128x256x8 256thr", shapes);
   std::printf("%s\n", failures == 0 ? "all ok" : "FAILURES");
   return failures == 0 ? 0 : 1;
 }

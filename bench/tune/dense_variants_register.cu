@@ -1,5 +1,5 @@
 // K11's register staging with K12's addressing and warp code: separates what the addressing
-// and the barrier placement buy from what cp.async buys.
+// and the barrier placement buy from what cp.async buys; and the hybrid (only B in cp.async).
 #include "dense_variants.cuh"
 
 namespace tileskip::tune {
@@ -21,6 +21,13 @@ void addRegisterVariants(std::vector<Variant>& into) {
       into,
       "256 threads, 128x256: half the shared traffic per FFMA of A, 1 block/SM (8 warps as now); "
       "CUTLASS 256x128 2-stage measured 0.978");
+  addVariant(into, "hybrid3 128x128x8 w64x64 t8x4 l4x8",
+             "B in 3 cp.async stages, A through registers (2 LDG.128 + 8 STS per K-tile instead of 8 "
+             "4-byte copies): within +-2 % of k12; ahead if A's 4-byte copies cost L1 throughput",
+             cuda::hybrid<128, 128, 8, 64, 64, 8, 4, 128, 3>, 128, 128, 128, cuda::multistageSharedBytes<128, 128, 8, 3>());
+  addVariant(into, "hybrid3 128x256x8 w64x64 t8x4 l4x8 256thr",
+             "the same at 128x256, 256 threads", cuda::hybrid<128, 256, 8, 64, 64, 8, 4, 256, 3>, 128, 256, 256,
+             cuda::multistageSharedBytes<128, 256, 8, 3>());
 }
 
 }  // namespace tileskip::tune
