@@ -6,6 +6,10 @@
 #include <numeric>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/catalogue.hpp"
 #include "core/error.hpp"
 
@@ -46,38 +50,78 @@ void forEachSetBit(const Word* words, int count, F&& f) {
   }
 }
 
-// Bit k of row r: A[r][k] != 0 (K indices in their original order).
-BitRows aRowSets(const Matrix& a) {
-  BitRows sets(a.rows(), a.cols());
-  for (int r = 0; r < a.rows(); ++r) {
-    const float* row = a.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(a.cols());
+// std::popcount without a popcnt instruction (the build targets baseline x86-64) is a libgcc
+// call; these stay inline.
+int popcount64(Word x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
+// Bytes of x that are non-zero, as a count.
+int nonZeroBytes(Word x) {
+  x |= x >> 4;
+  x |= x >> 2;
+  x |= x >> 1;
+  return static_cast<int>(((x & 0x0101010101010101ull) * 0x0101010101010101ull) >> 56);
+}
+
+// Bit c of row r: m(r, c) != 0 (so NaN counts as non-zero and -0 as zero, as in the patterns).
+BitRows nonZeroRows(const Matrix& m) {
+  BitRows sets(m.rows(), m.cols());
+  auto cols = static_cast<std::size_t>(m.cols());
+  for (int r = 0; r < m.rows(); ++r) {
+    const float* row = m.data() + static_cast<std::size_t>(r) * cols;
     Word* out = sets.row(r);
-    for (int k0 = 0; k0 < a.cols(); k0 += 64) {
-      int k1 = std::min(a.cols(), k0 + 64);
+    std::size_t c = 0;
+#if defined(__SSE2__)
+    const __m128 zero = _mm_setzero_ps();
+    for (; c + 64 <= cols; c += 64) {
       Word w = 0;
-      for (int k = k0; k < k1; ++k) w |= static_cast<Word>(row[k] != 0.0f) << (k - k0);
-      out[k0 / 64] = w;
+      for (std::size_t j = 0; j < 64; j += 4) {
+        auto bits = static_cast<unsigned>(_mm_movemask_ps(_mm_cmpneq_ps(_mm_loadu_ps(row + c + j), zero)));
+        w |= static_cast<Word>(bits) << j;
+      }
+      out[c / 64] = w;
     }
+#endif
+    for (; c < cols; ++c) out[c / 64] |= static_cast<Word>(row[c] != 0.0f) << (c % 64);
   }
   return sets;
 }
 
-// Bit k of column c: B[k][c] != 0.
-BitRows bColumnSets(const Matrix& b) {
-  BitRows sets(b.cols(), b.rows());
-  std::vector<Word> acc(static_cast<std::size_t>(b.cols()));
-  for (int k0 = 0; k0 < b.rows(); k0 += 64) {
-    std::fill(acc.begin(), acc.end(), 0);
-    int k1 = std::min(b.rows(), k0 + 64);
-    for (int k = k0; k < k1; ++k) {
-      const float* row = b.data() + static_cast<std::size_t>(k) * static_cast<std::size_t>(b.cols());
-      Word bit = Word{1} << (k - k0);
-      for (int c = 0; c < b.cols(); ++c) acc[static_cast<std::size_t>(c)] |= row[c] != 0.0f ? bit : 0;
+// Bit j of word i moves to bit i of word j.
+void transpose64(Word a[64]) {
+  Word mask = 0x00000000ffffffffull;
+  for (int j = 32; j != 0; j >>= 1, mask ^= mask << j) {
+    for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+      Word t = ((a[k] >> j) ^ a[k | j]) & mask;
+      a[k] ^= t << j;
+      a[k | j] ^= t;
     }
-    for (int c = 0; c < b.cols(); ++c) sets.row(c)[k0 / 64] = acc[static_cast<std::size_t>(c)];
   }
-  return sets;
 }
+
+// The bit matrix transposed: bit r of row c of the result is bit c of row r of `sets`.
+BitRows transpose(const BitRows& sets, int columns) {
+  BitRows out(columns, sets.count);
+  Word block[64];
+  for (int r0 = 0; r0 < sets.count; r0 += 64) {
+    for (int w = 0; w < sets.words; ++w) {
+      for (int i = 0; i < 64; ++i) block[i] = r0 + i < sets.count ? sets.row(r0 + i)[w] : 0;
+      transpose64(block);
+      for (int i = 0; i < 64 && w * 64 + i < columns; ++i) out.row(w * 64 + i)[r0 / 64] = block[i];
+    }
+  }
+  return out;
+}
+
+// Bit k of row r: A[r][k] != 0 (K indices in their original order).
+BitRows aRowSets(const Matrix& a) { return nonZeroRows(a); }
+
+// Bit k of column c: B[k][c] != 0.
+BitRows bColumnSets(const Matrix& b) { return transpose(nonZeroRows(b), b.cols()); }
 
 // Union of the K-sets of each tile of `granularity` consecutive items of `order`, with the K
 // indices renumbered to their new positions (newK[original] = position).
@@ -103,13 +147,6 @@ std::vector<int> inverse(std::span<const int> order) {
   return inv;
 }
 
-// Bytes of x that are non-zero, as a count.
-int nonZeroBytes(Word x) {
-  x |= x >> 4;
-  x |= x >> 2;
-  x |= x >> 1;
-  return std::popcount(x & 0x0101010101010101ull);
-}
 
 struct Problem {
   int m = 0, n = 0, k = 0;
@@ -135,7 +172,7 @@ double cost(const Problem& p, const Reordering& r) {
       for (int w = 0; w < aTiles.words; ++w) {
         Word joint = a[w] & b[w];
         blocks += nonZeroBytes(joint);
-        bits += std::popcount(joint);
+        bits += popcount64(joint);
       }
       std::int64_t blockArea = blocks * kKBlock;
       if (lastBlockMissing > 0 && ((a[lastBlock / 8] & b[lastBlock / 8]) >> (8 * (lastBlock % 8)) & 0xffu) != 0) {
@@ -181,22 +218,43 @@ std::vector<int> groupByKey(const BitRows& keys, int groupSize) {
   return order;
 }
 
+Word reverseBits(Word x) {
+  x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+  x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+  x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
+  x = ((x >> 8) & 0x00ff00ff00ff00ffull) | ((x & 0x00ff00ff00ff00ffull) << 8);
+  x = ((x >> 16) & 0x0000ffff0000ffffull) | ((x & 0x0000ffff0000ffffull) << 16);
+  return (x >> 32) | (x << 32);
+}
+
 // Keys over original K indices (the sets themselves, most significant bit first).
-BitRows exactKeys(const BitRows& sets, int k) {
-  BitRows keys(sets.count, k);
-  for (int i = 0; i < sets.count; ++i) {
-    Word* key = keys.row(i);
-    forEachSetBit(sets.row(i), sets.words, [&](int kk) { setKeyBit(key, kk); });
-  }
+BitRows exactKeys(const BitRows& sets) {
+  BitRows keys = sets;
+  for (Word& w : keys.data) w = reverseBits(w);
   return keys;
 }
 
 // Keys over the K-blocks of the current K order: which K-blocks an item touches.
-BitRows kBlockKeys(const BitRows& sets, std::span<const int> newK, int k) {
-  BitRows keys(sets.count, ceilDiv(k, kKBlock));
+BitRows kBlockKeys(const BitRows& sets, std::span<const int> kOrder, std::span<const int> newK, int k) {
+  int kBlocks = ceilDiv(k, kKBlock);
+  BitRows keys(sets.count, kBlocks);
   for (int i = 0; i < sets.count; ++i) {
     Word* key = keys.row(i);
-    forEachSetBit(sets.row(i), sets.words, [&](int kk) { setKeyBit(key, newK[static_cast<std::size_t>(kk)] / kKBlock); });
+    const Word* set = sets.row(i);
+    int count = 0;
+    for (int w = 0; w < sets.words; ++w) count += popcount64(set[w]);
+    if (count * 4 < k) {
+      forEachSetBit(set, sets.words, [&](int kk) { setKeyBit(key, newK[static_cast<std::size_t>(kk)] / kKBlock); });
+      continue;
+    }
+    for (int b = 0; b < kBlocks; ++b) {  // dense: look every K index up, without branches
+      Word any = 0;
+      for (int kk = b * kKBlock; kk < std::min(k, (b + 1) * kKBlock); ++kk) {
+        int original = kOrder[static_cast<std::size_t>(kk)];
+        any |= set[original >> 6] >> (original & 63);
+      }
+      key[b >> 6] |= (any & 1) << (63 - (b & 63));
+    }
   }
   return keys;
 }
@@ -234,7 +292,7 @@ std::vector<double> setSizes(const BitRows& sets) {
   std::vector<double> sizes(static_cast<std::size_t>(sets.count));
   for (int i = 0; i < sets.count; ++i) {
     int count = 0;
-    for (int w = 0; w < sets.words; ++w) count += std::popcount(sets.row(i)[w]);
+    for (int w = 0; w < sets.words; ++w) count += popcount64(sets.row(i)[w]);
     sizes[static_cast<std::size_t>(i)] = count;
   }
   return sizes;
@@ -327,12 +385,12 @@ Reordering findReordering(const Matrix& a, const Matrix& b, int rowGranularity, 
   Reordering r = identityReordering(p.m, p.n, p.k);
   for (int round = 0; round < kRounds; ++round) {
     if (round == 0) {
-      r.rowOrder = groupByKey(exactKeys(p.aRows, p.k), p.rowGranularity);
-      r.colOrder = groupByKey(exactKeys(p.bCols, p.k), p.colGranularity);
+      r.rowOrder = groupByKey(exactKeys(p.aRows), p.rowGranularity);
+      r.colOrder = groupByKey(exactKeys(p.bCols), p.colGranularity);
     } else {
       std::vector<int> newK = inverse(r.kOrder);
-      r.rowOrder = groupByKey(kBlockKeys(p.aRows, newK, p.k), p.rowGranularity);
-      r.colOrder = groupByKey(kBlockKeys(p.bCols, newK, p.k), p.colGranularity);
+      r.rowOrder = groupByKey(kBlockKeys(p.aRows, r.kOrder, newK, p.k), p.rowGranularity);
+      r.colOrder = groupByKey(kBlockKeys(p.bCols, r.kOrder, newK, p.k), p.colGranularity);
     }
     r.kOrder = groupByKey(kKeys(p, r), kKBlock);
     consider(r);
@@ -361,6 +419,28 @@ double reorderCost(const Matrix& a, const Matrix& b, int rowGranularity, int col
   return cost(p, identityReordering(p.m, p.n, p.k)) / (2.0 * p.m * static_cast<double>(p.n) * p.k);
 }
 
+namespace {
+
+// out(i, j) = m(rowOrder[i], colOrder[j]), in one pass.
+Matrix permute(const Matrix& m, std::span<const int> rowOrder, std::span<const int> colOrder) {
+  Matrix out(m.rows(), m.cols());
+  auto cols = static_cast<std::size_t>(m.cols());
+  for (int i = 0; i < m.rows(); ++i) {
+    const float* in = m.data() + static_cast<std::size_t>(rowOrder[static_cast<std::size_t>(i)]) * cols;
+    float* o = out.data() + static_cast<std::size_t>(i) * cols;
+    for (std::size_t j = 0; j < cols; ++j) o[j] = in[colOrder[j]];
+  }
+  return out;
+}
+
+std::vector<int> identityOrder(int n) {
+  std::vector<int> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+}  // namespace
+
 Matrix permuteRows(const Matrix& m, std::span<const int> order) {
   checkOrder(order, m.rows(), "row order");
   Matrix out(m.rows(), m.cols());
@@ -374,20 +454,13 @@ Matrix permuteRows(const Matrix& m, std::span<const int> order) {
 
 Matrix permuteCols(const Matrix& m, std::span<const int> order) {
   checkOrder(order, m.cols(), "column order");
-  Matrix out(m.rows(), m.cols());
-  auto cols = static_cast<std::size_t>(m.cols());
-  for (int i = 0; i < m.rows(); ++i) {
-    const float* in = m.data() + static_cast<std::size_t>(i) * cols;
-    float* o = out.data() + static_cast<std::size_t>(i) * cols;
-    for (std::size_t j = 0; j < cols; ++j) o[j] = in[order[j]];
-  }
-  return out;
+  return permute(m, identityOrder(m.rows()), order);
 }
 
 ReorderedProblem applyReordering(const Matrix& a, const Matrix& b, const Reordering& r) {
   checkProblem(a, b, 1, 1);
   checkReordering(r, a.rows(), b.cols(), a.cols());
-  return {permuteCols(permuteRows(a, r.rowOrder), r.kOrder), permuteCols(permuteRows(b, r.kOrder), r.colOrder)};
+  return {permute(a, r.rowOrder, r.kOrder), permute(b, r.kOrder, r.colOrder)};
 }
 
 Matrix restoreC(const Matrix& cPermuted, const Reordering& r) {
