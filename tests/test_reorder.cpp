@@ -7,9 +7,15 @@
 #include <random>
 #include <string>
 
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "core/catalogue.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
+#include "core/matrix_io.hpp"
 #include "core/pattern.hpp"
 #include "core/reference.hpp"
 #include "core/reorder.hpp"
@@ -257,6 +263,31 @@ TEST(ReorderStudy, DISABLED_BeforeAndAfter) {
       ReorderedProblem p = applyReordering(c.a, c.b, r);
       std::printf("%-42s %4d %4d | %8.4f %8.4f | %8.4f %8.4f | %8.3f\n", c.name.c_str(), rg, cg,
                   jointDensity(c.a, c.b, rg, cg), jointDensity(p.a, p.b, rg, cg), skippedBlocks(c.a, c.b, rg, cg),
+                  skippedBlocks(p.a, p.b, rg, cg), seconds);
+    }
+  }
+}
+
+// Not a test: the same table for the cases scripts/fetch-real-data.sh wrote (in
+// $TILESKIP_REAL_DATA, default data/real under the working folder).
+TEST(ReorderStudy, DISABLED_RealData) {
+  std::filesystem::path folder = "data/real";
+  if (const char* s = std::getenv("TILESKIP_REAL_DATA")) folder = s;
+  std::ifstream in(folder / "cases.json");
+  if (!in) GTEST_SKIP() << "no " << (folder / "cases.json") << ": run scripts/fetch-real-data.sh";
+  nlohmann::json manifest = nlohmann::json::parse(in);
+  std::printf("%-48s %4s %4s | %8s %8s | %8s %8s | %8s\n", "case", "R", "G", "joint", "after", "skipKB", "after",
+              "find s");
+  for (const auto& c : manifest["cases"]) {
+    Matrix a = readMatrix(folder / c["a"].get<std::string>());
+    Matrix b = readMatrix(folder / c["b"].get<std::string>());
+    for (auto [rg, cg] : {std::pair{64, 32}, std::pair{32, 32}, std::pair{8, 32}}) {
+      auto start = std::chrono::steady_clock::now();
+      Reordering r = findReordering(a, b, rg, cg);
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ReorderedProblem p = applyReordering(a, b, r);
+      std::printf("%-48s %4d %4d | %8.4f %8.4f | %8.4f %8.4f | %8.3f\n", c["name"].get<std::string>().c_str(), rg, cg,
+                  jointDensity(a, b, rg, cg), jointDensity(p.a, p.b, rg, cg), skippedBlocks(a, b, rg, cg),
                   skippedBlocks(p.a, p.b, rg, cg), seconds);
     }
   }
