@@ -220,7 +220,7 @@ TEST(Reorder, NeverWorseThanTheInput) {
   }
 }
 
-// Not a test: the before/after table of docs/reordering.md. Run with
+// Not a test: the before/after table of docs/real-data.md. Run with
 //   tileskip_tests --gtest_also_run_disabled_tests --gtest_filter='*ReorderStudy*'
 // (TILESKIP_REORDER_STUDY_SIZE sets the size, default 4096).
 TEST(ReorderStudy, DISABLED_BeforeAndAfter) {
@@ -244,6 +244,12 @@ TEST(ReorderStudy, DISABLED_BeforeAndAfter) {
     Matrix b = generate("uniform", Operand::B, size, size, 1.0, 2);
     ReorderedProblem s = scramble(a, b, 3);
     cases.push_back({"blocks G=64 A 0.25 x dense B, scrambled", std::move(s.a), std::move(s.b)});
+  }
+  {
+    Matrix a = generate("banded", Operand::A, size, size, 0.1, 1);
+    Matrix b = generate("banded", Operand::B, size, size, 0.1, 2);
+    ReorderedProblem s = scramble(a, b, 3);
+    cases.push_back({"banded 0.1/0.1 scrambled", std::move(s.a), std::move(s.b)});
   }
   for (double d : {0.5, 0.05, 0.01}) {
     cases.push_back({"uniform " + std::to_string(d).substr(0, 4) + " both",

@@ -5,6 +5,8 @@ pruned, and the GEMMs of one batch through it (forward and backward) as tileskip
 30 % of their weights by magnitude, then retrained a few epochs with the masks re-applied after
 each (iterative magnitude pruning), so the network still classifies.
 """
+import subprocess
+
 import numpy as np
 
 HIDDEN = 512
@@ -64,9 +66,11 @@ def add_cases(builder, small, seed):
     dz2 = (dlogits @ w3.T) * (z2 > 0)
 
     version = sklearn.__version__
-    source = (f"scikit-learn {version} (Debian python3-sklearn), load_digits, MLP 64-{HIDDEN}-{HIDDEN}-10 ReLU, "
+    debian = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "python3-sklearn"], capture_output=True, text=True)
+    package = f"Debian python3-sklearn {debian.stdout}" if debian.returncode == 0 and debian.stdout else "not from Debian"
+    source = (f"scikit-learn {version} ({package}), load_digits, MLP 64-{HIDDEN}-{HIDDEN}-10 ReLU, "
               f"random_state {seed}, {epochs} epochs{' (--small)' if small else ''}")
-    builder.sources.append({"package": "scikit-learn", "version": version, "registry": "Debian (python3-sklearn)",
+    builder.sources.append({"package": "scikit-learn", "version": version, "registry": package,
                             "file": "sklearn.datasets.load_digits + MLPClassifier"})
     accuracy = f"test accuracy {dense_accuracy:.3f} dense, {pruned_accuracy:.3f} pruned"
     files = {}
