@@ -15,8 +15,9 @@
 #   --small        train the MLP a few iterations only (tests); the shapes stay the same
 #   --offline DIR  take the .deb and .whl files from DIR instead of the registries (tests)
 # Needs: apt-get, dpkg-deb, /usr/bin/python3 with NumPy, SciPy and scikit-learn
-# (scripts/install-deps.sh installs them). Exit codes: 0 done (or already there), 1 a registry
-# could not be reached or a download failed, 2 bad usage or a missing tool.
+# (scripts/install-deps.sh installs them) and, to download, pip (python3-pip).
+# Exit codes: 0 done (or already there), 1 a registry could not be reached or a download
+# failed, 2 bad usage or a missing tool.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -81,6 +82,7 @@ else
     cat "$work/apt.log" >&2
     die 1 "could not download $deb_package from the Debian archive (no network, or the package lists are missing: run apt-get update)"
   fi
+  "$python" -m pip --version >/dev/null 2>&1 || die 2 "needs pip for $python to download $pyamg_spec: apt-get install python3-pip"
   say "downloading $pyamg_spec from PyPI (pip download, wheel only, not installed)"
   if ! timeout 300 "$python" -m pip download --quiet --no-deps --only-binary=:all: --timeout 30 --retries 2 \
          -d "$work/fetched" "$pyamg_spec" >"$work/pip.log" 2>&1; then
