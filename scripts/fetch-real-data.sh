@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     --force) force=1; shift ;;
     --small) small=1; shift ;;
     --offline) [ $# -ge 2 ] || die 2 "--offline needs a folder"; offline="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die 2 "unknown argument '$1' (try --help)" ;;
   esac
 done
