@@ -259,17 +259,19 @@ TEST(ReorderStudy, DISABLED_BeforeAndAfter) {
                    generate("uniform", Operand::B, size, size, 1.0, 2)});
   cases.push_back({"relu A 0.3 x uniform B 0.3", generate("relu", Operand::A, size, size, 0.3, 1),
                    generate("uniform", Operand::B, size, size, 0.3, 2)});
-  std::printf("%-42s %4s %4s | %8s %8s | %8s %8s | %8s\n", "case", "R", "G", "joint", "after", "skipKB", "after",
-              "find s");
+  std::printf("%-42s %4s %4s | %7s %7s | %7s %7s | %8s %8s | %8s %8s | %8s\n", "case", "R", "G", "A pat", "after",
+              "B pat", "after", "joint", "after", "skipKB", "after", "find s");
   for (const Case& c : cases) {
     for (auto [rg, cg] : {std::pair{64, 32}, std::pair{32, 32}, std::pair{8, 32}, std::pair{128, 64}}) {
       auto start = std::chrono::steady_clock::now();
       Reordering r = findReordering(c.a, c.b, rg, cg);
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       ReorderedProblem p = applyReordering(c.a, c.b, r);
-      std::printf("%-42s %4d %4d | %8.4f %8.4f | %8.4f %8.4f | %8.3f\n", c.name.c_str(), rg, cg,
-                  jointDensity(c.a, c.b, rg, cg), jointDensity(p.a, p.b, rg, cg), skippedBlocks(c.a, c.b, rg, cg),
-                  skippedBlocks(p.a, p.b, rg, cg), seconds);
+      std::printf("%-42s %4d %4d | %7.4f %7.4f | %7.4f %7.4f | %8.4f %8.4f | %8.4f %8.4f | %8.3f\n", c.name.c_str(),
+                  rg, cg, buildAPattern(c.a, rg).density(), buildAPattern(p.a, rg).density(),
+                  buildBPattern(c.b, cg).density(), buildBPattern(p.b, cg).density(), jointDensity(c.a, c.b, rg, cg),
+                  jointDensity(p.a, p.b, rg, cg), skippedBlocks(c.a, c.b, rg, cg), skippedBlocks(p.a, p.b, rg, cg),
+                  seconds);
     }
   }
 }
