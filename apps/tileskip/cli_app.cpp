@@ -32,7 +32,7 @@ Cli::Cli() : app_("tileskip: tiled, warp-uniform zero-block skipping GEMM on GPU
   app_.require_subcommand(1);
   app_.set_help_all_flag("--help-all", "help for every subcommand");
   commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_),
-               addRunCommand(app_),  addViewCommand(app_), addTuneCommand(app_)};
+               addInspectCommand(app_), addRunCommand(app_),  addViewCommand(app_), addTuneCommand(app_)};
 }
 
 std::optional<int> Cli::parse(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
