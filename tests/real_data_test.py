@@ -2,8 +2,8 @@
 """scripts/fetch-real-data.sh on small synthetic inputs, with no registry: a tiny .deb built with
 dpkg-deb (a Matrix Market file, a gzipped symmetric one, a malformed one) and a tiny wheel (a .mat
 written by SciPy, one of them complex) through --offline, the MLP with --small. Checks the
-manifest, that `tileskip run --backend cpu` reads every case and gives NumPy's product, that a
-second run leaves the data set alone, and that an unreachable registry fails with a reason.
+manifest, that `tileskip run --backend cpu` reads every case and gives NumPy's product and
+`tileskip bench --suite real` runs them all, that a second run leaves the data set alone, and that an unreachable registry fails with a reason.
 
 Usage: real_data_test.py TILESKIP_BINARY FETCH_SCRIPT          (the CTest test, label `real`)
        real_data_test.py TILESKIP_BINARY --check DATA_FOLDER    (check a fetched data set)
@@ -159,6 +159,13 @@ def main():
             assert "pattern general" in f.readline()
         mlp = next(c for c in manifest["cases"] if c["name"] == "mlp-h1-x-w2")
         assert abs(mlp["b_density"] - 0.3) < 0.01 and (mlp["m"], mlp["k"], mlp["n"]) == (256, 512, 512), mlp
+
+        # The manifest is what `bench --suite real` reads.
+        bench = subprocess.run([binary, "bench", "--suite", "real", "--data", out, "--backend", "cpu",
+                                "--warmup", "0", "--repeat", "1"], capture_output=True, text=True)
+        assert bench.returncode == 0, f"bench --suite real exited {bench.returncode}: {bench.stdout}{bench.stderr}"
+        missing = [name for name in names if name not in bench.stdout]
+        assert not missing, f"bench --suite real left out {missing}"
 
         # Idempotent: a second run finds the complete set and leaves it as it is.
         before = os.stat(os.path.join(out, "cases.json")).st_mtime_ns
