@@ -258,6 +258,12 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
   Operands ops{PatternCache(a, Operand::A), PatternCache(b, Operand::B)};
   for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspectOne(*kernel, ops, result.a.density, model));
   result.recommendation = recommend(result.kernels);
+  const double outputs = static_cast<double>(a.rows()) * b.cols();
+  if (outputs < kSmallProblemOutputs) {
+    result.recommendation.reason +=
+        "; a small problem: the model was calibrated on outputs that fill the GPU, where launch costs and idle "
+        "multiprocessors do not count, so measure it (bench --kernel all)";
+  }
   return result;
 }
 

@@ -50,6 +50,11 @@ struct Inspection {
 // that does not skip by this factor: the model's error on its calibration runs, with room.
 inline constexpr double kSkipMargin = 1.05;
 
+// Below this many outputs (M·N) a recommendation says its prediction is a guess: on the H200,
+// problems this small (bench --suite real) ran fastest on the small-tile teaching kernels,
+// launch-bound, which a model fitted at 4096^3 does not see.
+inline constexpr double kSmallProblemOutputs = 1024.0 * 1024.0;
+
 // Inspects A·B for each of `kernels` (catalogue entries a backend implements) under `model`.
 // Throws InputError when the shapes do not multiply or no kernel is given.
 Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const KernelInfo* const> kernels,

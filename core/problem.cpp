@@ -36,9 +36,9 @@ std::string ProblemSpec::sourceOf(Operand operand) const {
 
 std::string ProblemSpec::describe() const {
   std::ostringstream out;
-  if (generatorB || optionsB || !fileA.empty() || !fileB.empty()) {
+  if (generatorB || optionsB || !fileA.empty() || !fileB.empty() || reordered) {
     out << "M=" << m << " N=" << n << " K=" << k << ", A: " << sourceOf(Operand::A) << ", B: " << sourceOf(Operand::B)
-        << ", seed " << seed;
+        << ", seed " << seed << (reordered ? ", reordered" : "");
     return out.str();
   }
   out << "M=" << m << " N=" << n << " K=" << k << ", generator " << generator << ", density A " << densityA

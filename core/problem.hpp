@@ -24,6 +24,9 @@ struct ProblemSpec {
   // An operand read from a .npy / .mtx file instead of generated; the sizes must match it
   // (readProblemFiles() sets them from the files).
   std::string fileA, fileB;
+  // A's rows, B's columns and K permuted to gather zeros into tiles (core/reorder.hpp); C then
+  // comes out permuted the same way.
+  bool reordered = false;
 
   const std::string& generatorOf(Operand operand) const;
   const GeneratorOptions& optionsOf(Operand operand) const;

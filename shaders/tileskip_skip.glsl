@@ -104,7 +104,8 @@ bool blockKeepsEverything() {
   for (uint word = gl_LocalInvocationIndex; word < patternWords; word += THREADS) {
     uint realBits = problem.K - 32u * word;
     uint real = realBits >= 32u ? ~0u : (1u << realBits) - 1u;
-    every = every && (blockEveryBits(word) & real) == real;
+    every = (blockEveryBits(word) & real) == real;
+    if (!every) break;  // a tile with something to skip says so at its first such word
   }
   if (gl_LocalInvocationIndex == 0u) denseVetoes = 0u;
   barrier();

@@ -1,15 +1,24 @@
 #include "cli_common.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "core/matrix_io.hpp"
+#include "core/pattern.hpp"
+#include "core/reorder.hpp"
+#include "core/report.hpp"
 
 namespace tileskip::cli {
 
-void ProblemFlags::addTo(CLI::App* app) {
+void ProblemFlags::addTo(CLI::App* app, bool withReorder) {
+  if (withReorder) {
+    app->add_flag("--reorder", reorder,
+                  "permute A's rows, B's columns and K to gather zeros into skippable tiles (C is the product of "
+                  "the permuted operands; `run` puts it back in the original order)");
+  }
   sizeOption = app->add_option("--size", size, "M = N = K (default: 4096 on a GPU, 512 on a CPU device)");
   mOption = app->add_option("--m", m, "rows of A and C (overrides --size)");
   nOption = app->add_option("--n", n, "columns of B and C (overrides --size)");
@@ -36,6 +45,10 @@ bool ProblemFlags::sizeGiven(char dimension) const {
 std::pair<ProblemSpec, ProblemData> ProblemFlags::load(int defaultSize) const {
   ProblemSpec spec = toSpec(defaultSize);
   ProblemData data = loadProblem(spec, [&](char dimension) { return sizeGiven(dimension); });
+  if (reorder) {
+    reorderOperands(data.a, data.b);
+    spec.reordered = true;
+  }
   note("A: " + spec.sourceOf(Operand::A) + ", B: " + spec.sourceOf(Operand::B) + " (M=" + std::to_string(spec.m) +
        " N=" + std::to_string(spec.n) + " K=" + std::to_string(spec.k) + ", seed " + std::to_string(spec.seed) + ")");
   return {std::move(spec), std::move(data)};
@@ -169,6 +182,23 @@ int defaultSizeFor(const std::vector<std::unique_ptr<Backend>>& backends) {
   int size = 512;
   for (const auto& b : backends) size = std::max(size, defaultSizeFor(*b));
   return size;
+}
+
+Reordering reorderOperands(Matrix& a, Matrix& b) {
+  auto joint = [](const Matrix& x, const Matrix& y) {
+    return computeJointStats(buildAPattern(x, kReorderGranularity), buildBPattern(y, kReorderGranularity)).jointDensity;
+  };
+  const double before = joint(a, b);
+  const auto start = std::chrono::steady_clock::now();
+  Reordering r = findReordering(a, b, kReorderGranularity, kReorderGranularity);
+  ReorderedProblem p = applyReordering(a, b, r);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  a = std::move(p.a);
+  b = std::move(p.b);
+  note("reordered rows, columns and K in " + fixed(seconds, 2) + " s: joint density at " +
+       std::to_string(kReorderGranularity) + "x" + std::to_string(kReorderGranularity) + " tiles " + fixed(before, 3) +
+       " -> " + fixed(joint(a, b), 3) + (r.isIdentity() ? " (no permutation gathers more zeros: kept the order)" : ""));
+  return r;
 }
 
 void note(const std::string& text) { std::cerr << "tileskip: " << text << std::endl; }

@@ -12,6 +12,7 @@
 #include "backends/backend_registry.hpp"
 #include "core/bench.hpp"
 #include "core/inspect.hpp"
+#include "core/reorder.hpp"
 #include "core/problem.hpp"
 
 namespace tileskip::cli {
@@ -49,8 +50,10 @@ struct ProblemFlags {
   std::string generatorA, generatorB;  // empty: --generator
   int granularityA = 0, granularityB = 0;  // 0: --granularity
   std::string fileA, fileB;
+  bool reorder = false;
 
-  void addTo(CLI::App* app);
+  // `withReorder`: the command also takes --reorder.
+  void addTo(CLI::App* app, bool withReorder = false);
   // Sizes not given fall back to --size, then to `defaultSize`. Throws InputError on bad values.
   ProblemSpec toSpec(int defaultSize) const;
   // The spec with the operands: files read once (their shapes set M, N, K), the rest generated.
@@ -92,6 +95,12 @@ std::vector<const KernelInfo*> selectKernels(const std::string& list, const Back
 int defaultSizeFor(const Backend& backend);
 // The largest of those over several backends (a GPU among them sets 4096).
 int defaultSizeFor(const std::vector<std::unique_ptr<Backend>>& backends);
+
+// The granularity --reorder gathers zeros at: the pattern tiles of the warp-uniform kernels
+// (a 32-row tile also fills 64- and 128-row ones when its neighbour does).
+inline constexpr int kReorderGranularity = 32;
+// Finds and applies a reordering of A·B (core/reorder.hpp), noting on stderr what it gained.
+Reordering reorderOperands(Matrix& a, Matrix& b);
 
 // Prints a line to stderr as the tool's progress voice.
 void note(const std::string& text);

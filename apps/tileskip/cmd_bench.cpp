@@ -230,7 +230,7 @@ Command addBenchCommand(CLI::App& parent) {
                   "kernel ids, comma separated, or all; auto: the kernel `tileskip inspect` recommends for these "
                   "operands on each backend: " + catalogueIdList())
       ->capture_default_str();
-  flags->problem.addTo(app);
+  flags->problem.addTo(app, true);
   app->add_option("--warmup", flags->warmup, "untimed runs before timing")->capture_default_str();
   app->add_option("--repeat", flags->repeat, "timed runs; the median is reported")->capture_default_str();
   app->add_option("--format", flags->format, "table, csv or json")->capture_default_str();

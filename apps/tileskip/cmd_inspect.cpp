@@ -112,7 +112,7 @@ Command addInspectCommand(CLI::App& parent) {
                  "kernel, and the kernel to use (runs no kernel)");
   auto flags = std::make_shared<InspectFlags>();
   flags->backend.addTo(app, "");
-  flags->problem.addTo(app);
+  flags->problem.addTo(app, true);
   app->add_option("--format", flags->format, "table or json")->capture_default_str();
   app->add_option("--out", flags->out, "also write the report in --format to this file");
   return {app, [flags] { return runInspect(*flags); }, [flags] { validateInspect(*flags); }};

@@ -1,5 +1,6 @@
 // tileskip run: C = A·B for matrices read from .npy / .mtx files, written to .npy / .mtx.
 #include <iostream>
+#include <optional>
 
 #include "cli_common.hpp"
 #include "core/bench.hpp"
@@ -18,6 +19,7 @@ struct RunFlags {
   std::string kernel = "auto";
   bool noVerify = false;
   int repeat = 1;
+  bool reorder = false;
 };
 
 void validateRun(const RunFlags& flags) {
@@ -40,6 +42,15 @@ int runRun(const RunFlags& flags) {
                   "C and the reference C (" + std::to_string(a.rows()) + "x" + std::to_string(b.cols()) + ")");
 
   std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
+  // --reorder: the kernel multiplies permuted operands (auto inspects those); C is put back in
+  // the original order, exactly, before it is checked against the unpermuted product and written.
+  std::optional<Reordering> reordering;
+  std::optional<ReorderedProblem> permuted;
+  if (flags.reorder) {
+    Matrix pa = a, pb = b;
+    reordering = reorderOperands(pa, pb);
+    permuted = ReorderedProblem{std::move(pa), std::move(pb)};
+  }
   const KernelInfo* kernel = nullptr;
   std::string chosen;
   if (flags.kernel != "auto") {
@@ -49,12 +60,13 @@ int runRun(const RunFlags& flags) {
     ProblemSpec spec;
     spec.fileA = flags.a;
     spec.fileB = flags.b;
-    const Recommendation choice = chooseAuto(*backend, a, b, spec);
+    const Recommendation choice =
+        permuted ? chooseAuto(*backend, permuted->a, permuted->b, spec) : chooseAuto(*backend, a, b, spec);
     kernel = choice.kernel;
     chosen = " (auto: " + choice.reason + ")";
   }
 
-  std::unique_ptr<DeviceProblem> onDevice = backend->upload(a, b);
+  std::unique_ptr<DeviceProblem> onDevice = permuted ? backend->upload(permuted->a, permuted->b) : backend->upload(a, b);
   const double prepareMs = onDevice->prepare(*kernel);
   onDevice->poisonC();
   double ms = onDevice->run(*kernel);
@@ -63,7 +75,7 @@ int runRun(const RunFlags& flags) {
     for (int i = 0; i < flags.repeat; ++i) times.push_back(onDevice->run(*kernel));
     ms = summarize(times).median;
   }
-  Matrix c = onDevice->downloadC();
+  Matrix c = reordering ? restoreC(onDevice->downloadC(), *reordering) : onDevice->downloadC();
   // NaN and Inf in the inputs are computed with, not refused, and said so: C holds them too.
   NonFiniteCount inA = countNonFinite(a), inB = countNonFinite(b), inC = countNonFinite(c);
   bool inputsNonFinite = inA.total() + inB.total() > 0;
@@ -115,6 +127,9 @@ Command addRunCommand(CLI::App& parent) {
                                              "time the single run)")
       ->capture_default_str();
   app->add_flag("--no-verify", flags->noVerify, "skip the check against the CPU reference");
+  app->add_flag("--reorder", flags->reorder,
+                "permute A's rows, B's columns and K to gather zeros into skippable tiles; C comes back in the "
+                "original order");
   return {app, [flags] { return runRun(*flags); }, [flags] { validateRun(*flags); }};
 }
 

@@ -22,30 +22,47 @@ namespace tileskip::cuda {
 
 // K-blocks compacted per pass; longer K is walked in passes (the accumulators carry over).
 inline constexpr int kKBlockListLength = 1024;
+// K-blocks each thread votes on per round of the gather: their pattern loads are in flight
+// together, so a one-warp block does not pay a load latency per 32 K-blocks.
+inline constexpr int kGatherPerThread = 4;
 
 // Writes, in order, the K-blocks of [first, first + count) that `skip.blockBits` keeps into
 // `list` and returns how many there are. Ballots order the K-blocks inside a warp, per-warp
-// totals in shared memory order the warps; every thread returns the same count.
+// totals in shared memory (kGatherPerThread x warps of them) order the warps; every thread
+// returns the same count.
 template <int kThreads, class Skip>
 __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, int* warpTotals) {
   constexpr int kWarps = kThreads / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   int total = 0;
-  for (int base = 0; base < count; base += kThreads) {
-    const int offset = base + tid;
-    const bool keep = offset < count && skip.blockBits(first + offset) != 0u;
-    const unsigned votes = __ballot_sync(0xFFFFFFFFu, keep);
-    if (lane == 0) warpTotals[warp] = __popc(votes);
-    __syncthreads();
-    int before = total, passTotal = 0;
+  for (int base = 0; base < count; base += kThreads * kGatherPerThread) {
+    // One bit per vote, not an array: the accumulators stay live through the gather, so its
+    // registers are few. A ballot is cheap enough to take twice instead of keeping its result.
+    unsigned keep = 0u;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      before += w < warp ? warpTotals[w] : 0;
-      passTotal += warpTotals[w];
+    for (int j = 0; j < kGatherPerThread; ++j) {
+      const int offset = base + j * kThreads + tid;
+      keep |= (offset < count && skip.blockBits(first + offset) != 0u) ? 1u << j : 0u;
     }
-    if (keep) list[before + __popc(votes & ((1u << lane) - 1u))] = first + offset;
-    total += passTotal;
-    __syncthreads();  // warpTotals is rewritten by the next pass; the list is complete
+#pragma unroll
+    for (int j = 0; j < kGatherPerThread; ++j) {
+      const unsigned votes = __ballot_sync(0xFFFFFFFFu, (keep >> j) & 1u);
+      if (lane == 0) warpTotals[j * kWarps + warp] = __popc(votes);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kGatherPerThread; ++j) {
+      const unsigned votes = __ballot_sync(0xFFFFFFFFu, (keep >> j) & 1u);
+      int before = total, slice = 0;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        before += w < warp ? warpTotals[j * kWarps + w] : 0;
+        slice += warpTotals[j * kWarps + w];
+      }
+      if ((keep >> j) & 1u) list[before + __popc(votes & ((1u << lane) - 1u))] = first + base + j * kThreads + tid;
+      total += slice;
+    }
+    __syncthreads();  // warpTotals is rewritten by the next round; the list is complete
   }
   return total;
 }
@@ -132,7 +149,8 @@ struct SubTileSkip {
       const unsigned real = (1u << min(kKBlock, K - kBlock * kKBlock)) - 1u;  // a last K-block may be partial
       const unsigned kept = patternIntersection<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
                             patternIntersection<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
-      every = every && (kept & real) == real;
+      every = (kept & real) == real;
+      if (!every) break;  // a tile with something to skip says so at its first such K-block
     }
     return __syncthreads_and(every) != 0;
   }
@@ -199,7 +217,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   using DenseTile = WarpTile<BM, BN, BK, WM, WN, (WM % (4 * 8) == 0 ? 8 : TM), TN, kThreads>;
   __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
   __shared__ int kBlockList[kKBlockListLength];
-  __shared__ int warpTotals[kThreads / 32];
+  __shared__ int warpTotals[kGatherPerThread * kThreads / 32];
   __shared__ int takenTile;
   const int tiles = blockTileCount<BM, BN>(M, N);
   for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {
