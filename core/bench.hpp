@@ -24,11 +24,10 @@ struct Timing {
 
 Timing summarize(std::vector<double> milliseconds);
 
-// The product every timed kernel is checked against: the float64 triple loop for problems up to
-// 64 Mi multiply-adds, OpenBLAS SGEMM beyond (its own error is far inside the tolerance).
+// The product every timed kernel is checked against: A·B and |A|·|B| in float64 (OpenBLAS DGEMM).
 struct Reference {
-  Matrix c;
-  std::string kind;  // "float64 triple loop" or "OpenBLAS SGEMM"
+  ReferenceProduct product;
+  std::string kind;  // "float64 reference (OpenBLAS DGEMM)"
 };
 Reference computeReference(const Matrix& a, const Matrix& b);
 

@@ -548,7 +548,7 @@ TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
   }
   ProblemData data = segments(70, 100, 6500, 0.5, 21);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
-  VerifyResult r = verifyKernel(backend, *onDevice, wide, data, referenceExact(data.a, data.b));
+  VerifyResult r = verifyKernel(backend, *onDevice, wide, data, referenceProduct(data.a, data.b));
   EXPECT_TRUE(r.passed()) << r.failure;
 }
 
@@ -560,7 +560,7 @@ TEST(VulkanWithValidation, APersistentKernelRunsAgainOnTheSameProblem) {
   // queue past the last tile and leave the poisoned C as it is.
   VULKAN_OR_SKIP(backend, true);
   ProblemData data = segments(300, 260, 200, 0.5, 31);  // 3 x 3 block tiles
-  Matrix reference = referenceExact(data.a, data.b);
+  ReferenceProduct reference = referenceProduct(data.a, data.b);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
   for (const char* workgroups : {"", "2"}) {  // the device's count, then fewer workgroups than tiles
     PersistentWorkgroups count(workgroups);
@@ -575,7 +575,7 @@ TEST(VulkanWithValidation, APersistentKernelRunsAgainOnTheSameProblem) {
 TEST(VulkanWithValidation, WorkgroupsBeyondTheTileCountFindTheQueueEmpty) {
   VULKAN_OR_SKIP(backend, true);
   ProblemData data = segments(130, 70, 136, 0.4, 41);  // 2 block tiles
-  Matrix reference = referenceExact(data.a, data.b);
+  ReferenceProduct reference = referenceProduct(data.a, data.b);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
   PersistentWorkgroups count("7");
   for (int run = 0; run < 2; ++run) {
@@ -632,7 +632,7 @@ TEST(VulkanDevice, AGridBeyondMaxComputeWorkGroupCountIsSplit) {
   ProblemData data{generate("uniform", Operand::A, 2, 3, 1.0, 1), generate("uniform", Operand::B, 3, static_cast<int>(n), 1.0, 2)};
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
   for (const char* id : {"naive", "coalesced"}) {
-    VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo(id), data, referenceExact(data.a, data.b));
+    VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo(id), data, referenceProduct(data.a, data.b));
     EXPECT_TRUE(r.passed()) << id << ": " << r.failure;
   }
 }
@@ -675,7 +675,7 @@ TEST(VulkanWithValidation, TheMessengerCollectsMessagesAndTheSuiteFailsOnThem) {
   if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) context.vk().vkDestroyBuffer(context.device(), buffer, nullptr);
   ProblemData data{generate("uniform", Operand::A, 7, 5, 1.0, 1), generate("uniform", Operand::B, 5, 13, 1.0, 2)};
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
-  VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceExact(data.a, data.b));
+  VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceProduct(data.a, data.b));
   EXPECT_FALSE(r.passed());
   EXPECT_NE(r.failure.find("diagnostic: Vulkan validation error"), std::string::npos) << r.failure;
 }
