@@ -92,6 +92,17 @@ Reference computeReference(const Matrix& a, const Matrix& b) {
   return {referenceProduct(a, b), "float64 reference (OpenBLAS DGEMM)"};
 }
 
+int benchExitCode(const std::vector<BenchRow>& rows) {
+  int code = 0;
+  for (const BenchRow& row : rows) {
+    if (row.timed()) continue;
+    ExitCode failure = row.failureCode == ExitCode::Ok ? ExitCode::VerificationFailed : row.failureCode;
+    if (failure == ExitCode::VerificationFailed) return static_cast<int>(failure);
+    if (code == 0) code = static_cast<int>(failure);
+  }
+  return code;
+}
+
 void warmUp(DeviceProblem& onDevice, const KernelInfo& kernel, const BenchOptions& options, bool isGpu) {
   double busyMs = 0.0;
   for (int runs = 0; runs < options.warmup || (isGpu && busyMs < options.warmupMilliseconds && runs < kMaxWarmupRuns);
@@ -137,6 +148,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
         row.device = backend.device().name;
         row.kernel = kernel->id;
         row.failure = e.what();
+        row.failureCode = e.code();
         report.rows.push_back(std::move(row));
       }
       continue;
@@ -162,6 +174,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
         row.verified = row.error.passed;
         if (!row.verified) {
           row.failure = "verification failed: " + row.error.summary();
+          row.failureCode = ExitCode::VerificationFailed;
         } else {
           say(std::string(backend.name()) + " " + std::string(kernel->id) + ": timing");
           // Before the prepare times too, so the pattern kernels are timed on a warm device as well.
@@ -179,6 +192,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
       } catch (const Error& e) {
         row.verified = false;
         row.failure = e.what();
+        row.failureCode = e.code();
       }
       report.rows.push_back(std::move(row));
     }

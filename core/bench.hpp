@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/error.hpp"
 #include "core/problem.hpp"
 #include "core/reference.hpp"
 
@@ -37,6 +38,7 @@ struct BenchRow {
   std::string kernel;
   bool verified = false;
   std::string failure;     // why the kernel has no time: verification failed, device error, ...
+  ExitCode failureCode = ExitCode::Ok;  // VerificationFailed only for a wrong C; Unavailable, BadInput, ...
   ErrorReport error;
   Timing kernelMs;
   Timing prepareMs;        // per-kernel preprocessing (patterns, CSR conversion)
@@ -51,6 +53,11 @@ struct BenchRow {
 
   bool timed() const { return verified && failure.empty(); }
 };
+
+// The exit code for rows of a run: 0 when every row was timed; 1 (VerificationFailed) when some
+// kernel gave a wrong C; otherwise the code of the first failure (3 for a device that cannot run
+// the problem, 2 for bad input), so that exit 1 always means a failed verification.
+int benchExitCode(const std::vector<BenchRow>& rows);
 
 struct BenchOptions {
   int warmup = 2;

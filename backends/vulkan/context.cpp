@@ -322,6 +322,7 @@ void Context::describe(VkPhysicalDevice physical) {
   }
   if (report.hasSmBuiltins) limits_.multiprocessors = report.smBuiltins.shaderSMCount;
   if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) limits_.cpuThreads = std::max(1u, std::thread::hardware_concurrency());
+  if (isLavapipe(info_.name)) limits_.maxLoopIterations = kLavapipeLoopIterations;
   timestampPeriodNs_ = p.limits.timestampPeriod;
 
   vi_.vkGetPhysicalDeviceMemoryProperties(physical, &memory_);
