@@ -337,9 +337,9 @@ fs::path badFileFolder() {
     writeBytes(d / "not_numpy.npy", "PK\x03\x04 a zip file");
     writeBytes(d / "no_banner.mtx", "1 1 1\n1 1 2\n");
     writeBytes(d / "vector.mtx", replaced(mtx, "matrix coordinate", "vector coordinate"));
-    writeBytes(d / "int32.npy", replaced(npy, "'<f4'", "'<i4'"));
+    writeBytes(d / "complex.npy", replaced(npy, "'<f4'", "'<c8'"));
     writeBytes(d / "cube.npy", replaced(npy, "(4, 3), }", "(4,3,1),}"));
-    writeBytes(d / "fortran.npy", replaced(npy, "False", "True "));
+    writeBytes(d / "fortran_maybe.npy", replaced(npy, "False", "Maybe"));
     writeBytes(d / "empty.npy", "");
     writeBytes(d / "empty.mtx", "");
     fs::create_directories(d / "folder.npy");
@@ -377,9 +377,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run --backend cpu --a @/good_4x3.npy --b @/vector.mtx --out @/c.npy", 2,
                  "vector.mtx:1: object 'vector' is not 'matrix'"},
         BadInput{"run --backend cpu --a @/good_4x3.npy --b @/empty.mtx --out @/c.npy", 2, "empty.mtx: empty file"},
-        BadInput{"run --backend cpu --a @/int32.npy --b @/good_3x5.npy --out @/c.npy", 2, "<i4 is not float32 or float64"},
+        BadInput{"run --backend cpu --a @/complex.npy --b @/good_3x5.npy --out @/c.npy", 2, "dtype <c8 is not a real number type"},
         BadInput{"run --backend cpu --a @/cube.npy --b @/good_3x5.npy --out @/c.npy", 2, "expected a 2-D array, got 3"},
-        BadInput{"run --backend cpu --a @/fortran.npy --b @/good_3x5.npy --out @/c.npy", 2, "Fortran order"},
+        BadInput{"run --backend cpu --a @/fortran_maybe.npy --b @/good_3x5.npy --out @/c.npy", 2, "fortran_order is Maybe"},
         BadInput{"run --backend cpu --a @/good_4x3.npy --b @/good_4x3.npy --out @/c.npy", 2,
                  "shapes do not agree: A is 4x3 and B is 4x3"},
         BadInput{"run --backend cpu --a @/good_4x3.npy --b @/good_3x5.mtx --out @/c.csv", 2, "unknown matrix format '.csv'"},
