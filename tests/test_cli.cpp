@@ -2,7 +2,9 @@
 // happy paths of gen, run, bench and verify on the cpu backend.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -414,4 +416,22 @@ TEST(Cli, RunComputesWithNaNAndInfInputsAndSaysSo) {
     EXPECT_TRUE(std::isinf(c(4, j))) << j;
     for (int i : {0, 2, 3, 5}) EXPECT_TRUE(std::isfinite(c(i, j))) << i << "," << j;
   }
+}
+
+// Issue 14, defect 4: a device as the output is written to, never replaced by a regular file,
+// and a write that fails there is an error.
+TEST(Cli, BenchToADeviceWritesToItAndAFullOneFails) {
+  struct stat before {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  Outcome ok = runTileskip("bench --backend cpu --size 16 --warmup 0 --repeat 1 --format json --out /dev/null");
+  EXPECT_EQ(ok.exitCode, 0) << ok.output;
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+  EXPECT_EQ(after.st_rdev, before.st_rdev);
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full";
+  Outcome full = runTileskip("bench --backend cpu --size 16 --warmup 0 --repeat 1 --format json --out /dev/full");
+  EXPECT_EQ(full.exitCode, 2) << full.output;
+  EXPECT_NE(full.output.find("/dev/full: writing failed"), std::string::npos) << full.output;
+  EXPECT_EQ(full.output.find("wrote /dev/full"), std::string::npos) << full.output;
 }

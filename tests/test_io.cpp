@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -363,4 +365,77 @@ TEST(Npy, ConvertsFloat64Float16AndIntegersAndSaysWhatWasLost) {
 
   Matrix plain = fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }") + raw<float>({1}), info);
   EXPECT_EQ(info.note, "");
+}
+
+// ---- Issue 14, defects 4, 8 and 11: device nodes, failed writes, long names.
+
+// /dev/null is written to, never replaced: a rename over it would (as root) put a regular file
+// where every program expects the device.
+TEST(AtomicFile, ACharacterDeviceIsWrittenToNotReplaced) {
+  struct stat before {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  ASSERT_TRUE(S_ISCHR(before.st_mode));
+  {
+    AtomicFile out("/dev/null");
+    out.stream() << "discarded";
+    EXPECT_NO_THROW(out.commit());
+  }
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+  EXPECT_EQ(after.st_rdev, before.st_rdev);
+}
+
+// A write that fails on the device (no space on /dev/full) is an error, not "wrote".
+TEST(AtomicFile, AFailedWriteToADeviceThrows) {
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full";
+  AtomicFile out("/dev/full");
+  out.stream() << std::string(1 << 16, 'x');
+  EXPECT_THROW(out.commit(), InputError);
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/full", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+}
+
+// A FIFO: written to while someone reads it; refused at once, never blocking, when nobody does.
+TEST(AtomicFile, AFifoIsWrittenToWhenReadAndRefusedOtherwise) {
+  fs::path fifo = scratch("out.fifo");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string why = errorOf([&] { AtomicFile out(fifo); });
+  EXPECT_NE(why.find("nobody is reading"), std::string::npos) << why;
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  {
+    AtomicFile out(fifo);
+    out.stream() << "through the pipe";
+    out.commit();
+  }
+  char text[64] = {};
+  ssize_t got = ::read(reader, text, sizeof text - 1);
+  ::close(reader);
+  EXPECT_EQ(std::string(text, got > 0 ? static_cast<std::size_t>(got) : 0), "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  fs::remove(fifo);
+}
+
+// A legal 254-byte name: the temporary's name must stay within 255 bytes too.
+TEST(AtomicFile, ALongestLegalNameWorks) {
+  fs::path target = scratch(std::string(250, 'n') + ".npy");
+  ASSERT_EQ(target.filename().string().size(), 254u);
+  writeMatrix(target, Matrix(2, 2));
+  EXPECT_EQ(readMatrix(target).rows(), 2);
+  fs::remove(target);
+}
+
+// A link to a regular file: the file it points to is replaced, the link stays a link.
+TEST(AtomicFile, ALinkKeepsPointingAtTheReplacedFile) {
+  fs::path real = scratch("real.npy"), link = scratch("link.npy");
+  fs::remove(link);
+  writeMatrix(real, Matrix(1, 1));
+  fs::create_symlink(real, link);
+  writeMatrix(link, Matrix(3, 2));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(readMatrix(real).rows(), 3);
+  fs::remove(link);
 }

@@ -5,6 +5,8 @@
 // TILESKIP_REQUIRE_BACKENDS names vulkan.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -975,4 +977,24 @@ TEST(VulkanDevice, BenchGivesTheSameExitCodesAsRun) {
   tileskip::testing::Outcome large = tileskip::testing::runTileskip(
       "bench --backend vulkan --kernel pipelined --m 8192 --n 8192 --k 1 --warmup 0 --repeat 1 --no-baseline");
   EXPECT_EQ(large.exitCode, 3) << large.output;
+}
+
+// Issue 14, defects 5 and 6 through the command: a tune cache that is a FIFO, a folder or has a
+// numeric "format" is reported and passed over; the run goes on (and never blocks).
+TEST(VulkanDevice, AnUnusableTuneCacheIsPassedOverNeverBlocking) {
+  VULKAN_OR_SKIP(backend, false);
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_cache_");
+  std::filesystem::path fifo = dir / "fifo.json", folder = dir / "folder.json", numeric = dir / "numeric.json";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_directories(folder);
+  std::ofstream(numeric) << R"({"format": 1, "devices": {}})";
+  for (const std::filesystem::path& cache : {fifo, folder, numeric}) {
+    tileskip::testing::Outcome o = tileskip::testing::runCommand(
+        "timeout 60 env " + std::string(kTuneCacheVariable) + "=" + cache.string() + " " + std::string(TILESKIP_BINARY) +
+        " bench --backend vulkan --kernel warptile --size 32 --warmup 0 --repeat 1 --no-baseline");
+    EXPECT_EQ(o.exitCode, 0) << cache << ": " << o.output;
+    EXPECT_NE(o.output.find("not using the tune cache"), std::string::npos) << o.output;
+  }
+  std::filesystem::remove(fifo);
 }
