@@ -86,6 +86,9 @@ std::string hostDescription() {
 void checkBenchOptions(const BenchOptions& options) {
   if (options.warmup < 0) throw InputError("--warmup must be 0 or more");
   if (options.repeat < 1) throw InputError("--repeat must be at least 1");
+  // A typo of a few digits must not mean hours of timing; a median needs nowhere near this.
+  if (options.warmup > kMaxRepeat) throw InputError("--warmup must be at most " + std::to_string(kMaxRepeat));
+  if (options.repeat > kMaxRepeat) throw InputError("--repeat must be at most " + std::to_string(kMaxRepeat));
 }
 
 Reference computeReference(const Matrix& a, const Matrix& b) {

@@ -25,6 +25,9 @@ struct Timing {
 
 Timing summarize(std::vector<double> milliseconds);
 
+// The most --repeat (and --warmup) runs a command takes (checkBenchOptions).
+inline constexpr int kMaxRepeat = 100000;
+
 // The product every timed kernel is checked against: A·B and |A|·|B| in float64 (OpenBLAS DGEMM).
 struct Reference {
   ReferenceProduct product;

@@ -97,6 +97,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bench --backend cpu --size 64 --generator fractal", 2, "unknown generator 'fractal'"},
         BadInput{"bench --backend cpu --size 64 --format xml", 2, "unknown report format"},
         BadInput{"bench --backend cpu --size 64 --repeat 0", 2, "--repeat"},
+        // issue 14, defect 12: 2^64 was taken as 2^64 - 1; 2^31 - 1 runs ran for hours
+        BadInput{"bench --backend cpu --size 64 --seed 18446744073709551616", 2, "is beyond 18446744073709551615"},
+        BadInput{"gen --rows 2 --cols 2 --seed 18446744073709551616 --out x.npy", 2, "is beyond 18446744073709551615"},
+        BadInput{"tune --backend cpu --seed 99999999999999999999999", 2, "is beyond 18446744073709551615"},
+        BadInput{"bench --backend cpu --size 64 --seed -1", 2, "seed"},
+        BadInput{"bench --backend cpu --size 64 --repeat 2147483647", 2, "--repeat must be at most 100000"},
+        BadInput{"bench --backend cpu --size 64 --warmup 100001", 2, "--warmup must be at most 100000"},
         BadInput{"bench --backend cpu --size 64 --out /nonexistent/dir/r.json", 2, "cannot write"},
         BadInput{"bench --size abc", 2, "size"},
         BadInput{"gen --rows 4 --cols 4 --out x.txt", 2, "unknown matrix format"},

@@ -1,12 +1,28 @@
 #include "cli_common.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
 #include "core/error.hpp"
 
 namespace tileskip::cli {
+
+const CLI::Validator& seedValidator() {
+  static const CLI::Validator validator(
+      [](std::string& text) -> std::string {
+        bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits) return "the seed must be a whole number from 0 to 18446744073709551615, not '" + text + "'";
+        errno = 0;
+        std::strtoull(text.c_str(), nullptr, 10);
+        if (errno == ERANGE) return "the seed " + text + " is beyond 18446744073709551615 (2^64 - 1)";
+        return "";
+      },
+      "SEED");
+  return validator;
+}
 
 void ProblemFlags::addTo(CLI::App* app) {
   sizeOption = app->add_option("--size", size, "M = N = K (default: 4096 on a GPU, 512 on a CPU device)");
@@ -16,7 +32,9 @@ void ProblemFlags::addTo(CLI::App* app) {
   app->add_option("--density-a", densityA, "fraction of non-zero elements of A, in [0,1]")->capture_default_str();
   app->add_option("--density-b", densityB, "fraction of non-zero elements of B, in [0,1]")->capture_default_str();
   app->add_option("--generator", generator, "how A and B are generated: " + generatorNameList())->capture_default_str();
-  app->add_option("--seed", seed, "random seed; the same seed gives the same matrices")->capture_default_str();
+  app->add_option("--seed", seed, "random seed; the same seed gives the same matrices")
+      ->check(seedValidator())
+      ->capture_default_str();
   app->add_option("--granularity", granularity, "rows/columns of a zero segment or edge of a zero block")
       ->capture_default_str();
 }

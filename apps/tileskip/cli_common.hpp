@@ -32,6 +32,10 @@ Command addRunCommand(CLI::App& parent);
 Command addViewCommand(CLI::App& parent);
 Command addTuneCommand(CLI::App& parent);
 
+// For --seed: CLI11 reads an unsigned number beyond 2^64 - 1 as 2^64 - 1 without a word; this
+// refuses it (and anything but a plain decimal number) so the seed used is the seed given.
+const CLI::Validator& seedValidator();
+
 // --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity
 struct ProblemFlags {
   // Read only where the flag was given; 64-bit so that a size beyond 32-bit indexing gets our
