@@ -851,6 +851,20 @@ TEST(VulkanUnavailable, NoDriverIsExitThreeWithAReasonAndTheRestRuns) {
   EXPECT_EQ(cpuCode, 0) << cpuOutput;
 }
 
+// Issue 14, defect 3: a driver manifest that is not JSON made the loader fail the instance
+// with "out of host memory", and the error path asked a device that did not exist yet: SIGSEGV.
+TEST(VulkanUnavailable, AMalformedDriverManifestIsExitThreeNotACrash) {
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_manifest_");
+  std::ofstream(dir / "icd.json") << "{ this is not json";
+  std::string env = "VK_DRIVER_FILES=" + (dir / "icd.json").string() + " VK_ICD_FILENAMES=" + (dir / "icd.json").string() + " ";
+  tileskip::testing::Outcome list = tileskip::testing::runCommand(env + std::string(TILESKIP_BINARY) + " list");
+  EXPECT_EQ(list.exitCode, 0) << list.output;
+  EXPECT_NE(list.output.find("vulkan: unavailable"), std::string::npos) << list.output;
+  tileskip::testing::Outcome bench =
+      tileskip::testing::runCommand(env + std::string(TILESKIP_BINARY) + " bench --backend vulkan --size 8");
+  EXPECT_EQ(bench.exitCode, 3) << bench.output;
+}
+
 // ---- lavapipe ends a shader's loops after 65 535 iterations (issue 14): the model of each
 // kernel's loop iterations, and on lavapipe itself a refusal, never a silently short K loop.
 namespace {
