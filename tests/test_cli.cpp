@@ -442,3 +442,27 @@ TEST(Cli, BenchToADeviceWritesToItAndAFullOneFails) {
   EXPECT_NE(full.output.find("/dev/full: writing failed"), std::string::npos) << full.output;
   EXPECT_EQ(full.output.find("wrote /dev/full"), std::string::npos) << full.output;
 }
+
+// Issue 14, gates: `tileskip --version`, and `--require` for list and verify (exit 3 naming
+// what is missing; 2 for a name that is no backend).
+TEST(Cli, VersionNamesTheToolVersionAndCommit) {
+  Outcome o = runTileskip("--version");
+  EXPECT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_EQ(o.output.rfind("tileskip 0.", 0), 0u) << o.output;
+  EXPECT_NE(o.output.find("(commit "), std::string::npos) << o.output;
+}
+
+TEST(Cli, RequireFailsWithExitThreeNamingWhatIsMissing) {
+  Outcome cpu = runTileskip("list --require cpu");
+  EXPECT_EQ(cpu.exitCode, 0) << cpu.output;
+  Outcome unknown = runTileskip("list --require cpu,tpu");
+  EXPECT_EQ(unknown.exitCode, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("'tpu' is not a backend"), std::string::npos) << unknown.output;
+  Outcome cuda = runTileskip("list --require cpu,cuda");
+  if (cuda.exitCode == 0) GTEST_SKIP() << "cuda is available here";
+  EXPECT_EQ(cuda.exitCode, 3) << cuda.output;
+  EXPECT_NE(cuda.output.find("a required backend is unavailable: cuda: "), std::string::npos) << cuda.output;
+  Outcome verify = runTileskip("verify --backend cpu --quick --require cuda");
+  EXPECT_EQ(verify.exitCode, 3) << verify.output;
+  EXPECT_NE(verify.output.find("cuda: "), std::string::npos) << verify.output;
+}
