@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/inspect.hpp"
 #include "core/pattern.hpp"
 
 namespace tileskip {
@@ -135,12 +136,14 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
   const ReferenceProduct& reference = computed.product;
   report.referenceKind = computed.kind;
 
-  // Work statistics depend only on the granularities; kernels share them.
-  std::map<std::pair<int, int>, JointStats> workByGranularity;
+  // Statistics depend on the kernel and the operands only, not on the backend.
+  std::map<const KernelInfo*, KernelInspection> inspected;
 
   for (const BenchTarget& target : targets) {
     Backend& backend = *target.backend;
     report.devices.push_back(std::string(backend.name()) + ": " + backend.device().describe());
+    const SpeedModel model = SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu);
+    report.models.push_back(std::string(backend.name()) + ": " + model.name());
     std::unique_ptr<DeviceProblem> onDevice;
     try {
       onDevice = backend.upload(data.a, data.b);
@@ -161,12 +164,16 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
       row.backend = backend.name();
       row.device = backend.device().name;
       row.kernel = kernel->id;
-      if (kernel->skips()) {
-        auto key = std::pair(kernel->aRowGranularity, kernel->bColGranularity);
-        auto it = workByGranularity.find(key);
-        if (it == workByGranularity.end()) it = workByGranularity.emplace(key, kernelWork(*kernel, data.a, data.b)).first;
-        row.jointDensity = it->second.jointDensity;
-        row.idealSpeedup = it->second.idealSpeedup();
+      if (kernel == target.autoKernel) row.autoReason = target.autoReason;
+      {
+        auto it = inspected.find(kernel);
+        if (it == inspected.end()) it = inspected.emplace(kernel, inspectKernel(data.a, data.b, *kernel, model)).first;
+        row.features = it->second.features;
+        row.predictedSpeedup = model.predictedSpeedup(*kernel, row.features);
+        if (kernel->skips()) {
+          row.jointDensity = it->second.jointDensity;
+          row.idealSpeedup = it->second.idealSpeedup;
+        }
       }
       try {
         say(std::string(backend.name()) + " " + std::string(kernel->id) + ": verifying");

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/problem.hpp"
 #include "core/reference.hpp"
+#include "core/speed_model.hpp"
 
 namespace tileskip {
 
@@ -53,6 +54,9 @@ struct BenchRow {
   std::optional<double> skipEfficiency;  // speedupVsDense / idealSpeedup (skipping kernels)
   std::optional<double> vsBaseline;      // baseline median / this median (>1: faster than it)
   std::optional<double> endToEndVsBaseline;  // same with preprocessing included in this kernel's time
+  double predictedSpeedup = 1.0;  // over the dense reference, by the backend's speed model (core/inspect.hpp)
+  SkipFeatures features;          // what the model read (bench/calibrate_model.py fits it from these)
+  std::string autoReason;         // set where --kernel auto chose this kernel: why
 
   bool timed() const { return verified && failure.empty(); }
 };
@@ -84,6 +88,9 @@ void checkBenchOptions(const BenchOptions& options);
 struct BenchTarget {
   Backend* backend;
   std::vector<const KernelInfo*> kernels;
+  // --kernel auto: the kernel inspect recommended on this backend (one of `kernels`) and why.
+  const KernelInfo* autoKernel = nullptr;
+  std::string autoReason = {};
 };
 
 struct BenchReport {
@@ -93,6 +100,7 @@ struct BenchReport {
   std::string host;
   std::vector<std::string> devices;  // "backend: device description"
   std::string baselineKernel;  // the row the vsBaseline column divides by ("" if none ran)
+  std::vector<std::string> models;  // "backend: speed model" for the predicted column
   std::string referenceKind;   // how C was checked
   double patternDensityA = 0.0, patternDensityB = 0.0;  // at granularity 8, for context
   std::vector<BenchRow> rows;

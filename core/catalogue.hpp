@@ -61,7 +61,7 @@ struct KernelInfo {
 };
 
 // clang-format off
-inline constexpr std::array<KernelInfo, 18> kCatalogue = {{
+inline constexpr std::array<KernelInfo, 20> kCatalogue = {{
   //  id              K#     stem                 family                 BM   BN  BK  WM   WN  TM TN thr   aR  bC  div
   {"naive",        "K1",  "k01_naive",        KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0, false,
    "one thread per output; neighbouring threads walk down a column of C, so loads are not coalesced"},
@@ -93,6 +93,10 @@ inline constexpr std::array<KernelInfo, 18> kCatalogue = {{
    "joint skip with A at 32 rows: each warp sub-tile row is one pattern tile, so more K-blocks clear"},
   {"joint-8x32",   "K28", "k28_joint_8x32",   KernelFamily::Joint,    {128, 128, 8,  64, 64, 2, 4, 128},  8, 32, false,
    "joint skip with A at 8 rows: the warp walks 8-row sub-tiles, so each check stays warp-uniform"},
+  {"warp-joint-64x64", "K30", "k30_warp_joint_64x64", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   64, 64, false,
+   "a block of one warp: each 64x64 block tile lists its own K-blocks, so zeros 64 wide skip loads too"},
+  {"warp-joint-32x32", "K31", "k31_warp_joint_32x32", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32, false,
+   "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
   {"cublas",       "",    "",                 KernelFamily::Baseline, {},                                  0,  0, false,
    "cuBLAS SGEMM, TF32 off: the vendor's dense baseline"},
   {"cusparse-csr", "",    "",                 KernelFamily::Baseline, {},                                  0,  0, false,

@@ -25,6 +25,8 @@ struct GeneratorOptions {
   int granularity = 32;
   // nm: group size M of the N:M structure (N follows from the density, e.g. 0.5 → 2:4).
   int groupSize = 4;
+
+  bool operator==(const GeneratorOptions&) const = default;
 };
 
 struct GeneratorInfo {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "core/generators.hpp"
@@ -12,21 +14,39 @@ namespace tileskip {
 
 struct ProblemSpec {
   int m = 512, n = 512, k = 512;
-  std::string generator = "uniform";
+  std::string generator = "uniform";  // A's, and B's unless generatorB is set
   double densityA = 1.0;
   double densityB = 1.0;
   std::uint64_t seed = 42;
-  GeneratorOptions options;
+  GeneratorOptions options;           // A's, and B's unless optionsB is set
+  std::optional<std::string> generatorB;
+  std::optional<GeneratorOptions> optionsB;
+  // An operand read from a .npy / .mtx file instead of generated; the sizes must match it
+  // (readProblemFiles() sets them from the files).
+  std::string fileA, fileB;
+
+  const std::string& generatorOf(Operand operand) const;
+  const GeneratorOptions& optionsOf(Operand operand) const;
+  const std::string& fileOf(Operand operand) const { return operand == Operand::A ? fileA : fileB; }
+  // "a.npy" for a file, else "segments d=0.5 G=32"
+  std::string sourceOf(Operand operand) const;
 
   // Throws InputError on bad sizes, densities or generator names.
   void validate() const;
-  std::string describe() const;  // "M=.. N=.. K=.., A: uniform d=0.5, B: ..., seed 42"
+  std::string describe() const;
+  bool operator==(const ProblemSpec&) const = default;  // "M=.. N=.. K=.., A: uniform d=0.5, B: ..., seed 42"
 };
 
 struct ProblemData {
   Matrix a, b;
 };
 
+// Generates A and B, or reads them where the spec names files (their shapes must be the spec's).
 ProblemData generateProblem(const ProblemSpec& spec);
+
+// Reads the operands the spec names files for once, takes M, K (and N) from them, and generates
+// the others at the spec's sizes. `sizeGiven(dimension)` says whether the user set that size
+// ('m', 'n', 'k'): such a size must agree with the file. Throws InputError on a mismatch.
+ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& sizeGiven);
 
 }  // namespace tileskip

@@ -91,15 +91,20 @@ std::string formatTable(const BenchReport& report) {
   out << "timing    " << report.options.warmup << " warm-up (on a GPU: until " << report.options.warmupMilliseconds
       << " ms of work), median of " << report.options.repeat << " device-timed runs; each kernel verified against the " << report.referenceKind << " first\n";
   if (!report.baselineKernel.empty()) out << "baseline  " << report.baselineKernel << "\n";
+  for (const std::string& model : report.models) out << "model     " << model << " (pred x: predicted speedup vs dense)\n";
+  for (const BenchRow& row : report.rows) {
+    if (!row.autoReason.empty()) out << "auto      " << row.backend << ": " << row.kernel << ": " << row.autoReason << "\n";
+  }
   out << "\n";
 
   std::vector<std::vector<std::string>> cells = {{"backend", "kernel", "verified", "median ms", "min ms", "max ms",
-                                                  "prep ms", "GFLOPS", "useful", "joint", "ideal x", "vs dense",
-                                                  "skip eff", "vs base", "e2e vs base"}};
+                                                  "prep ms", "GFLOPS", "useful", "joint", "ideal x", "pred x",
+                                                  "vs dense", "skip eff", "vs base", "e2e vs base"}};
   std::vector<std::string> failures;
   for (const BenchRow& row : report.rows) {
     const KernelInfo& info = kernelInfo(row.kernel);
     std::string kernel = info.number.empty() ? row.kernel : row.kernel + " (" + std::string(info.number) + ")";
+    if (!row.autoReason.empty()) kernel += " [auto]";
     if (!row.timed()) {
       cells.push_back({row.backend, kernel, row.error.tolerance > 0 ? "FAILED" : "error"});
       failures.push_back(row.backend + " " + row.kernel + ": " + row.failure);
@@ -108,7 +113,7 @@ std::string formatTable(const BenchReport& report) {
     cells.push_back({row.backend, kernel, "yes", fixed(row.kernelMs.median, 3), fixed(row.kernelMs.min, 3),
                      fixed(row.kernelMs.max, 3), row.prepareMs.median > 0 ? fixed(row.prepareMs.median, 3) : "-",
                      fixed(row.effectiveGflops, 1), fixed(row.usefulGflops, 1), fixed(row.jointDensity, 3),
-                     fixed(row.idealSpeedup, 2), optionalFixed(row.speedupVsDense, 2, "x"),
+                     fixed(row.idealSpeedup, 2), fixed(row.predictedSpeedup, 2) + "x", optionalFixed(row.speedupVsDense, 2, "x"),
                      optionalFixed(row.skipEfficiency, 2), optionalFixed(row.vsBaseline, 2, "x"),
                      optionalFixed(row.endToEndVsBaseline, 2, "x")});
   }
@@ -123,7 +128,8 @@ std::string formatCsv(const BenchReport& report) {
   std::ostringstream out;
   out << "date,backend,device,kernel,m,n,k,generator,density_a,density_b,seed,verified,rel_frobenius,max_abs,"
          "median_ms,min_ms,max_ms,prepare_ms,effective_gflops,useful_gflops,joint_density,ideal_speedup,"
-         "speedup_vs_dense,skip_efficiency,vs_baseline,end_to_end_vs_baseline,baseline,failure\n";
+         "speedup_vs_dense,skip_efficiency,vs_baseline,end_to_end_vs_baseline,baseline,failure,predicted_speedup,"
+         "auto,source_a,source_b\n";
   const ProblemSpec& p = report.problem;
   for (const BenchRow& row : report.rows) {
     auto opt = [](const std::optional<double>& v) { return v ? fixed(*v, 4) : std::string(); };
@@ -134,7 +140,9 @@ std::string formatCsv(const BenchReport& report) {
         << ',' << fixed(row.prepareMs.median, 5) << ',' << fixed(row.effectiveGflops, 2) << ','
         << fixed(row.usefulGflops, 2) << ',' << fixed(row.jointDensity, 5) << ',' << fixed(row.idealSpeedup, 4)
         << ',' << opt(row.speedupVsDense) << ',' << opt(row.skipEfficiency) << ',' << opt(row.vsBaseline) << ','
-        << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvQuote(row.failure) << '\n';
+        << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvQuote(row.failure) << ','
+        << fixed(row.predictedSpeedup, 4) << ',' << csvQuote(row.autoReason) << ',' << csvQuote(p.sourceOf(Operand::A))
+        << ',' << csvQuote(p.sourceOf(Operand::B)) << '\n';
   }
   return out.str();
 }
@@ -161,6 +169,10 @@ std::string formatJson(const BenchReport& report) {
         {"skip_efficiency", optionalJson(row.skipEfficiency)},
         {"vs_baseline", optionalJson(row.vsBaseline)},
         {"end_to_end_vs_baseline", optionalJson(row.endToEndVsBaseline)},
+        {"predicted_speedup", finiteJson(row.predictedSpeedup)},
+        {"features", {{"dense_tiles", row.features.denseTiles}, {"loads", row.features.loads},
+                      {"work", row.features.work}, {"partial", row.features.partial}}},
+        {"auto", row.autoReason.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.autoReason)},
     });
   }
   const ProblemSpec& p = report.problem;
@@ -169,7 +181,9 @@ std::string formatJson(const BenchReport& report) {
       {"host", report.host},
       {"devices", report.devices},
       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"generator", p.generator}, {"density_a", p.densityA},
-                   {"density_b", p.densityB}, {"seed", p.seed}, {"granularity", p.options.granularity}}},
+                   {"density_b", p.densityB}, {"seed", p.seed}, {"granularity", p.options.granularity},
+                   {"a", p.sourceOf(Operand::A)}, {"b", p.sourceOf(Operand::B)}}},
+      {"models", report.models},
       {"pattern_density", {{"a", report.patternDensityA}, {"b", report.patternDensityB}}},
       {"timing", {{"warmup", report.options.warmup}, {"warmup_ms", report.options.warmupMilliseconds}, {"repeat", report.options.repeat}}},
       {"reference", report.referenceKind},

@@ -26,7 +26,10 @@ std::optional<Structure> structureOf(std::string_view id) {
   if (id == "smem") return Structure::SharedTiles;
   if (id == "blocktile1d") return Structure::ColumnOfOutputs;
   if (id == "blocktile2d" || id == "vectorized" || id == "a-row" || id == "b-group8") return Structure::ThreadTile;
-  if (id == "warptile" || id == "pipelined" || id == "a-warp" || id == "b-warp" || id.rfind("joint-", 0) == 0) return Structure::WarpTile;
+  if (id == "warptile" || id == "pipelined" || id == "a-warp" || id == "b-warp" || id.rfind("joint-", 0) == 0 ||
+      id.rfind("warp-joint-", 0) == 0) {
+    return Structure::WarpTile;
+  }
   return std::nullopt;
 }
 

@@ -10,7 +10,7 @@ packages=(
   libopenblas-dev nlohmann-json3-dev libcli11-dev libgtest-dev zlib1g-dev
   libvulkan-dev glslang-tools spirv-tools vulkan-validationlayers mesa-vulkan-drivers
   libglfw3-dev libimgui-dev libstb-dev xvfb fonts-dejavu-core
-  python3 python3-numpy
+  python3 python3-numpy python3-scipy python3-sklearn
   clang libclang-rt-14-dev
 )
 

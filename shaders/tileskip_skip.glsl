@@ -78,6 +78,43 @@ uint blockBits(uint word) {
   return aBits & bBits;
 }
 
+// ---- Nothing to skip: a block tile whose every pattern tile keeps every depth of every
+// K-block runs the dense kernel's loop (K11) over all K-blocks, without the pattern reads of the
+// sub-tile skip: skipping must cost nothing when it finds nothing (skip_common.cuh's
+// keepsEverything in the CUDA twin).
+bool denseBlock;     // the same in every invocation of the workgroup
+uint kBlocksTotal;   // K-blocks of the problem
+shared uint denseVetoes;
+
+// The bits of pattern word `word` that every tile of the block keeps.
+uint blockEveryBits(uint word) {
+  uint aBits = ~0u, bBits = ~0u;
+  if (USES_A_PATTERN) {
+    [[unroll]] for (uint t = 0u; t < BLOCK_A_TILES; ++t) aBits &= aPatternWord(blockRowTile + t, word);
+  }
+  if (USES_B_PATTERN) {
+    [[unroll]] for (uint t = 0u; t < BLOCK_B_TILES; ++t) bBits &= bPatternWord(blockColTile + t, word);
+  }
+  return aBits & bBits;
+}
+
+// Whether every K index of the block's pattern words is kept (bits past K do not exist).
+bool blockKeepsEverything() {
+  bool every = true;
+  for (uint word = gl_LocalInvocationIndex; word < patternWords; word += THREADS) {
+    uint realBits = problem.K - 32u * word;
+    uint real = realBits >= 32u ? ~0u : (1u << realBits) - 1u;
+    every = every && (blockEveryBits(word) & real) == real;
+  }
+  if (gl_LocalInvocationIndex == 0u) denseVetoes = 0u;
+  barrier();
+  if (!every) atomicAdd(denseVetoes, 1u);
+  barrier();
+  bool result = denseVetoes == 0u;
+  barrier();  // every invocation has read it before the next block tile resets it
+  return result;
+}
+
 // ---- Gathering the K-blocks a block tile needs.
 // K-blocks compacted per pass (a specialization constant, so the backend can shorten it where
 // shared memory is scarce; a multiple of 4). Longer K is walked in passes, the accumulators
@@ -125,7 +162,10 @@ uint gatherKBlocks(uint first, uint count) {
   return total;
 }
 
-int scheduledKBlock(uint index) { return index < kBlockListCount ? kBlockList[index] : -1; }
+int scheduledKBlock(uint index) {
+  if (denseBlock) return index < kBlocksTotal ? int(index) : -1;
+  return index < kBlockListCount ? kBlockList[index] : -1;
+}
 
 // ---- The sub-tile skip (SubTileSkip in the CUDA twin). A sub-tile (WSUBM x WSUBN) lies inside
 // one A-pattern tile and one B-pattern tile (the backend checks A_ROWS % WSUBM == 0 and
@@ -163,6 +203,7 @@ uint subTileColBits(uint wn, uint kBlock) {
 
 // SubTileSkip::bitsOf for every slot of the K-tile in flight.
 void prepareKTile() {
+  if (denseBlock) return;
   [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
     int kBlock = nextKBlocks[s];
     [[unroll]] for (uint w = 0u; w < STEP_WORDS; ++w) nextStepBits[s * STEP_WORDS + w] = 0u;
@@ -238,6 +279,10 @@ void updateKBlock(uint kOffset, uint slot) {
 }
 
 void computeKTile(uint depth0) {
+  if (denseBlock) {  // K11's straight-line updates (empty slots hold zeros)
+    rank1Updates(depth0, BK);
+    return;
+  }
   [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
     if (kBlocks[s] >= 0) updateKBlock(depth0 + s * K_BLOCK, s);
   }
@@ -255,7 +300,7 @@ void warpTileSkipGemm() {
 #endif
   uint colTiles = (problem.N + BN - 1u) / BN;
   uint tiles = ((problem.M + BM - 1u) / BM) * colTiles;
-  uint kBlocksTotal = (problem.K + K_BLOCK - 1u) / K_BLOCK;
+  kBlocksTotal = (problem.K + K_BLOCK - 1u) / K_BLOCK;
   patternWords = patternWordsPerTile();
   aTiles = (problem.M + A_TILE_ROWS - 1u) / A_TILE_ROWS;
   bTiles = (problem.N + B_TILE_COLS - 1u) / B_TILE_COLS;
@@ -266,9 +311,14 @@ void warpTileSkipGemm() {
     blockColTile = col0 / B_TILE_COLS;
     warpFirstRow = row0 + warpRow;
     warpFirstCol = col0 + warpCol;
-    for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
-      kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first));
-      pipelinedMainLoop(row0, col0, (kBlockListCount + K_SLOTS - 1u) / K_SLOTS);
+    denseBlock = blockKeepsEverything();
+    if (denseBlock) {
+      pipelinedMainLoop(row0, col0, (kBlocksTotal + K_SLOTS - 1u) / K_SLOTS);
+    } else {
+      for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
+        kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first));
+        pipelinedMainLoop(row0, col0, (kBlockListCount + K_SLOTS - 1u) / K_SLOTS);
+      }
     }
     storeWarpTile(row0, col0);
   }

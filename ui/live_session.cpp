@@ -50,9 +50,7 @@ std::optional<double> recentMedian(const std::vector<Sample>& samples, double no
 }  // namespace
 
 bool sameProblem(const ProblemSpec& a, const ProblemSpec& b) {
-  return a.m == b.m && a.n == b.n && a.k == b.k && a.generator == b.generator && a.densityA == b.densityA &&
-         a.densityB == b.densityB && a.seed == b.seed && a.options.granularity == b.options.granularity &&
-         a.options.groupSize == b.options.groupSize;
+  return a == b;
 }
 
 std::shared_ptr<const ProblemAnalysis> analyseProblem(const ProblemSpec& spec, const ProblemData& data,

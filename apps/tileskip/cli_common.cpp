@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/matrix_io.hpp"
 
 namespace tileskip::cli {
 
@@ -37,6 +38,25 @@ void ProblemFlags::addTo(CLI::App* app) {
       ->capture_default_str();
   app->add_option("--granularity", granularity, "rows/columns of a zero segment or edge of a zero block")
       ->capture_default_str();
+  app->add_option("--generator-a", generatorA, "A's generator (default: --generator)");
+  app->add_option("--generator-b", generatorB, "B's generator (default: --generator)");
+  app->add_option("--granularity-a", granularityA, "A's --granularity (default: --granularity)");
+  app->add_option("--granularity-b", granularityB, "B's --granularity (default: --granularity)");
+  app->add_option("--a", fileA, "read A (M x K) from a .npy or .mtx file instead of generating it");
+  app->add_option("--b", fileB, "read B (K x N) from a .npy or .mtx file instead of generating it");
+}
+
+bool ProblemFlags::sizeGiven(char dimension) const {
+  const CLI::Option* option = dimension == 'm' ? mOption : dimension == 'n' ? nOption : kOption;
+  return (option != nullptr && option->count() > 0) || (sizeOption != nullptr && sizeOption->count() > 0);
+}
+
+std::pair<ProblemSpec, ProblemData> ProblemFlags::load(int defaultSize) const {
+  ProblemSpec spec = toSpec(defaultSize);
+  ProblemData data = loadProblem(spec, [&](char dimension) { return sizeGiven(dimension); });
+  note("A: " + spec.sourceOf(Operand::A) + ", B: " + spec.sourceOf(Operand::B) + " (M=" + std::to_string(spec.m) +
+       " N=" + std::to_string(spec.n) + " K=" + std::to_string(spec.k) + ", seed " + std::to_string(spec.seed) + ")");
+  return {std::move(spec), std::move(data)};
 }
 
 ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
@@ -67,6 +87,23 @@ ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
   spec.seed = seed;
   spec.options.granularity = granularity;
   if (granularity < 1) throw InputError("--granularity " + std::to_string(granularity) + " must be at least 1");
+  for (int g : {granularityA, granularityB}) {
+    if (g < 0) throw InputError("--granularity-a/-b " + std::to_string(g) + " must be at least 1");
+  }
+  if (granularityA > 0) spec.options.granularity = granularityA;
+  if (!generatorA.empty()) spec.generator = generatorA;
+  if (!generatorB.empty() && generatorB != spec.generator) spec.generatorB = generatorB;
+  if (!generatorB.empty() || granularityB > 0 || granularityA > 0) {
+    GeneratorOptions b = spec.options;
+    b.granularity = granularityB > 0 ? granularityB : granularity;
+    if (b.granularity != spec.options.granularity) spec.optionsB = b;
+  }
+  if (!generatorA.empty() && generatorB.empty() && spec.generator != generator) spec.generatorB = generator;
+  spec.fileA = fileA;
+  spec.fileB = fileB;
+  for (const std::string& file : {fileA, fileB}) {
+    if (!file.empty()) formatFromPath(file);  // an unknown extension is refused before any work
+  }
   spec.validate();
   return spec;
 }
@@ -106,10 +143,28 @@ std::vector<const KernelInfo*> parseKernelList(const std::string& list) {
   if (list.empty() || list == "all") return kernels;
   std::istringstream ids(list);
   for (std::string id; std::getline(ids, id, ',');) {
-    if (!id.empty()) kernels.push_back(&kernelInfo(id));  // throws for an unknown id
+    if (!id.empty() && id != "auto") kernels.push_back(&kernelInfo(id));  // throws for an unknown id
   }
-  if (kernels.empty()) throw InputError("--kernel '" + list + "' names no kernel; give ids separated by commas, or all");
+  if (kernels.empty() && !namesAuto(list)) {
+    throw InputError("--kernel '" + list + "' names no kernel; give ids separated by commas, auto, or all");
+  }
   return kernels;
+}
+
+bool namesAuto(const std::string& list) {
+  std::istringstream ids(list);
+  for (std::string id; std::getline(ids, id, ',');) {
+    if (id == "auto") return true;
+  }
+  return false;
+}
+
+Recommendation chooseAuto(const Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec) {
+  return inspectOnBackend(backend, a, b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B)).recommendation;
+}
+
+void noteAuto(const Backend& backend, const Recommendation& choice) {
+  note("auto: " + std::string(backend.name()) + " runs " + std::string(choice.kernel->id) + ": " + choice.reason);
 }
 
 std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {

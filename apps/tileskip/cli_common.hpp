@@ -11,6 +11,7 @@
 
 #include "backends/backend_registry.hpp"
 #include "core/bench.hpp"
+#include "core/inspect.hpp"
 #include "core/problem.hpp"
 
 namespace tileskip::cli {
@@ -28,6 +29,7 @@ Command addListCommand(CLI::App& parent);
 Command addBenchCommand(CLI::App& parent);
 Command addVerifyCommand(CLI::App& parent);
 Command addGenCommand(CLI::App& parent);
+Command addInspectCommand(CLI::App& parent);
 Command addRunCommand(CLI::App& parent);
 Command addViewCommand(CLI::App& parent);
 Command addTuneCommand(CLI::App& parent);
@@ -36,7 +38,9 @@ Command addTuneCommand(CLI::App& parent);
 // refuses it (and anything but a plain decimal number) so the seed used is the seed given.
 const CLI::Validator& seedValidator();
 
-// --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity
+// --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity,
+// per operand --generator-a/-b and --granularity-a/-b, and --a / --b to read an operand from a
+// .npy / .mtx file instead
 struct ProblemFlags {
   // Read only where the flag was given; 64-bit so that a size beyond 32-bit indexing gets our
   // message rather than a conversion error.
@@ -46,10 +50,17 @@ struct ProblemFlags {
   std::string generator = "segments";
   std::uint64_t seed = 42;
   int granularity = 32;
+  std::string generatorA, generatorB;  // empty: --generator
+  int granularityA = 0, granularityB = 0;  // 0: --granularity
+  std::string fileA, fileB;
 
   void addTo(CLI::App* app);
   // Sizes not given fall back to --size, then to `defaultSize`. Throws InputError on bad values.
   ProblemSpec toSpec(int defaultSize) const;
+  // The spec with the operands: files read once (their shapes set M, N, K), the rest generated.
+  // Notes what it reads and generates on stderr.
+  std::pair<ProblemSpec, ProblemData> load(int defaultSize) const;
+  bool sizeGiven(char dimension) const;
 };
 
 // --backend NAME|all and --device N
@@ -66,8 +77,16 @@ struct BackendFlags {
 };
 
 // The ids of a comma list ("a,b"), each checked against the catalogue; empty for "" or "all".
-// InputError for an unknown id and for a list that names none (",").
+// "auto" is left out (see namesAuto). InputError for an unknown id and for a list that names none (",").
 std::vector<const KernelInfo*> parseKernelList(const std::string& list);
+
+// Whether a --kernel list holds "auto": the kernel inspect recommends for the operands.
+bool namesAuto(const std::string& list);
+// The recommendation of `tileskip inspect` for these operands on this backend (its own kernels,
+// its device's speed model).
+Recommendation chooseAuto(const Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec);
+// Notes the choice on stderr: "auto: cuda picks joint-64x32: ...".
+void noteAuto(const Backend& backend, const Recommendation& choice);
 
 // "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws
 // InputError for an unknown id, and for an id the backend lacks when `strict`.

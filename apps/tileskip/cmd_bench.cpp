@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
 #include "core/report.hpp"
+#include "core/suite_real.hpp"
 
 namespace tileskip::cli {
 
@@ -24,7 +25,8 @@ struct BenchFlags {
   std::string format = "table";
   std::string out;
   bool noBaseline = false;
-  std::string suite;  // "", headline or sweep
+  std::string suite;  // "", headline, sweep or real
+  std::string data;   // --suite real: the folder of cases.json
 };
 
 // When no selected kernel is a vendor baseline, borrow the preferred one from any available
@@ -50,9 +52,10 @@ void addBaseline(std::vector<std::unique_ptr<Backend>>& backends, std::vector<Be
 constexpr int kValidationDefaultSize = 512;
 
 void validateBench(const BenchFlags& flags) {
-  if (!flags.suite.empty() && flags.suite != "headline" && flags.suite != "sweep") {
-    throw InputError("unknown suite '" + flags.suite + "'; use headline or sweep");
+  if (!flags.suite.empty() && flags.suite != "headline" && flags.suite != "sweep" && flags.suite != "real") {
+    throw InputError("unknown suite '" + flags.suite + "'; use headline, sweep or real");
   }
+  if (!flags.data.empty() && flags.suite != "real") throw InputError("--data goes with --suite real");
   parseReportFormat(flags.format);
   flags.backend.validate(true);
   parseKernelList(flags.kernels);
@@ -127,7 +130,33 @@ int runSweep(const BenchFlags& flags) {
   return benchExitCode(report.failedRows);
 }
 
+int runReal(const BenchFlags& flags) {
+  ReportFormat format = parseReportFormat(flags.format);
+  std::optional<AtomicFile> file;
+  if (!flags.out.empty()) file.emplace(flags.out);
+  const std::vector<RealCase> cases = readRealCases(flags.data.empty() ? defaultRealDataFolder() : std::filesystem::path(flags.data));
+  std::vector<std::unique_ptr<Backend>> backends = suiteBackends(flags);
+  std::vector<RealCaseRun> runs =
+      runRealSuite(pointers(backends), cases, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
+  std::string text;
+  for (const RealCaseRun& run : runs) text += "== " + run.realCase.name + " (" + run.realCase.source + ")\n" + formatTable(run.report) + "\n";
+  text += formatRealSummary(runs);
+  if (file) {
+    file->stream() << (format == ReportFormat::Json ? formatRealJson(runs) : text);
+    file->commit();
+    note("wrote " + flags.out);
+  }
+  std::cout << (format == ReportFormat::Json && !file ? formatRealJson(runs) : text) << std::flush;
+  for (const RealCaseRun& run : runs) {
+    for (const BenchRow& row : run.report.rows) {
+      if (!row.timed()) return static_cast<int>(ExitCode::VerificationFailed);
+    }
+  }
+  return 0;
+}
+
 int runBenchCommand(const BenchFlags& flags) {
+  if (flags.suite == "real") return runReal(flags);
   if (flags.suite == "headline") return runHeadline(flags);
   if (flags.suite == "sweep") return runSweep(flags);
   ReportFormat format = parseReportFormat(flags.format);
@@ -137,23 +166,41 @@ int runBenchCommand(const BenchFlags& flags) {
   if (!flags.out.empty()) file.emplace(flags.out);
   std::vector<std::unique_ptr<Backend>> backends = flags.backend.open();
   ProblemSpec spec = flags.problem.toSpec(defaultSizeFor(backends));
+  // A, B, the reference C and one downloaded C live on the host at once (files set the sizes
+  // only once read, so a file operand is checked again below).
+  auto elements = [](int rows, int cols) { return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols); };
+  auto checkMemory = [&](const ProblemSpec& p) {
+    checkHostMemory(sizeof(float) * (elements(p.m, p.k) + elements(p.k, p.n) + 2 * elements(p.m, p.n)),
+                    "A, B, C and the reference C at M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
+                        " K=" + std::to_string(p.k));
+  };
+  checkMemory(spec);
+  auto [loadedSpec, data] = flags.problem.load(defaultSizeFor(backends));
+  spec = std::move(loadedSpec);
+  checkMemory(spec);
 
   std::vector<BenchTarget> targets;
   bool strict = backends.size() == 1;
+  const bool autoKernel = namesAuto(flags.kernels);
   for (const auto& b : backends) {
-    std::vector<const KernelInfo*> kernels = selectKernels(flags.kernels, *b, strict);
-    if (!kernels.empty()) targets.push_back({b.get(), std::move(kernels)});
+    BenchTarget target{b.get(), selectKernels(flags.kernels, *b, strict)};
+    if (autoKernel) {
+      Recommendation choice = chooseAuto(*b, data.a, data.b, spec);
+      noteAuto(*b, choice);
+      target.autoKernel = choice.kernel;
+      target.autoReason = choice.reason;
+      // The dense reference beside it, so the report shows the speedup auto measured, not only predicted.
+      for (const KernelInfo* k : {&kernelInfo(kDenseReferenceKernel), choice.kernel}) {
+        if (b->implements(k->id) && std::find(target.kernels.begin(), target.kernels.end(), k) == target.kernels.end()) {
+          target.kernels.push_back(k);
+        }
+      }
+    }
+    if (!target.kernels.empty()) targets.push_back(std::move(target));
   }
   if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
   if (!flags.noBaseline) addBaseline(backends, targets);
 
-  // A, B, the reference C and one downloaded C live on the host at once.
-  auto elements = [](int rows, int cols) { return static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols); };
-  checkHostMemory(sizeof(float) * (elements(spec.m, spec.k) + elements(spec.k, spec.n) + 2 * elements(spec.m, spec.n)),
-                  "A, B, C and the reference C at M=" + std::to_string(spec.m) + " N=" + std::to_string(spec.n) +
-                      " K=" + std::to_string(spec.k));
-  note("generating A and B: " + spec.describe());
-  ProblemData data = generateProblem(spec);
   BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
 
   std::string text = formatReport(report, format);
@@ -174,7 +221,9 @@ Command addBenchCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("bench", "verify, then time kernels on the device (median of repeated runs)");
   auto flags = std::make_shared<BenchFlags>();
   flags->backend.addTo(app, ", or all");
-  app->add_option("--kernel", flags->kernels, "kernel ids, comma separated, or all: " + catalogueIdList())
+  app->add_option("--kernel", flags->kernels,
+                  "kernel ids, comma separated, or all; auto: the kernel `tileskip inspect` recommends for these "
+                  "operands on each backend: " + catalogueIdList())
       ->capture_default_str();
   flags->problem.addTo(app);
   app->add_option("--warmup", flags->warmup, "untimed runs before timing")->capture_default_str();
@@ -185,7 +234,10 @@ Command addBenchCommand(CLI::App& parent) {
   app->add_option("--suite", flags->suite,
                   "headline: the performance targets as ratios measured in one run (every kernel backend found); "
                   "sweep: densities 1.0 -> 0.03 and sizes 1024 -> 8192, written as CSV (--out, default sweep.csv) "
-                  "and a PNG plot beside it");
+                  "and a PNG plot beside it; real: the matrices scripts/fetch-real-data.sh fetched (--data), every "
+                  "kernel of every backend with auto's choice marked");
+  app->add_option("--data", flags->data, "--suite real: the folder holding cases.json (default $TILESKIP_REAL_DATA, "
+                                         "else data/real)");
   return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};
 }
 

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "core/bench.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
 #include "core/matrix_io.hpp"
@@ -11,15 +12,12 @@ namespace tileskip::cli {
 
 namespace {
 
-// When no kernel is named: the finest joint skipping kernel, else the dense reference, else a
-// baseline; whatever the backend implements first.
-constexpr std::string_view kRunPreference[] = {"joint-8x32", "warptile", "cublas", "cpu"};
-
 struct RunFlags {
   std::string a, b, out;
   BackendFlags backend;
-  std::string kernel;
+  std::string kernel = "auto";
   bool noVerify = false;
+  int repeat = 1;
 };
 
 void validateRun(const RunFlags& flags) {
@@ -27,9 +25,10 @@ void validateRun(const RunFlags& flags) {
   formatFromPath(flags.b);
   formatFromPath(flags.out);  // refuse an unknown output extension before any work
   flags.backend.validate(false);
-  if (!flags.kernel.empty() && (flags.kernel == "all" || parseKernelList(flags.kernel).size() != 1)) {
-    throw InputError("--kernel '" + flags.kernel + "': run multiplies with one kernel; give a single id");
+  if (flags.kernel != "auto" && (flags.kernel == "all" || parseKernelList(flags.kernel).size() != 1)) {
+    throw InputError("--kernel '" + flags.kernel + "': run multiplies with one kernel; give a single id or auto");
   }
+  checkBenchOptions({.warmup = 0, .repeat = flags.repeat});
 }
 
 int runRun(const RunFlags& flags) {
@@ -44,23 +43,28 @@ int runRun(const RunFlags& flags) {
 
   std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
   const KernelInfo* kernel = nullptr;
-  if (!flags.kernel.empty()) {
+  std::string chosen;
+  if (flags.kernel != "auto") {
     // validateRun() made sure the list names exactly one kernel; strict throws if it is missing here.
     kernel = selectKernels(flags.kernel, *backend, true).front();
   } else {
-    for (std::string_view id : kRunPreference) {
-      if (backend->implements(id)) {
-        kernel = &kernelInfo(id);
-        break;
-      }
-    }
-    if (kernel == nullptr) throw UnavailableError("backend " + std::string(backend->name()) + " implements no kernel");
+    ProblemSpec spec;
+    spec.fileA = flags.a;
+    spec.fileB = flags.b;
+    const Recommendation choice = chooseAuto(*backend, a, b, spec);
+    kernel = choice.kernel;
+    chosen = " (auto: " + choice.reason + ")";
   }
 
   std::unique_ptr<DeviceProblem> onDevice = backend->upload(a, b);
-  onDevice->prepare(*kernel);
+  const double prepareMs = onDevice->prepare(*kernel);
   onDevice->poisonC();
   double ms = onDevice->run(*kernel);
+  if (flags.repeat > 1) {  // the first run above is the warm-up; the median of the rest is reported
+    std::vector<double> times;
+    for (int i = 0; i < flags.repeat; ++i) times.push_back(onDevice->run(*kernel));
+    ms = summarize(times).median;
+  }
   Matrix c = onDevice->downloadC();
   // NaN and Inf in the inputs are computed with, not refused, and said so: C holds them too.
   NonFiniteCount inA = countNonFinite(a), inB = countNonFinite(b), inC = countNonFinite(c);
@@ -80,7 +84,9 @@ int runRun(const RunFlags& flags) {
   writeMatrix(flags.out, c);
   std::cout << "wrote " << flags.out << ": C " << c.rows() << "x" << c.cols() << " = A " << a.rows() << "x" << a.cols()
             << " · B " << b.rows() << "x" << b.cols() << " by " << backend->name() << " " << kernel->id << " on "
-            << backend->device().name << " in " << ms << " ms; " << checked << "\n";
+            << backend->device().name << chosen << " in " << ms << " ms"
+            << (flags.repeat > 1 ? " (median of " + std::to_string(flags.repeat) + " runs after one warm-up)" : "")
+            << (prepareMs > 0.0 ? ", patterns " + std::to_string(prepareMs) + " ms" : "") << "; " << checked << "\n";
   if (inputsNonFinite) {
     std::cout << "note: the inputs hold NaN/Inf (A: " << inA.describe() << "; B: " << inB.describe()
               << "), computed with IEEE arithmetic: C holds " << inC.describe();
@@ -104,7 +110,12 @@ Command addRunCommand(CLI::App& parent) {
   app->add_option("--b", flags->b, "B, a K x N matrix (.npy or .mtx)")->required();
   app->add_option("--out", flags->out, "where C goes (.npy or .mtx)")->required();
   flags->backend.addTo(app, "");
-  app->add_option("--kernel", flags->kernel, "kernel id (default: the finest joint skipping kernel available)");
+  app->add_option("--kernel", flags->kernel,
+                  "kernel id, or auto: the kernel `tileskip inspect` recommends for A and B on this backend")
+      ->capture_default_str();
+  app->add_option("--repeat", flags->repeat, "timed runs after one warm-up run; the median is reported (default: "
+                                             "time the single run)")
+      ->capture_default_str();
   app->add_flag("--no-verify", flags->noVerify, "skip the check against the CPU reference");
   return {app, [flags] { return runRun(*flags); }, [flags] { validateRun(*flags); }};
 }

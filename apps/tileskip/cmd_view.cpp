@@ -62,8 +62,22 @@ int runViewCommand(const ViewFlags& flags) {
   Backend& backend = *opened.front();
   ui::ViewerOptions options;
   options.start.backend = std::string(backend.name());
-  options.start.kernel = flags.kernel.empty() ? defaultKernel(backend) : std::string(kernelInfo(flags.kernel).id);
-  options.start.spec = flags.problem.toSpec(defaultSizeFor(backend));
+  if (flags.kernel == "auto" || !flags.problem.fileA.empty() || !flags.problem.fileB.empty()) {
+    // Files set the sizes, and auto reads the operands: load them once here (the viewer's session
+    // reads the files again as it starts).
+    auto [spec, data] = flags.problem.load(defaultSizeFor(backend));
+    options.start.spec = spec;
+    if (flags.kernel == "auto") {
+      const Recommendation choice = chooseAuto(backend, data.a, data.b, spec);
+      noteAuto(backend, choice);
+      options.start.kernel = std::string(choice.kernel->id);
+    }
+  } else {
+    options.start.spec = flags.problem.toSpec(defaultSizeFor(backend));
+  }
+  if (options.start.kernel.empty()) {
+    options.start.kernel = flags.kernel.empty() ? defaultKernel(backend) : std::string(kernelInfo(flags.kernel).id);
+  }
   const KernelInfo& kernel = kernelInfo(options.start.kernel);
   options.start.patternGranularity =
       flags.patternGranularity > 0 ? flags.patternGranularity : (kernel.usesAPattern() ? kernel.aRowGranularity : 32);
@@ -96,6 +110,7 @@ Command addViewCommand(CLI::App& parent) {
   auto flags = std::make_shared<ViewFlags>();
   flags->backend.addTo(app, "");
   app->add_option("--kernel", flags->kernel, "kernel to open with: " + catalogueIdList() +
+                                                 ", or auto: the one `tileskip inspect` recommends for these operands"
                                                  " (default: the finest joint kernel the backend runs)");
   flags->problem.addTo(app);
   app->add_option("--pattern-granularity", flags->patternGranularity,

@@ -170,4 +170,14 @@ __device__ unsigned patternUnion(const std::uint8_t* __restrict__ pattern, int f
   return bits;
 }
 
+// AND of kCount consecutive tiles' bytes: the K-block bits every one of them keeps.
+template <int kCount>
+__device__ unsigned patternIntersection(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
+                                        int kBlocks) {
+  unsigned bits = 0xFFu;
+#pragma unroll
+  for (int t = 0; t < kCount; ++t) bits &= patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks);
+  return bits;
+}
+
 }  // namespace tileskip::cuda

@@ -25,6 +25,8 @@
 #include "k24_joint_64x32.cuh"
 #include "k28_joint_8x32.cuh"
 #include "k29_joint_32x32.cuh"
+#include "k30_warp_joint_64x64.cuh"
+#include "k31_warp_joint_32x32.cuh"
 
 namespace tileskip::cuda {
 
@@ -60,6 +62,8 @@ inline constexpr KernelInfo kBWarp = catalogueEntry("b-warp");
 inline constexpr KernelInfo kJoint64x32 = catalogueEntry("joint-64x32");
 inline constexpr KernelInfo kJoint32x32 = catalogueEntry("joint-32x32");
 inline constexpr KernelInfo kJoint8x32 = catalogueEntry("joint-8x32");
+inline constexpr KernelInfo kWarpJoint64x64 = catalogueEntry("warp-joint-64x64");
+inline constexpr KernelInfo kWarpJoint32x32 = catalogueEntry("warp-joint-32x32");
 
 // clang-format off
 inline const GemmKernel kGemmKernels[] = {
@@ -92,6 +96,14 @@ inline const GemmKernel kGemmKernels[] = {
   {"joint-8x32", nullptr, joint8x32<kJoint8x32.tile.BM, kJoint8x32.tile.BN, kJoint8x32.tile.BK, kJoint8x32.tile.WM,
                                     kJoint8x32.tile.WN, kJoint8x32.tile.TM, kJoint8x32.tile.TN, kJoint8x32.tile.threads,
                                     kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity>, true},
+  {"warp-joint-64x64", nullptr, warpJoint64x64<kWarpJoint64x64.tile.BM, kWarpJoint64x64.tile.BN, kWarpJoint64x64.tile.BK,
+                                               kWarpJoint64x64.tile.WM, kWarpJoint64x64.tile.WN, kWarpJoint64x64.tile.TM,
+                                               kWarpJoint64x64.tile.TN, kWarpJoint64x64.tile.threads,
+                                               kWarpJoint64x64.aRowGranularity, kWarpJoint64x64.bColGranularity>, true},
+  {"warp-joint-32x32", nullptr, warpJoint32x32<kWarpJoint32x32.tile.BM, kWarpJoint32x32.tile.BN, kWarpJoint32x32.tile.BK,
+                                               kWarpJoint32x32.tile.WM, kWarpJoint32x32.tile.WN, kWarpJoint32x32.tile.TM,
+                                               kWarpJoint32x32.tile.TN, kWarpJoint32x32.tile.threads,
+                                               kWarpJoint32x32.aRowGranularity, kWarpJoint32x32.bColGranularity>, true},
 };
 // clang-format on
 

@@ -50,6 +50,20 @@ __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, 
   return total;
 }
 
+// The K-blocks [first, first + count) in order, BK / 8 per K-tile: a block tile that keeps them all.
+template <int BK>
+struct KBlockRange {
+  int first, count;
+  __device__ int steps() const { return (count + BK / kKBlock - 1) / (BK / kKBlock); }
+  __device__ void kBlocksOf(int step, int (&out)[BK / kKBlock]) const {
+#pragma unroll
+    for (int s = 0; s < BK / kKBlock; ++s) {
+      const int index = step * (BK / kKBlock) + s;
+      out[s] = index < count ? first + index : -1;
+    }
+  }
+};
+
 // The K-blocks of a compacted list, BK / 8 per K-tile.
 template <int BK>
 struct ListedKBlocks {
@@ -101,10 +115,26 @@ struct SubTileSkip {
     }
   }
 
+  static constexpr int kBlockRowTiles = BM >= kRows ? BM / kRows : 1, kBlockColTiles = BN >= kCols ? BN / kCols : 1;
+
   __device__ unsigned blockBits(int kBlock) const {
-    constexpr int rowTiles = BM >= kRows ? BM / kRows : 1, colTiles = BN >= kCols ? BN / kCols : 1;
-    return patternUnion<rowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
-           patternUnion<colTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
+    return patternUnion<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
+           patternUnion<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
+  }
+
+  // Whether every pattern tile of the block keeps every depth of every K-block: then nothing is
+  // left to skip, and the block runs the dense kernel's loop instead (skipping must cost nothing
+  // when it finds nothing). Every thread returns the same answer.
+  template <int kThreads>
+  __device__ bool keepsEverything(int K) const {
+    bool every = true;
+    for (int kBlock = static_cast<int>(threadIdx.x); kBlock < kBlocks; kBlock += kThreads) {
+      const unsigned real = (1u << min(kKBlock, K - kBlock * kKBlock)) - 1u;  // a last K-block may be partial
+      const unsigned kept = patternIntersection<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
+                            patternIntersection<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
+      every = every && (kept & real) == real;
+    }
+    return __syncthreads_and(every) != 0;
   }
 
   // The pattern bits this warp's sub-tiles keep in one K-block: read one pipeline step ahead.
@@ -164,6 +194,9 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
                                  const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
   using Tile = WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
   using Skip = SubTileSkip<BM, BN, kARows, kBCols, Tile>;
+  // K11's thread tile (TM = 8) where the warp tile takes it: the dense path of a kernel whose own
+  // sub-tiles are finer (K28's 8-row walk) then runs at K11's speed, not at its own.
+  using DenseTile = WarpTile<BM, BN, BK, WM, WN, (WM % (4 * 8) == 0 ? 8 : TM), TN, kThreads>;
   __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
   __shared__ int kBlockList[kKBlockListLength];
   __shared__ int warpTotals[kThreads / 32];
@@ -171,8 +204,20 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   const int tiles = blockTileCount<BM, BN>(M, N);
   for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {
     const BlockTile<BM, BN> block(N, index);
+    const Skip skip(aPattern, bPattern, M, N, K, block, Tile(static_cast<int>(threadIdx.x)));
+    if (skip.template keepsEverything<kThreads>(K)) {
+      // K11 exactly, in K11's own lane arrangement (DenseTile), over every K-block.
+      DenseTile dense(static_cast<int>(threadIdx.x));
+      pipelinedMainLoop<BM, BN, BK, kThreads>(
+          A, B, M, N, K, block, KBlockRange<BK>{0, skip.kBlocks}, [](const int (&)[BK / kKBlock]) { return NoStepData{}; },
+          [&](const float* As, const float* Bs, const int (&)[BK / kKBlock], NoStepData) {
+            dense.template rank1UpdatesPrefetched<BK>(As, Bs);
+          },
+          stages);
+      dense.store(C, M, N, block.rowBase, block.colBase);
+      continue;
+    }
     Tile tile(static_cast<int>(threadIdx.x));
-    const Skip skip(aPattern, bPattern, M, N, K, block, tile);
     for (int first = 0; first < skip.kBlocks; first += kKBlockListLength) {
       const int count = gatherKBlocks<kThreads>(skip, first, min(kKBlockListLength, skip.kBlocks - first), kBlockList,
                                                 warpTotals);

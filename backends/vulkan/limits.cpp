@@ -46,7 +46,8 @@ std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLeng
   if (pipeline == ShaderPipeline::Padded) return stageFloats * sizeof(float);
   std::uint64_t bytes = 2 * stageFloats * sizeof(float);
   if (pipeline == ShaderPipeline::Persistent) {
-    bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(t.threads) + 1) * sizeof(std::uint32_t);
+    // the K-block list, one total per subgroup, the taken tile and the dense-block vote
+    bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(t.threads) + 2) * sizeof(std::uint32_t);
   }
   return bytes;
 }
@@ -118,12 +119,14 @@ std::optional<std::string> loopLimitProblem(const KernelInfo& kernel, std::uint6
          (persistent ? ", a non-persistent kernel (pipelined)" : "") + " or a GPU";
 }
 
-std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested) {
+std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested,
+                                  std::uint32_t threadsPerWorkgroup) {
   std::uint64_t groups = tiles;
   if (requested > 0) {
     groups = requested;
   } else if (limits.multiprocessors > 0) {
-    groups = std::min<std::uint64_t>(tiles, static_cast<std::uint64_t>(limits.multiprocessors) * kPersistentWorkgroupsPerSM);
+    const std::uint64_t perSM = std::max<std::uint64_t>(1, kPersistentWarpsPerSM * 32 / std::max(1u, threadsPerWorkgroup));
+    groups = std::min<std::uint64_t>(tiles, static_cast<std::uint64_t>(limits.multiprocessors) * perSM);
   } else if (limits.cpuThreads > 0) {
     groups = std::min<std::uint64_t>(tiles, 2ull * limits.cpuThreads);
   }

@@ -81,15 +81,16 @@ void checkBufferFits(std::uint64_t bytes, const std::string& what, const Compute
 std::optional<std::uint32_t> pinnedSubgroupSize(std::uint32_t workgroupSize, const ComputeLimits& limits);
 
 // Workgroups a persistent kernel is dispatched with for `tiles` block tiles: as many as are
-// resident at once, where the device says how many that is. With the SM count (NVIDIA), two
-// 128-invocation workgroups per SM: the tiles' 200-odd registers per invocation allow two, as
-// for the CUDA twins. A CPU device gets two per host thread; any other device one per tile (the
+// resident at once, where the device says how many that is. With the SM count (NVIDIA), eight
+// warps per SM (two 128-invocation workgroups, eight one-warp ones): the tiles' 200-odd
+// registers per invocation allow that many, as for the CUDA twins. A CPU device gets two per host thread; any other device one per tile (the
 // queue then only orders the work). Never more than the tiles or maxComputeWorkGroupCount[0].
 // `requested` (> 0, for tests and tuning) replaces the estimate and may exceed the tiles (the
 // extra workgroups find the queue empty); only the device's limit still applies. Correctness
 // never depends on the count.
-std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested = 0);
-inline constexpr std::uint32_t kPersistentWorkgroupsPerSM = 2;
+std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested = 0,
+                                  std::uint32_t threadsPerWorkgroup = 128);
+inline constexpr std::uint32_t kPersistentWarpsPerSM = 8;
 
 // An upper bound on the loop iterations one invocation of the kernel's shader runs for an M x N x K
 // problem, all its loops together, as lavapipe counts them. From the shaders' loop structure

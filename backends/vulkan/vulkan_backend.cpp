@@ -150,7 +150,8 @@ class VulkanProblem final : public DeviceProblem {
       if (colTiles * rowTiles > std::numeric_limits<std::uint32_t>::max()) {
         throw InputError("problem too large for kernel " + std::string(kernel.id) + ": more than 2^32 - 1 block tiles");
       }
-      colTiles = persistentWorkgroups(colTiles * rowTiles, ctx.limits(), requestedPersistentWorkgroups());
+      colTiles = persistentWorkgroups(colTiles * rowTiles, ctx.limits(), requestedPersistentWorkgroups(),
+                                      static_cast<std::uint32_t>(kernel.tile.threads));
       rowTiles = 1;
     }
     return ctx.execute([&](VkCommandBuffer cmd) { ctx.dispatch(cmd, pipeline, set, constants(), colTiles, rowTiles); }, true);

@@ -64,7 +64,20 @@ unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* fil
 // above is broken.
 void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel);
 
+// __syncthreads_and: a barrier that also ANDs a predicate over the block. Three barriers in the
+// emulation: the previous vote has been read, the vote is reset, every thread has voted.
+inline int syncThreadsAnd(int predicate, const char* file, int line) {
+  static bool every = true;
+  syncThreads(file, line);
+  if (threadIdx.x == 0) every = true;
+  syncThreads(file, line);
+  if (!predicate) every = false;
+  syncThreads(file, line);
+  return every ? 1 : 0;
+}
+
 }  // namespace tileskip::emu
 
+#define __syncthreads_and(predicate) ::tileskip::emu::syncThreadsAnd((predicate), __FILE__, __LINE__)
 #define __ballot_sync(mask, predicate) ::tileskip::emu::ballot((mask), (predicate), __FILE__, __LINE__)
 #define __shfl_xor_sync(mask, value, laneMask) ::tileskip::emu::shuffleXor((mask), (value), (laneMask), __FILE__, __LINE__)

@@ -1,0 +1,121 @@
+// tileskip inspect: will skipping help these matrices? Per kernel of a backend: pattern
+// densities at its granularities, joint density, ideal and load-bound speedup, and the speedup
+// the device's calibrated model predicts; then the kernel to use and why. Runs no kernel.
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "cli_common.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/report.hpp"
+
+namespace tileskip::cli {
+
+namespace {
+
+struct InspectFlags {
+  BackendFlags backend;
+  ProblemFlags problem;
+  std::string format = "table";
+  std::string out;
+};
+
+void validateInspect(const InspectFlags& flags) {
+  const ReportFormat format = parseReportFormat(flags.format);
+  if (format == ReportFormat::Csv) throw InputError("inspect writes table or json, not csv");
+  flags.backend.validate(false);
+  flags.problem.toSpec(512);
+}
+
+nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json operandJson(const OperandSummary& s) {
+  return {{"source", s.source}, {"rows", s.rows}, {"cols", s.cols}, {"density", s.density}};
+}
+
+std::string formatInspectJson(const Inspection& r, const Backend& backend) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelInspection& k : r.kernels) {
+    kernels.push_back({{"kernel", k.kernel->id},
+                       {"a_granularity", k.aGranularity},
+                       {"b_granularity", k.bGranularity},
+                       {"a_pattern_density", k.aPatternDensity},
+                       {"b_pattern_density", k.bPatternDensity},
+                       {"joint_density", k.jointDensity},
+                       {"ideal_speedup", finite(k.idealSpeedup)},
+                       {"load_bound_speedup", finite(k.loadBoundSpeedup)},
+                       {"predicted_speedup", finite(k.predictedSpeedup)}});
+  }
+  nlohmann::json document = {
+      {"a", operandJson(r.a)},
+      {"b", operandJson(r.b)},
+      {"backend", backend.name()},
+      {"device", backend.device().describe()},
+      {"model", r.modelName},
+      {"kernels", kernels},
+      {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},
+  };
+  return document.dump(2) + "\n";
+}
+
+std::string granularity(int g) { return g > 0 ? std::to_string(g) : "-"; }
+
+std::string formatInspectTable(const Inspection& r, const Backend& backend) {
+  std::ostringstream out;
+  auto operand = [](const char* name, const OperandSummary& s) {
+    return std::string(name) + "         " + s.source + ": " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
+           ", " + fixed(100.0 * s.density, 1) + " % non-zero\n";
+  };
+  out << "tileskip inspect\n" << operand("A", r.a) << operand("B", r.b);
+  out << "device    " << backend.name() << ": " << backend.device().describe() << "\n";
+  out << "model     " << r.modelName << " (predicted speedup over " << kDenseReferenceKernel << ")\n\n";
+  std::vector<std::vector<std::string>> cells = {
+      {"kernel", "A rows", "B cols", "A pattern", "B pattern", "joint", "ideal x", "load bound x", "predicted x"}};
+  for (const KernelInspection& k : r.kernels) {
+    const bool skips = k.kernel->skips();
+    cells.push_back({std::string(k.kernel->id), granularity(k.aGranularity), granularity(k.bGranularity),
+                     skips ? fixed(k.aPatternDensity, 3) : "-", skips ? fixed(k.bPatternDensity, 3) : "-",
+                     fixed(k.jointDensity, 3), fixed(k.idealSpeedup, 2), fixed(k.loadBoundSpeedup, 2),
+                     fixed(k.predictedSpeedup, 2)});
+  }
+  out << alignColumns(cells);
+  out << "\nrecommendation: " << r.recommendation.kernel->id << ": " << r.recommendation.reason << "\n";
+  return out.str();
+}
+
+int runInspect(const InspectFlags& flags) {
+  const ReportFormat format = parseReportFormat(flags.format);
+  std::optional<AtomicFile> file;
+  if (!flags.out.empty()) file.emplace(flags.out);
+  std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
+  auto [spec, data] = flags.problem.load(defaultSizeFor(*backend));
+  const Inspection result =
+      inspectOnBackend(*backend, data.a, data.b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B));
+  std::string text = format == ReportFormat::Json ? formatInspectJson(result, *backend) : formatInspectTable(result, *backend);
+  if (file) {
+    file->stream() << text;
+    file->commit();
+    note("wrote " + flags.out);
+    text = formatInspectTable(result, *backend);
+  }
+  std::cout << text << std::flush;
+  return 0;
+}
+
+}  // namespace
+
+Command addInspectCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "inspect", "will skipping help these matrices? patterns, joint density, load bound and predicted speedup per "
+                 "kernel, and the kernel to use (runs no kernel)");
+  auto flags = std::make_shared<InspectFlags>();
+  flags->backend.addTo(app, "");
+  flags->problem.addTo(app);
+  app->add_option("--format", flags->format, "table or json")->capture_default_str();
+  app->add_option("--out", flags->out, "also write the report in --format to this file");
+  return {app, [flags] { return runInspect(*flags); }, [flags] { validateInspect(*flags); }};
+}
+
+}  // namespace tileskip::cli

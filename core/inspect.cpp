@@ -1,0 +1,271 @@
+#include "core/inspect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/pattern.hpp"
+#include "core/reference.hpp"
+
+namespace tileskip {
+
+namespace {
+
+int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+std::uint8_t fullByte(int depth, int kBlock) {
+  const int realBits = std::min(kKBlock, depth - kBlock * kKBlock);
+  return static_cast<std::uint8_t>((1u << realBits) - 1u);
+}
+
+// The patterns of one operand at every granularity asked for, built once: a granularity that is
+// a multiple of 8 is the OR of the 8-row (8-column) tiles it covers, so only that one reads the
+// matrix.
+class PatternCache {
+ public:
+  PatternCache(const Matrix& m, Operand operand) : matrix_(m), operand_(operand) {}
+
+  const Pattern& at(int granularity) {
+    auto it = cache_.find(granularity);
+    if (it != cache_.end()) return it->second;
+    Pattern p;
+    if (granularity % kKBlock == 0 && granularity > kKBlock) {
+      p = coarsen(at(kKBlock), granularity);
+    } else {
+      p = operand_ == Operand::A ? buildAPattern(matrix_, granularity) : buildBPattern(matrix_, granularity);
+    }
+    return cache_.emplace(granularity, std::move(p)).first->second;
+  }
+
+  int extent() const { return operand_ == Operand::A ? matrix_.rows() : matrix_.cols(); }
+  int depth() const { return operand_ == Operand::A ? matrix_.cols() : matrix_.rows(); }
+
+ private:
+  static Pattern coarsen(const Pattern& fine, int granularity) {
+    const int factor = granularity / fine.granularity;
+    Pattern p = fine;
+    p.granularity = granularity;
+    p.tiles = ceilDiv(fine.extent, granularity);
+    p.bits.assign(static_cast<std::size_t>(p.tiles) * p.kBlocks, 0);
+    for (int t = 0; t < fine.tiles; ++t) {
+      std::uint8_t* out = &p.bits[static_cast<std::size_t>(t / factor) * p.kBlocks];
+      const std::uint8_t* in = &fine.bits[static_cast<std::size_t>(t) * fine.kBlocks];
+      for (int kb = 0; kb < fine.kBlocks; ++kb) out[kb] |= in[kb];
+    }
+    return p;
+  }
+
+  const Matrix& matrix_;
+  Operand operand_;
+  std::map<int, Pattern> cache_;
+};
+
+struct Operands {
+  PatternCache a, b;
+};
+
+// Which pattern tiles of one operand a block tile of `blockExtent` covers along that operand's
+// extent: [first, last). A pattern tile coarser than the block tile covers it whole.
+struct TileRange {
+  int first, last;
+};
+TileRange tilesOfBlock(int block, int blockExtent, int granularity, int tiles) {
+  const int first = block * blockExtent / granularity;
+  const int last = std::min(tiles, std::max(first + 1, ceilDiv((block + 1) * blockExtent, granularity)));
+  return {first, last};
+}
+
+// The skip features of a kernel whose blocks load only the K-blocks their tiles need (or, for
+// a divergent kernel, load every K-block and skip per thread).
+KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
+  KernelInspection r;
+  r.kernel = &kernel;
+  const int m = ops.a.extent(), n = ops.b.extent(), k = ops.a.depth();
+  const int aG = kernel.usesAPattern() ? kernel.aRowGranularity : kernel.tile.BM;
+  const int bG = kernel.usesBPattern() ? kernel.bColGranularity : kernel.tile.BN;
+  const Pattern aPat = kernel.usesAPattern() ? ops.a.at(aG) : fullPattern(Operand::A, m, k, aG);
+  const Pattern bPat = kernel.usesBPattern() ? ops.b.at(bG) : fullPattern(Operand::B, n, k, bG);
+  r.aGranularity = kernel.usesAPattern() ? aG : 0;
+  r.bGranularity = kernel.usesBPattern() ? bG : 0;
+  r.aPatternDensity = aPat.density();
+  r.bPatternDensity = bPat.density();
+  const JointStats joint = computeJointStats(aPat, bPat);
+  r.jointDensity = joint.jointDensity;
+  r.idealSpeedup = joint.idealSpeedup();
+
+  const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = aPat.kBlocks;
+  const int blockRows = ceilDiv(m, BM), blockCols = ceilDiv(n, BN);
+  const bool skipsLoads = !kernel.divergent;
+  double denseTiles = 0.0, loads = 0.0, work = 0.0, partial = 0.0, allLoads = 0.0;
+  std::vector<std::uint8_t> aAny(kBlocks), aEvery(kBlocks), bAny(kBlocks), bEvery(kBlocks);
+  for (int bi = 0; bi < blockRows; ++bi) {
+    const TileRange rows = tilesOfBlock(bi, BM, aG, aPat.tiles);
+    std::fill(aAny.begin(), aAny.end(), 0);
+    std::fill(aEvery.begin(), aEvery.end(), 0xFF);
+    for (int t = rows.first; t < rows.last; ++t) {
+      for (int kb = 0; kb < kBlocks; ++kb) aAny[kb] |= aPat.at(t, kb), aEvery[kb] &= aPat.at(t, kb);
+    }
+    const int rowsInBlock = std::min(BM, m - bi * BM);
+    for (int bj = 0; bj < blockCols; ++bj) {
+      const TileRange cols = tilesOfBlock(bj, BN, bG, bPat.tiles);
+      std::fill(bAny.begin(), bAny.end(), 0);
+      std::fill(bEvery.begin(), bEvery.end(), 0xFF);
+      for (int t = cols.first; t < cols.last; ++t) {
+        for (int kb = 0; kb < kBlocks; ++kb) bAny[kb] |= bPat.at(t, kb), bEvery[kb] &= bPat.at(t, kb);
+      }
+      int listed = 0, partlyKept = 0;
+      bool dense = true;
+      for (int kb = 0; kb < kBlocks; ++kb) {
+        const bool needed = (aAny[kb] & bAny[kb]) != 0;
+        const bool everyKept = (aEvery[kb] & bEvery[kb]) == fullByte(k, kb);
+        listed += needed;
+        partlyKept += needed && !everyKept;
+        dense = dense && everyKept;
+      }
+      const double tileLoads = skipsLoads ? static_cast<double>(listed) / kBlocks : 1.0;
+      allLoads += tileLoads;
+      if (dense) {
+        denseTiles += 1.0;
+        continue;
+      }
+      // Kept updates of the pattern tile pairs inside this block, weighted by the part of each
+      // pair's area that lies in the block.
+      const int colsInBlock = std::min(BN, n - bj * BN);
+      double kept = 0.0;
+      for (int rt = rows.first; rt < rows.last; ++rt) {
+        const int r0 = std::max(rt * aG, bi * BM), r1 = std::min({(rt + 1) * aG, bi * BM + rowsInBlock, m});
+        for (int ct = cols.first; ct < cols.last; ++ct) {
+          const int c0 = std::max(ct * bG, bj * BN), c1 = std::min({(ct + 1) * bG, bj * BN + colsInBlock, n});
+          kept += static_cast<double>(joint.work(rt, ct)) * std::max(0, r1 - r0) * std::max(0, c1 - c0);
+        }
+      }
+      loads += tileLoads;
+      work += kept / (static_cast<double>(rowsInBlock) * colsInBlock);
+      partial += static_cast<double>(partlyKept) / kBlocks;
+    }
+  }
+  const double tiles = static_cast<double>(blockRows) * blockCols;
+  r.features = {denseTiles / tiles, loads / tiles, work / tiles, partial / tiles};
+  r.loadBoundSpeedup = allLoads > 0.0 ? tiles / allLoads : INFINITY;
+  return r;
+}
+
+KernelInspection inspectOne(const KernelInfo& kernel, Operands& ops, double aElementDensity, const SpeedModel& model) {
+  KernelInspection r;
+  if (kernel.skips()) {
+    r = inspectSkipping(kernel, ops);
+  } else {
+    r.kernel = &kernel;
+    if (kernel.id == "cusparse-csr") {  // CSR SpMM: its work follows A's non-zeros, not tiles
+      r.features = {0.0, 0.0, aElementDensity, 0.0};
+      r.jointDensity = aElementDensity;
+      r.idealSpeedup = aElementDensity > 0.0 ? 1.0 / aElementDensity : INFINITY;
+    }
+  }
+  r.predictedSpeedup = model.predictedSpeedup(kernel, r.features);
+  return r;
+}
+
+double elementDensity(const Matrix& m) {
+  return m.empty() ? 0.0 : static_cast<double>(m.countNonZeros()) / static_cast<double>(m.size());
+}
+
+std::string fixed2(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", v);
+  return buffer;
+}
+
+std::string tileWords(const KernelInspection& r) {
+  std::string s;
+  if (r.aGranularity > 0) s += std::to_string(r.aGranularity) + "-row";
+  if (r.aGranularity > 0 && r.bGranularity > 0) s += " x ";
+  if (r.bGranularity > 0) s += std::to_string(r.bGranularity) + "-column";
+  return s + " tiles";
+}
+
+Recommendation recommend(const std::vector<KernelInspection>& kernels) {
+  const KernelInspection* bestDense = nullptr;
+  const KernelInspection* bestSkip = nullptr;
+  const KernelInspection* bestIdeal = nullptr;
+  for (const KernelInspection& r : kernels) {
+    if (r.kernel->skips()) {
+      if (bestSkip == nullptr || r.predictedSpeedup > bestSkip->predictedSpeedup) bestSkip = &r;
+      if (bestIdeal == nullptr || r.idealSpeedup > bestIdeal->idealSpeedup) bestIdeal = &r;
+    } else if (r.kernel->id != "cusparse-csr") {
+      if (bestDense == nullptr || r.predictedSpeedup > bestDense->predictedSpeedup) bestDense = &r;
+    }
+  }
+  const KernelInspection* csr = nullptr;
+  for (const KernelInspection& r : kernels) {
+    if (r.kernel->id == "cusparse-csr") csr = &r;
+  }
+  if (bestDense == nullptr && bestSkip == nullptr) return {kernels.front().kernel, "the only kernel this backend has"};
+  const double denseSpeed = bestDense != nullptr ? bestDense->predictedSpeedup : 0.0;
+  if (csr != nullptr && csr->predictedSpeedup > kSkipMargin * std::max(denseSpeed, bestSkip ? bestSkip->predictedSpeedup : 0.0)) {
+    return {csr->kernel, "A is " + fixed2(100.0 * (1.0 - csr->jointDensity)) + " % zeros: CSR SpMM, predicted " +
+                             fixed2(csr->predictedSpeedup) + "x"};
+  }
+  if (bestSkip != nullptr && (bestDense == nullptr || bestSkip->predictedSpeedup > kSkipMargin * denseSpeed)) {
+    if (bestSkip->idealSpeedup < 1.01) {
+      return {bestSkip->kernel, "nothing to skip, and " + std::string(bestSkip->kernel->id) +
+                                    "'s dense path is predicted fastest on this device: " +
+                                    fixed2(bestSkip->predictedSpeedup) + "x"};
+    }
+    return {bestSkip->kernel, "zeros fill whole " + tileWords(*bestSkip) + " (joint density " +
+                                  fixed2(bestSkip->jointDensity) + ", load bound " + fixed2(bestSkip->loadBoundSpeedup) +
+                                  "x): predicted " + fixed2(bestSkip->predictedSpeedup) + "x"};
+  }
+  std::string why;
+  if (bestIdeal == nullptr) {
+    why = "this backend has no skipping kernel";
+  } else if (bestIdeal->idealSpeedup < 1.1) {
+    why = "no tile-aligned zeros: joint density " + fixed2(bestIdeal->jointDensity) + " at the finest tiles (" +
+          tileWords(*bestIdeal) + ")";
+  } else if (bestSkip->loadBoundSpeedup < 1.1) {
+    why = "zeros are not block-aligned: " + std::string(bestSkip->kernel->id) + "'s blocks still load " +
+          fixed2(100.0 / bestSkip->loadBoundSpeedup) + " % of their K-blocks";
+  } else {
+    why = "the best skipping kernel, " + std::string(bestSkip->kernel->id) + ", is predicted at " +
+          fixed2(bestSkip->predictedSpeedup) + "x, not enough over " + fixed2(denseSpeed) + "x";
+  }
+  return {bestDense->kernel, "stay dense: " + why};
+}
+
+}  // namespace
+
+OperandSummary summarizeOperand(const Matrix& m, std::string source) {
+  return {std::move(source), m.rows(), m.cols(), elementDensity(m)};
+}
+
+KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInfo& kernel, const SpeedModel& model) {
+  checkMultiplicable(a, b);
+  Operands ops{PatternCache(a, Operand::A), PatternCache(b, Operand::B)};
+  return inspectOne(kernel, ops, kernel.id == "cusparse-csr" ? elementDensity(a) : 1.0, model);
+}
+
+Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const KernelInfo* const> kernels,
+                          const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary) {
+  checkMultiplicable(a, b);
+  if (kernels.empty()) throw InputError("inspect: the backend implements no kernel");
+  Inspection result;
+  result.a = std::move(aSummary);
+  result.b = std::move(bSummary);
+  result.modelName = model.name();
+  Operands ops{PatternCache(a, Operand::A), PatternCache(b, Operand::B)};
+  for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspectOne(*kernel, ops, result.a.density, model));
+  result.recommendation = recommend(result.kernels);
+  return result;
+}
+
+Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
+                            std::string bSource) {
+  const std::vector<const KernelInfo*> kernels = backend.kernels();
+  return inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
+                        summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
+}
+
+}  // namespace tileskip

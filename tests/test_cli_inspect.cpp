@@ -1,0 +1,161 @@
+// Your own matrices end to end: file operands through bench, inspect and run, per-operand
+// generators, `inspect`'s documented JSON, and `--kernel auto`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/generators.hpp"
+#include "core/matrix_io.hpp"
+#include "run_command.hpp"
+
+using namespace tileskip;
+namespace fs = std::filesystem;
+using tileskip::testing::Outcome;
+using tileskip::testing::runTileskip;
+
+namespace {
+
+fs::path scratch() { return tileskip::testing::scratchFolder("tileskip_inspect_test_"); }
+
+bool vulkanAvailable() {
+  static const bool available = runTileskip("list").output.find("vulkan: unavailable") == std::string::npos &&
+                                runTileskip("list").output.find("vulkan:") != std::string::npos;
+  return available;
+}
+
+struct Files {
+  std::string a, b;
+};
+
+// 128-aligned zero blocks at density 0.25: a clear case for skipping.
+Files blockFiles(const fs::path& dir, int m = 256, int k = 256, int n = 256) {
+  GeneratorOptions options;
+  options.granularity = 128;
+  Files f{(dir / "a.npy").string(), (dir / "b.mtx").string()};
+  writeMatrix(f.a, generate("blocks", Operand::A, m, k, 0.25, 1, options));
+  writeMatrix(f.b, generate("blocks", Operand::B, k, n, 0.25, 2, options));
+  return f;
+}
+
+nlohmann::json readJson(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST(CliInspect, JsonCarriesTheDocumentedFields) {
+  if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device: inspect of a single-kernel backend says little";
+  const fs::path dir = scratch();
+  const Files f = blockFiles(dir, 200, 136, 190);
+  const fs::path out = dir / "inspect.json";
+  Outcome o = runTileskip("inspect --backend vulkan --a " + f.a + " --b " + f.b + " --format json --out " + out.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("recommendation:"), std::string::npos) << o.output;  // the screen gets the table
+  const nlohmann::json doc = readJson(out);
+  EXPECT_EQ(doc["a"]["rows"], 200);
+  EXPECT_EQ(doc["a"]["cols"], 136);
+  EXPECT_EQ(doc["b"]["cols"], 190);
+  EXPECT_EQ(doc["a"]["source"], f.a);
+  ASSERT_TRUE(doc["kernels"].is_array());
+  bool sawSkipping = false;
+  for (const nlohmann::json& k : doc["kernels"]) {
+    for (const char* field : {"kernel", "a_granularity", "b_granularity", "joint_density", "ideal_speedup",
+                              "load_bound_speedup", "predicted_speedup"}) {
+      EXPECT_TRUE(k.contains(field)) << field << " in " << k.dump();
+    }
+    if (k["kernel"] == "joint-8x32") {
+      sawSkipping = true;
+      EXPECT_EQ(k["a_granularity"], 8);
+      EXPECT_EQ(k["b_granularity"], 32);
+      EXPECT_LT(k["joint_density"].get<double>(), 0.5);
+    }
+    if (k["kernel"] == "a-warp") {
+      EXPECT_EQ(k["b_granularity"], 0);  // not inspected
+    }
+  }
+  EXPECT_TRUE(sawSkipping);
+  EXPECT_TRUE(doc["recommendation"]["kernel"].is_string());
+  EXPECT_FALSE(doc["recommendation"]["reason"].get<std::string>().empty());
+}
+
+TEST(CliInspect, UnstructuredFilesAreToldToStayDense) {
+  if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device";
+  const fs::path dir = scratch();
+  const std::string a = (dir / "a.npy").string(), b = (dir / "b.npy").string();
+  writeMatrix(a, generate("uniform", Operand::A, 256, 256, 0.5, 1));
+  writeMatrix(b, generate("uniform", Operand::B, 256, 256, 0.5, 2));
+  Outcome o = runTileskip("inspect --backend vulkan --a " + a + " --b " + b);
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("recommendation: pipelined: stay dense"), std::string::npos) << o.output;
+}
+
+TEST(CliInspect, FileOperandsSetTheSizesAndMustAgreeWithThem) {
+  const fs::path dir = scratch();
+  const Files f = blockFiles(dir, 70, 45, 33);
+  Outcome bench = runTileskip("bench --backend cpu --repeat 1 --a " + f.a + " --b " + f.b);
+  ASSERT_EQ(bench.exitCode, 0) << bench.output;
+  EXPECT_NE(bench.output.find("M=70 N=33 K=45, A: " + f.a + ", B: " + f.b), std::string::npos) << bench.output;
+  // One operand from a file, the other generated at the sizes the file leaves open.
+  Outcome half = runTileskip("bench --backend cpu --repeat 1 --n 20 --generator-b uniform --density-b 0.3 --a " + f.a);
+  ASSERT_EQ(half.exitCode, 0) << half.output;
+  EXPECT_NE(half.output.find("M=70 N=20 K=45, A: " + f.a + ", B: uniform d=0.3"), std::string::npos) << half.output;
+  Outcome disagree = runTileskip("inspect --backend cpu --m 10 --a " + f.a);
+  EXPECT_EQ(disagree.exitCode, 2) << disagree.output;
+  EXPECT_NE(disagree.output.find("--m 10 disagrees with " + f.a), std::string::npos) << disagree.output;
+  const std::string other = (dir / "other.npy").string();
+  writeMatrix(other, generate("uniform", Operand::B, 44, 33, 1.0, 3));
+  Outcome mismatch = runTileskip("inspect --backend cpu --a " + f.a + " --b " + other);
+  EXPECT_EQ(mismatch.exitCode, 2) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("A's columns must equal B's rows"), std::string::npos) << mismatch.output;
+  Outcome unknown = runTileskip("bench --backend cpu --a " + (dir / "a.txt").string());
+  EXPECT_EQ(unknown.exitCode, 2) << unknown.output;
+}
+
+TEST(CliInspect, EachOperandHasItsOwnGenerator) {
+  const fs::path dir = scratch();
+  const fs::path out = dir / "r.json";
+  Outcome o = runTileskip("bench --backend cpu --size 48 --repeat 1 --generator-a relu --generator-b blocks "
+                          "--granularity-b 16 --density-a 0.3 --format json --out " + out.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  const nlohmann::json doc = readJson(out);
+  EXPECT_EQ(doc["problem"]["a"], "relu d=0.3");
+  EXPECT_EQ(doc["problem"]["b"], "blocks d=0.5 G=16");
+}
+
+TEST(CliInspect, AutoBenchmarksItsChoiceBesideTheDenseReference) {
+  if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device";
+  const fs::path dir = scratch();
+  const Files f = blockFiles(dir);
+  const fs::path out = dir / "auto.json";
+  Outcome o = runTileskip("bench --backend vulkan --kernel auto --repeat 1 --no-baseline --a " + f.a + " --b " + f.b +
+                          " --format json --out " + out.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("auto: vulkan runs "), std::string::npos) << o.output;
+  const nlohmann::json doc = readJson(out);
+  bool sawAuto = false, sawDense = false;
+  for (const nlohmann::json& row : doc["rows"]) {
+    if (row["auto"].is_string()) {
+      sawAuto = true;
+      EXPECT_NE(row["kernel"], "pipelined") << "128-aligned blocks at 0.25 are a clear case for skipping";
+      EXPECT_GT(row["predicted_speedup"].get<double>(), 1.0);
+    }
+    sawDense = sawDense || row["kernel"] == "pipelined";
+  }
+  EXPECT_TRUE(sawAuto && sawDense) << doc["rows"].dump();
+}
+
+TEST(CliInspect, RunChoosesByDefaultAndRepeats) {
+  const fs::path dir = scratch();
+  const Files f = blockFiles(dir, 64, 40, 48);
+  const std::string c = (dir / "c.npy").string();
+  Outcome o = runTileskip("run --backend cpu --repeat 3 --a " + f.a + " --b " + f.b + " --out " + c);
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("(auto: "), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("median of 3 runs"), std::string::npos) << o.output;
+  EXPECT_EQ(readMatrix(c).rows(), 64);
+  Outcome zero = runTileskip("run --backend cpu --repeat 0 --a " + f.a + " --b " + f.b + " --out " + c);
+  EXPECT_EQ(zero.exitCode, 2) << zero.output;
+}

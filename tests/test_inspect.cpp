@@ -1,0 +1,174 @@
+// inspect's statistics against a brute-force computation from the matrices themselves, and
+// auto's choice where the answer is clear.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/generators.hpp"
+#include "core/inspect.hpp"
+#include "core/pattern.hpp"
+
+namespace tileskip {
+namespace {
+
+// Whether A's pattern tile holding row `row` (tiles of `rows` rows) has a non-zero at column k;
+// every row when rows is 0 (the operand is not inspected: nothing skipped for it).
+bool aKeeps(const Matrix& a, int rows, int row, int k) {
+  if (rows == 0) return true;
+  const int first = row / rows * rows;
+  for (int r = first; r < std::min(a.rows(), first + rows); ++r) {
+    if (a(r, k) != 0.0f) return true;
+  }
+  return false;
+}
+
+bool bKeeps(const Matrix& b, int cols, int col, int k) {
+  if (cols == 0) return true;
+  const int first = col / cols * cols;
+  for (int c = first; c < std::min(b.cols(), first + cols); ++c) {
+    if (b(k, c) != 0.0f) return true;
+  }
+  return false;
+}
+
+struct BruteForce {
+  double jointDensity, loadFraction;
+};
+
+// Element by element: the rank-1 updates kept for each output, and the (block tile, K-block)
+// pairs in which any output of the block keeps any update.
+BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
+  const int m = a.rows(), n = b.cols(), k = a.cols(), aR = kernel.aRowGranularity, bC = kernel.bColGranularity;
+  double kept = 0.0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      for (int d = 0; d < k; ++d) kept += aKeeps(a, aR, i, d) && bKeeps(b, bC, j, d);
+    }
+  }
+  const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = (k + 7) / 8;
+  double loaded = 0.0, pairs = 0.0;
+  for (int bi = 0; bi * BM < m; ++bi) {
+    for (int bj = 0; bj * BN < n; ++bj) {
+      for (int kb = 0; kb < kBlocks; ++kb) {
+        bool needed = false;
+        for (int i = bi * BM; i < std::min(m, (bi + 1) * BM) && !needed; ++i) {
+          for (int d = kb * 8; d < std::min(k, kb * 8 + 8) && !needed; ++d) {
+            if (!aKeeps(a, aR, i, d)) continue;
+            for (int j = bj * BN; j < std::min(n, (bj + 1) * BN) && !needed; ++j) needed = bKeeps(b, bC, j, d);
+          }
+        }
+        loaded += needed;
+        pairs += 1.0;
+      }
+    }
+  }
+  return {kept / (static_cast<double>(m) * n * k), loaded / pairs};
+}
+
+TEST(Inspect, StatisticsMatchBruteForceOnOddShapes) {
+  const SpeedModel model = SpeedModel::uncalibrated();
+  struct Case {
+    const char* generator;
+    int m, n, k;
+    double density;
+    int granularity;
+  };
+  for (const Case& c : {Case{"segments", 77, 45, 29, 0.5, 8}, Case{"blocks", 150, 131, 70, 0.4, 32},
+                        Case{"uniform", 33, 70, 17, 0.1, 8}, Case{"segments", 129, 200, 41, 0.3, 64}}) {
+    GeneratorOptions options;
+    options.granularity = c.granularity;
+    const Matrix a = generate(c.generator, Operand::A, c.m, c.k, c.density, 3, options);
+    const Matrix b = generate(c.generator, Operand::B, c.k, c.n, c.density, 4, options);
+    for (const KernelInfo& kernel : twinKernels()) {
+      if (!kernel.skips()) continue;
+      SCOPED_TRACE(std::string(c.generator) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                   std::to_string(c.k) + " " + std::string(kernel.id));
+      const KernelInspection r = inspectKernel(a, b, kernel, model);
+      const BruteForce expected = bruteForce(kernel, a, b);
+      EXPECT_NEAR(r.jointDensity, expected.jointDensity, 1e-9);
+      EXPECT_NEAR(r.idealSpeedup, 1.0 / expected.jointDensity, 1e-6);
+      const double loads = kernel.divergent ? 1.0 : expected.loadFraction;
+      EXPECT_NEAR(r.loadBoundSpeedup, 1.0 / loads, 1e-9);
+      EXPECT_EQ(r.aGranularity, kernel.aRowGranularity);
+      EXPECT_EQ(r.bGranularity, kernel.bColGranularity);
+    }
+  }
+}
+
+TEST(Inspect, AllZeroOperandLeavesNothingToDo) {
+  Matrix a(40, 24), b = generate("uniform", Operand::B, 24, 50, 1.0, 1);
+  const KernelInspection r = inspectKernel(a, b, kernelInfo("joint-32x32"), SpeedModel::uncalibrated());
+  EXPECT_EQ(r.jointDensity, 0.0);
+  EXPECT_TRUE(std::isinf(r.idealSpeedup));
+  EXPECT_TRUE(std::isinf(r.loadBoundSpeedup));
+  EXPECT_EQ(r.features.denseTiles, 0.0);
+  EXPECT_EQ(r.features.loads, 0.0);
+}
+
+TEST(Inspect, DenseOperandsTakeTheDensePathEverywhere) {
+  const Matrix a = generate("uniform", Operand::A, 256, 256, 1.0, 1), b = generate("uniform", Operand::B, 256, 256, 1.0, 2);
+  for (const KernelInfo& kernel : twinKernels()) {
+    const KernelInspection r = inspectKernel(a, b, kernel, SpeedModel::uncalibrated());
+    EXPECT_EQ(r.features.denseTiles, 1.0) << kernel.id;
+    EXPECT_EQ(r.jointDensity, 1.0) << kernel.id;
+  }
+}
+
+std::vector<const KernelInfo*> allTwins() {
+  std::vector<const KernelInfo*> kernels;
+  for (const KernelInfo& k : twinKernels()) kernels.push_back(&k);
+  return kernels;
+}
+
+Recommendation recommendFor(const char* generator, double density, int granularity, int size = 512) {
+  GeneratorOptions options;
+  options.granularity = granularity;
+  const Matrix a = generate(generator, Operand::A, size, size, density, 11, options);
+  const Matrix b = generate(generator, Operand::B, size, size, density, 12, options);
+  const std::vector<const KernelInfo*> kernels = allTwins();
+  return inspectProblem(a, b, kernels, SpeedModel::uncalibrated(), summarizeOperand(a, "A"), summarizeOperand(b, "B"))
+      .recommendation;
+}
+
+TEST(Inspect, UnstructuredZerosStayDense) {
+  for (double density : {0.5, 0.1}) {
+    const Recommendation r = recommendFor("uniform", density, 32);
+    EXPECT_FALSE(r.kernel->skips()) << density << ": " << r.kernel->id << ": " << r.reason;
+    EXPECT_NE(r.reason.find("stay dense"), std::string::npos) << r.reason;
+  }
+}
+
+TEST(Inspect, BlockAlignedZerosPickASkippingKernel) {
+  const Recommendation r = recommendFor("blocks", 0.25, 128);
+  EXPECT_TRUE(r.kernel->skips()) << r.kernel->id << ": " << r.reason;
+  EXPECT_NE(r.reason.find("predicted"), std::string::npos) << r.reason;
+}
+
+TEST(Inspect, NarrowBlocksPickAKernelWhoseBlocksFitThem) {
+  // 64-wide zero blocks: a 128 x 128 block still loads most K-blocks, a 64 x 64 one does not.
+  GeneratorOptions options;
+  options.granularity = 64;
+  const Matrix a = generate("blocks", Operand::A, 512, 512, 0.5, 5, options);
+  const Matrix b = generate("blocks", Operand::B, 512, 512, 0.5, 6, options);
+  const SpeedModel model = SpeedModel::uncalibrated();
+  const KernelInspection wide = inspectKernel(a, b, kernelInfo("joint-64x32"), model);
+  const KernelInspection fitted = inspectKernel(a, b, kernelInfo("warp-joint-64x64"), model);
+  EXPECT_GT(fitted.loadBoundSpeedup, 1.5 * wide.loadBoundSpeedup);
+  EXPECT_GT(fitted.predictedSpeedup, wide.predictedSpeedup);
+}
+
+TEST(SpeedModel, FallsBackToTheSameBackendThenToDefaults) {
+  EXPECT_TRUE(SpeedModel::forDevice("cuda", "NVIDIA H200", true).calibrated());
+  EXPECT_TRUE(SpeedModel::forDevice("vulkan", "NVIDIA H200", true).calibrated());
+  const SpeedModel other = SpeedModel::forDevice("cuda", "Some Future GPU", true);
+  EXPECT_FALSE(other.calibrated());
+  EXPECT_NE(other.name().find("Some Future GPU"), std::string::npos) << other.name();
+  EXPECT_FALSE(SpeedModel::forDevice("nothing", "none", true).calibrated());
+  // A CPU device is nothing like a GPU: it gets the defaults, not another device's calibration.
+  EXPECT_EQ(SpeedModel::forDevice("vulkan", "llvmpipe (LLVM 15.0.6, 256 bits)", false).name(), "uncalibrated defaults");
+  // The dense reference is the unit of every prediction.
+  EXPECT_DOUBLE_EQ(SpeedModel::uncalibrated().predictedSpeedup(kernelInfo("pipelined"), SkipFeatures{}), 1.0);
+}
+
+}  // namespace
+}  // namespace tileskip
