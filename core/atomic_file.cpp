@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -71,18 +72,42 @@ void releaseSlot(int slot) {
 
 }  // namespace
 
+namespace {
+
+// Longest file name most file systems take (NAME_MAX).
+constexpr std::size_t kMaxNameBytes = 255;
+
+// ".<target name>.tmp<random>", the target's name shortened so that the whole stays within
+// NAME_MAX: a legal 254-byte target name must not make an illegal temporary name.
+std::string temporaryName(const std::string& targetName, unsigned random) {
+  std::string suffix = ".tmp" + std::to_string(random);
+  std::size_t room = kMaxNameBytes - 1 - suffix.size();
+  return "." + targetName.substr(0, std::min(targetName.size(), room)) + suffix;
+}
+
+}  // namespace
+
 AtomicFile::AtomicFile(const std::filesystem::path& target) : target_(target) {
   installHandlersOnce();
+  std::error_code ec;
+  std::filesystem::file_status status = std::filesystem::status(target, ec);  // follows links
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    openDevice(status);
+    return;
+  }
+  // A link to a regular file (or to where one will be): replace that file, keep the link.
+  std::filesystem::path resolved = target;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec))) {
+    std::filesystem::path real = std::filesystem::weakly_canonical(target, ec);
+    if (!ec) resolved = real;
+  }
+  target_ = resolved;
   std::random_device entropy;
-  std::filesystem::path folder = target.parent_path().empty() ? "." : target.parent_path();
+  std::filesystem::path folder = resolved.parent_path().empty() ? "." : resolved.parent_path();
   // O_EXCL: never adopt (and later delete) a file someone else made; retry on a name clash.
   for (int attempt = 0; attempt < 16 && temporary_.empty(); ++attempt) {
     // Hidden, and named after the target, so a stray one (after SIGKILL) says what it was.
-    std::string name = ".";
-    name += target.filename().string();
-    name += ".tmp";
-    name += std::to_string(entropy());
-    std::filesystem::path candidate = folder / name;
+    std::filesystem::path candidate = folder / temporaryName(resolved.filename().string(), entropy());
     int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
       ::close(fd);
@@ -102,12 +127,32 @@ AtomicFile::AtomicFile(const std::filesystem::path& target) : target_(target) {
   }
 }
 
+// A character device (/dev/null, /dev/stdout on a terminal), a FIFO or a socket is written
+// straight to: renaming a file over it would replace the device node. Such an output cannot be
+// atomic; a failed write still throws. A FIFO nobody reads is refused instead of blocking.
+void AtomicFile::openDevice(const std::filesystem::file_status& status) {
+  direct_ = true;
+  bool fifo = std::filesystem::is_fifo(status);
+  if (std::filesystem::is_directory(status)) throw InputError(target_.string() + ": cannot replace the file: it is a folder");
+  int fd = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+  if (fd < 0) {
+    int error = errno;
+    if (fifo && error == ENXIO) throw InputError(target_.string() + ": is a FIFO that nobody is reading; start the reader first");
+    throw InputError(target_.string() + ": cannot write to this " + (fifo ? "FIFO" : "device") + ": " + std::strerror(error));
+  }
+  // The FIFO has a reader now (our descriptor keeps it connected): this open does not block.
+  out_.open(target_, std::ios::binary);
+  ::close(fd);
+  if (!out_) throw InputError(target_.string() + ": cannot write to this " + std::string(fifo ? "FIFO" : "device"));
+}
+
 AtomicFile::~AtomicFile() {
   if (!committed_) discard();
 }
 
 void AtomicFile::discard() {
   out_.close();
+  if (direct_) return;  // a device: nothing of ours to remove
   std::error_code ignored;
   std::filesystem::remove(temporary_, ignored);
   releaseSlot(slot_);
@@ -121,6 +166,10 @@ void AtomicFile::commit() {
   if (!written || out_.fail()) {
     discard();
     throw InputError(target_.string() + ": writing failed (disk full?)");
+  }
+  if (direct_) {
+    committed_ = true;
+    return;
   }
   std::error_code ec;
   std::filesystem::rename(temporary_, target_, ec);

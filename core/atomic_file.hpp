@@ -3,6 +3,9 @@
 // destructor (an exception, an early return) and by a handler when the process is killed by
 // SIGINT, SIGTERM, SIGHUP, SIGQUIT or SIGXFSZ (Ctrl-C, a scheduler's stop, a file size limit).
 // Only SIGKILL and a power cut can leave a temporary behind; never a half-written target.
+// A target that is a character device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is
+// written straight to, never replaced by a rename; a write that fails there (/dev/full) still
+// throws from commit(). A link to a regular file replaces the file it points to.
 #pragma once
 
 #include <filesystem>
@@ -27,11 +30,13 @@ class AtomicFile {
 
  private:
   void discard();
+  void openDevice(const std::filesystem::file_status& status);
 
   std::filesystem::path target_, temporary_;
   std::ofstream out_;
   int slot_ = -1;  // where the signal handler finds the temporary's name
   bool committed_ = false;
+  bool direct_ = false;  // the target is a device or FIFO, written straight to
 };
 
 }  // namespace tileskip

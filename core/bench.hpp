@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/error.hpp"
 #include "core/problem.hpp"
 #include "core/reference.hpp"
 #include "core/speed_model.hpp"
@@ -25,11 +26,13 @@ struct Timing {
 
 Timing summarize(std::vector<double> milliseconds);
 
-// The product every timed kernel is checked against: the float64 triple loop for problems up to
-// 64 Mi multiply-adds, OpenBLAS SGEMM beyond (its own error is far inside the tolerance).
+// The most --repeat (and --warmup) runs a command takes (checkBenchOptions).
+inline constexpr int kMaxRepeat = 100000;
+
+// The product every timed kernel is checked against: A·B and |A|·|B| in float64 (OpenBLAS DGEMM).
 struct Reference {
-  Matrix c;
-  std::string kind;  // "float64 triple loop" or "OpenBLAS SGEMM"
+  ReferenceProduct product;
+  std::string kind;  // "float64 reference (OpenBLAS DGEMM)"
 };
 Reference computeReference(const Matrix& a, const Matrix& b);
 
@@ -39,6 +42,7 @@ struct BenchRow {
   std::string kernel;
   bool verified = false;
   std::string failure;     // why the kernel has no time: verification failed, device error, ...
+  ExitCode failureCode = ExitCode::Ok;  // VerificationFailed only for a wrong C; Unavailable, BadInput, ...
   ErrorReport error;
   Timing kernelMs;
   Timing prepareMs;        // per-kernel preprocessing (patterns, CSR conversion)
@@ -56,6 +60,11 @@ struct BenchRow {
 
   bool timed() const { return verified && failure.empty(); }
 };
+
+// The exit code for rows of a run: 0 when every row was timed; 1 (VerificationFailed) when some
+// kernel gave a wrong C; otherwise the code of the first failure (3 for a device that cannot run
+// the problem, 2 for bad input), so that exit 1 always means a failed verification.
+int benchExitCode(const std::vector<BenchRow>& rows);
 
 struct BenchOptions {
   int warmup = 2;

@@ -242,6 +242,7 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
       for (const BenchRow& row : run.rows) {
         if (!row.timed()) {
           report.failures.push_back(std::to_string(size) + " d=" + fixed(density, 3) + " " + label(row) + ": " + row.failure);
+          report.failedRows.push_back(row);
           continue;
         }
         if (kernelInfo(row.kernel).isBaseline()) continue;

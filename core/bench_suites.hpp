@@ -69,6 +69,7 @@ struct SweepReport {
   std::vector<std::string> devices;
   std::vector<SweepPoint> points;
   std::vector<std::string> failures;  // kernels that did not verify or could not run
+  std::vector<BenchRow> failedRows;   // their rows, for the exit code (benchExitCode)
 };
 
 struct SweepOptions {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
 namespace tileskip {
@@ -99,10 +100,10 @@ void Canvas::savePng(const std::string& path) const {
   chunk(png, "IHDR", header);
   chunk(png, "IDAT", zlib);
   chunk(png, "IEND", {});
-  std::ofstream out(path, std::ios::binary);
-  if (!out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()))) {
-    throw InputError(path + ": cannot write the plot here");
-  }
+  // Complete or not at all: a full disk leaves no truncated PNG behind (AtomicFile).
+  AtomicFile out(path);
+  out.stream().write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+  out.commit();
 }
 
 }  // namespace tileskip

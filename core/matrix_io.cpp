@@ -14,12 +14,15 @@ MatrixFormat formatFromPath(const std::filesystem::path& path) {
   throw InputError(path.string() + ": unknown matrix format '" + extension + "'; use .npy or .mtx");
 }
 
-Matrix readMatrix(const std::filesystem::path& path) {
+Matrix readMatrix(const std::filesystem::path& path) { return readMatrix(path, nullptr); }
+
+Matrix readMatrix(const std::filesystem::path& path, MatrixReadInfo* info) {
+  if (info != nullptr) info->note.clear();
   MatrixFormat format = formatFromPath(path);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string() + ": no such file");
   if (std::filesystem::is_directory(path, ec)) throw InputError(path.string() + ": is a directory, not a matrix file");
-  return format == MatrixFormat::Npy ? readNpy(path) : readMatrixMarket(path);
+  return format == MatrixFormat::Npy ? readNpy(path, info) : readMatrixMarket(path);
 }
 
 void writeMatrix(const std::filesystem::path& path, const Matrix& m) {

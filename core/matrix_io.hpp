@@ -1,4 +1,5 @@
-// Reading and writing matrices: NumPy .npy (float32 / float64, C order) and Matrix Market .mtx
+// Reading and writing matrices: NumPy .npy (float32; float16/64 and integers converted; C or
+// Fortran order) and Matrix Market .mtx
 // (coordinate and array; real, integer and pattern; general, symmetric and skew-symmetric,
 // expanded to a full matrix). Malformed files raise InputError naming the file and, for text
 // formats, the line.
@@ -18,13 +19,24 @@ enum class MatrixFormat { Npy, MatrixMarket };
 // From the extension (.npy or .mtx); throws InputError for any other.
 MatrixFormat formatFromPath(const std::filesystem::path& path);
 
+// What a reader did to give float32 in row-major order, for a one-line note to the user: a
+// float64 (float16, integer) file converted, with the values that overflowed to Inf or
+// underflowed to zero counted (zeros change the skip patterns); Fortran order transposed.
+// Empty when the file was float32 in C order (or Matrix Market).
+struct MatrixReadInfo {
+  std::string note;
+};
+
 Matrix readMatrix(const std::filesystem::path& path);
+Matrix readMatrix(const std::filesystem::path& path, MatrixReadInfo* info);
 Matrix readNpy(const std::filesystem::path& path);
+Matrix readNpy(const std::filesystem::path& path, MatrixReadInfo* info);
 Matrix readMatrixMarket(const std::filesystem::path& path);
 
 // Stream forms, for fuzzing and tests; `name` is what error messages call the input. A header
 // that declares more than `maxElements` elements is refused before anything is allocated.
 Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements = kMaxElements);
+Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements, MatrixReadInfo* info);
 Matrix readMatrixMarket(std::istream& in, const std::string& name, std::int64_t maxElements = kMaxElements);
 
 // Writes through an AtomicFile (core/atomic_file.hpp): a failed or interrupted write never

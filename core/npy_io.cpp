@@ -1,7 +1,11 @@
 // NumPy .npy: a magic string, a version, a little-endian header length, a Python dict literal
-// ({'descr': '<f4', 'fortran_order': False, 'shape': (R, C), }) padded with spaces, then the
-// raw array. Format description: numpy.lib.format.
+// ({'descr': '<f4', 'fortran_order': False, 'shape': (R, C), }) padded with spaces and ended by a
+// newline, then the raw array. Format description: numpy.lib.format. float16/64 and integers
+// are converted to float32, Fortran order to row-major, and the caller is told (MatrixReadInfo).
 #include <bit>
+#include <cctype>
+#include <cmath>
+#include <map>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -25,17 +29,76 @@ constexpr std::size_t kMaxHeaderLength = 1u << 16;
   throw InputError(name + ": not a valid .npy matrix: " + what);
 }
 
-// The value of `key` in the header dict, as raw text up to the next top-level comma or brace.
-std::string headerValue(const std::string& header, const std::string& key, const std::string& name) {
-  std::size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) fail(name, "header has no '" + key + "' entry");
-  std::size_t colon = header.find(':', at);
-  if (colon == std::string::npos) fail(name, "header entry '" + key + "' has no value");
-  std::size_t start = header.find_first_not_of(" ", colon + 1);
-  if (start == std::string::npos) fail(name, "header entry '" + key + "' has no value");
-  std::size_t end = header[start] == '(' ? header.find(')', start) + 1 : header.find_first_of(",}", start);
-  if (end == std::string::npos || end == 0) fail(name, "header entry '" + key + "' is not terminated");
-  return header.substr(start, end - start);
+// The header dict, parsed as the Python literal it is: {'descr': '<f4', 'fortran_order':
+// False, 'shape': (2, 3), } with either quote, any spaces, an optional trailing comma. Values
+// are kept as text: a string without its quotes, True/False, a tuple with its parentheses.
+std::map<std::string, std::string> parseHeader(const std::string& header, const std::string& name) {
+  std::size_t i = 0;
+  auto skipSpaces = [&] {
+    while (i < header.size() && (header[i] == ' ' || header[i] == '\t')) ++i;
+  };
+  auto quoted = [&](const char* what) {
+    char quote = header[i];
+    std::size_t close = header.find(quote, i + 1);
+    if (close == std::string::npos) fail(name, std::string("header ") + what + " is not terminated");
+    std::string text = header.substr(i + 1, close - i - 1);
+    i = close + 1;
+    return text;
+  };
+  skipSpaces();
+  if (i >= header.size() || header[i] != '{') fail(name, "header is not a dict");
+  ++i;
+  std::map<std::string, std::string> entries;
+  for (;;) {
+    skipSpaces();
+    if (i < header.size() && header[i] == '}') break;
+    if (i >= header.size() || (header[i] != '\'' && header[i] != '"')) fail(name, "header holds something other than quoted keys");
+    std::string key = quoted("key");
+    skipSpaces();
+    if (i >= header.size() || header[i] != ':') fail(name, "header entry '" + key + "' has no value");
+    ++i;
+    skipSpaces();
+    if (i >= header.size()) fail(name, "header entry '" + key + "' has no value");
+    std::string value;
+    if (header[i] == '\'' || header[i] == '"') {
+      value = quoted("string");
+    } else if (header[i] == '(') {
+      std::size_t close = header.find(')', i);
+      if (close == std::string::npos) fail(name, "header entry '" + key + "' is not terminated");
+      value = header.substr(i, close + 1 - i);
+      i = close + 1;
+    } else {
+      std::size_t start = i;
+      while (i < header.size() && std::isalnum(static_cast<unsigned char>(header[i]))) ++i;
+      value = header.substr(start, i - start);
+      if (value.empty()) fail(name, "header entry '" + key + "' has no value");
+    }
+    if (!entries.emplace(key, value).second) fail(name, "header names '" + key + "' twice");
+    skipSpaces();
+    if (i < header.size() && header[i] == ',') {
+      ++i;
+      continue;
+    }
+    skipSpaces();
+    if (i < header.size() && header[i] == '}') break;
+    fail(name, "header entry '" + key + "' is not followed by a comma or the end of the dict");
+  }
+  ++i;
+  // Only the padding may follow, ending in a newline: a header length that reaches into the
+  // data (or stops short of the newline) would shift every element (NumPy refuses it too).
+  if (header.empty() || header.back() != '\n') fail(name, "header does not end with a newline: is its length field right?");
+  for (; i + 1 < header.size(); ++i) {
+    if (header[i] != ' ' && header[i] != '\t' && header[i] != '\n' && header[i] != '\r') {
+      fail(name, "header length field reaches past the header's padding into other bytes");
+    }
+  }
+  return entries;
+}
+
+std::string entry(const std::map<std::string, std::string>& entries, const std::string& key, const std::string& name) {
+  auto it = entries.find(key);
+  if (it == entries.end()) fail(name, "header has no '" + key + "' entry");
+  return it->second;
 }
 
 std::vector<std::int64_t> parseShape(const std::string& text, const std::string& name) {
@@ -52,6 +115,7 @@ std::vector<std::int64_t> parseShape(const std::string& text, const std::string&
       value = value * 10 + (text[digits] - '0');
       ++digits;
     }
+    if (digits < text.size() - 1 && text[digits] == 'L') ++digits;  // Python 2's long
     if (digits == i) fail(name, "shape " + text + " holds something other than sizes");
     dims.push_back(value);
     i = digits;
@@ -70,7 +134,117 @@ T readScalar(const unsigned char* bytes, bool swap) {
 
 }  // namespace
 
-Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements) {
+namespace {
+
+// The element types the reader converts to float32: 'f' 2/4/8 bytes, 'i' and 'u' 1/2/4/8.
+struct ElementType {
+  char kind = 'f';
+  std::size_t width = 4;
+  bool swap = false;
+  std::string text;  // "<f8"
+  std::string name() const {
+    if (kind == 'f') return "float" + std::to_string(8 * width);
+    return std::string(kind == 'u' ? "uint" : "int") + std::to_string(8 * width);
+  }
+};
+
+ElementType parseDescr(const std::string& dtype, const std::string& name) {
+  ElementType type;
+  type.text = dtype;
+  bool known = dtype.size() == 3 && (dtype[0] == '<' || dtype[0] == '>' || dtype[0] == '=' || dtype[0] == '|') &&
+               (dtype[1] == 'f' || dtype[1] == 'i' || dtype[1] == 'u') && dtype[2] >= '1' && dtype[2] <= '8';
+  if (known) {
+    type.kind = dtype[1];
+    type.width = static_cast<std::size_t>(dtype[2] - '0');
+    known = type.kind == 'f' ? (type.width == 2 || type.width == 4 || type.width == 8)
+                             : (type.width == 1 || type.width == 2 || type.width == 4 || type.width == 8);
+  }
+  if (!known) {
+    fail(name, "dtype " + dtype + " is not a real number type this reader converts (float16/32/64, int or uint of 8 to 64 " +
+                   "bits); save with .astype(np.float32)");
+  }
+  bool bigEndian = dtype[0] == '>' || (dtype[0] == '=' && std::endian::native == std::endian::big);
+  type.swap = type.width > 1 && bigEndian != (std::endian::native == std::endian::big);
+  return type;
+}
+
+float halfToFloat(std::uint16_t h) {
+  std::uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
+  if (exponent == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));  // Inf, NaN
+  if (exponent == 0) {  // zero and subnormals: mantissa · 2^-24, exact in float32
+    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+// What converting to float32 did, counted as it goes.
+struct Conversion {
+  std::uint64_t overflowed = 0;  // finite values that became Inf
+  std::uint64_t underflowed = 0; // non-zeros that became zero
+  std::uint64_t rounded = 0;     // integers beyond float32's 24-bit mantissa
+};
+
+float convert(const unsigned char* bytes, const ElementType& type, Conversion& conversion) {
+  auto count = [&](double exact, float converted) {
+    if (std::isfinite(exact) && std::isinf(converted)) ++conversion.overflowed;
+    if (exact != 0.0 && converted == 0.0f) ++conversion.underflowed;
+    return converted;
+  };
+  if (type.kind == 'f') {
+    if (type.width == 4) return readScalar<float>(bytes, type.swap);
+    if (type.width == 2) return halfToFloat(readScalar<std::uint16_t>(bytes, type.swap));
+    double value = readScalar<double>(bytes, type.swap);
+    return count(value, static_cast<float>(value));
+  }
+  if (type.kind == 'u') {
+    std::uint64_t value = 0;
+    switch (type.width) {
+      case 1: value = bytes[0]; break;
+      case 2: value = readScalar<std::uint16_t>(bytes, type.swap); break;
+      case 4: value = readScalar<std::uint32_t>(bytes, type.swap); break;
+      default: value = readScalar<std::uint64_t>(bytes, type.swap); break;
+    }
+    auto converted = static_cast<float>(value);
+    conversion.rounded += static_cast<long double>(converted) != static_cast<long double>(value);  // exact for 64 bits
+    return converted;
+  }
+  std::int64_t value = 0;
+  switch (type.width) {
+    case 1: value = static_cast<std::int8_t>(bytes[0]); break;
+    case 2: value = readScalar<std::int16_t>(bytes, type.swap); break;
+    case 4: value = readScalar<std::int32_t>(bytes, type.swap); break;
+    default: value = readScalar<std::int64_t>(bytes, type.swap); break;
+  }
+  auto converted = static_cast<float>(value);
+  conversion.rounded += static_cast<long double>(converted) != static_cast<long double>(value);
+  return converted;
+}
+
+std::string conversionNote(const std::string& name, const ElementType& type, bool fortran, const Conversion& c) {
+  std::vector<std::string> parts;
+  if (type.kind != 'f' || type.width != 4) {
+    std::string part = type.name() + " converted to float32";
+    std::vector<std::string> losses;
+    if (c.overflowed > 0) losses.push_back(std::to_string(c.overflowed) + " finite values beyond float32's range became Inf");
+    if (c.underflowed > 0) {
+      losses.push_back(std::to_string(c.underflowed) + " non-zeros below float32's range became zero (they change the skip patterns)");
+    }
+    if (c.rounded > 0) losses.push_back(std::to_string(c.rounded) + " integers beyond 2^24 rounded");
+    if (type.kind == 'f' && type.width == 2) losses.push_back("exactly");
+    for (std::size_t i = 0; i < losses.size(); ++i) part += (i == 0 ? ": " : "; ") + losses[i];
+    parts.push_back(part);
+  }
+  if (fortran) parts.push_back("Fortran order read as row-major");
+  if (parts.empty()) return "";
+  std::string note = name + ": ";
+  for (std::size_t i = 0; i < parts.size(); ++i) note += (i == 0 ? "" : ", ") + parts[i];
+  return note;
+}
+
+}  // namespace
+
+Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements, MatrixReadInfo* info) {
   char magic[kMagicLength];
   if (!in.read(magic, kMagicLength) || std::memcmp(magic, kMagic, kMagicLength) != 0) {
     fail(name, "it does not start with the NumPy magic string");
@@ -94,22 +268,17 @@ Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElemen
   std::string header(headerLength, '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(headerLength))) fail(name, "file ends inside the header");
 
-  std::string descr = headerValue(header, "descr", name);
-  std::string fortran = headerValue(header, "fortran_order", name);
-  std::vector<std::int64_t> shape = parseShape(headerValue(header, "shape", name), name);
-
-  if (descr.size() < 4 || (descr.front() != '\'' && descr.front() != '"')) fail(name, "dtype " + descr + " is not a string");
-  std::string dtype = descr.substr(1, descr.size() - 2);
-  bool isFloat32 = dtype == "<f4" || dtype == ">f4" || dtype == "=f4";
-  bool isFloat64 = dtype == "<f8" || dtype == ">f8" || dtype == "=f8";
-  if (!isFloat32 && !isFloat64) fail(name, "dtype " + dtype + " is not float32 or float64; save with .astype(np.float32)");
-  bool swap = (dtype[0] == '>') != (std::endian::native == std::endian::big);
-  if (fortran != "False") fail(name, "arrays in Fortran order are not supported; save with np.ascontiguousarray");
+  std::map<std::string, std::string> entries = parseHeader(header, name);
+  ElementType type = parseDescr(entry(entries, "descr", name), name);
+  std::string fortranText = entry(entries, "fortran_order", name);
+  if (fortranText != "False" && fortranText != "True") fail(name, "fortran_order is " + fortranText + ", not True or False");
+  bool fortran = fortranText == "True";
+  std::vector<std::int64_t> shape = parseShape(entry(entries, "shape", name), name);
   if (shape.size() != 2) fail(name, "expected a 2-D array, got " + std::to_string(shape.size()) + " dimensions");
 
   checkMatrixShape(shape[0], shape[1], name.c_str());
   if (shape[0] * shape[1] > maxElements) fail(name, "shape is larger than this reader accepts");
-  std::size_t width = isFloat32 ? 4 : 8;
+  const std::size_t width = type.width;
   // A truncated file is refused before a large matrix is allocated for it.
   std::streampos dataStart = in.tellg();
   if (dataStart != std::streampos(-1) && in.seekg(0, std::ios::end)) {
@@ -123,25 +292,36 @@ Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElemen
   }
   in.clear();
   Matrix m(shape[0], shape[1]);
-  std::vector<unsigned char> row(static_cast<std::size_t>(m.cols()) * width);
-  for (int r = 0; r < m.rows(); ++r) {
-    if (!in.read(reinterpret_cast<char*>(row.data()), static_cast<std::streamsize>(row.size()))) {
-      fail(name, "data ends after " + std::to_string(r) + " of " + std::to_string(m.rows()) + " rows (truncated file)");
+  // C order stores rows one after another, Fortran order columns: read a line at a time.
+  const int lines = fortran ? m.cols() : m.rows(), lineLength = fortran ? m.rows() : m.cols();
+  const char* lineName = fortran ? " columns" : " rows";
+  Conversion conversion;
+  std::vector<unsigned char> line(static_cast<std::size_t>(lineLength) * width);
+  for (int l = 0; l < lines; ++l) {
+    if (!in.read(reinterpret_cast<char*>(line.data()), static_cast<std::streamsize>(line.size()))) {
+      fail(name, "data ends after " + std::to_string(l) + " of " + std::to_string(lines) + lineName + " (truncated file)");
     }
-    for (int c = 0; c < m.cols(); ++c) {
-      const unsigned char* bytes = &row[static_cast<std::size_t>(c) * width];
-      m(r, c) = isFloat32 ? readScalar<float>(bytes, swap) : static_cast<float>(readScalar<double>(bytes, swap));
+    for (int e = 0; e < lineLength; ++e) {
+      float value = convert(&line[static_cast<std::size_t>(e) * width], type, conversion);
+      (fortran ? m(e, l) : m(l, e)) = value;
     }
   }
   if (in.peek() != std::char_traits<char>::eof()) fail(name, "extra bytes after the array data");
+  if (info != nullptr) info->note = conversionNote(name, type, fortran, conversion);
   return m;
 }
 
-Matrix readNpy(const std::filesystem::path& path) {
+Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements) {
+  return readNpy(in, name, maxElements, nullptr);
+}
+
+Matrix readNpy(const std::filesystem::path& path, MatrixReadInfo* info) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string() + ": cannot open for reading (does the file exist?)");
-  return readNpy(in, path.string());
+  return readNpy(in, path.string(), kMaxElements, info);
 }
+
+Matrix readNpy(const std::filesystem::path& path) { return readNpy(path, nullptr); }
 
 void writeNpy(std::ostream& out, const Matrix& m) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows()) + ", " +

@@ -59,7 +59,6 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
     ProblemSpec spec = tuningProblem(*kernel, options);
     ProblemData data = generateProblem(spec);
     Reference reference = computeReference(data.a, data.b);
-    bool inputsNonFinite = hasNonFinite(data.a) || hasNonFinite(data.b);
     TuneResult result;
     result.kernel = kernel->id;
     result.problem = spec.describe();
@@ -78,7 +77,7 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
           if (round == 0) {
             onDevice->poisonC();
             onDevice->run(*kernel);
-            ErrorReport error = compareToReference(onDevice->downloadC(), reference.c, spec.k, inputsNonFinite);
+            ErrorReport error = compareToReference(onDevice->downloadC(), reference.product);
             trial.verified = error.passed;
             if (!trial.verified) {
               trial.failure = "verification failed: " + error.summary();
@@ -153,16 +152,29 @@ std::string tuneCacheKey(std::string_view backend, const DeviceInfo& device) {
 namespace {
 
 nlohmann::json readCacheFile(const std::filesystem::path& file) {
+  // The file's type first: a folder cannot be read as one, and opening a FIFO would block
+  // every Vulkan command until someone writes to it.
+  std::error_code ec;
+  std::filesystem::file_status status = std::filesystem::status(file, ec);
+  if (!std::filesystem::exists(status)) return {{"format", "tileskip-tune-1"}, {"devices", nlohmann::json::object()}};  // none yet
+  if (!std::filesystem::is_regular_file(status)) {
+    std::string what = std::filesystem::is_directory(status) ? "a folder"
+                       : std::filesystem::is_fifo(status)    ? "a FIFO"
+                                                             : "not a regular file";
+    throw InputError(file.string() + ": the tune cache is " + what + ", not a file; point " + kTuneCacheVariable +
+                     " at a file or set it to off");
+  }
   std::ifstream in(file);
-  if (!in) return {{"format", "tileskip-tune-1"}, {"devices", nlohmann::json::object()}};  // none yet
+  if (!in) throw InputError(file.string() + ": cannot read the tune cache; set " + std::string(kTuneCacheVariable) + "=off");
   nlohmann::json cache;
   try {
     cache = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const std::exception& e) {  // nlohmann's errors, and a stream that fails while read
     throw InputError(file.string() + ": not a tileskip tune cache (" + e.what() + "); remove it or set " +
                      kTuneCacheVariable + "=off");
   }
-  bool wellFormed = cache.is_object() && cache.value("format", "") == "tileskip-tune-1" && cache.contains("devices") &&
+  bool wellFormed = cache.is_object() && cache.contains("format") && cache["format"].is_string() &&
+                    cache["format"].get<std::string>() == "tileskip-tune-1" && cache.contains("devices") &&
                     cache["devices"].is_object();
   if (wellFormed) {
     for (const auto& [key, entry] : cache["devices"].items()) {

@@ -125,7 +125,7 @@ std::vector<VerifyCase> verifyCases(bool quick) {
 }
 
 VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const KernelInfo& kernel, const ProblemData& data,
-                          const Matrix& reference) {
+                          const ReferenceProduct& reference) {
   VerifyResult result;
   result.backend = backend.name();
   result.kernel = kernel.id;
@@ -147,8 +147,7 @@ VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const Kerne
     result.patternsMatch = patternFailure.empty();
     onDevice.poisonC();
     onDevice.run(kernel);
-    result.error = compareToReference(onDevice.downloadC(), reference, data.a.cols(),
-                                      hasNonFinite(data.a) || hasNonFinite(data.b));
+    result.error = compareToReference(onDevice.downloadC(), reference);
     if (!result.error.passed) result.failure = "wrong C: " + result.error.summary();
     if (!patternFailure.empty()) result.failure = patternFailure + result.failure;
   } catch (const Error& e) {
@@ -166,7 +165,7 @@ std::vector<VerifyResult> runVerify(Backend& backend, const std::vector<const Ke
   std::vector<VerifyResult> results;
   for (const VerifyCase& c : cases) {
     ProblemData data = c.make();
-    Matrix reference = referenceExact(data.a, data.b);
+    ReferenceProduct reference = referenceProduct(data.a, data.b);
     std::unique_ptr<DeviceProblem> onDevice;
     std::string uploadFailure;
     try {

@@ -41,6 +41,6 @@ std::vector<VerifyResult> runVerify(Backend& backend, const std::vector<const Ke
 
 // Checks one kernel on one problem: patterns byte for byte, then C against `reference`.
 VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const KernelInfo& kernel, const ProblemData& data,
-                          const Matrix& reference);
+                          const ReferenceProduct& reference);
 
 }  // namespace tileskip

@@ -121,3 +121,20 @@ TEST(Timing, MedianMinMax) {
   EXPECT_EQ(odd.max, 3.0);
   EXPECT_EQ(summarize({1.0, 2.0, 3.0, 10.0}).median, 2.5);
 }
+
+// Issue 14, defect 7: exit 1 only for a failed verification; a device that cannot run the
+// problem gives 3 and bad input 2, as `run` does.
+TEST(Bench, ExitCodeIsOneOnlyForAFailedVerification) {
+  BenchRow timed, unavailable, badInput, wrong;
+  timed.verified = true;
+  unavailable.failure = "C needs 256 MiB, more than one storage buffer";
+  unavailable.failureCode = ExitCode::Unavailable;
+  badInput.failure = "TILESKIP_VULKAN_PERSISTENT_WORKGROUPS must be a positive number";
+  badInput.failureCode = ExitCode::BadInput;
+  wrong.failure = "verification failed";
+  wrong.failureCode = ExitCode::VerificationFailed;
+  EXPECT_EQ(benchExitCode({timed}), 0);
+  EXPECT_EQ(benchExitCode({timed, unavailable}), 3);
+  EXPECT_EQ(benchExitCode({badInput, unavailable}), 2);
+  EXPECT_EQ(benchExitCode({unavailable, wrong, timed}), 1);
+}

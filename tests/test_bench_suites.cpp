@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -7,6 +9,7 @@
 
 #include "core/bench_suites.hpp"
 #include "core/canvas.hpp"
+#include "core/error.hpp"
 #include "fake_backend.hpp"
 #include "run_command.hpp"
 
@@ -130,4 +133,28 @@ TEST(Canvas, WritesAValidPngThatInflatesToItsPixels) {
   EXPECT_EQ(std::vector<std::uint8_t>(at(69, 0), at(69, 0) + 3), (std::vector<std::uint8_t>{1, 2, 3}));
   EXPECT_LT(idat.size(), rawSize / 4) << "a mostly blank plot deflates well";
   EXPECT_THROW(canvas.savePng("/nonexistent-dir/c.png"), InputError);
+}
+
+// Issue 14, defect 8: a plot that cannot be written completely is an error and leaves no
+// partial PNG (a full disk, /dev/full); the sweep's plot goes through the same AtomicFile.
+TEST(Canvas, AFailedWriteThrowsAndLeavesNoPartialPng) {
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full";
+  Canvas canvas(300, 200);
+  canvas.line(0, 0, 299, 199, {255, 0, 0}, 2);
+  EXPECT_THROW(canvas.savePng("/dev/full"), InputError);
+  // On a file system with a file size limit: the temporary is removed and no target appears.
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_canvas_full_");
+  std::filesystem::path png = dir / "plot.png";  // beside plot.csv
+  std::filesystem::remove(png);
+  // 6 KiB: the CSV (3 KiB) fits, the PNG (8 KiB) does not. SIGXFSZ ignored: the write fails instead.
+  tileskip::testing::Outcome o = tileskip::testing::runCommand(
+      "bash -c \"ulimit -f 6; trap '' XFSZ; exec " + std::string(TILESKIP_BINARY) +  // bash: KiB, not dash's 512-byte blocks
+      " bench --backend vulkan --suite sweep --size 16 --warmup 0 --repeat 1 --out " + (dir / "plot.csv").string() + "\"");
+  if (o.exitCode == 3) GTEST_SKIP() << "needs a kernel backend for the sweep: " << o.output;
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("plot.png: writing failed"), std::string::npos) << o.output;
+  EXPECT_FALSE(std::filesystem::exists(png)) << o.output;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  }
 }

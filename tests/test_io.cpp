@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -99,11 +101,11 @@ TEST(Npy, RejectsMalformedFiles) {
   EXPECT_NE(errorOf([] { fromNpy("NOTNUMPY"); }).find("magic"), std::string::npos);
   EXPECT_NE(errorOf([&] { fromNpy(npyHeader(good) + raw<float>({1, 2, 3})); }).find("truncated"), std::string::npos);
   EXPECT_NE(errorOf([&] { fromNpy(npyHeader(good) + raw<float>({1, 2, 3, 4, 5})); }).find("extra bytes"), std::string::npos);
-  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1), }") + raw<int>({1})); })
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<c8', 'fortran_order': False, 'shape': (1, 1), }") + raw<float>({1, 0})); })
                 .find("float32"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': True, 'shape': (1, 1), }") + raw<float>({1})); })
-                .find("Fortran"),
+  EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1, 1), }") + raw<float>({1})); })
+                .find("fortran_order"),
             std::string::npos);
   EXPECT_NE(errorOf([] { fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 2), }")); })
                 .find("2-D"),
@@ -264,4 +266,176 @@ TEST(AtomicFileDeathTest, AKillingSignalMidWriteLeavesNothingBehind) {
     EXPECT_EXIT(dieMidWrite(), ::testing::KilledBySignal(signal), "");
     EXPECT_TRUE(fs::is_empty(dir)) << strsignal(signal);
   }
+}
+
+namespace {
+// The .npy bytes of `dict` and `data` with the header length field off by `lengthError` bytes.
+std::string withHeaderLengthOff(const std::string& dict, const std::string& data, int lengthError) {
+  std::string bytes = npyHeader(dict) + data;
+  int length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+  length += lengthError;
+  bytes[8] = static_cast<char>(length & 0xff);
+  bytes[9] = static_cast<char>(length >> 8);
+  return bytes;
+}
+
+Matrix fromNpy(const std::string& bytes, MatrixReadInfo& info) {
+  std::istringstream in(bytes);
+  return readNpy(in, "test.npy", kMaxElements, &info);
+}
+}  // namespace
+
+// Issue 14, defect 9: a header length 4 bytes too long took 4 bytes of data into the header and
+// read every element shifted by one; NumPy refuses such a file, and so do we. Too short as well.
+TEST(Npy, RefusesAHeaderLengthThatReachesIntoTheData) {
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }";
+  std::string data = raw<float>({1, 2, 3, 4});  // one element more, so that the sizes still agree
+  EXPECT_NE(errorOf([&] { fromNpy(withHeaderLengthOff(dict, data, 4)); }).find("length"), std::string::npos);
+  EXPECT_NE(errorOf([&] { fromNpy(withHeaderLengthOff(dict, raw<float>({1, 2}), -4)); }), "");
+  EXPECT_EQ(errorOf([&] { fromNpy(withHeaderLengthOff(dict, raw<float>({1, 2, 3}), 0)); }), "");
+}
+
+// Issue 14, defect 10: valid headers that NumPy reads (hand-written or from other writers).
+TEST(Npy, ReadsDoubleQuotedKeysAndSpacesBeforeCommas) {
+  Matrix a = fromNpy(npyHeader("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (1, 2)}") + raw<float>({1, 2}));
+  EXPECT_EQ(a(0, 1), 2.0f);
+  Matrix b = fromNpy(npyHeader("{ 'descr' : '<f4' , 'fortran_order' : False , 'shape' : ( 2 , 1 ) , }") + raw<float>({3, 4}));
+  ASSERT_EQ(b.rows(), 2);
+  EXPECT_EQ(b(1, 0), 4.0f);
+  Matrix c = fromNpy(npyHeader("{'shape': (1, 1), 'fortran_order': False, 'descr': '<f4'}") + raw<float>({5}));
+  EXPECT_EQ(c(0, 0), 5.0f);
+}
+
+// Issue 11: Fortran order is transposed into the row-major Matrix, and said so.
+TEST(Npy, ReadsFortranOrder) {
+  MatrixReadInfo info;
+  // [[1, 2, 3], [4, 5, 6]] stored column by column.
+  Matrix m = fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }") + raw<float>({1, 4, 2, 5, 3, 6}), info);
+  ASSERT_EQ(m.rows(), 2);
+  ASSERT_EQ(m.cols(), 3);
+  EXPECT_EQ(m(0, 0), 1.0f);
+  EXPECT_EQ(m(0, 2), 3.0f);
+  EXPECT_EQ(m(1, 0), 4.0f);
+  EXPECT_EQ(m(1, 2), 6.0f);
+  EXPECT_NE(info.note.find("Fortran order"), std::string::npos) << info.note;
+  // Truncated Fortran data says columns.
+  EXPECT_NE(errorOf([] {
+              std::istringstream forwardOnly(npyHeader("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }") +
+                                             raw<float>({1, 4, 2}));
+              readNpy(forwardOnly, "test.npy");
+            }).find("truncated"),
+            std::string::npos);
+}
+
+// Issue 11: float64 and float16 (and integers) are converted to float32, and the reader says what
+// the conversion lost: overflow to Inf, and non-zeros that became zero (they change the patterns).
+TEST(Npy, ConvertsFloat64Float16AndIntegersAndSaysWhatWasLost) {
+  MatrixReadInfo info;
+  Matrix exact = fromNpy(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }") + raw<double>({1.5, -2.0}), info);
+  EXPECT_EQ(exact(0, 0), 1.5f);
+  EXPECT_EQ(info.note, "test.npy: float64 converted to float32");
+
+  Matrix lossy = fromNpy(npyHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 4), }") +
+                             raw<double>({1e300, 1e-300, 0.0, std::numeric_limits<double>::infinity()}),
+                         info);
+  EXPECT_TRUE(std::isinf(lossy(0, 0)));
+  EXPECT_EQ(lossy(0, 1), 0.0f);
+  EXPECT_NE(info.note.find("1 finite values beyond float32's range became Inf"), std::string::npos) << info.note;
+  EXPECT_NE(info.note.find("1 non-zeros below float32's range became zero"), std::string::npos) << info.note;
+
+  // float16: 1.0, -2.5, 65504 (the largest), 2^-24 (the smallest subnormal), Inf.
+  Matrix half = fromNpy(npyHeader("{'descr': '<f2', 'fortran_order': False, 'shape': (1, 5), }") +
+                            raw<std::uint16_t>({0x3C00, 0xC100, 0x7BFF, 0x0001, 0x7C00}),
+                        info);
+  EXPECT_EQ(half(0, 0), 1.0f);
+  EXPECT_EQ(half(0, 1), -2.5f);
+  EXPECT_EQ(half(0, 2), 65504.0f);
+  EXPECT_EQ(half(0, 3), std::ldexp(1.0f, -24));
+  EXPECT_TRUE(std::isinf(half(0, 4)));
+  EXPECT_NE(info.note.find("float16 converted to float32: exactly"), std::string::npos) << info.note;
+
+  Matrix integers = fromNpy(npyHeader("{'descr': '<i4', 'fortran_order': False, 'shape': (1, 3), }") +
+                                raw<std::int32_t>({-7, 0, 16777217}),
+                            info);
+  EXPECT_EQ(integers(0, 0), -7.0f);
+  EXPECT_EQ(integers(0, 2), 16777216.0f);
+  EXPECT_NE(info.note.find("int32 converted to float32: 1 integers beyond 2^24 rounded"), std::string::npos) << info.note;
+  Matrix bytes = fromNpy(npyHeader("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2), }") + std::string("\x05\xff", 2), info);
+  EXPECT_EQ(bytes(0, 1), 255.0f);
+
+  Matrix plain = fromNpy(npyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }") + raw<float>({1}), info);
+  EXPECT_EQ(info.note, "");
+}
+
+// ---- Issue 14, defects 4, 8 and 11: device nodes, failed writes, long names.
+
+// /dev/null is written to, never replaced: a rename over it would (as root) put a regular file
+// where every program expects the device.
+TEST(AtomicFile, ACharacterDeviceIsWrittenToNotReplaced) {
+  struct stat before {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  ASSERT_TRUE(S_ISCHR(before.st_mode));
+  {
+    AtomicFile out("/dev/null");
+    out.stream() << "discarded";
+    EXPECT_NO_THROW(out.commit());
+  }
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+  EXPECT_EQ(after.st_rdev, before.st_rdev);
+}
+
+// A write that fails on the device (no space on /dev/full) is an error, not "wrote".
+TEST(AtomicFile, AFailedWriteToADeviceThrows) {
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full";
+  AtomicFile out("/dev/full");
+  out.stream() << std::string(1 << 16, 'x');
+  EXPECT_THROW(out.commit(), InputError);
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/full", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+}
+
+// A FIFO: written to while someone reads it; refused at once, never blocking, when nobody does.
+TEST(AtomicFile, AFifoIsWrittenToWhenReadAndRefusedOtherwise) {
+  fs::path fifo = scratch("out.fifo");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string why = errorOf([&] { AtomicFile out(fifo); });
+  EXPECT_NE(why.find("nobody is reading"), std::string::npos) << why;
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  {
+    AtomicFile out(fifo);
+    out.stream() << "through the pipe";
+    out.commit();
+  }
+  char text[64] = {};
+  ssize_t got = ::read(reader, text, sizeof text - 1);
+  ::close(reader);
+  EXPECT_EQ(std::string(text, got > 0 ? static_cast<std::size_t>(got) : 0), "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  fs::remove(fifo);
+}
+
+// A legal 254-byte name: the temporary's name must stay within 255 bytes too.
+TEST(AtomicFile, ALongestLegalNameWorks) {
+  fs::path target = scratch(std::string(250, 'n') + ".npy");
+  ASSERT_EQ(target.filename().string().size(), 254u);
+  writeMatrix(target, Matrix(2, 2));
+  EXPECT_EQ(readMatrix(target).rows(), 2);
+  fs::remove(target);
+}
+
+// A link to a regular file: the file it points to is replaced, the link stays a link.
+TEST(AtomicFile, ALinkKeepsPointingAtTheReplacedFile) {
+  fs::path real = scratch("real.npy"), link = scratch("link.npy");
+  fs::remove(link);
+  writeMatrix(real, Matrix(1, 1));
+  fs::create_symlink(real, link);
+  writeMatrix(link, Matrix(3, 2));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(readMatrix(real).rows(), 3);
+  fs::remove(link);
 }

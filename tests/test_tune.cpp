@@ -2,6 +2,8 @@
 // one that computes a wrong element; the cache file's round trip and its refusals.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -123,7 +125,9 @@ TEST(TuneCache, RoundTripsPerDeviceAndKeepsOtherDevices) {
 TEST(TuneCache, AFileThatIsNotACacheIsBadInputNamingIt) {
   std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_tune_bad_");
   for (const char* text : {"{not json", "[1, 2]", R"({"format": "tileskip-tune-1", "devices": {"k": {"variants": {"pipelined": 3}}}})",
-                           R"({"format": "something else", "devices": {}})"}) {
+                           R"({"format": "something else", "devices": {}})",
+                           // issue 14, defect 5: a format that is not a string was an internal type_error
+                           R"({"format": 1, "devices": {}})", R"({"format": null})"}) {
     std::ofstream(dir / "bad.json") << text;
     try {
       readTuneCache(dir / "bad.json", "k");
@@ -165,4 +169,27 @@ TEST(Cli, TuneOnABackendWithoutVariantsSaysWhyAndExits2) {
   o = tileskip::testing::runTileskip("tune --kernel nosuch");
   EXPECT_EQ(o.exitCode, 2) << o.output;
   EXPECT_NE(o.output.find("nosuch"), std::string::npos) << o.output;
+}
+
+// Issue 14, defect 6: a folder was an internal error (basic_filebuf::underflow) and a FIFO
+// blocked every Vulkan command forever. Both are bad input, said at once.
+TEST(TuneCache, AFolderOrAFifoIsBadInputAndNeverBlocks) {
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_tune_type_");
+  std::filesystem::create_directories(dir / "folder.json");
+  std::filesystem::path fifo = dir / "fifo.json";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (auto [path, what] : {std::pair{dir / "folder.json", "a folder"}, std::pair{fifo, "a FIFO"}}) {
+    try {
+      readTuneCache(path, "k");
+      ADD_FAILURE() << "accepted " << path;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("the tune cache is ") + what), std::string::npos) << e.what();
+    }
+    TuneReport report;
+    report.cacheKey = "k";
+    EXPECT_THROW(writeTuneCache(path, report), InputError) << path;
+  }
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  std::filesystem::remove(fifo);
 }

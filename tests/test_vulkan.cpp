@@ -5,9 +5,12 @@
 // TILESKIP_REQUIRE_BACKENDS names vulkan.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -20,6 +23,7 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
+#include "core/matrix_io.hpp"
 #include "core/tile_layout.hpp"
 #include "core/tune.hpp"
 #include "core/verify_suite.hpp"
@@ -549,7 +553,7 @@ TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
   }
   ProblemData data = segments(70, 100, 6500, 0.5, 21);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
-  VerifyResult r = verifyKernel(backend, *onDevice, wide, data, referenceExact(data.a, data.b));
+  VerifyResult r = verifyKernel(backend, *onDevice, wide, data, referenceProduct(data.a, data.b));
   EXPECT_TRUE(r.passed()) << r.failure;
 }
 
@@ -561,7 +565,7 @@ TEST(VulkanWithValidation, APersistentKernelRunsAgainOnTheSameProblem) {
   // queue past the last tile and leave the poisoned C as it is.
   VULKAN_OR_SKIP(backend, true);
   ProblemData data = segments(300, 260, 200, 0.5, 31);  // 3 x 3 block tiles
-  Matrix reference = referenceExact(data.a, data.b);
+  ReferenceProduct reference = referenceProduct(data.a, data.b);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
   for (const char* workgroups : {"", "2"}) {  // the device's count, then fewer workgroups than tiles
     PersistentWorkgroups count(workgroups);
@@ -576,7 +580,7 @@ TEST(VulkanWithValidation, APersistentKernelRunsAgainOnTheSameProblem) {
 TEST(VulkanWithValidation, WorkgroupsBeyondTheTileCountFindTheQueueEmpty) {
   VULKAN_OR_SKIP(backend, true);
   ProblemData data = segments(130, 70, 136, 0.4, 41);  // 2 block tiles
-  Matrix reference = referenceExact(data.a, data.b);
+  ReferenceProduct reference = referenceProduct(data.a, data.b);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
   PersistentWorkgroups count("7");
   for (int run = 0; run < 2; ++run) {
@@ -633,7 +637,7 @@ TEST(VulkanDevice, AGridBeyondMaxComputeWorkGroupCountIsSplit) {
   ProblemData data{generate("uniform", Operand::A, 2, 3, 1.0, 1), generate("uniform", Operand::B, 3, static_cast<int>(n), 1.0, 2)};
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
   for (const char* id : {"naive", "coalesced"}) {
-    VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo(id), data, referenceExact(data.a, data.b));
+    VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo(id), data, referenceProduct(data.a, data.b));
     EXPECT_TRUE(r.passed()) << id << ": " << r.failure;
   }
 }
@@ -676,7 +680,7 @@ TEST(VulkanWithValidation, TheMessengerCollectsMessagesAndTheSuiteFailsOnThem) {
   if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) context.vk().vkDestroyBuffer(context.device(), buffer, nullptr);
   ProblemData data{generate("uniform", Operand::A, 7, 5, 1.0, 1), generate("uniform", Operand::B, 5, 13, 1.0, 2)};
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
-  VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceExact(data.a, data.b));
+  VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceProduct(data.a, data.b));
   EXPECT_FALSE(r.passed());
   EXPECT_NE(r.failure.find("diagnostic: Vulkan validation error"), std::string::npos) << r.failure;
 }
@@ -846,4 +850,166 @@ TEST(VulkanUnavailable, NoDriverIsExitThreeWithAReasonAndTheRestRuns) {
   EXPECT_NE(listOutput.find("vulkan: unavailable"), std::string::npos) << listOutput;
   auto [cpuCode, cpuOutput] = run("bench --backend cpu --size 8 --repeat 1");
   EXPECT_EQ(cpuCode, 0) << cpuOutput;
+}
+
+// Issue 14, defect 3: a driver manifest that is not JSON made the loader fail the instance
+// with "out of host memory", and the error path asked a device that did not exist yet: SIGSEGV.
+TEST(VulkanUnavailable, AMalformedDriverManifestIsExitThreeNotACrash) {
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_manifest_");
+  std::ofstream(dir / "icd.json") << "{ this is not json";
+  std::string env = "VK_DRIVER_FILES=" + (dir / "icd.json").string() + " VK_ICD_FILENAMES=" + (dir / "icd.json").string() + " ";
+  tileskip::testing::Outcome list = tileskip::testing::runCommand(env + std::string(TILESKIP_BINARY) + " list");
+  EXPECT_EQ(list.exitCode, 0) << list.output;
+  EXPECT_NE(list.output.find("vulkan: unavailable"), std::string::npos) << list.output;
+  tileskip::testing::Outcome bench =
+      tileskip::testing::runCommand(env + std::string(TILESKIP_BINARY) + " bench --backend vulkan --size 8");
+  EXPECT_EQ(bench.exitCode, 3) << bench.output;
+}
+
+// ---- lavapipe ends a shader's loops after 65 535 iterations (issue 14): the model of each
+// kernel's loop iterations, and on lavapipe itself a refusal, never a silently short K loop.
+namespace {
+
+ComputeLimits loopLimited() {
+  ComputeLimits l = lavapipeLimits();
+  l.maxLoopIterations = kLavapipeLoopIterations;
+  return l;
+}
+
+// The longest K the model lets the kernel run on an M x N problem on lavapipe.
+std::uint64_t longestK(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n) {
+  std::uint64_t low = 0, high = 1u << 24;  // shaderLoopIterations grows with K
+  while (low + 1 < high) {
+    std::uint64_t mid = (low + high) / 2;
+    (shaderLoopIterations(kernel, m, n, mid) <= kLavapipeLoopIterations ? low : high) = mid;
+  }
+  return low;
+}
+
+Matrix ones(int rows, int cols) {
+  Matrix m(rows, cols);
+  std::fill(m.values().begin(), m.values().end(), 1.0f);
+  return m;
+}
+
+}  // namespace
+
+TEST(VulkanLimits, LoopIterationsOfTheIssuesCasesAreRefusedOnLavapipe) {
+  EXPECT_TRUE(isLavapipe("llvmpipe (LLVM 15.0.6, 256 bits)"));
+  EXPECT_FALSE(isLavapipe("NVIDIA H200"));
+  ComputeLimits lavapipe = loopLimited();
+  // The issue's reproductions: naive at K = 65 540, pipelined at 524 300, the joint kernel at 52 230.
+  EXPECT_TRUE(loopLimitProblem(kernelInfo("naive"), 1, 1, 65540, lavapipe).has_value());
+  EXPECT_FALSE(loopLimitProblem(kernelInfo("naive"), 1, 1, 60000, lavapipe).has_value());
+  EXPECT_TRUE(loopLimitProblem(kernelInfo("pipelined"), 1, 1, 524300, lavapipe).has_value());
+  EXPECT_FALSE(loopLimitProblem(kernelInfo("pipelined"), 1, 1, 500000, lavapipe).has_value());
+  std::optional<std::string> joint = loopLimitProblem(kernelInfo("joint-8x32"), 1, 1, 52230, lavapipe);
+  ASSERT_TRUE(joint.has_value());
+  EXPECT_NE(joint->find("lavapipe ends a shader's loops after 65535"), std::string::npos) << *joint;
+  EXPECT_NE(joint->find("K=52230"), std::string::npos) << *joint;
+  // Persistent kernels loop over block tiles as well: a K that fits one tile does not fit 64.
+  EXPECT_FALSE(loopLimitProblem(kernelInfo("joint-8x32"), 128, 128, 4096, lavapipe).has_value());
+  EXPECT_TRUE(loopLimitProblem(kernelInfo("joint-8x32"), 1024, 1024, 4096, lavapipe).has_value());
+  EXPECT_FALSE(loopLimitProblem(kernelInfo("pipelined"), 1024, 1024, 4096, lavapipe).has_value());
+  // A device without the limit refuses nothing.
+  EXPECT_FALSE(loopLimitProblem(kernelInfo("naive"), 1, 1, 1u << 30, lavapipeLimits()).has_value());
+}
+
+// The model is safe on the device: at the longest K it accepts every kernel computes every
+// product of ones(1, K) · ones(K, 1) (lavapipe's cut would show as C < K), and a longer K is
+// refused as unavailable rather than computed short.
+TEST(VulkanLoopLimit, EveryKernelIsExactAtTheLongestKItAcceptsAndRefusesLonger) {
+  VULKAN_OR_SKIP(backend, false);
+  if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;
+  for (const KernelInfo& kernel : twinKernels()) {
+    if (!backend.implements(kernel.id)) continue;
+    std::uint64_t k = longestK(kernel, 1, 1);
+    // A workgroup computes its whole block tile, masked or not: the dense kernels of one loop
+    // iteration per K-tile would take 20 s each at K = 524 280 (measured right there: issue 14
+    // found pipelined computing 65 535 K-tiles of 8, the model's count). The rest run here.
+    if (static_cast<double>(kernel.tile.BM) * kernel.tile.BN * static_cast<double>(k) > 3e9) continue;
+    SCOPED_TRACE(std::string(kernel.id) + " at K = " + std::to_string(k));
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(ones(1, static_cast<int>(k)), ones(static_cast<int>(k), 1));
+    onDevice->prepare(kernel);
+    onDevice->poisonC();
+    onDevice->run(kernel);
+    EXPECT_EQ(onDevice->downloadC()(0, 0), static_cast<float>(k));
+    std::uint64_t longer = k + static_cast<std::uint64_t>(kernel.tile.BK) * 8;
+    std::unique_ptr<DeviceProblem> tooLong =
+        backend.upload(ones(1, static_cast<int>(longer)), ones(static_cast<int>(longer), 1));
+    EXPECT_THROW(tooLong->run(kernel), UnavailableError);
+  }
+}
+
+// A persistent kernel whose one workgroup may take every block tile: 4 tiles of 128 x 128.
+TEST(VulkanLoopLimit, APersistentKernelOverSeveralTilesIsExactAtTheLongestKItAccepts) {
+  VULKAN_OR_SKIP(backend, false);
+  if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;
+  const KernelInfo& kernel = kernelInfo("joint-8x32");
+  std::uint64_t k = longestK(kernel, 200, 200);
+  PersistentWorkgroups one("1");  // one workgroup takes all four tiles
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(ones(200, static_cast<int>(k)), ones(static_cast<int>(k), 200));
+  onDevice->prepare(kernel);
+  onDevice->poisonC();
+  onDevice->run(kernel);
+  Matrix c = onDevice->downloadC();
+  EXPECT_EQ(*std::min_element(c.values().begin(), c.values().end()), static_cast<float>(k)) << "K = " << k;
+  EXPECT_EQ(*std::max_element(c.values().begin(), c.values().end()), static_cast<float>(k)) << "K = " << k;
+}
+
+// The issue's reproductions through the command: refused with exit 3 and the reason, never a
+// short C reported as verified. Exit 1 stays for a failed verification only (defect 7).
+TEST(VulkanLoopLimit, RunAndBenchRefuseALongKWithExit3) {
+  VULKAN_OR_SKIP(backend, false);
+  if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_loop_");
+  writeMatrix(dir / "a.npy", ones(1, 52230));
+  writeMatrix(dir / "b.npy", ones(52230, 1));
+  std::filesystem::path c = dir / "c.npy";
+  std::filesystem::remove(c);
+  tileskip::testing::Outcome run = tileskip::testing::runTileskip("run --backend vulkan --kernel joint-8x32 --a " +
+                                                                  (dir / "a.npy").string() + " --b " + (dir / "b.npy").string() +
+                                                                  " --out " + c.string());
+  EXPECT_EQ(run.exitCode, 3) << run.output;
+  EXPECT_NE(run.output.find("lavapipe ends a shader's loops after 65535"), std::string::npos) << run.output;
+  EXPECT_FALSE(std::filesystem::exists(c));
+  tileskip::testing::Outcome bench = tileskip::testing::runTileskip(
+      "bench --backend vulkan --kernel naive --m 1 --n 1 --k 65540 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(bench.exitCode, 3) << bench.output;
+  EXPECT_NE(bench.output.find("lavapipe ends a shader's loops"), std::string::npos) << bench.output;
+}
+
+TEST(VulkanDevice, BenchGivesTheSameExitCodesAsRun) {
+  VULKAN_OR_SKIP(backend, false);
+  // A bad workgroup count is bad input (2), as `run` says, not a failed verification.
+  tileskip::testing::Outcome bad = tileskip::testing::runCommand(
+      "TILESKIP_VULKAN_PERSISTENT_WORKGROUPS=abc " + std::string(TILESKIP_BINARY) +
+      " bench --backend vulkan --kernel joint-8x32 --size 64 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find("TILESKIP_VULKAN_PERSISTENT_WORKGROUPS"), std::string::npos) << bad.output;
+  if (!isLavapipe(backend.device().name)) return;
+  // C beyond lavapipe's 128 MiB storage buffer: the device cannot run it (3).
+  tileskip::testing::Outcome large = tileskip::testing::runTileskip(
+      "bench --backend vulkan --kernel pipelined --m 8192 --n 8192 --k 1 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(large.exitCode, 3) << large.output;
+}
+
+// Issue 14, defects 5 and 6 through the command: a tune cache that is a FIFO, a folder or has a
+// numeric "format" is reported and passed over; the run goes on (and never blocks).
+TEST(VulkanDevice, AnUnusableTuneCacheIsPassedOverNeverBlocking) {
+  VULKAN_OR_SKIP(backend, false);
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_cache_");
+  std::filesystem::path fifo = dir / "fifo.json", folder = dir / "folder.json", numeric = dir / "numeric.json";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::create_directories(folder);
+  std::ofstream(numeric) << R"({"format": 1, "devices": {}})";
+  for (const std::filesystem::path& cache : {fifo, folder, numeric}) {
+    tileskip::testing::Outcome o = tileskip::testing::runCommand(
+        "timeout 60 env " + std::string(kTuneCacheVariable) + "=" + cache.string() + " " + std::string(TILESKIP_BINARY) +
+        " bench --backend vulkan --kernel warptile --size 32 --warmup 0 --repeat 1 --no-baseline");
+    EXPECT_EQ(o.exitCode, 0) << cache << ": " << o.output;
+    EXPECT_NE(o.output.find("not using the tune cache"), std::string::npos) << o.output;
+  }
+  std::filesystem::remove(fifo);
 }

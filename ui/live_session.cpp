@@ -139,7 +139,7 @@ struct LiveSession::Worker {
   bool backendTried = false;
   std::unique_ptr<Backend> baselineBackend;  // the host BLAS, when the main backend has no vendor baseline
   std::optional<ProblemData> data;
-  std::optional<Matrix> reference;
+  std::optional<ReferenceProduct> reference;
   std::unique_ptr<DeviceProblem> onDevice, onBaselineDevice;
   std::vector<Target> targets;  // one per snapshot series, in the same order
   double pauseSeconds = 0.0;  // how long the thread rests after the last launch
@@ -367,8 +367,8 @@ bool LiveSession::measureOne() {
     }
     if (state == Series::State::Waiting) {
       if (!w.reference) {
-        publish([&](SessionSnapshot& s) { s.activity = "computing the reference C (OpenBLAS)"; });
-        w.reference = referenceSgemm(w.data->a, w.data->b);
+        publish([&](SessionSnapshot& s) { s.activity = "computing the reference C (float64)"; });
+        w.reference = referenceProduct(w.data->a, w.data->b);
       }
       publish([&](SessionSnapshot& s) { s.activity = "verifying " + std::string(target.kernel->id); });
       VerifyResult result = verifyKernel(backend, *onDevice, *target.kernel, *w.data, *w.reference);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <memory>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "ui/render/graphics_device.hpp"
 #include "ui/render/offscreen_target.hpp"
@@ -79,8 +80,9 @@ class ImGuiRenderer {
 void writeLayout(const std::string& path, const std::vector<ViewerApp::PanelRect>& layout) {
   nlohmann::json panels = nlohmann::json::object();
   for (const ViewerApp::PanelRect& r : layout) panels[r.name] = {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}};
-  std::ofstream out(path);
-  if (!(out << panels.dump(2) << "\n")) throw InputError(path + ": cannot write the layout here");
+  AtomicFile out(path);  // complete or not at all; a failed write (/dev/full) throws
+  out.stream() << panels.dump(2) << "\n";
+  out.commit();
 }
 
 

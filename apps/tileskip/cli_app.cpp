@@ -5,6 +5,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "tileskip_version.hpp"
 
 namespace tileskip::cli {
 
@@ -31,6 +32,8 @@ int exitCodeOf(const std::function<int()>& body, std::ostream& err) {
 Cli::Cli() : app_("tileskip: tiled, warp-uniform zero-block skipping GEMM on GPUs (CUDA and Vulkan)") {
   app_.require_subcommand(1);
   app_.set_help_all_flag("--help-all", "help for every subcommand");
+  app_.set_version_flag("--version", std::string("tileskip ") + kToolVersion + " (commit " + kGitCommit + ")",
+                        "the tool's version and the git commit it was built from");
   commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_),
                addInspectCommand(app_), addRunCommand(app_),  addViewCommand(app_), addTuneCommand(app_)};
 }
@@ -41,6 +44,8 @@ std::optional<int> Cli::parse(int argc, const char* const* argv, std::ostream& o
   } catch (const CLI::CallForHelp& e) {
     return app_.exit(e, out, err);
   } catch (const CLI::CallForAllHelp& e) {
+    return app_.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
     return app_.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     app_.exit(e, out, err);

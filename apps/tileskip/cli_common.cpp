@@ -1,7 +1,9 @@
 #include "cli_common.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -12,6 +14,20 @@
 #include "core/report.hpp"
 
 namespace tileskip::cli {
+
+const CLI::Validator& seedValidator() {
+  static const CLI::Validator validator(
+      [](std::string& text) -> std::string {
+        bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits) return "the seed must be a whole number from 0 to 18446744073709551615, not '" + text + "'";
+        errno = 0;
+        std::strtoull(text.c_str(), nullptr, 10);
+        if (errno == ERANGE) return "the seed " + text + " is beyond 18446744073709551615 (2^64 - 1)";
+        return "";
+      },
+      "SEED");
+  return validator;
+}
 
 void ProblemFlags::addTo(CLI::App* app, bool withReorder) {
   if (withReorder) {
@@ -26,7 +42,9 @@ void ProblemFlags::addTo(CLI::App* app, bool withReorder) {
   app->add_option("--density-a", densityA, "fraction of non-zero elements of A, in [0,1]")->capture_default_str();
   app->add_option("--density-b", densityB, "fraction of non-zero elements of B, in [0,1]")->capture_default_str();
   app->add_option("--generator", generator, "how A and B are generated: " + generatorNameList())->capture_default_str();
-  app->add_option("--seed", seed, "random seed; the same seed gives the same matrices")->capture_default_str();
+  app->add_option("--seed", seed, "random seed; the same seed gives the same matrices")
+      ->check(seedValidator())
+      ->capture_default_str();
   app->add_option("--granularity", granularity, "rows/columns of a zero segment or edge of a zero block")
       ->capture_default_str();
   app->add_option("--generator-a", generatorA, "A's generator (default: --generator)");

@@ -35,6 +35,10 @@ Command addRunCommand(CLI::App& parent);
 Command addViewCommand(CLI::App& parent);
 Command addTuneCommand(CLI::App& parent);
 
+// For --seed: CLI11 reads an unsigned number beyond 2^64 - 1 as 2^64 - 1 without a word; this
+// refuses it (and anything but a plain decimal number) so the seed used is the seed given.
+const CLI::Validator& seedValidator();
+
 // --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity,
 // per operand --generator-a/-b and --granularity-a/-b, and --a / --b to read an operand from a
 // .npy / .mtx file instead

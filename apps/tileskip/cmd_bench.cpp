@@ -102,12 +102,9 @@ int runHeadline(const BenchFlags& flags) {
     text = formatHeadlineTable(report);
   }
   std::cout << text << std::flush;
-  for (const BenchReport& run : report.runs) {
-    for (const BenchRow& row : run.rows) {
-      if (!row.timed()) return static_cast<int>(ExitCode::VerificationFailed);
-    }
-  }
-  return 0;
+  std::vector<BenchRow> rows;
+  for (const BenchReport& run : report.runs) rows.insert(rows.end(), run.rows.begin(), run.rows.end());
+  return benchExitCode(rows);
 }
 
 int runSweep(const BenchFlags& flags) {
@@ -130,7 +127,7 @@ int runSweep(const BenchFlags& flags) {
   writeSweepPlot(report, pngPath.string());
   std::cout << "wrote " << csvPath << " (" << report.points.size() << " points) and " << pngPath.string() << "\n";
   for (const std::string& failure : report.failures) std::cerr << "FAIL " << failure << "\n";
-  return report.failures.empty() ? 0 : static_cast<int>(ExitCode::VerificationFailed);
+  return benchExitCode(report.failedRows);
 }
 
 int runReal(const BenchFlags& flags) {
@@ -215,9 +212,7 @@ int runBenchCommand(const BenchFlags& flags) {
   }
   std::cout << text << std::flush;
 
-  bool anyFailed = false;
-  for (const BenchRow& row : report.rows) anyFailed = anyFailed || !row.timed();
-  return anyFailed ? static_cast<int>(ExitCode::VerificationFailed) : 0;
+  return benchExitCode(report.rows);
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ Command addGenCommand(CLI::App& parent) {
   app->add_option("--rows", flags->rows, "rows")->required();
   app->add_option("--cols", flags->cols, "columns")->required();
   app->add_option("--density", flags->density, "fraction of non-zero elements, in [0,1]")->capture_default_str();
-  app->add_option("--seed", flags->seed, "random seed")->capture_default_str();
+  app->add_option("--seed", flags->seed, "random seed")->check(seedValidator())->capture_default_str();
   app->add_option("--operand", flags->operand, "A (zeros tile rows x K-blocks) or B (K-blocks x columns)")
       ->capture_default_str();
   app->add_option("--granularity", flags->options.granularity, "segment rows/columns, or block edge")

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "require.hpp"
 #include "core/generators.hpp"
 #include "core/report.hpp"
 
@@ -25,7 +26,7 @@ std::string granularityText(const KernelInfo& k) {
   return text;
 }
 
-int runList(const BackendFlags& flags) {
+int runList(const BackendFlags& flags, const std::string& require) {
   std::vector<BackendStatus> found = discoverBackends(flags.options());
   std::cout << "Backends (compiled in: " << compiledBackendList() << ")\n";
   for (const BackendStatus& s : found) {
@@ -50,6 +51,14 @@ int runList(const BackendFlags& flags) {
 
   std::cout << "\nGenerators\n";
   for (const GeneratorInfo& g : generators()) std::cout << "  " << g.name << ": " << g.summary << "\n";
+  if (!require.empty()) {  // after the listing, so the log shows what was found
+    std::vector<std::string> available;
+    for (const BackendStatus& s : found) {
+      if (s.backend) available.push_back(s.name);
+    }
+    std::cout << std::flush;
+    checkRequiredBackends(parseRequiredBackends(require), available, found);
+  }
   return 0;
 }
 
@@ -58,8 +67,13 @@ int runList(const BackendFlags& flags) {
 Command addListCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("list", "backends found (with devices), kernels each implements, generators");
   auto flags = std::make_shared<BackendFlags>();
+  auto require = std::make_shared<std::string>();
   app->add_option("--device", flags->device, "device index within each backend");
-  return {app, [flags] { return runList(*flags); }, [flags] { flags->validate(false); }};
+  app->add_option("--require", *require, "BACKEND[,...]: exit 3 naming any of these that is unavailable (a CI gate)");
+  return {app, [flags, require] { return runList(*flags, *require); }, [flags, require] {
+            flags->validate(false);
+            if (!require->empty()) parseRequiredBackends(*require);
+          }};
 }
 
 }  // namespace tileskip::cli

@@ -72,7 +72,7 @@ Command addTuneCommand(CLI::App& parent) {
   flags->backend.addTo(app, " (default: vulkan, the backend with run-time variants)");
   app->add_option("--kernel", flags->kernels, "kernel ids, comma separated, or all")->capture_default_str();
   app->add_option("--size", flags->size, "M = N = K (default: 4096 on a GPU, 512 on a CPU device)")->check(CLI::Range(1, 32768));
-  app->add_option("--seed", flags->seed, "random seed of the generated inputs")->capture_default_str();
+  app->add_option("--seed", flags->seed, "random seed of the generated inputs")->check(seedValidator())->capture_default_str();
   app->add_option("--warmup", flags->warmup, "untimed runs before timing each variant")->capture_default_str();
   app->add_option("--repeat", flags->repeat, "timed runs per variant; the median counts")->capture_default_str();
   return {app, [flags] { return runTuneCommand(*flags); }, [flags] { validateTune(*flags); }};

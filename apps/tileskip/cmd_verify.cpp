@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cli_common.hpp"
+#include "require.hpp"
 #include "core/error.hpp"
 #include "core/report.hpp"
 #include "core/verify_suite.hpp"
@@ -18,6 +19,7 @@ struct VerifyFlags {
   std::string kernels = "all";
   bool quick = false;
   bool verbose = false;
+  std::string require;  // --require BACKEND[,...]
 };
 
 int runVerifyCommand(const VerifyFlags& flags) {
@@ -29,6 +31,15 @@ int runVerifyCommand(const VerifyFlags& flags) {
     backends = all.open();
   } else {
     backends = flags.backend.open();
+  }
+  if (!flags.require.empty()) {
+    std::vector<std::string> opened;
+    for (const auto& backend : backends) opened.emplace_back(backend->name());
+    std::vector<std::string> required = parseRequiredBackends(flags.require);
+    bool allThere = std::all_of(required.begin(), required.end(), [&](const std::string& name) {
+      return std::find(opened.begin(), opened.end(), name) != opened.end();
+    });
+    if (!allThere) checkRequiredBackends(required, opened, discoverBackends(flags.backend.options()));
   }
   std::vector<VerifyCase> cases = verifyCases(flags.quick);
 
@@ -79,8 +90,10 @@ Command addVerifyCommand(CLI::App& parent) {
   app->add_option("--kernel", flags->kernels, "kernel ids, comma separated, or all")->capture_default_str();
   app->add_flag("--quick", flags->quick, "a smaller suite: one shape per adversarial case");
   app->add_flag("-v,--verbose", flags->verbose, "print every case as it runs");
+  app->add_option("--require", flags->require, "BACKEND[,...]: exit 3 naming any of these that is unavailable (a CI gate)");
   auto validate = [flags] {
     flags->backend.validate(true);
+    if (!flags->require.empty()) parseRequiredBackends(flags->require);
     parseKernelList(flags->kernels);
   };
   return {app, [flags] { return runVerifyCommand(*flags); }, validate};

@@ -322,6 +322,7 @@ void Context::describe(VkPhysicalDevice physical) {
   }
   if (report.hasSmBuiltins) limits_.multiprocessors = report.smBuiltins.shaderSMCount;
   if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) limits_.cpuThreads = std::max(1u, std::thread::hardware_concurrency());
+  if (isLavapipe(info_.name)) limits_.maxLoopIterations = kLavapipeLoopIterations;
   timestampPeriodNs_ = p.limits.timestampPeriod;
 
   vi_.vkGetPhysicalDeviceMemoryProperties(physical, &memory_);
@@ -464,6 +465,8 @@ std::optional<std::uint32_t> Context::memoryType(std::uint32_t typeBits, VkMemor
 }
 
 std::uint64_t Context::deviceMemoryAvailable() const {
+  // Before a device is chosen (creating the instance failed) there is nothing to ask.
+  if (physical_ == VK_NULL_HANDLE || vi_.vkGetPhysicalDeviceMemoryProperties2 == nullptr) return 0;
   VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
   VkPhysicalDeviceMemoryProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
   if (memoryBudget_) properties.pNext = &budget;
@@ -493,6 +496,12 @@ void Context::check(VkResult result, const std::string& what) {
     throw UnavailableError("the Vulkan device " + info_.name + " was lost while " + what +
                            " (a kernel fault, a watchdog timeout or a driver reset); nothing more can run on it in "
                            "this process");
+  }
+  if (physical_ == VK_NULL_HANDLE && result == VK_ERROR_OUT_OF_HOST_MEMORY) {
+    // No device yet: the loader also answers so for a driver manifest it cannot parse.
+    throw UnavailableError(what + " failed: " + resultName(result) +
+                           " (the Vulkan loader reports this for a malformed driver manifest too: check "
+                           "VK_DRIVER_FILES / VK_ICD_FILENAMES and the files in /usr/share/vulkan/icd.d)");
   }
   if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY) {
     throw UnavailableError(what + " failed: the Vulkan device is out of " +

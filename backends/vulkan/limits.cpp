@@ -85,6 +85,40 @@ std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   return std::nullopt;
 }
 
+bool isLavapipe(const std::string& deviceName) { return deviceName.find("llvmpipe") != std::string::npos; }
+
+std::uint64_t shaderLoopIterations(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k) {
+  const TileShape& t = kernel.tile;
+  if (t.BK <= 1) return k + 1;
+  auto ceilDiv = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+  std::uint64_t kTiles = ceilDiv(k, static_cast<std::uint64_t>(t.BK));
+  ShaderPipeline pipeline = shaderPipeline(kernel);
+  if (pipeline == ShaderPipeline::Persistent) {
+    std::uint64_t kBlocks = ceilDiv(k, kKBlock);
+    std::uint64_t passes = ceilDiv(kBlocks, kMinKBlockListLength);  // the shortest list: the most passes
+    std::uint64_t tiles = ceilDiv(m, static_cast<std::uint64_t>(t.BM)) * ceilDiv(n, static_cast<std::uint64_t>(t.BN));
+    return tiles * (10 * kBlocks + 70 * passes + 2) + 2;
+  }
+  std::uint64_t perKTile = 1;
+  if (pipeline == ShaderPipeline::Staged && t.TN == 1) perKTile = 5;
+  if (kernel.divergent) perKTile = 3;
+  return perKTile * kTiles + 2;
+}
+
+std::optional<std::string> loopLimitProblem(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k,
+                                            const ComputeLimits& limits) {
+  if (limits.maxLoopIterations == 0) return std::nullopt;
+  std::uint64_t iterations = shaderLoopIterations(kernel, m, n, k);
+  if (iterations <= limits.maxLoopIterations) return std::nullopt;
+  bool persistent = shaderPipeline(kernel) == ShaderPipeline::Persistent;
+  return "kernel " + std::string(kernel.id) + " cannot run M=" + std::to_string(m) + " N=" + std::to_string(n) +
+         " K=" + std::to_string(k) + " on this device: its shader would run about " + std::to_string(iterations) +
+         " loop iterations" + (persistent ? " (over K-blocks and block tiles)" : " (over K)") +
+         ", and lavapipe ends a shader's loops after " + std::to_string(limits.maxLoopIterations) +
+         ", which would silently drop products; use a smaller " + (persistent ? "problem" : "K") +
+         (persistent ? ", a non-persistent kernel (pipelined)" : "") + " or a GPU";
+}
+
 std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested,
                                   std::uint32_t threadsPerWorkgroup) {
   std::uint64_t groups = tiles;

@@ -27,7 +27,14 @@ struct ComputeLimits {
   bool fullSubgroups = false;                 // computeFullSubgroups
   std::uint32_t multiprocessors = 0;          // shaderSMCount (VK_NV_shader_sm_builtins); 0: unknown
   std::uint32_t cpuThreads = 0;               // host threads of a CPU device (lavapipe); 0: a GPU
+  std::uint64_t maxLoopIterations = 0;        // loop iterations one invocation may run (0: no limit)
 };
+
+// lavapipe (llvmpipe) counts the loop iterations of a shader invocation, all its loops together,
+// and ends every loop once 65 535 have run: a longer K loop silently drops products.
+inline constexpr std::uint64_t kLavapipeLoopIterations = 65535;
+bool isLavapipe(const std::string& deviceName);  // the device name holds "llvmpipe"
+
 
 // How a kernel's shader uses shared memory and is dispatched, as far as the backend must know.
 enum class ShaderPipeline {
@@ -84,6 +91,27 @@ std::optional<std::uint32_t> pinnedSubgroupSize(std::uint32_t workgroupSize, con
 std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested = 0,
                                   std::uint32_t threadsPerWorkgroup = 128);
 inline constexpr std::uint32_t kPersistentWarpsPerSM = 8;
+
+// An upper bound on the loop iterations one invocation of the kernel's shader runs for an M x N x K
+// problem, all its loops together, as lavapipe counts them. From the shaders' loop structure
+// (shaders/), with the per-K-tile counts measured on Mesa 22.3 lavapipe (ones(1, K) · ones(K, 1)
+// shows how many products ran; tests/test_vulkan.cpp VulkanLoopLimit.* checks the model there):
+//  - K1, K2 (BK = 1): one iteration per k.
+//  - the staged kernels whose loads are strided loops (`for (i = tid; ...; i += THREADS)`, K3,
+//    K4: TN = 1): 5 per K-tile; the divergent skipping kernels (K10, K18): 9 per 4 K-tiles (their
+//    pattern loop), counted as 3; every other non-persistent kernel: 1 per K-tile.
+//  - the persistent skipping kernels (shaders/tileskip_skip.glsl) loop over block tiles too, and
+//    one workgroup may take every tile from the queue: per tile, 10 per K-block (the step loop
+//    and the 8-depth loop of a partly kept K-block) and 70 per K-block list pass (the gather
+//    loops over subgroups), times the block tiles.
+// Each loop's exit test is counted too, one per loop entry.
+std::uint64_t shaderLoopIterations(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k);
+
+// Why the kernel cannot run this problem on a device that ends loops after
+// `limits.maxLoopIterations` iterations (lavapipe), with the numbers and what to do instead;
+// nothing where it fits or the device has no limit.
+std::optional<std::string> loopLimitProblem(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k,
+                                            const ComputeLimits& limits);
 
 // "1.5 GiB", "128 MiB", "48 KiB", "12 bytes"
 std::string byteText(std::uint64_t bytes);

@@ -134,6 +134,10 @@ class VulkanProblem final : public DeviceProblem {
       switches = o->switches;
     }
     VkPipeline pipeline = kernelPipeline(kernel, switches);
+    if (std::optional<std::string> why = loopLimitProblem(kernel, static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(n_),
+                                                          static_cast<std::uint64_t>(k_), ctx.limits())) {
+      throw UnavailableError(*why);
+    }
     bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aRowGranularity})) &&
                  (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bColGranularity}));
     if (!ready) prepare(kernel);
