@@ -1,4 +1,4 @@
-// The logic of the dense_variants kernels (issue 17) on the CPU: K12's multistage main loop and
+// The logic of the dense_variants kernels (issue 17) on the CPU: the multistage main loop and
 // the harness's register-staged one run on tests/cuda_emulation's fibers at small odd shapes
 // and are compared with a double-precision product. This checks indexing, bounds, zero fill,
 // the stage ring and barrier placement (every thread reaches the same barrier; shared memory

@@ -1,4 +1,6 @@
-// K12 multistage: K11's pipeline without the staging registers. K-tiles go from global to shared
+// The multistage candidate of issue 17 (tuning harness only: it lost to register staging, see
+// bench/NOTES.md step 8, and the catalogue's K12 is backends/cuda/k12_hoisted.cuh).
+// K11's pipeline without the staging registers. K-tiles go from global to shared
 // memory with cp.async, kStages - 1 in flight at once, so more global latency hides at no
 // register cost; the barrier moves before the last depth's FMAs, so no warp waits on shared
 // memory at the top of a K-tile (step 3 of bench/NOTES.md: short-scoreboard stalls).
