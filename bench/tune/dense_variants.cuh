@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "k12_hoisted.cuh"
 #include "multistage.cuh"
 #include "tune_kernels.cuh"
 

@@ -60,24 +60,6 @@ __device__ inline void waitForCopies() {
 #endif
 }
 
-// ---- block tile order ----
-// Tiles in groups of kGroupRows row tiles, column by column inside a group: consecutive blocks
-// (resident together) then cover a few rows of A and a few columns of B instead of one row of
-// A and every column of B. kGroupRows = 1 is BlockTile's row-major order.
-template <int BM, int BN, int kGroupRows>
-__device__ BlockTile<BM, BN> groupedBlockTile(int m, int n, int index = static_cast<int>(blockIdx.x)) {
-  BlockTile<BM, BN> tile(n, index);
-  if constexpr (kGroupRows > 1) {
-    const int rowTiles = (m + BM - 1) / BM, colTiles = (n + BN - 1) / BN;
-    const int group = index / (kGroupRows * colTiles), inGroup = index % (kGroupRows * colTiles);
-    const int firstRow = group * kGroupRows;
-    const int rows = min(kGroupRows, rowTiles - firstRow);
-    tile.rowBase = (firstRow + inGroup % rows) * BM;
-    tile.colBase = (inGroup / rows) * BN;
-  }
-  return tile;
-}
-
 // ---- the copies of one K-tile, addressed once per block tile ----
 // A goes in 4-byte copies because its tile is stored transposed (As[k][m]); each thread copies
 // one k of kThreads / BK rows, so a warp reads whole 32-byte row pieces (coalesced) and writes
