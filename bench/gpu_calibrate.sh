@@ -10,7 +10,7 @@ source "$(dirname "$0")/gpu_setup.sh"
 size=${1:-4096}
 backends=${2:-cuda vulkan}
 mkdir -p "$OUT/calibrate"
-kernels=auto,vectorized,warptile,pipelined,a-row,a-warp,b-group8,b-warp,joint-64x32,joint-32x32,joint-8x32,warp-joint-64x64,warp-joint-32x32
+kernels=auto,vectorized,warptile,pipelined,hoisted,a-row,a-warp,b-group8,b-warp,joint-64x32,joint-32x32,joint-8x32,warp-joint-64x64,warp-joint-32x32
 problems=(
   "dense|--generator uniform --density-a 1 --density-b 1"
   "uniform-a0.5|--generator uniform --density-a 0.5 --density-b 1"

@@ -16,7 +16,7 @@ namespace tileskip {
 
 namespace {
 
-constexpr const char* kDenseCandidates[] = {"vectorized", "warptile", "pipelined"};
+constexpr const char* kDenseCandidates[] = {"vectorized", "warptile", "pipelined", "hoisted"};
 constexpr const char* kJointCandidates[] = {"joint-64x32", "joint-32x32", "joint-8x32"};
 
 // Targets: every kernel in `ids` on every backend that implements it.

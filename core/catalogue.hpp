@@ -61,7 +61,7 @@ struct KernelInfo {
 };
 
 // clang-format off
-inline constexpr std::array<KernelInfo, 20> kCatalogue = {{
+inline constexpr std::array<KernelInfo, 21> kCatalogue = {{
   //  id              K#     stem                 family                 BM   BN  BK  WM   WN  TM TN thr   aR  bC  div
   {"naive",        "K1",  "k01_naive",        KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0, false,
    "one thread per output; neighbouring threads walk down a column of C, so loads are not coalesced"},
@@ -79,6 +79,8 @@ inline constexpr std::array<KernelInfo, 20> kCatalogue = {{
    "warp tiling: each warp owns a 64x64 sub-tile, matching the hardware's scheduling unit"},
   {"pipelined",    "K11", "k11_pipelined",    KernelFamily::Dense,    {128, 128, 8,  64, 64, 8, 4, 128},  0,  0, false,
    "double buffering: the next K-tile travels into registers while the warps compute this one (the dense reference)"},
+  {"hoisted",      "K12", "k12_hoisted",      KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0, false,
+   "K11 with its addresses hoisted out of the K loop and the barrier before the last depth, in a 128x256 block of eight 64x64 warps"},
   {"a-row",        "K10", "k10_a_row",        KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0, true,
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
   {"a-warp",       "K16", "k16_a_warp",       KernelFamily::SkipA,    {128, 128, 8,  64, 64, 8, 4, 128}, 32,  0, false,

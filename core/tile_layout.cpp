@@ -18,7 +18,7 @@ enum class Structure {
   SharedTiles,      // smem: one output per thread, BK-deep tiles staged in shared memory
   ColumnOfOutputs,  // blocktile1d: TM outputs down a column per thread
   ThreadTile,       // blocktile2d, vectorized, a-row, b-group8: TM x TN outputs per thread
-  WarpTile,         // warptile, pipelined and the warp-uniform skipping kernels
+  WarpTile,         // warptile, pipelined, hoisted and the warp-uniform skipping kernels
 };
 
 std::optional<Structure> structureOf(std::string_view id) {
@@ -26,8 +26,8 @@ std::optional<Structure> structureOf(std::string_view id) {
   if (id == "smem") return Structure::SharedTiles;
   if (id == "blocktile1d") return Structure::ColumnOfOutputs;
   if (id == "blocktile2d" || id == "vectorized" || id == "a-row" || id == "b-group8") return Structure::ThreadTile;
-  if (id == "warptile" || id == "pipelined" || id == "a-warp" || id == "b-warp" || id.rfind("joint-", 0) == 0 ||
-      id.rfind("warp-joint-", 0) == 0) {
+  if (id == "warptile" || id == "pipelined" || id == "hoisted" || id == "a-warp" || id == "b-warp" ||
+      id.rfind("joint-", 0) == 0 || id.rfind("warp-joint-", 0) == 0) {
     return Structure::WarpTile;
   }
   return std::nullopt;

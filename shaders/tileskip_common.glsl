@@ -62,6 +62,20 @@ layout(set = 0, binding = 4, std430) TILESKIP_PATTERN_ACCESS buffer PatternB { u
 // (column block, row block) of this workgroup.
 uvec2 blockCoord() { return gl_WorkGroupID.xy + problem.groupOffset; }
 
+// The same block tiles in groups of `groupRows` row tiles, column by column inside a group (K12;
+// the CUDA twins' groupedBlockTile): workgroups numbered one after another, which run together,
+// then read a few row panels of A and a few column panels of B instead of one row panel of A and
+// every column panel of B, so more of it is still in the cache. groupRows = 1 is blockCoord().
+uvec2 groupedBlockCoord(uint groupRows) {
+  uvec2 block = blockCoord();
+  uint colTiles = (problem.N + BN - 1u) / BN, rowTiles = (problem.M + BM - 1u) / BM;
+  uint index = block.y * colTiles + block.x;
+  uint group = index / (groupRows * colTiles), inGroup = index % (groupRows * colTiles);
+  uint firstRow = group * groupRows;
+  uint rows = min(groupRows, rowTiles - firstRow);
+  return uvec2(inGroup / rows, firstRow + inGroup % rows);
+}
+
 // ---- Global loads, zero outside the matrix so partial tiles and K-blocks add nothing.
 float loadA(uint row, uint col) { return row < problem.M && col < problem.K ? A[row * problem.lda + col] : 0.0; }
 float loadB(uint row, uint col) { return row < problem.K && col < problem.N ? B[row * problem.ldb + col] : 0.0; }

@@ -90,7 +90,8 @@ TEST(CliInspect, UnstructuredFilesAreToldToStayDense) {
   writeMatrix(b, generate("uniform", Operand::B, 256, 256, 0.5, 2));
   Outcome o = runTileskip("inspect --backend vulkan --a " + a + " --b " + b);
   ASSERT_EQ(o.exitCode, 0) << o.output;
-  EXPECT_NE(o.output.find("recommendation: pipelined: stay dense"), std::string::npos) << o.output;
+  // The fastest dense kernel by the model's defaults: K12 (dense 0.92 of K11's time).
+  EXPECT_NE(o.output.find("recommendation: hoisted: stay dense"), std::string::npos) << o.output;
 }
 
 TEST(CliInspect, FileOperandsSetTheSizesAndMustAgreeWithThem) {

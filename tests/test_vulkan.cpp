@@ -229,6 +229,10 @@ TEST(VulkanLimits, PipelinedKernelsDeclareTwoStagesAndThePersistentOnesAKBlockLi
   for (const char* id : {"warptile", "a-row", "b-group8", "vectorized"}) EXPECT_EQ(shaderPipeline(kernelInfo(id)), ShaderPipeline::Padded) << id;
   EXPECT_EQ(shaderPipeline(kernelInfo("smem")), ShaderPipeline::Staged);
   EXPECT_EQ(kBlockListLength(kernelInfo("pipelined"), 48 * 1024), 0u);
+  // K12: the same two padded stages with an 8 x 256 B tile, 24.25 KiB: within lavapipe's 32.
+  EXPECT_EQ(shaderPipeline(kernelInfo("hoisted")), ShaderPipeline::Hoisted);
+  EXPECT_EQ(kernelSharedBytes(kernelInfo("hoisted")), 2u * (8 * 132 + 8 * 256) * 4);
+  EXPECT_EQ(kBlockListLength(kernelInfo("hoisted"), 48 * 1024), 0u);
 }
 
 TEST(VulkanLimits, AShorterKBlockListFitsADeviceWithLessSharedMemoryUntilNoneDoes) {
@@ -260,6 +264,15 @@ TEST(VulkanLimits, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPat
   uneven.tile = {32, 64, 8, 16, 32, 1, 4, 128};  // 32 x 8 of A: 64 vectors for 128 invocations
   ASSERT_TRUE(pipelineShapeProblem(uneven).has_value());
   EXPECT_NE(pipelineShapeProblem(uneven)->find("split evenly"), std::string::npos) << *pipelineShapeProblem(uneven);
+
+  // K12's passes cover whole rows: 256 invocations over 64 vectors a row of B are 4 rows a pass,
+  // 32 invocations are half a row.
+  KernelInfo hoisted = kernelInfo("hoisted");
+  hoisted.tile = {128, 128, 8, 64, 64, 8, 4, 128};  // K11's shape: 2 passes of A, 2 of B
+  EXPECT_EQ(pipelineShapeProblem(hoisted), std::nullopt);
+  hoisted.tile = {128, 256, 8, 64, 64, 8, 4, 32};
+  ASSERT_TRUE(pipelineShapeProblem(hoisted).has_value());
+  EXPECT_NE(pipelineShapeProblem(hoisted)->find("whole rows"), std::string::npos) << *pipelineShapeProblem(hoisted);
 
   KernelInfo straddling = kernelInfo("joint-32x32");
   straddling.aRowGranularity = 64 + 32;  // a sub-tile of 32 rows straddles 96-row pattern tiles
@@ -357,6 +370,7 @@ TEST(VulkanTileOverrides, AnEntryThatCannotRunIsBadInputNamingIt) {
       {"pipelined=fma=1,,prefetch=0", "an empty item"},
       {"warptile=prefetch=0", "has no switch 'prefetch'"},
       {"vectorized=fma=1", "has no switch 'fma'"},
+      {"hoisted=branchfree=0", "has no switch 'branchfree'"},
       {"pipelined=128x128x16/64x64/8x4/128", "32.5 KiB"},  // two stages beyond lavapipe's 32 KiB
       {"pipelined=fma=1;pipelined=prefetch=0", "overridden twice"},
   };
@@ -729,7 +743,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, VulkanTileOverrideKernelConformance,
                          ::testing::Values("pipelined=prefetch=0", "pipelined=fma=1,branchfree=0",
                                            "pipelined=64x64x16/32x32/4x4/128,earlystore=1",
                                            "joint-32x32=prefetch=0,branchfree=0;joint-8x32=fma=1,earlystore=1",
-                                           "a-warp=128x64x16/32x64/8x4/128,branchfree=0,prefetch=0", "warptile=fma=1"),
+                                           "a-warp=128x64x16/32x64/8x4/128,branchfree=0,prefetch=0", "warptile=fma=1",
+                                           "hoisted=128x128x8/64x64/8x4/128,fma=1"),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                            std::string name = "vulkan_";
                            for (const char* c = param.param; *c != '\0'; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
@@ -785,6 +800,8 @@ TEST(VulkanTileOverrides, TuningTriesEverySwitchAndTheShapesThatFitTheDevice) {
   }
   std::vector<std::string> warptile = tuningCandidates(kernelInfo("warptile"), h200Limits());
   EXPECT_EQ(warptile, (std::vector<std::string>{"", "fma=1", "128x128x8/64x64/8x4/128"}));
+  // K12 has no K11 loop to switch; K11's shape is its 128 x 128 ablation.
+  EXPECT_EQ(tuningCandidates(kernelInfo("hoisted"), h200Limits()), (std::vector<std::string>{"", "fma=1", "128x128x8/64x64/8x4/128"}));
   EXPECT_TRUE(tuningCandidates(kernelInfo("naive"), h200Limits()).empty());
   // Every candidate of every kernel parses as an override on that device.
   for (const KernelInfo& k : kCatalogue) {

@@ -40,6 +40,24 @@ struct BlockTile {
   }
 };
 
+// The same tiles in groups of kGroupRows row tiles, column by column inside a group (K12):
+// consecutive blocks, resident together, then cover a few row panels of A and a few column
+// panels of B instead of one row panel of A and every column panel of B, so more of what they
+// read is still in L2. kGroupRows = 1 is BlockTile's row-major order.
+template <int BM, int BN, int kGroupRows>
+__device__ BlockTile<BM, BN> groupedBlockTile(int m, int n, int index = static_cast<int>(blockIdx.x)) {
+  BlockTile<BM, BN> tile(n, index);
+  if constexpr (kGroupRows > 1) {
+    const int rowTiles = (m + BM - 1) / BM, colTiles = (n + BN - 1) / BN;
+    const int group = index / (kGroupRows * colTiles), inGroup = index % (kGroupRows * colTiles);
+    const int firstRow = group * kGroupRows;
+    const int rows = min(kGroupRows, rowTiles - firstRow);
+    tile.rowBase = (firstRow + inGroup % rows) * BM;
+    tile.colBase = (inGroup / rows) * BN;
+  }
+  return tile;
+}
+
 template <int BM, int BN>
 __host__ __device__ inline int blockTileCount(int m, int n) {
   return ((m + BM - 1) / BM) * ((n + BN - 1) / BN);

@@ -19,6 +19,7 @@
 #include "k09_warptile.cuh"
 #include "k10_a_row.cuh"
 #include "k11_pipelined.cuh"
+#include "k12_hoisted.cuh"
 #include "k16_a_warp.cuh"
 #include "k18_b_group8.cuh"
 #include "k21_b_warp.cuh"
@@ -55,6 +56,7 @@ inline constexpr TileShape kBlocktile2d = catalogueEntry("blocktile2d").tile;
 inline constexpr TileShape kVectorized = catalogueEntry("vectorized").tile;
 inline constexpr TileShape kWarptile = catalogueEntry("warptile").tile;
 inline constexpr TileShape kPipelined = catalogueEntry("pipelined").tile;
+inline constexpr TileShape kHoisted = catalogueEntry("hoisted").tile;
 inline constexpr KernelInfo kARow = catalogueEntry("a-row");
 inline constexpr KernelInfo kAWarp = catalogueEntry("a-warp");
 inline constexpr KernelInfo kBGroup8 = catalogueEntry("b-group8");
@@ -79,6 +81,8 @@ inline const GemmKernel kGemmKernels[] = {
                         kWarptile.threads>, nullptr},
   {"pipelined", pipelined<kPipelined.BM, kPipelined.BN, kPipelined.BK, kPipelined.WM, kPipelined.WN, kPipelined.TM,
                           kPipelined.TN, kPipelined.threads>, nullptr},
+  {"hoisted", hoisted<kHoisted.BM, kHoisted.BN, kHoisted.BK, kHoisted.WM, kHoisted.WN, kHoisted.TM, kHoisted.TN,
+                      kHoisted.threads>, nullptr},
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
   {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,

@@ -29,6 +29,7 @@ std::string byteText(std::uint64_t bytes) {
 ShaderPipeline shaderPipeline(const KernelInfo& kernel) {
   if (kernel.skips() && !kernel.divergent && kernel.tile.WM > 0) return ShaderPipeline::Persistent;
   if (kernel.id == "pipelined") return ShaderPipeline::DoubleBuffered;
+  if (kernel.id == "hoisted") return ShaderPipeline::Hoisted;
   std::span<const KernelInfo> twins = twinKernels();
   auto position = [&](std::string_view id) {
     return std::find_if(twins.begin(), twins.end(), [&](const KernelInfo& k) { return k.id == id; }) - twins.begin();
@@ -63,13 +64,26 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
 
 std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   ShaderPipeline pipeline = shaderPipeline(kernel);
-  if (pipeline != ShaderPipeline::DoubleBuffered && pipeline != ShaderPipeline::Persistent) return std::nullopt;
+  if (pipeline != ShaderPipeline::DoubleBuffered && pipeline != ShaderPipeline::Persistent &&
+      pipeline != ShaderPipeline::Hoisted) {
+    return std::nullopt;
+  }
   const TileShape& t = kernel.tile;
   std::string prefix = "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
                        " with " + std::to_string(t.threads) + " invocations does not fit kernel '" + std::string(kernel.id) + "': ";
   if (t.BK % kKBlock != 0) return prefix + "a K-tile holds whole K-blocks: BK must be a multiple of 8";
   if ((t.BM * t.BK / 4) % t.threads != 0 || (t.BK * t.BN / 4) % t.threads != 0) {
     return prefix + "the A and B tiles must split evenly into one vec4 load per invocation and pass";
+  }
+  if (pipeline == ShaderPipeline::Hoisted) {
+    // Each invocation loads the same 4 columns of a row in every pass (k12_hoisted.comp), so a
+    // pass covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4).
+    bool wholeRows = t.BK >= 4 && t.BN >= 4 && t.threads % (t.BK / 4) == 0 && t.threads % (t.BN / 4) == 0;
+    if (!wholeRows || t.BM % (t.threads / (t.BK / 4)) != 0 || t.BK % (t.threads / (t.BN / 4)) != 0) {
+      return prefix + "each pass of vec4 loads must cover whole rows of the A tile (BK/4 invocations each) and of the B tile "
+                      "(BN/4 each), and the passes the whole tiles";
+    }
+    return std::nullopt;
   }
   if (pipeline != ShaderPipeline::Persistent) return std::nullopt;
   WarpLayout w = warpLayout(kernel);

@@ -41,6 +41,7 @@ enum class ShaderPipeline {
   Staged,          // K1-K5: one BM x BK and one BK x BN tile (or none)
   Padded,          // K6, K9, K10, K18: the same with the transposed A tile padded to BM + 4
   DoubleBuffered,  // K11: two padded stages (shaders/tileskip_pipeline.glsl)
+  Hoisted,         // K12: two padded stages as K11's, loaded in passes fixed per invocation (shaders/k12_hoisted.comp)
   Persistent,      // the warp-uniform skipping kernels: two stages, a K-block list, a tile queue
 };
 
@@ -64,8 +65,9 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
 
 // Why the shaders of the pipelined kernels cannot take this tile shape (beyond
 // core/tile_layout.hpp's checks, as the CUDA twins' static_asserts): tiles that do not split
-// evenly into one vec4 load per invocation and pass, sub-tiles straddling pattern tiles, pattern
-// tiles and block tiles that do not nest. Nothing when it fits or for another kernel.
+// evenly into one vec4 load per invocation and pass (for K12, passes of whole rows), sub-tiles
+// straddling pattern tiles, pattern tiles and block tiles that do not nest. Nothing when it fits
+// or for another kernel.
 std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel);
 
 // Why this device cannot launch the kernel's tile configuration, naming what it needs and

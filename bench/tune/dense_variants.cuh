@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "k12_multistage.cuh"
+#include "k12_hoisted.cuh"
+#include "multistage.cuh"
 #include "tune_kernels.cuh"
 
 namespace tileskip::tune {
@@ -28,7 +29,7 @@ inline void addVariant(std::vector<Variant>& into, const std::string& name, cons
   into.push_back(Variant{name, prediction, kernel, BM, BN, threads, dynamicSmem});
 }
 
-void addReferenceVariants(std::vector<Variant>& into);   // K11 as in the catalogue, and K12 as written
+void addReferenceVariants(std::vector<Variant>& into);   // K11 and K12 as in the catalogue, multistage as written
 void addRegisterVariants(std::vector<Variant>& into);    // register-staged, hoisted
 void addStagesVariants(std::vector<Variant>& into);      // cp.async stages, 128 x 128
 void addLanesVariants(std::vector<Variant>& into);       // lane arrangements, 128 x 128

@@ -1,4 +1,4 @@
-// The logic of the dense_variants kernels (issue 17) on the CPU: K12's multistage main loop and
+// The logic of the dense_variants kernels (issue 17) on the CPU: the multistage main loop and
 // the harness's register-staged one run on tests/cuda_emulation's fibers at small odd shapes
 // and are compared with a double-precision product. This checks indexing, bounds, zero fill,
 // the stage ring and barrier placement (every thread reaches the same barrier; shared memory
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "k12_hoisted.cuh"
 #include "tune_kernels.cuh"
 
 using namespace tileskip;
@@ -103,6 +104,16 @@ void checkHybrid(const std::string& name, const std::vector<Shape>& shapes) {
   }
 }
 
+// The catalogue's K12, which declares its own shared memory.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
+void checkHoisted(const std::string& name, const std::vector<Shape>& shapes) {
+  for (const Shape& s : shapes) {
+    check<BM, BN, kThreads, 1>(name, s, [](const float* A, const float* B, float* C, int M, int N, int K, float*) {
+      cuda::hoisted<BM, BN, BK, WM, WN, TM, TN, kThreads>(A, B, C, M, N, K);
+    });
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -126,6 +137,8 @@ int main() {
   checkRegisterStaged<128, 128, 8, 64, 64, 8, 4, 128, 4, 1, 8, false>("reg2 128x128x8 t8x4 late", shapes);
   checkRegisterStaged<128, 128, 8, 64, 64, 4, 4, 128, 4, 2>("reg2 128x128x8 t4x4 l4x8il2", shapes);
   checkRegisterStaged<128, 256, 8, 64, 64, 8, 4, 256>("reg2 128x256x8 256thr", shapes);
+  checkHoisted<128, 256, 8, 64, 64, 8, 4, 256>("k12 hoisted 128x256x8 256thr", shapes);
+  checkHoisted<128, 128, 8, 64, 64, 8, 4, 128>("k12 hoisted 128x128x8", shapes);
   checkWarpTileMultistage<128, 128, 8, 64, 64, 8, 4, 128, 3>("ms3 k9-warptile (barrierAfter)", shapes);
   checkHybrid<128, 128, 8, 64, 64, 8, 4, 128, 3>("hybrid3 128x128x8", shapes);
   checkHybrid<128, 128, 8, 64, 64, 8, 4, 128, 2>("hybrid2 128x128x8", shapes);

@@ -1,4 +1,4 @@
-// K11's register staging with K12's addressing and warp code: separates what the addressing
+// K11's register staging with multistage's addressing and warp code: separates what the addressing
 // and the barrier placement buy from what cp.async buys; and the hybrid (only B in cp.async).
 #include "dense_variants.cuh"
 
@@ -23,7 +23,7 @@ void addRegisterVariants(std::vector<Variant>& into) {
       "CUTLASS 256x128 2-stage measured 0.978");
   addVariant(into, "hybrid3 128x128x8 w64x64 t8x4 l4x8",
              "B in 3 cp.async stages, A through registers (2 LDG.128 + 8 STS per K-tile instead of 8 "
-             "4-byte copies): within +-2 % of k12; ahead if A's 4-byte copies cost L1 throughput",
+             "4-byte copies): within +-2 % of ms3; ahead if A's 4-byte copies cost L1 throughput",
              cuda::hybrid<128, 128, 8, 64, 64, 8, 4, 128, 3>, 128, 128, 128, cuda::multistageSharedBytes<128, 128, 8, 3>());
   addVariant(into, "hybrid3 128x256x8 w64x64 t8x4 l4x8 256thr",
              "the same at 128x256, 256 threads", cuda::hybrid<128, 256, 8, 64, 64, 8, 4, 256, 3>, 128, 256, 256,

@@ -1,4 +1,4 @@
-// cp.async stages at K12's 128 x 128 x 8 shape, and the ablations of K12's other changes.
+// cp.async stages at 128 x 128 x 8, and the ablations of the multistage candidate's other changes.
 #include "dense_variants.cuh"
 
 namespace tileskip::tune {

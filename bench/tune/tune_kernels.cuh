@@ -1,14 +1,16 @@
-// Kernels that exist only in the tuning harness (issue 17), to tell K12's changes apart:
-//  - registerStaged: K11's register staging with K12's hoisted addressing, early barrier and
-//    warp fragments (what the rest buys without cp.async);
-//  - warpTileMultistage: K12's cp.async stages driving K9's WarpTile through barrierAfter, the
-//    way a skipping kernel would run on K12 (what cp.async buys without the rest);
+// Kernels that exist only in the tuning harness (issue 17), to tell the multistage candidate's
+// (multistage.cuh) changes apart:
+//  - registerStaged: K11's register staging with multistage's hoisted addressing, early barrier
+//    and warp fragments (what the rest buys without cp.async; at 128x256 it won, and became the
+//    catalogue's K12, backends/cuda/k12_hoisted.cuh);
+//  - warpTileMultistage: multistage's cp.async stages driving K9's WarpTile through
+//    barrierAfter, the way a skipping kernel would run on them (what cp.async buys without the rest);
 //  - hybrid: B through cp.async stages, A through registers as in K11 (A's 4-byte copies or
 //    K11's 128-bit loads and scalar shared stores).
 // Compiles for the GPU and for the CPU emulator.
 #pragma once
 
-#include "k12_multistage.cuh"
+#include "multistage.cuh"
 
 namespace tileskip::cuda {
 
@@ -187,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 }
 #endif
 
-// K9's WarpTile with K11's prefetched fragments, on K12's stages: the dense twin of a skipping
+// K9's WarpTile with K11's prefetched fragments, on multistage's stages: the dense twin of a skipping
 // kernel moved onto multistageMainLoop with barrierAfter.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8>
 __device__ void warpTileMultistageGemm(const float* __restrict__ A, const float* __restrict__ B,

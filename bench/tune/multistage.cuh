@@ -1,4 +1,6 @@
-// K12 multistage: K11's pipeline without the staging registers. K-tiles go from global to shared
+// The multistage candidate of issue 17 (tuning harness only: it lost to register staging, see
+// bench/NOTES.md step 8, and the catalogue's K12 is backends/cuda/k12_hoisted.cuh).
+// K11's pipeline without the staging registers. K-tiles go from global to shared
 // memory with cp.async, kStages - 1 in flight at once, so more global latency hides at no
 // register cost; the barrier moves before the last depth's FMAs, so no warp waits on shared
 // memory at the top of a K-tile (step 3 of bench/NOTES.md: short-scoreboard stalls).
@@ -56,24 +58,6 @@ __device__ inline void waitForCopies() {
 #if defined(__CUDACC__)
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 #endif
-}
-
-// ---- block tile order ----
-// Tiles in groups of kGroupRows row tiles, column by column inside a group: consecutive blocks
-// (resident together) then cover a few rows of A and a few columns of B instead of one row of
-// A and every column of B. kGroupRows = 1 is BlockTile's row-major order.
-template <int BM, int BN, int kGroupRows>
-__device__ BlockTile<BM, BN> groupedBlockTile(int m, int n, int index = static_cast<int>(blockIdx.x)) {
-  BlockTile<BM, BN> tile(n, index);
-  if constexpr (kGroupRows > 1) {
-    const int rowTiles = (m + BM - 1) / BM, colTiles = (n + BN - 1) / BN;
-    const int group = index / (kGroupRows * colTiles), inGroup = index % (kGroupRows * colTiles);
-    const int firstRow = group * kGroupRows;
-    const int rows = min(kGroupRows, rowTiles - firstRow);
-    tile.rowBase = (firstRow + inGroup % rows) * BM;
-    tile.colBase = (inGroup / rows) * BN;
-  }
-  return tile;
 }
 
 // ---- the copies of one K-tile, addressed once per block tile ----

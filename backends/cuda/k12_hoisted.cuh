@@ -1,0 +1,179 @@
+// K12 hoisted: K11's double buffering with the loop's bookkeeping taken off the FMAs. Each
+// thread's global addresses are computed once per block tile, so a K-tile's loads only add the
+// K offset (interior tiles load with no bounds checks), and the barrier moves before the last
+// depth's FMAs, so depth 0 of the next K-tile is read from shared memory while they run instead
+// of every warp waiting for it at the top of each K-tile. The block grows to 128x256, eight
+// 64x64 warps: each load and shared store of A feeds twice the FMAs. (bench/NOTES.md step 8.)
+//
+// Dense only: the skipping kernels keep K11's loop over a schedule of K-blocks (skip_common.cuh).
+#pragma once
+
+#include "k11_pipelined.cuh"
+
+namespace tileskip::cuda {
+
+// One K-tile of A (BM x BK) and B (BK x BN) in registers between its global loads and its
+// shared stores, loaded in passes whose addresses are fixed per thread: a thread reads the same
+// 4 K-columns of A (aK) in rows kARowsPerPass apart, and the same 4 columns of B (bCol) in
+// K-rows kBRowsPerPass apart. Only the K offset changes from one K-tile to the next.
+template <int BM, int BN, int BK, int kThreads>
+struct HoistedKTile {
+  static constexpr int kAQuadsPerRow = BK / 4, kARowsPerPass = kThreads / kAQuadsPerRow;
+  static constexpr int kAFetchPasses = BM / kARowsPerPass;
+  static constexpr int kBQuadsPerRow = BN / 4, kBRowsPerPass = kThreads / kBQuadsPerRow;
+  static constexpr int kBFetchPasses = BK / kBRowsPerPass;
+  static_assert(BK % 4 == 0 && BN % 4 == 0, "the tiles are loaded as 128-bit quads");
+  static_assert(kThreads % kAQuadsPerRow == 0 && BM % kARowsPerPass == 0, "the A tile splits into whole passes of rows");
+  static_assert(kThreads % kBQuadsPerRow == 0 && BK % kBRowsPerPass == 0, "the B tile splits into whole passes of K-rows");
+
+  const float* A;
+  const float* B;
+  int M, N, K, rowBase, colBase;
+  int aRow, aK;   // this thread's first row and its K-column inside the A tile
+  int bK, bCol;   // this thread's first K-row and its column inside the B tile
+  // Every row of the tile lies inside the matrix and reads as 128-bit vectors: with a full
+  // K-tile, no load needs a check. The same for the whole block, so no warp diverges on it.
+  bool interiorA, interiorB;
+  float4 a[kAFetchPasses], b[kBFetchPasses];
+
+  __device__ HoistedKTile(const float* A_, const float* B_, int M_, int N_, int K_, const BlockTile<BM, BN>& block,
+                          int tid)
+      : A(A_), B(B_), M(M_), N(N_), K(K_), rowBase(block.rowBase), colBase(block.colBase) {
+    aRow = tid / kAQuadsPerRow;
+    aK = (tid % kAQuadsPerRow) * 4;
+    bK = tid / kBQuadsPerRow;
+    bCol = (tid % kBQuadsPerRow) * 4;
+    interiorA = rowBase + BM <= M && rowsAreVectorAligned(K);
+    interiorB = colBase + BN <= N && rowsAreVectorAligned(N);
+  }
+
+  // Global loads of the K-tile at kBase; zeros past M, N or K. Nothing waits for them here:
+  // store() consumes them after the FMAs of the current K-tile.
+  __device__ void fetch(int kBase) {
+    const bool fullK = kBase + BK <= K;
+    if (interiorA && fullK) {
+      const float* first = A + static_cast<long long>(rowBase + aRow) * K + kBase + aK;
+#pragma unroll
+      for (int p = 0; p < kAFetchPasses; ++p) {
+        a[p] = *reinterpret_cast<const float4*>(first + static_cast<long long>(p) * kARowsPerPass * K);
+      }
+    } else {
+#pragma unroll
+      for (int p = 0; p < kAFetchPasses; ++p) {
+        const int row = rowBase + aRow + p * kARowsPerPass, k = kBase + aK;
+        a[p] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (row < M && k < K) a[p] = loadRowQuad(A + static_cast<long long>(row) * K, k, K, rowsAreVectorAligned(K));
+      }
+    }
+    if (interiorB && fullK) {
+      const float* first = B + static_cast<long long>(kBase + bK) * N + colBase + bCol;
+#pragma unroll
+      for (int p = 0; p < kBFetchPasses; ++p) {
+        b[p] = *reinterpret_cast<const float4*>(first + static_cast<long long>(p) * kBRowsPerPass * N);
+      }
+    } else {
+#pragma unroll
+      for (int p = 0; p < kBFetchPasses; ++p) {
+        const int k = kBase + bK + p * kBRowsPerPass, col = colBase + bCol;
+        b[p] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (k < K && col < N) b[p] = loadRowQuad(B + static_cast<long long>(k) * N, col, N, rowsAreVectorAligned(N));
+      }
+    }
+  }
+
+  // Writes the K-tile into a stage: A transposed (As[k][m], stride BM + kAPad), B row-major.
+  __device__ void store(float* As, float* Bs) const {
+#pragma unroll
+    for (int p = 0; p < kAFetchPasses; ++p) {
+      float* column = As + aK * transposedAStride<BM>() + aRow + p * kARowsPerPass;
+      column[0 * transposedAStride<BM>()] = a[p].x;
+      column[1 * transposedAStride<BM>()] = a[p].y;
+      column[2 * transposedAStride<BM>()] = a[p].z;
+      column[3 * transposedAStride<BM>()] = a[p].w;
+    }
+#pragma unroll
+    for (int p = 0; p < kBFetchPasses; ++p) {
+      *reinterpret_cast<float4*>(Bs + (bK + p * kBRowsPerPass) * BN + bCol) = b[p];
+    }
+  }
+};
+
+// K9's warp tile with two sets of fragments that live across K-tiles: depth 0 of the next
+// K-tile goes into set 0 while the last depth of this one is multiplied from set 1.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
+struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
+  using Tile = WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
+  static constexpr int kRegM = Tile::WMITER * TM, kRegN = Tile::WNITER * TN;
+  static_assert(BK % 2 == 0, "the last depth of a K-tile multiplies from set 1 while the next depth 0 fills set 0");
+
+  float regM[2][kRegM], regN[2][kRegN];
+
+  __device__ explicit HoistedWarpTile(int tid) : Tile(tid) {}
+
+  // This lane's fragments of A and B at depth k of a stage, into `set`.
+  __device__ void loadFragments(const float* As, const float* Bs, int k, int set) {
+    this->loadRegN(Bs, k, regN[set]);
+#pragma unroll
+    for (int wm = 0; wm < Tile::WMITER; ++wm) {
+      float part[TM];
+      this->loadRegM(As, k, wm, part);
+#pragma unroll
+      for (int i = 0; i < TM; ++i) regM[set][wm * TM + i] = part[i];
+    }
+  }
+
+  // The rank-1 update of the fragments in `set`: kRegM x kRegN FMAs.
+  __device__ void multiply(int set) {
+#pragma unroll
+    for (int i = 0; i < kRegM; ++i) {
+#pragma unroll
+      for (int j = 0; j < kRegN; ++j) this->acc[i][j] = fmaf(regM[set][i], regN[set][j], this->acc[i][j]);
+    }
+  }
+};
+
+// Tiles in groups of kGroupRows row tiles (groupedBlockTile): the blocks resident together then
+// read a few row panels of A and a few column panels of B from L2, not one of A and all of B.
+inline constexpr int kHoistedGroupRows = 8;
+
+// One block per multiprocessor: the 128 accumulators, two fragment sets and the K-tile in
+// flight take some 230 registers a thread, which 256 threads get only one block at a time
+// (minBlocksPerSM's two would cap them at 128 and spill).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1)
+    hoisted(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
+  constexpr int kStage = stageFloats<BM, BN, BK>(), kBOffset = BK * transposedAStride<BM>();
+  __shared__ __align__(16) float stages[2 * kStage];
+  const int tid = static_cast<int>(threadIdx.x);
+  const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kHoistedGroupRows>(M, N);
+  HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> tile(tid);
+  HoistedKTile<BM, BN, BK, kThreads> staged(A, B, M, N, K, block, tid);
+  const int steps = (K + BK - 1) / BK;  // K >= 1: at least one
+
+  staged.fetch(0);
+  staged.store(stages, stages + kBOffset);
+  __syncthreads();
+  if (steps > 1) staged.fetch(BK);  // in flight during the first K-tile's FMAs
+  tile.loadFragments(stages, stages + kBOffset, 0, 0);
+  for (int step = 0; step < steps; ++step) {
+    const float* As = stages + (step & 1) * kStage;
+    float* next = stages + ((step + 1) & 1) * kStage;
+    // K11's inner loop: depth k + 1's fragments are read while depth k's FMAs run.
+#pragma unroll
+    for (int k = 0; k < BK - 1; ++k) {
+      tile.loadFragments(As, As + kBOffset, k + 1, (k + 1) % 2);
+      tile.multiply(k % 2);
+    }
+    // Every read of this stage is done, so the barrier comes now, not after the last FMAs. The
+    // stage `next` was last read before the previous barrier: the K-tile in flight goes there.
+    const bool more = step + 1 < steps;
+    if (more) staged.store(next, next + kBOffset);
+    __syncthreads();
+    if (step + 2 < steps) staged.fetch((step + 2) * BK);  // in flight during the next K-tile
+    if (more) tile.loadFragments(next, next + kBOffset, 0, 0);
+    tile.multiply((BK - 1) % 2);  // its latency covers depth 0's shared reads
+  }
+  tile.store(C, M, N, block.rowBase, block.colBase);
+}
+
+}  // namespace tileskip::cuda
