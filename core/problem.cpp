@@ -65,6 +65,13 @@ ProblemData generateProblem(const ProblemSpec& spec) {
 
 ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& sizeGiven) {
   std::optional<Matrix> a, b;
+  std::vector<std::string> notes;
+  auto read = [&](const std::string& file, const char* operand) {
+    MatrixReadInfo info;
+    Matrix m = readMatrix(file, &info);
+    if (!info.note.empty()) notes.push_back(std::string(operand) + " (" + file + "): " + info.note);
+    return m;
+  };
   auto take = [&](char dimension, int& size, int fromFile, const std::string& file) {
     if (sizeGiven(dimension) && size != fromFile) {
       throw InputError(std::string("--") + dimension + " " + std::to_string(size) + " disagrees with " + file +
@@ -73,12 +80,12 @@ ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& size
     size = fromFile;
   };
   if (!spec.fileA.empty()) {
-    a = readMatrix(spec.fileA);
+    a = read(spec.fileA, "A");
     take('m', spec.m, a->rows(), spec.fileA);
     take('k', spec.k, a->cols(), spec.fileA);
   }
   if (!spec.fileB.empty()) {
-    b = readMatrix(spec.fileB);
+    b = read(spec.fileB, "B");
     if (a && b->rows() != a->cols()) {
       throw InputError("A (" + spec.fileA + ") is " + std::to_string(a->rows()) + "x" + std::to_string(a->cols()) +
                        " but B (" + spec.fileB + ") is " + std::to_string(b->rows()) + "x" + std::to_string(b->cols()) +
@@ -93,6 +100,7 @@ ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& size
                                         spec.optionsOf(Operand::A));
   data.b = b ? std::move(*b) : generate(spec.generatorOf(Operand::B), Operand::B, spec.k, spec.n, spec.densityB, spec.seed,
                                         spec.optionsOf(Operand::B));
+  data.readNotes = std::move(notes);
   return data;
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/generators.hpp"
 #include "core/matrix.hpp"
@@ -42,6 +43,8 @@ struct ProblemSpec {
 
 struct ProblemData {
   Matrix a, b;
+  // What reading a file operand converted (float64, Fortran order, ...): "A (a.npy): ..." lines.
+  std::vector<std::string> readNotes;
 };
 
 // Generates A and B, or reads them where the spec names files (their shapes must be the spec's).

@@ -18,6 +18,8 @@
 #include <numeric>
 #include <nlohmann/json.hpp>
 
+#include "core/generators.hpp"
+#include "core/matrix_io.hpp"
 #include "fake_backend.hpp"
 #include "run_command.hpp"
 #include "ui/viewer.hpp"
@@ -173,6 +175,21 @@ TEST(ViewScreenshot, TeachingModeShowsTheBlockWalkAndTheSource) {
   Shot teach = screenshot("teach", "--kernel joint-8x32 --density-a 0.4 --density-b 0.4 --teach --teach-block 1,1 --teach-kblock 3");
   expectPanelsShown(teach, {"left column", "teaching", "source"});
   EXPECT_FALSE(teach.layout.count("skip map"));
+}
+
+// Your own matrices in the viewer: --a/--b set the sizes (192 here, as the helper's --size), and
+// auto picks the kernel it opens with.
+TEST(ViewScreenshot, FileOperandsWithAutoOpenOnTheChosenKernel) {
+  tileskip::GeneratorOptions options;
+  options.granularity = 64;
+  const fs::path a = scratch() / "a.npy", b = scratch() / "b.npy";
+  using tileskip::Operand;
+  tileskip::writeMatrix(a, tileskip::generate("blocks", Operand::A, 192, 192, 0.5, 3, options));
+  tileskip::writeMatrix(b, tileskip::generate("blocks", Operand::B, 192, 192, 0.5, 4, options));
+  Shot files = screenshot("files", "--kernel auto --a " + a.string() + " --b " + b.string());
+  expectPanelsShown(files, {"left column", "skip map"});
+  EXPECT_NE(files.outcome.output.find("auto: cpu runs cpu"), std::string::npos) << files.outcome.output;
+  EXPECT_NE(files.outcome.output.find("A: " + a.string()), std::string::npos) << files.outcome.output;
 }
 
 TEST(ViewScreenshot, BadFlagsAreBadInput) {

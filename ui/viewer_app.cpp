@@ -243,10 +243,10 @@ void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
                                                  : "M = " + std::to_string(s.m) + ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k);
     ImGui::Text("%s", sizes.c_str());
     ImGui::SameLine();
-    std::string generator = s.generator + (takesGranularity(s.generator) ? " (G=" + std::to_string(s.options.granularity) + ")" : "");
-    ImGui::TextDisabled("\xC2\xB7 %s \xC2\xB7 density A %s (non-zero %s), B %s (%s) \xC2\xB7 seed %llu \xC2\xB7", generator.c_str(),
-                        formatNumber(s.densityA).c_str(), formatNumber(a.nonZeroA, 3).c_str(),
-                        formatNumber(s.densityB).c_str(), formatNumber(a.nonZeroB, 3).c_str(),
+    // Each operand as it was made: a generator with its density (and G), or the file it came from.
+    ImGui::TextDisabled("\xC2\xB7 A: %s (non-zero %s), B: %s (%s) \xC2\xB7 seed %llu \xC2\xB7",
+                        s.sourceOf(Operand::A).c_str(), formatNumber(a.nonZeroA, 3).c_str(),
+                        s.sourceOf(Operand::B).c_str(), formatNumber(a.nonZeroB, 3).c_str(),
                         static_cast<unsigned long long>(s.seed));
   } else {
     ImGui::TextDisabled("no problem yet \xC2\xB7");

@@ -63,6 +63,7 @@ bool ProblemFlags::sizeGiven(char dimension) const {
 std::pair<ProblemSpec, ProblemData> ProblemFlags::load(int defaultSize) const {
   ProblemSpec spec = toSpec(defaultSize);
   ProblemData data = loadProblem(spec, [&](char dimension) { return sizeGiven(dimension); });
+  for (const std::string& line : data.readNotes) note(line);
   if (reorder) {
     reorderOperands(data.a, data.b);
     spec.reordered = true;

@@ -35,8 +35,11 @@ void validateRun(const RunFlags& flags) {
 
 int runRun(const RunFlags& flags) {
   formatFromPath(flags.out);  // refuse an unknown output extension before any work
-  Matrix a = readMatrix(flags.a);
-  Matrix b = readMatrix(flags.b);
+  MatrixReadInfo aInfo, bInfo;
+  Matrix a = readMatrix(flags.a, &aInfo);
+  Matrix b = readMatrix(flags.b, &bInfo);
+  if (!aInfo.note.empty()) note("A (" + flags.a + "): " + aInfo.note);
+  if (!bInfo.note.empty()) note("B (" + flags.b + "): " + bInfo.note);
   checkMultiplicable(a, b);
   // C, the float64 reference (A·B and |A|·|B|) and float64 copies of A and B.
   checkHostMemory((sizeof(float) + 2 * sizeof(double)) * static_cast<std::uint64_t>(a.rows()) * static_cast<std::uint64_t>(b.cols()) +
