@@ -138,6 +138,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
 
   // Statistics depend on the kernel and the operands only, not on the backend.
   std::map<const KernelInfo*, KernelInspection> inspected;
+  ProblemInspector inspector(data.a, data.b);
 
   for (const BenchTarget& target : targets) {
     Backend& backend = *target.backend;
@@ -167,7 +168,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
       if (kernel == target.autoKernel) row.autoReason = target.autoReason;
       {
         auto it = inspected.find(kernel);
-        if (it == inspected.end()) it = inspected.emplace(kernel, inspectKernel(data.a, data.b, *kernel, model)).first;
+        if (it == inspected.end()) it = inspected.emplace(kernel, inspector.inspect(*kernel, model)).first;
         row.features = it->second.features;
         row.predictedSpeedup = model.predictedSpeedup(*kernel, row.features);
         if (kernel->skips()) {

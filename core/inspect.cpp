@@ -78,6 +78,17 @@ TileRange tilesOfBlock(int block, int blockExtent, int granularity, int tiles) {
   return {first, last};
 }
 
+// Per K-block, the bits any pattern tile of `tiles` keeps (what the block loads for) and the
+// bits every one keeps (whether the block can take the dense path).
+void combineTiles(const Pattern& pattern, TileRange tiles, std::vector<std::uint8_t>& any,
+                  std::vector<std::uint8_t>& every) {
+  std::fill(any.begin(), any.end(), 0);
+  std::fill(every.begin(), every.end(), 0xFF);
+  for (int t = tiles.first; t < tiles.last; ++t) {
+    for (int kb = 0; kb < pattern.kBlocks; ++kb) any[kb] |= pattern.at(t, kb), every[kb] &= pattern.at(t, kb);
+  }
+}
+
 // The skip features of a kernel whose blocks load only the K-blocks their tiles need (or, for
 // a divergent kernel, load every K-block and skip per thread).
 KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
@@ -103,19 +114,11 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
   std::vector<std::uint8_t> aAny(kBlocks), aEvery(kBlocks), bAny(kBlocks), bEvery(kBlocks);
   for (int bi = 0; bi < blockRows; ++bi) {
     const TileRange rows = tilesOfBlock(bi, BM, aG, aPat.tiles);
-    std::fill(aAny.begin(), aAny.end(), 0);
-    std::fill(aEvery.begin(), aEvery.end(), 0xFF);
-    for (int t = rows.first; t < rows.last; ++t) {
-      for (int kb = 0; kb < kBlocks; ++kb) aAny[kb] |= aPat.at(t, kb), aEvery[kb] &= aPat.at(t, kb);
-    }
+    combineTiles(aPat, rows, aAny, aEvery);
     const int rowsInBlock = std::min(BM, m - bi * BM);
     for (int bj = 0; bj < blockCols; ++bj) {
       const TileRange cols = tilesOfBlock(bj, BN, bG, bPat.tiles);
-      std::fill(bAny.begin(), bAny.end(), 0);
-      std::fill(bEvery.begin(), bEvery.end(), 0xFF);
-      for (int t = cols.first; t < cols.last; ++t) {
-        for (int kb = 0; kb < kBlocks; ++kb) bAny[kb] |= bPat.at(t, kb), bEvery[kb] &= bPat.at(t, kb);
-      }
+      combineTiles(bPat, cols, bAny, bEvery);
       int listed = 0, partlyKept = 0;
       bool dense = true;
       for (int kb = 0; kb < kBlocks; ++kb) {
@@ -241,10 +244,24 @@ OperandSummary summarizeOperand(const Matrix& m, std::string source) {
   return {std::move(source), m.rows(), m.cols(), elementDensity(m)};
 }
 
-KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInfo& kernel, const SpeedModel& model) {
+struct ProblemInspector::Patterns {
+  Operands ops;
+};
+
+ProblemInspector::ProblemInspector(const Matrix& a, const Matrix& b) : a_(a) {
   checkMultiplicable(a, b);
-  Operands ops{PatternCache(a, Operand::A), PatternCache(b, Operand::B)};
-  return inspectOne(kernel, ops, kernel.id == "cusparse-csr" ? elementDensity(a) : 1.0, model);
+  patterns_ = std::make_unique<Patterns>(Patterns{Operands{PatternCache(a, Operand::A), PatternCache(b, Operand::B)}});
+}
+
+ProblemInspector::~ProblemInspector() = default;
+
+KernelInspection ProblemInspector::inspect(const KernelInfo& kernel, const SpeedModel& model) {
+  if (kernel.id == "cusparse-csr" && aDensity_ < 0.0) aDensity_ = elementDensity(a_);
+  return inspectOne(kernel, patterns_->ops, aDensity_, model);
+}
+
+KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInfo& kernel, const SpeedModel& model) {
+  return ProblemInspector(a, b).inspect(kernel, model);
 }
 
 Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const KernelInfo* const> kernels,
@@ -255,8 +272,8 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
   result.a = std::move(aSummary);
   result.b = std::move(bSummary);
   result.modelName = model.name();
-  Operands ops{PatternCache(a, Operand::A), PatternCache(b, Operand::B)};
-  for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspectOne(*kernel, ops, result.a.density, model));
+  ProblemInspector inspector(a, b);
+  for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspector.inspect(*kernel, model));
   result.recommendation = recommend(result.kernels);
   const double outputs = static_cast<double>(a.rows()) * b.cols();
   if (outputs < kSmallProblemOutputs) {

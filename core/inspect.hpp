@@ -5,6 +5,7 @@
 // each measured row (bench/calibrate_model.py fits the model from such rows).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,7 +66,22 @@ class Backend;
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
                             std::string bSource);
 
-// Only the statistics and prediction of one kernel (the bench harness fills its rows with it).
+// Only the statistics and prediction of one kernel.
 KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInfo& kernel, const SpeedModel& model);
+
+// Many kernels on one problem, each operand's patterns built once (the bench harness fills its
+// rows with it). Holds references to A and B: they must outlive it.
+class ProblemInspector {
+ public:
+  ProblemInspector(const Matrix& a, const Matrix& b);  // throws InputError unless they multiply
+  ~ProblemInspector();
+  KernelInspection inspect(const KernelInfo& kernel, const SpeedModel& model);
+
+ private:
+  struct Patterns;
+  std::unique_ptr<Patterns> patterns_;
+  const Matrix& a_;
+  double aDensity_ = -1.0;  // A's element density, counted when cusparse-csr first asks
+};
 
 }  // namespace tileskip
