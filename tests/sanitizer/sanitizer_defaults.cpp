@@ -20,8 +20,16 @@ __attribute__((used)) const char* __ubsan_default_options() {
 // teardown LeakSanitizer would report its allocations at exit. Only allocations made inside
 // lavapipe are suppressed; a leak of tileskip's own memory is still reported. (Vulkan objects
 // tileskip forgets to destroy are the validation layers' to report.)
-__attribute__((used)) const char* __lsan_default_suppressions() {
-  return "leak:libvulkan_lvp.so\n";
-}
+__attribute__((used)) const char* __lsan_default_suppressions() { return "leak:libvulkan_lvp.so\n"; }
 
 }  // extern "C"
+
+#include <dlfcn.h>
+
+// The suppression above names lavapipe's module, so lavapipe must still be mapped when
+// LeakSanitizer looks: with Mesa 22.3.6-1+deb12u2 the loader unloads it before exit, and what
+// it allocated while enumerating devices showed as an unknown module that nothing can suppress.
+// Kept loaded here (RTLD_NODELETE) from the start; where Mesa is not installed this does nothing.
+namespace {
+[[maybe_unused]] const bool kLavapipeKeptLoaded = dlopen("libvulkan_lvp.so", RTLD_LAZY | RTLD_NODELETE) != nullptr;
+}
