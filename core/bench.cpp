@@ -60,6 +60,15 @@ Timing summarize(std::vector<double> milliseconds) {
   return t;
 }
 
+const BenchRow* timedRow(const BenchReport& report, std::string_view backend, std::string_view kernel) {
+  const BenchRow* best = nullptr;
+  for (const BenchRow& row : report.rows) {
+    if (!row.timed() || row.kernel != kernel || (!backend.empty() && row.backend != backend)) continue;
+    if (best == nullptr || row.kernelMs.median < best->kernelMs.median) best = &row;
+  }
+  return best;
+}
+
 std::string utcTimestamp() {
   std::time_t now = std::time(nullptr);
   std::tm utc{};

@@ -114,6 +114,9 @@ using ProgressCallback = std::function<void(const std::string&)>;
 BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec& problem, const ProblemData& data,
                      const BenchOptions& options, const ProgressCallback& progress = {});
 
+// The fastest verified row of `kernel` on `backend` ("" for any backend), or null.
+const BenchRow* timedRow(const BenchReport& report, std::string_view backend, std::string_view kernel);
+
 // "2026-11-22T10:00:00Z"
 std::string utcTimestamp();
 std::string hostDescription();

@@ -50,10 +50,6 @@ const BenchRow* fastest(const BenchReport& report, const std::string& backend, c
   return best;
 }
 
-const BenchRow* rowOf(const BenchReport& report, const std::string& backend, const std::string& kernel) {
-  return fastest(report, backend, {kernel});
-}
-
 std::string label(const BenchRow& row) { return row.backend + " " + row.kernel; }
 
 ProblemSpec segments(int size, double density, int granularity, std::uint64_t seed) {
@@ -71,7 +67,7 @@ HeadlineMeasure jointVsCublas(const BenchReport& run, const std::string& what, c
                               std::optional<double> threshold) {
   HeadlineMeasure m{what, target, std::nullopt, threshold, false, ""};
   const BenchRow* joint = fastest(run, "", ids(kJointCandidates));
-  const BenchRow* cublas = rowOf(run, "", "cublas");
+  const BenchRow* cublas = timedRow(run, "", "cublas");
   if (joint == nullptr || cublas == nullptr) {
     m.detail = "needs a joint kernel and cuBLAS in one run";
     return m;
@@ -114,7 +110,7 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   const BenchReport& dense = report.runs[run(segments(n, 1.0, aligned, options.seed), ids(kDenseCandidates, {"cublas"}))];
   const BenchRow* bestCuda = fastest(dense, "cuda", ids(kDenseCandidates));
   const BenchRow* bestVulkan = fastest(dense, "vulkan", ids(kDenseCandidates));
-  const BenchRow* cublas = rowOf(dense, "", "cublas");
+  const BenchRow* cublas = timedRow(dense, "", "cublas");
   HeadlineMeasure denseVsCublas{"best dense CUDA kernel / cuBLAS SGEMM (TF32 off)", ">= 0.95", std::nullopt, 0.95, false, ""};
   if (bestCuda && cublas) {
     denseVsCublas.value = cublas->kernelMs.median / bestCuda->kernelMs.median;
@@ -173,7 +169,7 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   HeadlineMeasure preprocessing{"pattern preprocessing / dense kernel time", "<= 0.02", std::nullopt, 0.02, true, ""};
   const BenchReport& half = report.runs[alignedRuns[0.5]];
   if (const BenchRow* joint = fastest(half, "", ids(kJointCandidates))) {
-    if (const BenchRow* ref = rowOf(half, joint->backend, std::string(kDenseReferenceKernel))) {
+    if (const BenchRow* ref = timedRow(half, joint->backend, std::string(kDenseReferenceKernel))) {
       preprocessing.value = joint->prepareMs.median / ref->kernelMs.median;
       preprocessing.detail = label(*joint) + " patterns " + fixed(joint->prepareMs.median * 1000, 1) + " us vs " +
                              std::string(kDenseReferenceKernel) + " " + fixed(ref->kernelMs.median, 3) + " ms";
@@ -246,7 +242,7 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
           continue;
         }
         if (kernelInfo(row.kernel).isBaseline()) continue;
-        const BenchRow* dense = rowOf(run, row.backend, std::string(kDenseReferenceKernel));
+        const BenchRow* dense = timedRow(run, row.backend, std::string(kDenseReferenceKernel));
         SweepPoint p;
         p.backend = row.backend;
         p.kernel = row.kernel;

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/pattern.hpp"
 #include "core/reference.hpp"
+#include "core/report.hpp"
 
 namespace tileskip {
 
@@ -176,12 +177,6 @@ double elementDensity(const Matrix& m) {
   return m.empty() ? 0.0 : static_cast<double>(m.countNonZeros()) / static_cast<double>(m.size());
 }
 
-std::string fixed2(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", v);
-  return buffer;
-}
-
 std::string tileWords(const KernelInspection& r) {
   std::string s;
   if (r.aGranularity > 0) s += std::to_string(r.aGranularity) + "-row";
@@ -209,31 +204,31 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
   if (bestDense == nullptr && bestSkip == nullptr) return {kernels.front().kernel, "the only kernel this backend has"};
   const double denseSpeed = bestDense != nullptr ? bestDense->predictedSpeedup : 0.0;
   if (csr != nullptr && csr->predictedSpeedup > kSkipMargin * std::max(denseSpeed, bestSkip ? bestSkip->predictedSpeedup : 0.0)) {
-    return {csr->kernel, "A is " + fixed2(100.0 * (1.0 - csr->jointDensity)) + " % zeros: CSR SpMM, predicted " +
-                             fixed2(csr->predictedSpeedup) + "x"};
+    return {csr->kernel, "A is " + fixed(100.0 * (1.0 - csr->jointDensity), 2) + " % zeros: CSR SpMM, predicted " +
+                             fixed(csr->predictedSpeedup, 2) + "x"};
   }
   if (bestSkip != nullptr && (bestDense == nullptr || bestSkip->predictedSpeedup > kSkipMargin * denseSpeed)) {
     if (bestSkip->idealSpeedup < 1.01) {
       return {bestSkip->kernel, "nothing to skip, and " + std::string(bestSkip->kernel->id) +
                                     "'s dense path is predicted fastest on this device: " +
-                                    fixed2(bestSkip->predictedSpeedup) + "x"};
+                                    fixed(bestSkip->predictedSpeedup, 2) + "x"};
     }
     return {bestSkip->kernel, "zeros fill whole " + tileWords(*bestSkip) + " (joint density " +
-                                  fixed2(bestSkip->jointDensity) + ", load bound " + fixed2(bestSkip->loadBoundSpeedup) +
-                                  "x): predicted " + fixed2(bestSkip->predictedSpeedup) + "x"};
+                                  fixed(bestSkip->jointDensity, 2) + ", load bound " + fixed(bestSkip->loadBoundSpeedup, 2) +
+                                  "x): predicted " + fixed(bestSkip->predictedSpeedup, 2) + "x"};
   }
   std::string why;
   if (bestIdeal == nullptr) {
     why = "this backend has no skipping kernel";
   } else if (bestIdeal->idealSpeedup < 1.1) {
-    why = "no tile-aligned zeros: joint density " + fixed2(bestIdeal->jointDensity) + " at the finest tiles (" +
+    why = "no tile-aligned zeros: joint density " + fixed(bestIdeal->jointDensity, 2) + " at the finest tiles (" +
           tileWords(*bestIdeal) + ")";
   } else if (bestSkip->loadBoundSpeedup < 1.1) {
     why = "zeros are not block-aligned: " + std::string(bestSkip->kernel->id) + "'s blocks still load " +
-          fixed2(100.0 / bestSkip->loadBoundSpeedup) + " % of their K-blocks";
+          fixed(100.0 / bestSkip->loadBoundSpeedup, 2) + " % of their K-blocks";
   } else {
     why = "the best skipping kernel, " + std::string(bestSkip->kernel->id) + ", is predicted at " +
-          fixed2(bestSkip->predictedSpeedup) + "x, not enough over " + fixed2(denseSpeed) + "x";
+          fixed(bestSkip->predictedSpeedup, 2) + "x, not enough over " + fixed(denseSpeed, 2) + "x";
   }
   return {bestDense->kernel, "stay dense: " + why};
 }

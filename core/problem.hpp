@@ -44,7 +44,7 @@ struct ProblemSpec {
 struct ProblemData {
   Matrix a, b;
   // What reading a file operand converted (float64, Fortran order, ...): "A (a.npy): ..." lines.
-  std::vector<std::string> readNotes;
+  std::vector<std::string> readNotes = {};
 };
 
 // Generates A and B, or reads them where the spec names files (their shapes must be the spec's).

@@ -72,13 +72,6 @@ std::vector<RealCaseRun> runRealSuite(const std::vector<Backend*>& backends, con
 
 namespace {
 
-const BenchRow* rowFor(const BenchReport& report, const std::string& backend, std::string_view kernel) {
-  for (const BenchRow& row : report.rows) {
-    if (row.backend == backend && row.kernel == kernel && row.timed()) return &row;
-  }
-  return nullptr;
-}
-
 std::string speed(const BenchRow* row, const BenchRow* dense) {
   if (row == nullptr || dense == nullptr) return "-";
   return fixed(dense->kernelMs.median / row->kernelMs.median, 2) + "x";
@@ -99,7 +92,7 @@ std::string formatRealSummary(const std::vector<RealCaseRun>& runs) {
       if (!row.timed()) failures << run.realCase.name << ": " << row.backend << " " << row.kernel << ": " << row.failure << "\n";
     }
     for (const std::string& backend : backends) {
-      const BenchRow* dense = rowFor(run.report, backend, kDenseReferenceKernel);
+      const BenchRow* dense = timedRow(run.report, backend, kDenseReferenceKernel);
       const BenchRow* chosen = nullptr;
       const BenchRow* best = nullptr;
       for (const BenchRow& row : run.report.rows) {
@@ -111,8 +104,8 @@ std::string formatRealSummary(const std::vector<RealCaseRun>& runs) {
                        backend, chosen ? chosen->kernel : "-", chosen ? fixed(chosen->predictedSpeedup, 2) + "x" : "-",
                        speed(chosen, dense), best ? best->kernel : "-", speed(best, dense),
                        chosen && best ? fixed(best->kernelMs.median / chosen->kernelMs.median, 3) : "-",
-                       speed(rowFor(run.report, backend, "cublas"), dense),
-                       speed(rowFor(run.report, backend, "cusparse-csr"), dense)});
+                       speed(timedRow(run.report, backend, "cublas"), dense),
+                       speed(timedRow(run.report, backend, "cusparse-csr"), dense)});
     }
   }
   std::string text = "speedups over " + std::string(kDenseReferenceKernel) + " on the same backend, same run\n\n" +
