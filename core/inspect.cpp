@@ -274,7 +274,7 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
   if (outputs < kSmallProblemOutputs) {
     result.recommendation.reason +=
         "; a small problem: the model was calibrated on outputs that fill the GPU, where launch costs and idle "
-        "multiprocessors do not count, so measure it (bench --kernel all)";
+        "multiprocessors do not count (on a GPU, --kernel auto measures instead)";
   }
   return result;
 }

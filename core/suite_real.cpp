@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/inspect.hpp"
+#include "core/auto_choice.hpp"
 #include "core/matrix_io.hpp"
 #include "core/report.hpp"
 
@@ -60,9 +60,9 @@ std::vector<RealCaseRun> runRealSuite(const std::vector<Backend*>& backends, con
     std::vector<BenchTarget> targets;
     for (Backend* backend : backends) {
       BenchTarget target{backend, backend->kernels()};
-      const Recommendation choice = inspectOnBackend(*backend, data.a, data.b, spec.fileA, spec.fileB).recommendation;
-      target.autoKernel = choice.kernel;
-      target.autoReason = choice.reason;
+      const AutoChoice choice = chooseKernel(*backend, data.a, data.b, spec.fileA, spec.fileB);
+      target.autoKernel = choice.choice.kernel;
+      target.autoReason = choice.choice.reason;
       targets.push_back(std::move(target));
     }
     runs.push_back({c, runBench(targets, spec, data, options, progress)});

@@ -173,12 +173,15 @@ bool namesAuto(const std::string& list) {
   return false;
 }
 
-Recommendation chooseAuto(const Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec) {
-  return inspectOnBackend(backend, a, b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B)).recommendation;
+AutoChoice chooseAuto(Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec) {
+  return chooseKernel(backend, a, b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B));
 }
 
-void noteAuto(const Backend& backend, const Recommendation& choice) {
-  note("auto: " + std::string(backend.name()) + " runs " + std::string(choice.kernel->id) + ": " + choice.reason);
+void noteAuto(const Backend& backend, const AutoChoice& choice) {
+  std::string cost;
+  if (!choice.measured.empty()) cost = " (choosing took " + fixed(choice.measuringMs, 1) + " ms)";
+  note("auto: " + std::string(backend.name()) + " runs " + std::string(choice.choice.kernel->id) + ": " +
+       choice.choice.reason + cost);
 }
 
 std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/backend_registry.hpp"
+#include "core/auto_choice.hpp"
 #include "core/bench.hpp"
 #include "core/inspect.hpp"
 #include "core/reorder.hpp"
@@ -85,11 +86,11 @@ std::vector<const KernelInfo*> parseKernelList(const std::string& list);
 
 // Whether a --kernel list holds "auto": the kernel inspect recommends for the operands.
 bool namesAuto(const std::string& list);
-// The recommendation of `tileskip inspect` for these operands on this backend (its own kernels,
-// its device's speed model).
-Recommendation chooseAuto(const Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec);
-// Notes the choice on stderr: "auto: cuda picks joint-64x32: ...".
-void noteAuto(const Backend& backend, const Recommendation& choice);
+// auto's choice for these operands on this backend (core/auto_choice.hpp): inspect's
+// recommendation, or the fastest of the kernels it timed where the model is blind.
+AutoChoice chooseAuto(Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec);
+// Notes the choice on stderr: "auto: cuda runs joint-64x32: ...", and what measuring it cost.
+void noteAuto(const Backend& backend, const AutoChoice& choice);
 
 // "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws
 // InputError for an unknown id, and for an id the backend lacks when `strict`.

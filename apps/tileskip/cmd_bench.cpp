@@ -185,12 +185,12 @@ int runBenchCommand(const BenchFlags& flags) {
   for (const auto& b : backends) {
     BenchTarget target{b.get(), selectKernels(flags.kernels, *b, strict)};
     if (autoKernel) {
-      Recommendation choice = chooseAuto(*b, data.a, data.b, spec);
+      const AutoChoice choice = chooseAuto(*b, data.a, data.b, spec);
       noteAuto(*b, choice);
-      target.autoKernel = choice.kernel;
-      target.autoReason = choice.reason;
+      target.autoKernel = choice.choice.kernel;
+      target.autoReason = choice.choice.reason;
       // The dense reference beside it, so the report shows the speedup auto measured, not only predicted.
-      for (const KernelInfo* k : {&kernelInfo(kDenseReferenceKernel), choice.kernel}) {
+      for (const KernelInfo* k : {&kernelInfo(kDenseReferenceKernel), choice.choice.kernel}) {
         if (b->implements(k->id) && std::find(target.kernels.begin(), target.kernels.end(), k) == target.kernels.end()) {
           target.kernels.push_back(k);
         }

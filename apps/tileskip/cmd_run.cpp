@@ -8,6 +8,7 @@
 #include "core/host_memory.hpp"
 #include "core/matrix_io.hpp"
 #include "core/reference.hpp"
+#include "core/report.hpp"
 
 namespace tileskip::cli {
 
@@ -65,10 +66,11 @@ int runRun(const RunFlags& flags) {
     ProblemSpec spec;
     spec.fileA = flags.a;
     spec.fileB = flags.b;
-    const Recommendation choice =
+    const AutoChoice choice =
         permuted ? chooseAuto(*backend, permuted->a, permuted->b, spec) : chooseAuto(*backend, a, b, spec);
-    kernel = choice.kernel;
-    chosen = " (auto: " + choice.reason + ")";
+    kernel = choice.choice.kernel;
+    chosen = " (auto: " + choice.choice.reason +
+             (choice.measured.empty() ? "" : "; choosing took " + fixed(choice.measuringMs, 1) + " ms") + ")";
   }
 
   std::unique_ptr<DeviceProblem> onDevice = permuted ? backend->upload(permuted->a, permuted->b) : backend->upload(a, b);

@@ -1,0 +1,117 @@
+// --kernel auto where the speed model is blind: which kernels it times, and that it runs the
+// fastest of them (core/auto_choice.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/auto_choice.hpp"
+#include "core/generators.hpp"
+#include "fake_backend.hpp"
+
+namespace tileskip {
+namespace {
+
+std::vector<const KernelInfo*> kernelsOf(std::initializer_list<const char*> ids) {
+  std::vector<const KernelInfo*> kernels;
+  for (const char* id : ids) kernels.push_back(&kernelInfo(id));
+  return kernels;
+}
+
+Inspection inspectionOf(const Matrix& a, const Matrix& b, const std::vector<const KernelInfo*>& kernels) {
+  return inspectProblem(a, b, kernels, SpeedModel::uncalibrated(), summarizeOperand(a, "A"), summarizeOperand(b, "B"));
+}
+
+bool holds(const std::vector<const KernelInfo*>& kernels, const char* id) {
+  return std::any_of(kernels.begin(), kernels.end(), [&](const KernelInfo* k) { return k->id == id; });
+}
+
+DeviceInfo gpu() {
+  DeviceInfo d;
+  d.name = "a GPU";
+  d.isGpu = true;
+  return d;
+}
+
+TEST(AutoChoice, ASmallProblemOnAGpuTimesEveryKernel) {
+  const Matrix a = generate("uniform", Operand::A, 64, 96, 0.5, 1);
+  const Matrix b = generate("uniform", Operand::B, 96, 80, 0.5, 2);
+  const auto kernels = kernelsOf({"naive", "pipelined", "joint-32x32", "cublas"});
+  const Inspection inspection = inspectionOf(a, b, kernels);
+  EXPECT_EQ(kernelsToMeasure(inspection, gpu()), kernels);
+  // A CPU device keeps the model's ranking: nothing there is launch-bound the way a GPU is.
+  EXPECT_TRUE(kernelsToMeasure(inspection, DeviceInfo{}).empty());
+}
+
+TEST(AutoChoice, ALargeProblemKeepsTheModelUnlessCsrMightWin) {
+  // 1024 x 1024 outputs fill the GPU: the model ranks them.
+  const auto kernels = kernelsOf({"pipelined", "hoisted", "joint-32x32", "cusparse-csr"});
+  const Matrix b = generate("uniform", Operand::B, 16, 1024, 1.0, 2);
+  const Matrix denseA = generate("uniform", Operand::A, 1024, 16, 0.5, 1);
+  EXPECT_TRUE(kernelsToMeasure(inspectionOf(denseA, b, kernels), gpu()).empty());
+  // An A 99 % zeros: CSR's time follows its non-zeros, which the model was never fitted on.
+  const Matrix sparseA = generate("uniform", Operand::A, 1024, 16, 0.01, 1);
+  const Inspection sparse = inspectionOf(sparseA, b, kernels);
+  const auto measured = kernelsToMeasure(sparse, gpu());
+  EXPECT_TRUE(holds(measured, "cusparse-csr"));
+  EXPECT_TRUE(holds(measured, "joint-32x32"));
+  EXPECT_TRUE(holds(measured, "hoisted") || holds(measured, "pipelined"));
+  EXPECT_TRUE(holds(measured, std::string(sparse.recommendation.kernel->id).c_str()));
+  // Without cusparse-csr on the backend there is nothing the model cannot rank.
+  EXPECT_TRUE(kernelsToMeasure(inspectionOf(sparseA, b, kernelsOf({"pipelined", "joint-32x32"})), gpu()).empty());
+}
+
+// A problem whose kernels take the times a test gives them; one it names cannot run.
+class ScriptedProblem final : public DeviceProblem {
+ public:
+  explicit ScriptedProblem(std::map<std::string, std::vector<double>> times) : times_(std::move(times)) {}
+  double prepare(const KernelInfo&) override { return 0.0; }
+  void poisonC() override {}
+  double run(const KernelInfo& kernel) override {
+    auto& queue = times_.at(std::string(kernel.id));
+    if (queue.empty()) throw UnavailableError(std::string(kernel.id) + " is out of scripted times");
+    const double ms = queue.front();
+    queue.erase(queue.begin());
+    return ms;
+  }
+  Matrix downloadC() override { return Matrix(1, 1); }
+  Pattern downloadPattern(Operand, int) override { throw InputError("none"); }
+
+ private:
+  std::map<std::string, std::vector<double>> times_;
+};
+
+TEST(AutoChoice, TheFastestMedianWinsAndAKernelThatCannotRunIsNamed) {
+  // pipelined's one fast run is its warm-up or an outlier: the median decides.
+  ScriptedProblem problem({{"pipelined", {9.0, 1.0, 5.0, 5.0}}, {"hoisted", {9.0, 4.0, 4.5, 9.0}}, {"cublas", {}}});
+  const Recommendation r = fastestMeasured(problem, kernelsOf({"pipelined", "hoisted", "cublas"}), "because");
+  EXPECT_EQ(r.kernel->id, "hoisted");
+  EXPECT_NE(r.reason.find("because: fastest of 3 kernels timed here"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("cublas cannot run here"), std::string::npos) << r.reason;
+
+  ScriptedProblem none(std::map<std::string, std::vector<double>>{{"cublas", {}}});
+  EXPECT_THROW(fastestMeasured(none, kernelsOf({"cublas"}), "because"), UnavailableError);
+}
+
+TEST(AutoChoice, OnASmallProblemAutoRunsWhatWasMeasuredFastest) {
+  // The model (the defaults, fitted at 4096^3) ranks the vendor baseline first; on this fake GPU
+  // it runs ten times slower than the kernels, and measuring sees it.
+  testing::FakeFaults faults;
+  faults.baselineMillisecondsPerRun = 10 * faults.millisecondsPerRun;
+  testing::FakeBackend backend(faults);
+  const Matrix a = generate("uniform", Operand::A, 40, 72, 0.5, 3);
+  const Matrix b = generate("uniform", Operand::B, 72, 56, 0.5, 4);
+  const Inspection modelOnly = inspectOnBackend(backend, a, b, "A", "B");
+  ASSERT_TRUE(modelOnly.recommendation.kernel->isBaseline()) << modelOnly.recommendation.kernel->id;
+
+  const AutoChoice choice = chooseKernel(backend, a, b, "A", "B");
+  EXPECT_FALSE(choice.choice.kernel->isBaseline()) << choice.choice.kernel->id << ": " << choice.choice.reason;
+  EXPECT_EQ(choice.measured.size(), backend.kernels().size());
+  EXPECT_NE(choice.choice.reason.find("measured, as the model is blind to a problem this small (40x56 outputs)"),
+            std::string::npos)
+      << choice.choice.reason;
+  EXPECT_GE(choice.measuringMs, 0.0);
+}
+
+}  // namespace
+}  // namespace tileskip
