@@ -71,4 +71,21 @@ std::unique_ptr<Backend> openBestBackend(const BackendOptions& options) {
   return std::move(best->backend);
 }
 
+void addBaselineTarget(std::vector<std::unique_ptr<Backend>>& backends, std::vector<BenchTarget>& targets) {
+  for (const BenchTarget& t : targets) {
+    for (const KernelInfo* k : t.kernels) {
+      if (k->isBaseline()) return;
+    }
+  }
+  for (std::string_view id : kBaselinePreference) {
+    for (BackendStatus& s : discoverBackends()) {
+      if (s.backend && s.backend->implements(id)) {
+        targets.push_back({s.backend.get(), {&kernelInfo(id)}});
+        backends.push_back(std::move(s.backend));
+        return;
+      }
+    }
+  }
+}
+
 }  // namespace tileskip

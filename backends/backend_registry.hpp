@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/bench.hpp"
 
 namespace tileskip {
 
@@ -43,6 +44,11 @@ std::unique_ptr<Backend> openBackend(std::string_view name, const BackendOptions
 
 // The best available backend (see BackendEntry::preference); UnavailableError if none.
 std::unique_ptr<Backend> openBestBackend(const BackendOptions& options = {});
+
+// When no kernel of `targets` is a vendor baseline, adds the preferred one (kBaselinePreference)
+// from any available backend, opened into `backends`, so every bench report carries its
+// "vs baseline" column. Adds nothing where none is available.
+void addBaselineTarget(std::vector<std::unique_ptr<Backend>>& backends, std::vector<BenchTarget>& targets);
 
 // "cpu, vulkan, cuda": what this binary was built with.
 std::string compiledBackendList();

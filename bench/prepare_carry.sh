@@ -9,6 +9,15 @@ build=${1:-build/test}
 rm -rf .carry/bin && mkdir -p .carry/bin
 cp "$build"/bin/tileskip "$build"/bin/tileskip_tests .carry/bin/
 [ -f "$build/bin/libtileskip_cuda.so" ] && cp "$build/bin/libtileskip_cuda.so" .carry/bin/
+# The Python package (bench/gpu_python.sh): the build tree's, the CUDA module copied in, and the
+# static libraries and headers to link the extension for another Python version there.
+if [ -d "$build/python/tileskip" ]; then
+  rm -rf .carry/python .carry/pylibs && mkdir -p .carry/python .carry/pylibs/include
+  cp -rL "$build/python/tileskip" .carry/python/
+  find "$build" -name 'libtileskip_*.a' ! -name '*fuzz*' ! -name '*ui*' -exec cp {} .carry/pylibs/ \;
+  cp -r /usr/include/dlpack /usr/include/nlohmann .carry/pylibs/include/
+  sed -n 's/^project(tileskip VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt > .carry/pylibs/version
+fi
 lib=/usr/lib/x86_64-linux-gnu
 staging=$(mktemp -d)
 for f in openblas-pthread/libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libglfw.so.3 libstb.so.0 \

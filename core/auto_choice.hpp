@@ -20,8 +20,10 @@ namespace tileskip {
 // At or below this element density of A, CSR SpMM may beat every tiled kernel; the model has no
 // calibration there (its runs had A at least a quarter non-zero).
 inline constexpr double kSparseElementDensity = 0.1;
-// Timed runs of each candidate after one warm-up; their median decides.
-inline constexpr int kAutoTimedRuns = 3;
+// Timed runs of each candidate after one warm-up; their median decides. On the H200 the small
+// problems auto measures run in microseconds, where three runs left auto up to 6 % behind the
+// fastest kernel of a five-run bench (bench/results/2026-11-23-h200-real-auto.md).
+inline constexpr int kAutoTimedRuns = 10;
 
 struct AutoChoice {
   Recommendation choice;

@@ -27,4 +27,9 @@ void Backend::useVariant(const KernelInfo& kernel, const std::string& variant) {
                    "': its kernels' shapes are compiled in");
 }
 
+double Backend::multiplyInPlace(const KernelInfo&, const DeviceOperands&) {
+  throw UnavailableError("backend " + std::string(name()) +
+                         " multiplies host arrays only; device tensors in place need the cuda backend");
+}
+
 }  // namespace tileskip

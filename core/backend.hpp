@@ -58,6 +58,19 @@ class DeviceProblem {
   virtual Pattern downloadPattern(Operand operand, int granularity) = 0;
 };
 
+// Operands already on the backend's device, in memory the caller owns (the Python module's
+// CUDA tensors): A, B and C fp32, row-major, contiguous. `stream` is the caller's stream (a
+// cudaStream_t; null: the legacy default stream): the work is ordered after what is queued there,
+// and what is queued there after it waits for C.
+struct DeviceOperands {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  int m = 0, n = 0, k = 0;
+  int deviceIndex = 0;
+  void* stream = nullptr;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -80,6 +93,13 @@ class Backend {
   // Runs `kernel` as `variant` from now on, in problems already uploaded too. Throws InputError
   // for a variant that is not one of tuningVariants(kernel).
   virtual void useVariant(const KernelInfo& kernel, const std::string& variant);
+
+  // C = A·B with `kernel` on operands that already live on this backend's device, nothing copied
+  // (the patterns a skipping kernel needs are built there first). Returns the kernel's device
+  // milliseconds. InputError when the operands are on another device or the shapes do not fit
+  // 32-bit indexing; UnavailableError from a backend that cannot take device memory from
+  // outside, which is every backend but CUDA (the default).
+  virtual double multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands);
 
   // Catalogue entries this backend implements, in catalogue order.
   std::vector<const KernelInfo*> kernels() const;

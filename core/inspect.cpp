@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -233,6 +234,13 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
   return {bestDense->kernel, "stay dense: " + why};
 }
 
+// JSON has no Inf: a speedup over nothing left to do is null.
+nlohmann::json finiteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json operandJson(const OperandSummary& s) {
+  return {{"source", s.source}, {"rows", s.rows}, {"cols", s.cols}, {"density", s.density}};
+}
+
 }  // namespace
 
 OperandSummary summarizeOperand(const Matrix& m, std::string source) {
@@ -284,6 +292,31 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
   const std::vector<const KernelInfo*> kernels = backend.kernels();
   return inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
                         summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
+}
+
+std::string inspectionJson(const Inspection& r, const Backend& backend) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelInspection& k : r.kernels) {
+    kernels.push_back({{"kernel", k.kernel->id},
+                       {"a_granularity", k.aGranularity},
+                       {"b_granularity", k.bGranularity},
+                       {"a_pattern_density", k.aPatternDensity},
+                       {"b_pattern_density", k.bPatternDensity},
+                       {"joint_density", k.jointDensity},
+                       {"ideal_speedup", finiteOrNull(k.idealSpeedup)},
+                       {"load_bound_speedup", finiteOrNull(k.loadBoundSpeedup)},
+                       {"predicted_speedup", finiteOrNull(k.predictedSpeedup)}});
+  }
+  nlohmann::json document = {
+      {"a", operandJson(r.a)},
+      {"b", operandJson(r.b)},
+      {"backend", backend.name()},
+      {"device", backend.device().describe()},
+      {"model", r.modelName},
+      {"kernels", kernels},
+      {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},
+  };
+  return document.dump(2) + "\n";
 }
 
 }  // namespace tileskip

@@ -66,6 +66,11 @@ class Backend;
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
                             std::string bSource);
 
+// The report as `tileskip inspect --format json` writes it (and tileskip.inspect() in Python
+// returns): fixed field names, README "Will skipping help my matrices?"; null where a speedup is
+// infinite.
+std::string inspectionJson(const Inspection& inspection, const Backend& backend);
+
 // Only the statistics and prediction of one kernel.
 KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInfo& kernel, const SpeedModel& model);
 

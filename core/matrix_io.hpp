@@ -25,6 +25,7 @@ MatrixFormat formatFromPath(const std::filesystem::path& path);
 // Empty when the file was float32 in C order (or Matrix Market).
 struct MatrixReadInfo {
   std::string note;
+  bool lost = false;  // some value changed: became Inf or zero, or was rounded
 };
 
 Matrix readMatrix(const std::filesystem::path& path);
@@ -38,6 +39,20 @@ Matrix readMatrixMarket(const std::filesystem::path& path);
 Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements = kMaxElements);
 Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements, MatrixReadInfo* info);
 Matrix readMatrixMarket(std::istream& in, const std::string& name, std::int64_t maxElements = kMaxElements);
+
+// An array in memory as NumPy describes one (the Python module's operands): its type string
+// ('<f4', '<f8', '|i1'), its shape and its strides in bytes, in any order and of any sign.
+struct ArrayView {
+  const void* data = nullptr;
+  std::string dtype;
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t rowStride = 0, colStride = 0;
+};
+
+// The array as a float32 row-major Matrix, converted as readNpy converts a file's elements,
+// with the same note of what the conversion lost (empty for float32). InputError, named
+// `name`, for a type readNpy refuses and for a shape checkMatrixShape refuses.
+Matrix matrixFromArray(const ArrayView& array, const std::string& name, MatrixReadInfo* info);
 
 // Writes through an AtomicFile (core/atomic_file.hpp): a failed or interrupted write never
 // leaves a half-written file. Throws InputError when the path cannot be written.

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -148,7 +149,8 @@ struct ElementType {
   }
 };
 
-ElementType parseDescr(const std::string& dtype, const std::string& name) {
+// The element type a NumPy type string ('<f8', '|u1') names, if it is one the reader converts.
+std::optional<ElementType> elementType(const std::string& dtype) {
   ElementType type;
   type.text = dtype;
   bool known = dtype.size() == 3 && (dtype[0] == '<' || dtype[0] == '>' || dtype[0] == '=' || dtype[0] == '|') &&
@@ -159,13 +161,21 @@ ElementType parseDescr(const std::string& dtype, const std::string& name) {
     known = type.kind == 'f' ? (type.width == 2 || type.width == 4 || type.width == 8)
                              : (type.width == 1 || type.width == 2 || type.width == 4 || type.width == 8);
   }
-  if (!known) {
-    fail(name, "dtype " + dtype + " is not a real number type this reader converts (float16/32/64, int or uint of 8 to 64 " +
-                   "bits); save with .astype(np.float32)");
-  }
+  if (!known) return std::nullopt;
   bool bigEndian = dtype[0] == '>' || (dtype[0] == '=' && std::endian::native == std::endian::big);
   type.swap = type.width > 1 && bigEndian != (std::endian::native == std::endian::big);
   return type;
+}
+
+constexpr const char* kConvertedTypes = "float16/32/64, int or uint of 8 to 64 bits";
+
+ElementType parseDescr(const std::string& dtype, const std::string& name) {
+  std::optional<ElementType> type = elementType(dtype);
+  if (!type) {
+    fail(name, "dtype " + dtype + " is not a real number type this reader converts (" + kConvertedTypes +
+                   "); save with .astype(np.float32)");
+  }
+  return *type;
 }
 
 float halfToFloat(std::uint16_t h) {
@@ -307,7 +317,10 @@ Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElemen
     }
   }
   if (in.peek() != std::char_traits<char>::eof()) fail(name, "extra bytes after the array data");
-  if (info != nullptr) info->note = conversionNote(name, type, fortran, conversion);
+  if (info != nullptr) {
+    info->note = conversionNote(name, type, fortran, conversion);
+    info->lost = conversion.overflowed + conversion.underflowed + conversion.rounded > 0;
+  }
   return m;
 }
 
@@ -322,6 +335,28 @@ Matrix readNpy(const std::filesystem::path& path, MatrixReadInfo* info) {
 }
 
 Matrix readNpy(const std::filesystem::path& path) { return readNpy(path, nullptr); }
+
+Matrix matrixFromArray(const ArrayView& array, const std::string& name, MatrixReadInfo* info) {
+  std::optional<ElementType> type = elementType(array.dtype);
+  if (!type) {
+    throw InputError(name + ": dtype " + array.dtype + " is not a real number type tileskip converts (" +
+                     kConvertedTypes + "); convert it with .astype(numpy.float32)");
+  }
+  checkMatrixShape(array.rows, array.cols, name.c_str());
+  Matrix m(array.rows, array.cols);
+  const auto* bytes = static_cast<const unsigned char*>(array.data);
+  Conversion conversion;
+  // Row by row in C's order, each element where its strides put it: any order, any view.
+  for (int r = 0; r < m.rows(); ++r) {
+    const unsigned char* row = bytes + r * array.rowStride;
+    for (int c = 0; c < m.cols(); ++c) m(r, c) = convert(row + c * array.colStride, *type, conversion);
+  }
+  if (info != nullptr) {
+    info->note = conversionNote(name, *type, false, conversion);
+    info->lost = conversion.overflowed + conversion.underflowed + conversion.rounded > 0;
+  }
+  return m;
+}
 
 void writeNpy(std::ostream& out, const Matrix& m) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows()) + ", " +

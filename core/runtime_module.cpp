@@ -1,6 +1,7 @@
 #include "core/runtime_module.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,12 +17,27 @@ std::string executableFolder() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+std::string binaryFolder() {
+  // The loader's record of the object holding this function: the main program's has an empty
+  // name (dladdr() would give argv[0] for it, which is no path), a shared library's the path
+  // it was loaded from.
+  Dl_info info{};
+  link_map* object = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(&binaryFolder), &info, reinterpret_cast<void**>(&object), RTLD_DL_LINKMAP) == 0 ||
+      object == nullptr || object->l_name == nullptr || object->l_name[0] == '\0') {
+    return executableFolder();
+  }
+  const std::string path = object->l_name;
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
 std::string runtimeModulePath(const RuntimeModuleSpec& spec) {
   const std::string variable(spec.pathVariable);
   if (const char* overridden = std::getenv(variable.c_str()); overridden != nullptr && *overridden != '\0') {
     return overridden;
   }
-  return executableFolder() + "/" + std::string(spec.fileName);
+  return binaryFolder() + "/" + std::string(spec.fileName);
 }
 
 void* loadRuntimeModuleEntry(const RuntimeModuleSpec& spec) {

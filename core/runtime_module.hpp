@@ -21,6 +21,11 @@ namespace tileskip {
 // The folder of the running executable (from /proc/self/exe); "." when it cannot be read.
 std::string executableFolder();
 
+// The folder of the binary this code is linked into: executableFolder() in the executables, and
+// for a shared library that carries core (the Python extension, loaded by python3 from a
+// package folder) that library's folder, where its modules are installed beside it.
+std::string binaryFolder();
+
 struct RuntimeModuleSpec {
   std::string_view description;   // in messages: "tileskip CUDA module"
   std::string_view fileName;      // looked for beside the executable: "libtileskip_cuda.so"
@@ -29,7 +34,7 @@ struct RuntimeModuleSpec {
   std::string_view advice;        // what to do when it cannot be loaded (missing libraries)
 };
 
-// $pathVariable when set and not empty, else fileName in executableFolder().
+// $pathVariable when set and not empty, else fileName in binaryFolder().
 std::string runtimeModulePath(const RuntimeModuleSpec& spec);
 
 // dlopen()s the module and returns the address of its entry symbol. UnavailableError naming

@@ -3,6 +3,9 @@
 # Idempotent: with everything present it changes nothing and needs no network.
 # The CUDA toolkit is not a Debian package: when `nvcc` is on the PATH (or in /usr/local/cuda)
 # the CUDA backend is built too, otherwise it is left out.
+# The Python package builds and tests from Debian's pybind11 and pytest; only `pip install .`
+# takes something from PyPI: pip fetches the build backend, scikit-build-core, into its
+# isolated build environment (README, "tileskip from Python").
 set -euo pipefail
 
 packages=(
@@ -11,6 +14,7 @@ packages=(
   libvulkan-dev glslang-tools spirv-tools vulkan-validationlayers mesa-vulkan-drivers
   libglfw3-dev libimgui-dev libstb-dev xvfb fonts-dejavu-core
   python3 python3-numpy python3-scipy python3-sklearn
+  python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pip python3-venv
   clang libclang-rt-14-dev
 )
 

@@ -65,6 +65,12 @@ TEST(RuntimeModule, ExecutableFolderHoldsTheRunningBinary) {
   EXPECT_TRUE(fs::is_regular_file(fs::path(executableFolder()) / "tileskip_tests")) << executableFolder();
 }
 
+TEST(RuntimeModule, BinaryFolderOfAnExecutableIsItsFolder) {
+  // Core linked into an executable looks beside it (the Python extension: beside itself, which
+  // tests/python checks).
+  EXPECT_EQ(binaryFolder(), executableFolder());
+}
+
 TEST(RuntimeModule, LoadsTheModuleBesideTheExecutableAndCallsIt) {
   EXPECT_EQ(runtimeModulePath(fixtureSpec()), executableFolder() + "/libtileskip_test_module.so");
   const FixtureModule& module = loadRuntimeModule<FixtureModule>(fixtureSpec());

@@ -152,50 +152,8 @@ std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
   return opened;
 }
 
-std::vector<const KernelInfo*> parseKernelList(const std::string& list) {
-  std::vector<const KernelInfo*> kernels;
-  if (list.empty() || list == "all") return kernels;
-  std::istringstream ids(list);
-  for (std::string id; std::getline(ids, id, ',');) {
-    if (!id.empty() && id != "auto") kernels.push_back(&kernelInfo(id));  // throws for an unknown id
-  }
-  if (kernels.empty() && !namesAuto(list)) {
-    throw InputError("--kernel '" + list + "' names no kernel; give ids separated by commas, auto, or all");
-  }
-  return kernels;
-}
-
-bool namesAuto(const std::string& list) {
-  std::istringstream ids(list);
-  for (std::string id; std::getline(ids, id, ',');) {
-    if (id == "auto") return true;
-  }
-  return false;
-}
-
-AutoChoice chooseAuto(Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec) {
-  return chooseKernel(backend, a, b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B));
-}
-
-void noteAuto(const Backend& backend, const AutoChoice& choice) {
-  std::string cost;
-  if (!choice.measured.empty()) cost = " (choosing took " + fixed(choice.measuringMs, 1) + " ms)";
-  note("auto: " + std::string(backend.name()) + " runs " + std::string(choice.choice.kernel->id) + ": " +
-       choice.choice.reason + cost);
-}
-
-std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {
-  if (list.empty() || list == "all") return backend.kernels();
-  std::vector<const KernelInfo*> selected;
-  for (const KernelInfo* info : parseKernelList(list)) {
-    if (backend.implements(info->id)) {
-      selected.push_back(info);
-    } else if (strict) {
-      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" +
-                       std::string(info->id) + "'; see `tileskip list`");
-    }
-  }
-  return selected;
+void noteAuto(const Backend& backend, const Recommendation& choice) {
+  note("auto: " + std::string(backend.name()) + " runs " + std::string(choice.kernel->id) + ": " + choice.reason);
 }
 
 int defaultSizeFor(const Backend& backend) { return backend.device().isGpu ? 4096 : 512; }

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "backends/backend_registry.hpp"
-#include "core/auto_choice.hpp"
 #include "core/bench.hpp"
 #include "core/inspect.hpp"
+#include "core/kernel_selection.hpp"
 #include "core/reorder.hpp"
 #include "core/problem.hpp"
 
@@ -80,21 +80,9 @@ struct BackendFlags {
   std::vector<std::unique_ptr<Backend>> open() const;
 };
 
-// The ids of a comma list ("a,b"), each checked against the catalogue; empty for "" or "all".
-// "auto" is left out (see namesAuto). InputError for an unknown id and for a list that names none (",").
-std::vector<const KernelInfo*> parseKernelList(const std::string& list);
-
-// Whether a --kernel list holds "auto": the kernel inspect recommends for the operands.
-bool namesAuto(const std::string& list);
-// auto's choice for these operands on this backend (core/auto_choice.hpp): inspect's
-// recommendation, or the fastest of the kernels it timed where the model is blind.
-AutoChoice chooseAuto(Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec);
-// Notes the choice on stderr: "auto: cuda runs joint-64x32: ...", and what measuring it cost.
-void noteAuto(const Backend& backend, const AutoChoice& choice);
-
-// "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws
-// InputError for an unknown id, and for an id the backend lacks when `strict`.
-std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict);
+// Notes auto's choice on stderr: "auto: cuda picks joint-64x32: ...". (Kernel lists, auto's
+// choice and bench targets: core/kernel_selection.hpp.)
+void noteAuto(const Backend& backend, const Recommendation& choice);
 
 // Problem size that suits a device: 4096 on a GPU, 512 on a CPU device.
 int defaultSizeFor(const Backend& backend);

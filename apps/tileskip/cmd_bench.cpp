@@ -29,25 +29,6 @@ struct BenchFlags {
   std::string data;   // --suite real: the folder of cases.json
 };
 
-// When no selected kernel is a vendor baseline, borrow the preferred one from any available
-// backend, so every table carries its "vs baseline" column.
-void addBaseline(std::vector<std::unique_ptr<Backend>>& backends, std::vector<BenchTarget>& targets) {
-  for (const BenchTarget& t : targets) {
-    for (const KernelInfo* k : t.kernels) {
-      if (k->isBaseline()) return;
-    }
-  }
-  for (std::string_view id : kBaselinePreference) {
-    for (BackendStatus& s : discoverBackends()) {
-      if (s.backend && s.backend->implements(id)) {
-        targets.push_back({s.backend.get(), {&kernelInfo(id)}});
-        backends.push_back(std::move(s.backend));
-        return;
-      }
-    }
-  }
-}
-
 // Any problem size passes validation as the real default does (512 on a CPU device, 4096 on a GPU).
 constexpr int kValidationDefaultSize = 512;
 
@@ -181,25 +162,13 @@ int runBenchCommand(const BenchFlags& flags) {
 
   std::vector<BenchTarget> targets;
   bool strict = backends.size() == 1;
-  const bool autoKernel = namesAuto(flags.kernels);
   for (const auto& b : backends) {
-    BenchTarget target{b.get(), selectKernels(flags.kernels, *b, strict)};
-    if (autoKernel) {
-      const AutoChoice choice = chooseAuto(*b, data.a, data.b, spec);
-      noteAuto(*b, choice);
-      target.autoKernel = choice.choice.kernel;
-      target.autoReason = choice.choice.reason;
-      // The dense reference beside it, so the report shows the speedup auto measured, not only predicted.
-      for (const KernelInfo* k : {&kernelInfo(kDenseReferenceKernel), choice.choice.kernel}) {
-        if (b->implements(k->id) && std::find(target.kernels.begin(), target.kernels.end(), k) == target.kernels.end()) {
-          target.kernels.push_back(k);
-        }
-      }
-    }
+    BenchTarget target = benchTarget(*b, flags.kernels, strict, data.a, data.b, spec);
+    if (target.autoKernel != nullptr) noteAuto(*b, {target.autoKernel, target.autoReason});
     if (!target.kernels.empty()) targets.push_back(std::move(target));
   }
   if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
-  if (!flags.noBaseline) addBaseline(backends, targets);
+  if (!flags.noBaseline) addBaselineTarget(backends, targets);
 
   BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
 

@@ -3,7 +3,6 @@
 // the device's calibrated model predicts; then the kernel to use and why. Runs no kernel.
 #include <cmath>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli_common.hpp"
@@ -27,37 +26,6 @@ void validateInspect(const InspectFlags& flags) {
   if (format == ReportFormat::Csv) throw InputError("inspect writes table or json, not csv");
   flags.backend.validate(false);
   flags.problem.toSpec(512);
-}
-
-nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
-nlohmann::json operandJson(const OperandSummary& s) {
-  return {{"source", s.source}, {"rows", s.rows}, {"cols", s.cols}, {"density", s.density}};
-}
-
-std::string formatInspectJson(const Inspection& r, const Backend& backend) {
-  nlohmann::json kernels = nlohmann::json::array();
-  for (const KernelInspection& k : r.kernels) {
-    kernels.push_back({{"kernel", k.kernel->id},
-                       {"a_granularity", k.aGranularity},
-                       {"b_granularity", k.bGranularity},
-                       {"a_pattern_density", k.aPatternDensity},
-                       {"b_pattern_density", k.bPatternDensity},
-                       {"joint_density", k.jointDensity},
-                       {"ideal_speedup", finite(k.idealSpeedup)},
-                       {"load_bound_speedup", finite(k.loadBoundSpeedup)},
-                       {"predicted_speedup", finite(k.predictedSpeedup)}});
-  }
-  nlohmann::json document = {
-      {"a", operandJson(r.a)},
-      {"b", operandJson(r.b)},
-      {"backend", backend.name()},
-      {"device", backend.device().describe()},
-      {"model", r.modelName},
-      {"kernels", kernels},
-      {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},
-  };
-  return document.dump(2) + "\n";
 }
 
 std::string granularity(int g) { return g > 0 ? std::to_string(g) : "-"; }
@@ -93,7 +61,7 @@ int runInspect(const InspectFlags& flags) {
   auto [spec, data] = flags.problem.load(defaultSizeFor(*backend));
   const Inspection result =
       inspectOnBackend(*backend, data.a, data.b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B));
-  std::string text = format == ReportFormat::Json ? formatInspectJson(result, *backend) : formatInspectTable(result, *backend);
+  std::string text = format == ReportFormat::Json ? inspectionJson(result, *backend) : formatInspectTable(result, *backend);
   if (file) {
     file->stream() << text;
     file->commit();

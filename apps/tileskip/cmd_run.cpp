@@ -8,7 +8,6 @@
 #include "core/host_memory.hpp"
 #include "core/matrix_io.hpp"
 #include "core/reference.hpp"
-#include "core/report.hpp"
 
 namespace tileskip::cli {
 
@@ -66,11 +65,10 @@ int runRun(const RunFlags& flags) {
     ProblemSpec spec;
     spec.fileA = flags.a;
     spec.fileB = flags.b;
-    const AutoChoice choice =
+    const Recommendation choice =
         permuted ? chooseAuto(*backend, permuted->a, permuted->b, spec) : chooseAuto(*backend, a, b, spec);
-    kernel = choice.choice.kernel;
-    chosen = " (auto: " + choice.choice.reason +
-             (choice.measured.empty() ? "" : "; choosing took " + fixed(choice.measuringMs, 1) + " ms") + ")";
+    kernel = choice.kernel;
+    chosen = " (auto: " + choice.reason + ")";
   }
 
   std::unique_ptr<DeviceProblem> onDevice = permuted ? backend->upload(permuted->a, permuted->b) : backend->upload(a, b);

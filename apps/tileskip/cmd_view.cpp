@@ -68,9 +68,9 @@ int runViewCommand(const ViewFlags& flags) {
     auto [spec, data] = flags.problem.load(defaultSizeFor(backend));
     options.start.spec = spec;
     if (flags.kernel == "auto") {
-      const AutoChoice choice = chooseAuto(backend, data.a, data.b, spec);
+      const Recommendation choice = chooseAuto(backend, data.a, data.b, spec);
       noteAuto(backend, choice);
-      options.start.kernel = std::string(choice.choice.kernel->id);
+      options.start.kernel = std::string(choice.kernel->id);
     }
   } else {
     options.start.spec = flags.problem.toSpec(defaultSizeFor(backend));

@@ -65,6 +65,7 @@ class CudaBackend final : public Backend {
     return hasGemmKernel(kernelId) || kernelId == "cublas" || kernelId == "cusparse-csr";
   }
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
+  double multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) override;
 
   // Every entry point of a backend or problem selects its device first: a process may hold
   // backends on several devices.
@@ -90,6 +91,8 @@ class CudaBackend final : public Backend {
 class CudaProblem final : public DeviceProblem {
  public:
   CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b);
+  // A, B and C in the caller's device memory (multiplyInPlace): nothing allocated for them.
+  CudaProblem(CudaBackend& backend, const DeviceOperands& operands);
 
   double prepare(const KernelInfo& kernel) override;
   void poisonC() override;
@@ -107,7 +110,10 @@ class CudaProblem final : public DeviceProblem {
 
   CudaBackend& backend_;
   int m_, n_, k_;
-  DeviceBuffer a_, b_, c_;
+  DeviceBuffer a_, b_, c_;  // empty when the caller's memory holds them
+  const float* aData_ = nullptr;
+  const float* bData_ = nullptr;
+  float* cData_ = nullptr;
   DeviceBuffer tileQueue_;  // the persistent kernels' block tile queue (gemm_common.cuh)
   std::map<PatternKey, DeviceBuffer> patterns_;
   std::set<PatternKey> built_;  // patterns whose kernel ran to completion
@@ -161,6 +167,34 @@ std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix
   return std::make_unique<CudaProblem>(*this, a, b);
 }
 
+double CudaBackend::multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) {
+  checkMatrixShape(operands.m, operands.k, "A");
+  checkMatrixShape(operands.k, operands.n, "B");
+  checkMatrixShape(operands.m, operands.n, "C");
+  if (operands.deviceIndex != deviceIndex_) {
+    throw InputError("the operands are on CUDA device " + std::to_string(operands.deviceIndex) +
+                     " but the cuda backend runs on device " + std::to_string(deviceIndex_) + "; pass device=" +
+                     std::to_string(operands.deviceIndex));
+  }
+  makeCurrent();
+  // Ordered after the caller's queued work (which may still be writing A and B), and the
+  // caller's later work after C: events, no host synchronisation between them.
+  auto caller = static_cast<cudaStream_t>(operands.stream);
+  cudaEvent_t ready = nullptr;
+  check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "creating an event");
+  struct EventGuard {
+    cudaEvent_t event;
+    ~EventGuard() { cudaEventDestroy(event); }
+  } guard{ready};
+  check(cudaEventRecord(ready, caller), "recording the caller's stream");
+  check(cudaStreamWaitEvent(stream(), ready, 0), "waiting for the caller's stream");
+  CudaProblem problem(*this, operands);
+  const double milliseconds = problem.run(kernel);  // builds the patterns first where it needs them
+  check(cudaEventRecord(ready, stream()), "recording C");
+  check(cudaStreamWaitEvent(caller, ready, 0), "ordering the caller's stream after C");
+  return milliseconds;
+}
+
 CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b)
     : backend_(backend), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
   requireFreeDeviceMemory(a.bytes() + b.bytes() + cBytes(),
@@ -169,11 +203,21 @@ CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b)
   a_ = DeviceBuffer(a.bytes(), "A");
   b_ = DeviceBuffer(b.bytes(), "B");
   c_ = DeviceBuffer(cBytes(), "C");
+  aData_ = a_.floats();
+  bData_ = b_.floats();
+  cData_ = c_.floats();
   tileQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
   check(cudaMemsetAsync(tileQueue_.get(), 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
   check(cudaMemcpyAsync(a_.get(), a.data(), a.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading A");
   check(cudaMemcpyAsync(b_.get(), b.data(), b.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading B");
   synchronize("uploading A and B");
+}
+
+CudaProblem::CudaProblem(CudaBackend& backend, const DeviceOperands& operands)
+    : backend_(backend), m_(operands.m), n_(operands.n), k_(operands.k), aData_(operands.a), bData_(operands.b),
+      cData_(operands.c) {
+  tileQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
+  check(cudaMemsetAsync(tileQueue_.get(), 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
 }
 
 std::uint8_t* CudaProblem::patternFor(Operand operand, int granularity) {
@@ -201,14 +245,14 @@ bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
 
 double CudaProblem::prepare(const KernelInfo& kernel) {
   backend_.makeCurrent();
-  if (kernel.id == "cusparse-csr") return csr_.convert(backend_.cusparse(), backend_.stream(), a_.floats(), m_, k_);
+  if (kernel.id == "cusparse-csr") return csr_.convert(backend_.cusparse(), backend_.stream(), aData_, m_, k_);
   if (!kernel.usesAPattern() && !kernel.usesBPattern()) return 0.0;
   // Built again on every call, so that repeated calls time the real work.
   std::uint8_t* aPattern = kernel.usesAPattern() ? patternFor(Operand::A, kernel.aRowGranularity) : nullptr;
   std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bColGranularity) : nullptr;
   timer_.start(backend_.stream());
-  if (aPattern != nullptr) launchAPattern(a_.floats(), m_, k_, kernel.aRowGranularity, aPattern, backend_.stream());
-  if (bPattern != nullptr) launchBPattern(b_.floats(), k_, n_, kernel.bColGranularity, bPattern, backend_.stream());
+  if (aPattern != nullptr) launchAPattern(aData_, m_, k_, kernel.aRowGranularity, aPattern, backend_.stream());
+  if (bPattern != nullptr) launchBPattern(bData_, k_, n_, kernel.bColGranularity, bPattern, backend_.stream());
   timer_.stop(backend_.stream());
   const double milliseconds = timer_.milliseconds("building the skip patterns");
   if (aPattern != nullptr) built_.insert(PatternKey(Operand::A, kernel.aRowGranularity));
@@ -219,26 +263,26 @@ double CudaProblem::prepare(const KernelInfo& kernel) {
 void CudaProblem::poisonC() {
   backend_.makeCurrent();
   // 0xFF bytes make every float a NaN.
-  check(cudaMemsetAsync(c_.get(), 0xFF, cBytes(), backend_.stream()), "filling C with NaN");
+  check(cudaMemsetAsync(cData_, 0xFF, cBytes(), backend_.stream()), "filling C with NaN");
   synchronize("filling C with NaN");
 }
 
 double CudaProblem::run(const KernelInfo& kernel) {
   backend_.makeCurrent();
   if (needsPreparation(kernel)) prepare(kernel);
-  if (kernel.id == "cusparse-csr") return csr_.multiply(backend_.cusparse(), backend_.stream(), b_.floats(), c_.floats(), n_);
+  if (kernel.id == "cusparse-csr") return csr_.multiply(backend_.cusparse(), backend_.stream(), bData_, cData_, n_);
   const std::string doing = "running kernel " + std::string(kernel.id);
   if (kernel.id == "cublas") {
     cublasHandle_t handle = backend_.cublas();
     timer_.start(backend_.stream());
-    runCublasSgemm(handle, a_.floats(), b_.floats(), c_.floats(), m_, n_, k_);
+    runCublasSgemm(handle, aData_, bData_, cData_, m_, n_, k_);
     timer_.stop(backend_.stream());
     return timer_.milliseconds(doing.c_str());
   }
   GemmOperands operands;
-  operands.a = a_.floats();
-  operands.b = b_.floats();
-  operands.c = c_.floats();
+  operands.a = aData_;
+  operands.b = bData_;
+  operands.c = cData_;
   operands.m = m_;
   operands.n = n_;
   operands.k = k_;
@@ -254,7 +298,7 @@ double CudaProblem::run(const KernelInfo& kernel) {
 Matrix CudaProblem::downloadC() {
   backend_.makeCurrent();
   Matrix c(m_, n_);
-  check(cudaMemcpyAsync(c.data(), c_.get(), cBytes(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading C");
+  check(cudaMemcpyAsync(c.data(), cData_, cBytes(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading C");
   synchronize("downloading C");
   return c;
 }

@@ -16,11 +16,11 @@ namespace tileskip::cuda {
 inline constexpr std::string_view kModuleSymbol = "tileskip_cuda_module";
 
 // Bumped whenever ModuleInterface or the meaning of its members changes (2: the stamp became
-// core's ModuleStamp).
-inline constexpr int kModuleAbiVersion = 2;
+// core's ModuleStamp; 3: Backend::multiplyInPlace).
+inline constexpr int kModuleAbiVersion = 3;
 
 // Compared by the stub before anything is called.
-using LayoutStamp = ModuleStamp<kModuleAbiVersion, BackendOptions, DeviceInfo, KernelInfo, Matrix, Pattern>;
+using LayoutStamp = ModuleStamp<kModuleAbiVersion, BackendOptions, DeviceInfo, DeviceOperands, KernelInfo, Matrix, Pattern>;
 
 struct ModuleInterface {
   LayoutStamp stamp;

@@ -1,0 +1,334 @@
+"""tileskip from Python: sparse GEMM with warp-uniform zero-block skipping.
+
+The same kernels, verification and statistics as the ``tileskip`` command, on NumPy arrays and
+PyTorch tensors::
+
+    import numpy as np, tileskip
+    a = tileskip.generate("blocks", 512, 256, density=0.25, operand="A")
+    b = np.random.default_rng(0).standard_normal((256, 128))
+    c = tileskip.matmul(a, b, verify=True)          # the kernel `tileskip inspect` recommends
+    print(tileskip.inspect(a, b)["recommendation"])
+
+Operands are converted to float32 row-major as the command's .npy reader converts a file
+(float16/64 and integers; any order, any strides); a conversion that loses values warns with a
+:class:`ConversionWarning`. Bad input raises :class:`ValueError`, a missing backend or device
+:class:`UnavailableError`, a wrong C under ``verify=True`` :class:`VerificationError` — each
+with the command's message. PyTorch is optional: CUDA tensors on the ``cuda`` backend are
+multiplied in place through DLPack, nothing copied to the host; CPU tensors go through NumPy.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import warnings
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ._errors import ConversionWarning, DiagnosticWarning, UnavailableError, VerificationError
+from . import _tileskip
+
+__version__: str = _tileskip.version
+
+__all__ = [
+    "ConversionWarning",
+    "DiagnosticWarning",
+    "UnavailableError",
+    "VerificationError",
+    "backends",
+    "bench",
+    "generate",
+    "generators",
+    "inspect",
+    "kernels",
+    "matmul",
+]
+
+# Backends stay open between calls; release them (Vulkan devices, CUDA streams) before the
+# interpreter tears down the modules they use.
+atexit.register(_tileskip.close)
+
+SUPPORTED_DTYPES: Sequence[str] = ("fp32",)
+
+
+def _check_dtype(dtype: Optional[str]) -> None:
+    if dtype is None or dtype in SUPPORTED_DTYPES:
+        return
+    raise ValueError(
+        f"dtype {dtype!r} is not supported: the kernels take {', '.join(SUPPORTED_DTYPES)} "
+        "(dtype=None means fp32); tf32, fp16 and bf16 need the tensor-core kernels, which this "
+        "build does not have"
+    )
+
+
+def _device_index(device: Optional[int]) -> int:
+    if device is None:
+        return -1
+    if not isinstance(device, int) or device < 0:
+        raise ValueError(f"device {device!r} is invalid; device indices start at 0")
+    return device
+
+
+def _is_torch(x: Any) -> bool:
+    # Without importing torch: a package that never uses it must not pay for it (or need it).
+    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "is_cuda")
+
+
+def _as_array(x: Any) -> np.ndarray:
+    """A NumPy view of an operand; the extension converts its dtype and order."""
+    if _is_torch(x):
+        return x.detach().cpu().numpy()
+    if isinstance(x, np.ndarray):
+        return x
+    return np.asarray(x)
+
+
+def _source(x: Any) -> str:
+    """What reports call an operand, as the command calls a file by its name."""
+    if _is_torch(x):
+        return f"torch tensor {str(x.dtype).replace('torch.', '')} on {x.device}"
+    array = x if isinstance(x, np.ndarray) else np.asarray(x)
+    return f"numpy array {array.dtype}"
+
+
+def _warn(result: Dict[str, Any]) -> None:
+    for note in result.get("notes", []):
+        warnings.warn(note, ConversionWarning, stacklevel=3)
+    for message in result.get("diagnostics", []):
+        warnings.warn(message, DiagnosticWarning, stacklevel=3)
+
+
+def _to_dlpack(tensor: Any) -> Any:
+    import torch.utils.dlpack  # only reached with torch tensors
+
+    return torch.utils.dlpack.to_dlpack(tensor)
+
+
+def _matmul_cuda_tensors(a: Any, b: Any, kernel: str, device: int, verify: bool) -> Any:
+    """CUDA tensors in and out, in place: A and B are read where they are and C is a tensor
+    torch allocates on their device; the kernel runs on the caller's current stream's order."""
+    import torch
+
+    if a.device != b.device:
+        raise ValueError(f"A is on {a.device} and B on {b.device}; put both on one CUDA device")
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError(f"expected 2-D tensors, got {a.dim()} and {b.dim()} dimensions")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(
+            f"A is {a.shape[0]}x{a.shape[1]} and B {b.shape[0]}x{b.shape[1]}: A's columns must equal B's rows"
+        )
+    if kernel == "auto":
+        # inspect() reads the patterns on the host: the one copy of A and B this path makes,
+        # for the choice only; give a kernel id to avoid it.
+        kernel = inspect(a, b, backend="cuda", device=device if device >= 0 else a.device.index)[
+            "recommendation"
+        ]["kernel"]
+    # float32, row-major and contiguous, as the kernels take them: a no-op for such tensors,
+    # else one conversion on the device.
+    a32 = a.detach().to(torch.float32).contiguous()
+    b32 = b.detach().to(torch.float32).contiguous()
+    c = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float32, device=a.device)
+    stream = torch.cuda.current_stream(a.device).cuda_stream
+    result = _tileskip.matmul_device(
+        _to_dlpack(a32), _to_dlpack(b32), _to_dlpack(c), kernel, stream, device
+    )
+    _warn(result)
+    if verify:
+        _tileskip.verify(a32.cpu().numpy(), b32.cpu().numpy(), c.cpu().numpy(), result["kernel"])
+    return c
+
+
+def matmul(
+    a: Any,
+    b: Any,
+    kernel: str = "auto",
+    backend: Optional[str] = None,
+    dtype: Optional[str] = None,
+    verify: bool = False,
+    device: Optional[int] = None,
+) -> Any:
+    """C = A·B with one of tileskip's kernels.
+
+    Args:
+        a: M×K operand: a NumPy array (or anything ``numpy.asarray`` takes) of float32, float16,
+            float64 or integers, in any order or strides; or a PyTorch tensor.
+        b: K×N operand, likewise.
+        kernel: a kernel id (:func:`kernels`), or ``"auto"``: the kernel :func:`inspect`
+            recommends for these operands on the backend.
+        backend: ``"cpu"``, ``"vulkan"`` or ``"cuda"`` (:func:`backends`); None: the best
+            available, a GPU first.
+        dtype: None or ``"fp32"``, the only precision the kernels take so far.
+        verify: check every element of C against the float64 reference (the command's error
+            bound) and raise :class:`VerificationError` if one misses it.
+        device: device index within the backend; None: the backend's own choice.
+
+    Returns:
+        C, M×N float32: a NumPy array for NumPy input, a tensor for tensors. CUDA tensors on the
+        ``cuda`` backend (or ``backend=None`` with CUDA tensors) stay on their device: C is a
+        new tensor there, A and B are read in place through DLPack. CPU tensors go through
+        NumPy, and so do CUDA tensors given to another backend (copied to the host and C back).
+
+    Raises:
+        ValueError: shapes that do not multiply, an empty or non-2-D operand, an unknown kernel
+            or backend, a dtype the kernels do not take.
+        UnavailableError: the backend or device cannot run here (the message says why).
+        VerificationError: with ``verify=True``, a C beyond the error bound.
+    """
+    _check_dtype(dtype)
+    index = _device_index(device)
+    torch_in = _is_torch(a) or _is_torch(b)
+    on_cuda = torch_in and (getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False))
+    if on_cuda and backend in (None, "cuda"):
+        if not (_is_torch(a) and _is_torch(b) and a.is_cuda and b.is_cuda):
+            raise ValueError("A and B must both be CUDA tensors for the cuda backend's in-place path")
+        return _matmul_cuda_tensors(a, b, kernel, index, verify)
+    result = _tileskip.matmul(_as_array(a), _as_array(b), kernel, backend, verify, index)
+    _warn(result)
+    c = result["c"]
+    if torch_in:
+        import torch
+
+        target = a.device if _is_torch(a) else b.device
+        return torch.from_numpy(c).to(target)
+    return c
+
+
+def inspect(a: Any, b: Any, backend: Optional[str] = None, device: Optional[int] = None) -> Dict[str, Any]:
+    """Will skipping help these operands? Runs no kernel.
+
+    Returns the report of ``tileskip inspect --format json``, as a dict with the same fields
+    (made by the same function): ``a`` and ``b`` (``source``, ``rows``, ``cols``, ``density``),
+    ``backend``, ``device``, ``model``, ``kernels`` (per kernel of the backend: ``kernel``,
+    ``a_granularity``, ``b_granularity``, ``a_pattern_density``, ``b_pattern_density``,
+    ``joint_density``, ``ideal_speedup``, ``load_bound_speedup``, ``predicted_speedup``; None
+    where a speedup is infinite) and ``recommendation`` (``kernel``, ``reason``). Operands are
+    read as :func:`matmul` reads them (tensors on the host).
+    """
+    result = _tileskip.inspect(_as_array(a), _as_array(b), _source(a), _source(b), backend, _device_index(device))
+    _warn(result)
+    return json.loads(result["json"])
+
+
+def _flatten(prefix: str, value: Any, row: Dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flatten(f"{prefix}_{key}" if prefix else key, inner, row)
+    else:
+        row[prefix] = value
+
+
+def bench(
+    a: Any = None,
+    b: Any = None,
+    *,
+    kernel: str = "all",
+    backend: Optional[str] = None,
+    size: Optional[int] = None,
+    m: Optional[int] = None,
+    n: Optional[int] = None,
+    k: Optional[int] = None,
+    generator: str = "segments",
+    density_a: float = 0.5,
+    density_b: float = 0.5,
+    granularity: int = 32,
+    seed: int = 42,
+    warmup: int = 2,
+    repeat: int = 10,
+    baseline: bool = True,
+    device: Optional[int] = None,
+) -> List[Dict[str, Any]]:
+    """Verifies, then times kernels on the device, as ``tileskip bench`` does.
+
+    Operands are ``a`` and ``b`` when given (both), else generated from ``generator``,
+    ``density_a``/``density_b``, ``granularity`` and ``seed`` at ``size`` (or ``m``, ``n``,
+    ``k``; default 4096 on a GPU, 512 on a CPU device). ``kernel`` is ``"all"``, ids separated
+    by commas, or ``"auto"`` (its choice beside the dense reference); ``backend`` a name,
+    ``"all"`` or None (the best); ``baseline`` adds the vendor baseline row from any backend.
+
+    Returns one flat dict per (backend, kernel), the command's JSON report with nested fields
+    joined by ``_`` (``kernel_ms_median``, ``error_max_abs``, ...) and the problem beside each
+    row (``m``, ``n``, ``k``, ``generator``, ``density_a``, ``density_b``, ``seed``,
+    ``source_a``, ``source_b``, ``date``, ``host``, ``baseline``): ``pandas.DataFrame(rows)``
+    takes them as they are. A kernel that failed has ``verified`` False and its ``failure``.
+    """
+    if (a is None) != (b is None):
+        raise ValueError("bench takes both operands, or neither (to generate them)")
+    spec = _tileskip._ProblemSpec()
+    sizes = {"m": m, "n": n, "k": k}
+    for name, value in sizes.items():
+        chosen = value if value is not None else size
+        setattr(spec, name, 0 if chosen is None else chosen)  # 0: the device's default
+    spec.generator = generator
+    spec.density_a = density_a
+    spec.density_b = density_b
+    spec.granularity = granularity
+    spec.seed = seed
+    arrays = (None, None) if a is None else (_as_array(a), _as_array(b))
+    sources = ("", "") if a is None else (_source(a), _source(b))
+    result = _tileskip.bench(
+        arrays[0], arrays[1], sources[0], sources[1], spec, kernel, backend, _device_index(device), warmup, repeat,
+        baseline,
+    )
+    _warn(result)
+    report = json.loads(result["json"])
+    for message in report["diagnostics"]:
+        warnings.warn(message, DiagnosticWarning, stacklevel=2)
+    problem = report["problem"]
+    context = {
+        "date": report["date"],
+        "host": report["host"],
+        "m": problem["m"],
+        "n": problem["n"],
+        "k": problem["k"],
+        "generator": None if a is not None else problem["generator"],
+        "density_a": None if a is not None else problem["density_a"],
+        "density_b": None if a is not None else problem["density_b"],
+        "seed": None if a is not None else problem["seed"],
+        "source_a": problem["a"],
+        "source_b": problem["b"],
+        "baseline": report["baseline"] or None,
+    }
+    rows = []
+    for measured in report["rows"]:
+        row: Dict[str, Any] = {}
+        _flatten("", measured, row)
+        row.update(context)
+        rows.append(row)
+    return rows
+
+
+def backends(device: Optional[int] = None) -> List[Dict[str, Any]]:
+    """The backends this build has, as ``tileskip list`` shows them: ``name``, ``available``
+    (and where not, ``reason``), ``device``, ``driver``, ``api``, ``is_gpu``,
+    ``subgroup_size``, ``shared_memory_bytes``, ``memory_bytes`` and the ``kernels`` it
+    implements."""
+    return _tileskip.backends(_device_index(device))
+
+
+def kernels() -> List[Dict[str, Any]]:
+    """The kernel catalogue: ``id``, ``number`` (K#), ``stem``, ``family``, ``summary``,
+    ``tile`` (BM, BN, BK, WM, WN, TM, TN, threads), ``a_granularity``, ``b_granularity``
+    (0: that operand is not inspected), ``divergent``, ``skips``, ``baseline``."""
+    return _tileskip.kernels()
+
+
+def generators() -> List[Dict[str, str]]:
+    """The matrix generators: ``name`` and ``summary``."""
+    return _tileskip.generators()
+
+
+def generate(
+    generator: str,
+    rows: int,
+    cols: int,
+    density: float = 1.0,
+    seed: int = 42,
+    operand: str = "A",
+    granularity: int = 32,
+    group_size: int = 4,
+) -> np.ndarray:
+    """A generated matrix, as ``tileskip gen`` writes it: float32, ``rows``×``cols``, seeded and
+    reproducible. ``operand`` "A" aligns zeros to row tiles × K-blocks, "B" to K-blocks × column
+    tiles; ``granularity`` is the segment width or block edge, ``group_size`` the M of N:M."""
+    return _tileskip.generate(generator, rows, cols, density, seed, operand, granularity, group_size)

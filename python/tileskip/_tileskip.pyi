@@ -1,0 +1,49 @@
+# Type stubs of the extension behind the tileskip package (python/tileskip_module.cpp). The
+# documented API is tileskip/__init__.py; these are its building blocks.
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+import numpy.typing as npt
+
+version: str
+module_folder: str
+
+class _ProblemSpec:
+    m: int
+    n: int
+    k: int
+    generator: str
+    density_a: float
+    density_b: float
+    seed: int
+    granularity: int
+    def __init__(self) -> None: ...
+
+def matmul(
+    a: npt.NDArray[Any], b: npt.NDArray[Any], kernel: str, backend: Optional[str], verify: bool, device: int
+) -> Dict[str, Any]: ...
+def matmul_device(a: Any, b: Any, c: Any, kernel: str, stream: int, device: int) -> Dict[str, Any]: ...
+def verify(a: npt.NDArray[Any], b: npt.NDArray[Any], c: npt.NDArray[Any], kernel: str) -> None: ...
+def inspect(
+    a: npt.NDArray[Any], b: npt.NDArray[Any], a_source: str, b_source: str, backend: Optional[str], device: int
+) -> Dict[str, Any]: ...
+def bench(
+    a: Optional[npt.NDArray[Any]],
+    b: Optional[npt.NDArray[Any]],
+    a_source: str,
+    b_source: str,
+    spec: _ProblemSpec,
+    kernel: str,
+    backend: Optional[str],
+    device: int,
+    warmup: int,
+    repeat: int,
+    baseline: bool,
+) -> Dict[str, Any]: ...
+def backends(device: int) -> List[Dict[str, Any]]: ...
+def kernels() -> List[Dict[str, Any]]: ...
+def generators() -> List[Dict[str, str]]: ...
+def generate(
+    generator: str, rows: int, cols: int, density: float, seed: int, operand: str, granularity: int, group_size: int
+) -> npt.NDArray[np.float32]: ...
+def close() -> None: ...

@@ -1,0 +1,501 @@
+// _tileskip: the Python extension behind the `tileskip` package (python/tileskip/__init__.py
+// holds the documented API and calls these). It links the same core and backends as the
+// command; the CUDA backend stays a run-time module, found beside this extension
+// (core/runtime_module.hpp), so the package imports on a machine without a GPU.
+//
+// Arrays cross as NumPy arrays described by dtype, shape and strides (core's matrixFromArray
+// converts them as the .npy reader converts a file); C comes back as a NumPy array that owns the
+// Matrix it was computed into, no copy. Reports cross as the JSON text the CLI writes, so the
+// fields are the CLI's by construction. Errors keep their kind: core's InputError becomes
+// ValueError, UnavailableError tileskip.UnavailableError, a failed verification
+// tileskip.VerificationError.
+#include <dlpack/dlpack.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend_registry.hpp"
+#include "core/bench.hpp"
+#include "core/error.hpp"
+#include "core/generators.hpp"
+#include "core/inspect.hpp"
+#include "core/kernel_selection.hpp"
+#include "core/matrix_io.hpp"
+#include "core/reference.hpp"
+#include "core/report.hpp"
+#include "core/runtime_module.hpp"
+
+namespace py = pybind11;
+
+namespace tileskip::python {
+
+namespace {
+
+// Backends stay open between calls: opening Vulkan (an instance, a device, the pipelines) costs
+// far more than a small product. close() releases them before the interpreter exits.
+struct OpenBackends {
+  std::mutex mutex;
+  std::map<std::pair<std::string, int>, std::unique_ptr<Backend>> byName;
+};
+
+OpenBackends& openBackends() {
+  static auto* backends = new OpenBackends;  // never destroyed: close() empties it at exit
+  return *backends;
+}
+
+BackendOptions optionsFor(int device) {
+  // As in the test suite: TILESKIP_VALIDATION=1 turns on the Vulkan validation layers, whose
+  // messages come back as diagnostics (warnings in Python).
+  const char* validation = std::getenv("TILESKIP_VALIDATION");
+  return {.deviceIndex = device, .validation = validation != nullptr && std::string(validation) == "1"};
+}
+
+Backend& backendNamed(const std::string& name, int device) {
+  checkBackendName(name);  // InputError naming the compiled backends
+  OpenBackends& open = openBackends();
+  std::lock_guard lock(open.mutex);
+  auto& slot = open.byName[{name, device}];
+  if (!slot) slot = openBackend(name, optionsFor(device));
+  return *slot;
+}
+
+// None: the best available backend (a GPU first), as the CLI picks it.
+Backend& chooseBackend(const std::optional<std::string>& name, int device) {
+  if (name) return backendNamed(*name, device);
+  std::string best;
+  {
+    std::unique_ptr<Backend> opened = openBestBackend(optionsFor(device));
+    best = std::string(opened->name());
+    OpenBackends& open = openBackends();
+    std::lock_guard lock(open.mutex);
+    auto& slot = open.byName[{best, device}];
+    if (!slot) slot = std::move(opened);
+  }
+  return backendNamed(best, device);
+}
+
+void closeBackends() {
+  OpenBackends& open = openBackends();
+  std::lock_guard lock(open.mutex);
+  open.byName.clear();
+}
+
+Matrix toMatrix(const py::array& array, const std::string& name, std::vector<std::string>& notes) {
+  if (array.ndim() != 2) {
+    throw InputError(name + ": expected a 2-D array, got " + std::to_string(array.ndim()) + " dimensions");
+  }
+  ArrayView view;
+  view.data = array.data();
+  view.dtype = py::str(array.dtype().attr("str"));
+  view.rows = array.shape(0);
+  view.cols = array.shape(1);
+  view.rowStride = array.strides(0);
+  view.colStride = array.strides(1);
+  MatrixReadInfo info;
+  Matrix m;
+  {
+    py::gil_scoped_release release;  // the array stays alive: the caller holds it
+    m = matrixFromArray(view, name, &info);
+  }
+  // A conversion that loses nothing (float64 values float32 holds, any order) is what a caller
+  // asked for; one that loses values is said (a ConversionWarning).
+  if (info.lost) notes.push_back(info.note);
+  return m;
+}
+
+// A NumPy array that owns `m`: C goes back without a copy.
+py::array_t<float> toArray(Matrix m) {
+  auto* owned = new Matrix(std::move(m));
+  py::capsule free(owned, [](void* p) { delete static_cast<Matrix*>(p); });
+  return py::array_t<float>({owned->rows(), owned->cols()}, owned->data(), free);
+}
+
+py::list takeDiagnostics(Backend& backend) {
+  py::list messages;
+  for (const std::string& m : backend.takeDiagnostics()) messages.append(m);
+  return messages;
+}
+
+py::dict matmul(const py::array& aArray, const py::array& bArray, const std::string& kernelName,
+                const std::optional<std::string>& backendName, bool verify, int device) {
+  std::vector<std::string> notes;
+  Matrix a = toMatrix(aArray, "A", notes);
+  Matrix b = toMatrix(bArray, "B", notes);
+  checkMultiplicable(a, b);
+  if (kernelName != "auto" && (kernelName == "all" || parseKernelList(kernelName).size() != 1)) {
+    throw InputError("kernel '" + kernelName + "': matmul multiplies with one kernel; give a single id or auto");
+  }
+  Backend& backend = chooseBackend(backendName, device);
+  py::dict result;
+  const KernelInfo* kernel = nullptr;
+  std::string autoReason;
+  Matrix c;
+  double ms = 0.0, prepareMs = 0.0;
+  std::optional<ErrorReport> error;
+  {
+    py::gil_scoped_release release;
+    if (kernelName == "auto") {
+      ProblemSpec spec;
+      const Recommendation choice = chooseAuto(backend, a, b, spec);
+      kernel = choice.kernel;
+      autoReason = choice.reason;
+    } else {
+      kernel = selectKernels(kernelName, backend, true).front();
+    }
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(a, b);
+    prepareMs = onDevice->prepare(*kernel);
+    onDevice->poisonC();  // an element the kernel fails to write fails verification
+    ms = onDevice->run(*kernel);
+    c = onDevice->downloadC();
+    if (verify) error = compareToReference(c, referenceProduct(a, b));
+  }
+  if (error && !error->passed) {
+    throw Error(ExitCode::VerificationFailed, "kernel " + std::string(kernel->id) + " gave a wrong C (" + error->summary() + ")");
+  }
+  result["c"] = toArray(std::move(c));
+  result["backend"] = std::string(backend.name());
+  result["device"] = backend.device().describe();
+  result["kernel"] = std::string(kernel->id);
+  result["auto_reason"] = autoReason;
+  result["kernel_ms"] = ms;
+  result["prepare_ms"] = prepareMs;
+  result["verification"] = error ? py::object(py::str(error->summary())) : py::object(py::none());
+  result["notes"] = notes;
+  result["diagnostics"] = takeDiagnostics(backend);
+  return result;
+}
+
+// A DLPack capsule taken over (renamed "used_dltensor", as the protocol asks) and released
+// through its deleter when this goes.
+class BorrowedTensor {
+ public:
+  BorrowedTensor(const py::capsule& capsule, const std::string& name) : name_(name) {
+    if (std::string(capsule.name() ? capsule.name() : "") != "dltensor") {
+      throw InputError(name + ": not an unused DLPack capsule (\"dltensor\")");
+    }
+    managed_ = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+    if (managed_ == nullptr) throw py::error_already_set();
+    PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+  }
+  ~BorrowedTensor() {
+    if (managed_ != nullptr && managed_->deleter != nullptr) managed_->deleter(managed_);
+  }
+  BorrowedTensor(const BorrowedTensor&) = delete;
+  BorrowedTensor& operator=(const BorrowedTensor&) = delete;
+
+  // The tensor as the kernels take it: fp32, 2-D, row-major and contiguous, on a CUDA device.
+  // (tileskip.matmul makes a CUDA tensor so, on the device, before it gets here.)
+  const DLTensor& checked() const {
+    const DLTensor& t = managed_->dl_tensor;
+    if (t.device.device_type != kDLCUDA) throw InputError(name_ + ": not in CUDA device memory");
+    if (t.ndim != 2) throw InputError(name_ + ": expected a 2-D tensor, got " + std::to_string(t.ndim) + " dimensions");
+    if (t.dtype.code != kDLFloat || t.dtype.bits != 32 || t.dtype.lanes != 1) {
+      throw InputError(name_ + ": the kernels take float32 tensors");
+    }
+    const bool rowMajor = t.strides == nullptr || ((t.shape[1] == 1 || t.strides[1] == 1) &&
+                                                   (t.shape[0] == 1 || t.strides[0] == t.shape[1]));
+    if (!rowMajor) throw InputError(name_ + ": not contiguous in row-major order");
+    return t;
+  }
+  void* data() const {
+    const DLTensor& t = managed_->dl_tensor;
+    return static_cast<char*>(t.data) + t.byte_offset;
+  }
+
+ private:
+  std::string name_;
+  DLManagedTensor* managed_ = nullptr;
+};
+
+// C = A·B on CUDA tensors in place: A, B and C are the caller's device memory (DLPack capsules;
+// C allocated by the caller, e.g. torch.empty on the same device), nothing crosses to the host.
+py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, const py::capsule& cCapsule,
+                      const std::string& kernelName, std::uintptr_t stream, int device) {
+  BorrowedTensor aTensor(aCapsule, "A"), bTensor(bCapsule, "B"), cTensor(cCapsule, "C");
+  const DLTensor &a = aTensor.checked(), &b = bTensor.checked(), &c = cTensor.checked();
+  if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
+    throw InputError("A is " + std::to_string(a.shape[0]) + "x" + std::to_string(a.shape[1]) + " and B " +
+                     std::to_string(b.shape[0]) + "x" + std::to_string(b.shape[1]) +
+                     ": A's columns must equal B's rows (and C must be A's rows x B's columns)");
+  }
+  for (const DLTensor* t : {&b, &c}) {
+    if (t->device.device_id != a.device.device_id) throw InputError("A, B and C must be on one CUDA device");
+  }
+  if (kernelName == "auto") {
+    throw InputError("kernel 'auto' inspects the operands on the host; for CUDA tensors give a kernel id");
+  }
+  if (kernelName == "all" || parseKernelList(kernelName).size() != 1) {
+    throw InputError("kernel '" + kernelName + "': matmul multiplies with one kernel; give a single id");
+  }
+  Backend& backend = backendNamed("cuda", device < 0 ? a.device.device_id : device);
+  const KernelInfo* kernel = selectKernels(kernelName, backend, true).front();
+  DeviceOperands operands;
+  operands.a = static_cast<const float*>(aTensor.data());
+  operands.b = static_cast<const float*>(bTensor.data());
+  operands.c = static_cast<float*>(cTensor.data());
+  for (std::int64_t extent : {a.shape[0], a.shape[1], b.shape[1]}) checkMatrixShape(extent, 1, "tensor");
+  operands.m = static_cast<int>(a.shape[0]);
+  operands.k = static_cast<int>(a.shape[1]);
+  operands.n = static_cast<int>(b.shape[1]);
+  operands.deviceIndex = a.device.device_id;
+  operands.stream = reinterpret_cast<void*>(stream);
+  double ms = 0.0;
+  {
+    py::gil_scoped_release release;
+    ms = backend.multiplyInPlace(*kernel, operands);
+  }
+  py::dict result;
+  result["backend"] = std::string(backend.name());
+  result["device"] = backend.device().describe();
+  result["kernel"] = std::string(kernel->id);
+  result["kernel_ms"] = ms;
+  result["c_pointer"] = reinterpret_cast<std::uintptr_t>(operands.c);
+  result["diagnostics"] = takeDiagnostics(backend);
+  return result;
+}
+
+// Checks a C computed elsewhere (CUDA tensors) against the float64 reference, as matmul's verify.
+void verifyProduct(const py::array& aArray, const py::array& bArray, const py::array& cArray, const std::string& kernel) {
+  std::vector<std::string> notes;
+  Matrix a = toMatrix(aArray, "A", notes), b = toMatrix(bArray, "B", notes), c = toMatrix(cArray, "C", notes);
+  checkMultiplicable(a, b);
+  ErrorReport error;
+  {
+    py::gil_scoped_release release;
+    error = compareToReference(c, referenceProduct(a, b));
+  }
+  if (!error.passed) throw Error(ExitCode::VerificationFailed, "kernel " + kernel + " gave a wrong C (" + error.summary() + ")");
+}
+
+py::dict inspect(const py::array& aArray, const py::array& bArray, const std::string& aSource,
+                 const std::string& bSource, const std::optional<std::string>& backendName, int device) {
+  std::vector<std::string> notes;
+  Matrix a = toMatrix(aArray, "A", notes);
+  Matrix b = toMatrix(bArray, "B", notes);
+  Backend& backend = chooseBackend(backendName, device);
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    json = inspectionJson(inspectOnBackend(backend, a, b, aSource, bSource), backend);
+  }
+  py::dict result;
+  result["json"] = json;
+  result["notes"] = notes;
+  return result;
+}
+
+// Mirrors `tileskip bench`: ProblemSpec from the arguments, or the arrays; every available
+// backend for "all"; auto and the baseline row as the CLI adds them (core/kernel_selection.hpp,
+// backends/backend_registry.hpp).
+py::dict bench(const std::optional<py::array>& aArray, const std::optional<py::array>& bArray, const std::string& aSource,
+               const std::string& bSource, const ProblemSpec& generated, const std::string& kernels,
+               const std::optional<std::string>& backendName, int device, int warmup, int repeat, bool baseline) {
+  const BenchOptions options{.warmup = warmup, .repeat = repeat};
+  checkBenchOptions(options);
+  parseKernelList(kernels);
+  std::vector<std::string> notes;
+  ProblemSpec spec = generated;
+  ProblemData data;
+  if (aArray.has_value() != bArray.has_value()) throw InputError("bench takes both operands as arrays, or neither");
+  if (aArray) {
+    data.a = toMatrix(*aArray, "A", notes);
+    data.b = toMatrix(*bArray, "B", notes);
+    checkMultiplicable(data.a, data.b);
+    spec.m = data.a.rows();
+    spec.k = data.a.cols();
+    spec.n = data.b.cols();
+    spec.fileA = aSource;  // what the report calls each operand
+    spec.fileB = bSource;
+  }
+  data.readNotes = notes;
+
+  std::vector<Backend*> chosen;
+  if (backendName && *backendName == "all") {
+    for (const BackendEntry& entry : compiledBackends()) {
+      try {
+        chosen.push_back(&backendNamed(std::string(entry.name), device));
+      } catch (const UnavailableError&) {
+        // as `bench --backend all`: an unavailable backend is left out
+      }
+    }
+    if (chosen.empty()) throw UnavailableError("no backend can run on this machine");
+  } else {
+    chosen.push_back(&chooseBackend(backendName, device));
+  }
+  if (!aArray) {
+    // Sizes not given: the command's default, 4096 where a GPU runs, else 512.
+    const bool gpu = std::any_of(chosen.begin(), chosen.end(), [](Backend* b) { return b->device().isGpu; });
+    for (int* size : {&spec.m, &spec.n, &spec.k}) {
+      if (*size == 0) *size = gpu ? 4096 : 512;
+    }
+    spec.validate();
+    py::gil_scoped_release release;
+    data = generateProblem(spec);
+  }
+  std::vector<BenchTarget> targets;
+  for (Backend* backend : chosen) {
+    BenchTarget target = benchTarget(*backend, kernels, chosen.size() == 1, data.a, data.b, spec);
+    if (!target.kernels.empty()) targets.push_back(std::move(target));
+  }
+  if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
+  std::vector<std::unique_ptr<Backend>> borrowed;
+  if (baseline) addBaselineTarget(borrowed, targets);
+
+  std::string json;
+  {
+    py::gil_scoped_release release;
+    json = formatJson(runBench(targets, spec, data, options));
+  }
+  py::dict result;
+  result["json"] = json;
+  result["notes"] = notes;
+  return result;
+}
+
+py::list listBackends(int device) {
+  py::list out;
+  for (const BackendEntry& entry : compiledBackends()) {
+    py::dict row;
+    row["name"] = std::string(entry.name);
+    try {
+      Backend& backend = backendNamed(std::string(entry.name), device);
+      const DeviceInfo& info = backend.device();
+      row["available"] = true;
+      row["device"] = info.name;
+      row["driver"] = info.driver;
+      row["api"] = info.api;
+      row["is_gpu"] = info.isGpu;
+      row["subgroup_size"] = info.subgroupSize;
+      row["shared_memory_bytes"] = info.sharedMemoryBytes;
+      row["memory_bytes"] = info.memoryBytes;
+      py::list kernels;
+      for (const KernelInfo* k : backend.kernels()) kernels.append(std::string(k->id));
+      row["kernels"] = kernels;
+      row["reason"] = py::none();
+    } catch (const UnavailableError& e) {
+      row["available"] = false;
+      row["reason"] = std::string(e.what());
+      row["kernels"] = py::list();
+    }
+    out.append(row);
+  }
+  return out;
+}
+
+py::list listKernels() {
+  py::list out;
+  for (const KernelInfo& k : kCatalogue) {
+    py::dict row;
+    row["id"] = std::string(k.id);
+    row["number"] = std::string(k.number);
+    row["stem"] = std::string(k.stem);
+    row["family"] = std::string(familyName(k.family));
+    row["summary"] = std::string(k.summary);
+    row["a_granularity"] = k.aRowGranularity;
+    row["b_granularity"] = k.bColGranularity;
+    row["divergent"] = k.divergent;
+    row["skips"] = k.skips();
+    row["baseline"] = k.isBaseline();
+    const TileShape& t = k.tile;
+    py::dict tile;
+    tile["BM"] = t.BM, tile["BN"] = t.BN, tile["BK"] = t.BK, tile["WM"] = t.WM, tile["WN"] = t.WN;
+    tile["TM"] = t.TM, tile["TN"] = t.TN, tile["threads"] = t.threads;
+    row["tile"] = tile;
+    out.append(row);
+  }
+  return out;
+}
+
+py::list listGenerators() {
+  py::list out;
+  for (const GeneratorInfo& g : generators()) {
+    py::dict row;
+    row["name"] = std::string(g.name);
+    row["summary"] = std::string(g.summary);
+    out.append(row);
+  }
+  return out;
+}
+
+py::array_t<float> generateMatrix(const std::string& generator, std::int64_t rows, std::int64_t cols, double density,
+                                  std::uint64_t seed, const std::string& operand, int granularity, int groupSize) {
+  if (operand != "A" && operand != "B") throw InputError("operand must be A or B, not '" + operand + "'");
+  checkMatrixShape(rows, cols, "rows x cols");
+  const GeneratorOptions options{.granularity = granularity, .groupSize = groupSize};
+  Matrix m;
+  {
+    py::gil_scoped_release release;
+    m = generate(generator, operand == "A" ? Operand::A : Operand::B, static_cast<int>(rows), static_cast<int>(cols),
+                 density, seed, options);
+  }
+  return toArray(std::move(m));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_tileskip, module) {
+  module.doc() = "tileskip's C++ core and backends; use the documented API of the tileskip package";
+
+  // Python classes defined in tileskip/_errors.py, so the pure-Python package and its stubs own them.
+  py::module_ errors = py::module_::import("tileskip._errors");
+  static py::object unavailable = errors.attr("UnavailableError");
+  static py::object verification = errors.attr("VerificationError");
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const Error& e) {
+      switch (e.code()) {
+        case ExitCode::BadInput: PyErr_SetString(PyExc_ValueError, e.what()); return;
+        case ExitCode::Unavailable: PyErr_SetString(unavailable.ptr(), e.what()); return;
+        case ExitCode::VerificationFailed: PyErr_SetString(verification.ptr(), e.what()); return;
+        case ExitCode::Ok: break;
+      }
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  py::class_<ProblemSpec>(module, "_ProblemSpec")
+      .def(py::init<>())
+      .def_readwrite("m", &ProblemSpec::m)
+      .def_readwrite("n", &ProblemSpec::n)
+      .def_readwrite("k", &ProblemSpec::k)
+      .def_readwrite("generator", &ProblemSpec::generator)
+      .def_readwrite("density_a", &ProblemSpec::densityA)
+      .def_readwrite("density_b", &ProblemSpec::densityB)
+      .def_readwrite("seed", &ProblemSpec::seed)
+      .def_property(
+          "granularity", [](const ProblemSpec& s) { return s.options.granularity; },
+          [](ProblemSpec& s, int g) { s.options.granularity = g; });
+
+  module.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("verify"),
+             py::arg("device"));
+  module.def("matmul_device", &matmulDevice, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"),
+             py::arg("stream"), py::arg("device"));
+  module.def("inspect", &inspect, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"),
+             py::arg("backend"), py::arg("device"));
+  module.def("bench", &bench, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"), py::arg("spec"),
+             py::arg("kernel"), py::arg("backend"), py::arg("device"), py::arg("warmup"), py::arg("repeat"),
+             py::arg("baseline"));
+  module.def("verify", &verifyProduct, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"));
+  module.def("backends", &listBackends, py::arg("device"));
+  module.def("kernels", &listKernels);
+  module.def("generators", &listGenerators);
+  module.def("generate", &generateMatrix, py::arg("generator"), py::arg("rows"), py::arg("cols"), py::arg("density"),
+             py::arg("seed"), py::arg("operand"), py::arg("granularity"), py::arg("group_size"));
+  module.def("close", &closeBackends, "releases the open backends (at interpreter exit)");
+  module.attr("version") = TILESKIP_VERSION;
+  module.attr("module_folder") = binaryFolder();  // where run-time modules are looked for (tests)
+}
+
+}  // namespace tileskip::python

@@ -1,0 +1,261 @@
+"""tileskip from Python: NumPy in, the same kernels, verification and statistics out."""
+import json
+import os
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+import tileskip
+
+RNG = np.random.default_rng(7)
+
+
+def reference(a, b):
+    return np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64)
+
+
+def assert_product(c, a, b):
+    """C matches the float64 product within fp32 accumulation error (the command's bound is
+    per element; this is the same order: K·u·(|A|·|B|))."""
+    a64, b64 = np.asarray(a, dtype=np.float32).astype(np.float64), np.asarray(b, dtype=np.float32).astype(np.float64)
+    bound = (2 + 1.25 * np.sqrt(a64.shape[1])) * np.finfo(np.float32).eps * (np.abs(a64) @ np.abs(b64)) + 1e-30
+    assert c.dtype == np.float32 and c.shape == (a64.shape[0], b64.shape[1])
+    assert np.all(np.abs(c - a64 @ b64) <= bound)
+
+
+def test_required_backends_are_available():
+    required = [n for n in os.environ.get("TILESKIP_REQUIRE_BACKENDS", "").split(",") if n]
+    found = {b["name"]: b for b in tileskip.backends()}
+    for name in required:
+        assert found[name]["available"], found[name]["reason"]
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (7, 13, 5), (65, 9, 130), (129, 100, 31)])
+def test_odd_shapes_equal_numpy(backend, m, k, n):
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    assert_product(tileskip.matmul(a, b, backend=backend, verify=True), a, b)
+
+
+@pytest.mark.parametrize("generator", [g["name"] for g in tileskip.generators()])
+def test_each_generator_equals_numpy(backend, generator):
+    a = tileskip.generate(generator, 96, 80, density=0.4, seed=3, operand="A", granularity=8)
+    b = tileskip.generate(generator, 80, 72, density=0.4, seed=4, operand="B", granularity=8)
+    assert a.dtype == np.float32 and a.shape == (96, 80)
+    assert 0 < np.count_nonzero(a) < a.size
+    # auto, and each skipping kernel of the backend, on zeros a kernel may skip
+    assert_product(tileskip.matmul(a, b, backend=backend, verify=True), a, b)
+
+
+def test_each_kernel_of_each_backend(backend):
+    a = tileskip.generate("segments", 70, 48, density=0.5, operand="A", granularity=8)
+    b = tileskip.generate("segments", 48, 66, density=0.5, operand="B", granularity=8)
+    implemented = next(x for x in tileskip.backends() if x["name"] == backend)["kernels"]
+    assert implemented
+    for kernel in implemented:
+        assert_product(tileskip.matmul(a, b, kernel=kernel, backend=backend, verify=True), a, b)
+
+
+def test_generate_is_reproducible():
+    one = tileskip.generate("relu", 40, 30, density=0.3, seed=9)
+    assert np.array_equal(one, tileskip.generate("relu", 40, 30, density=0.3, seed=9))
+    assert not np.array_equal(one, tileskip.generate("relu", 40, 30, density=0.3, seed=10))
+
+
+def test_fortran_order_and_non_contiguous_views():
+    base = RNG.standard_normal((60, 90)).astype(np.float32)
+    a = np.asfortranarray(base[:, :45])          # Fortran order
+    other = RNG.standard_normal((100, 90)).astype(np.float32)
+    b = other[::2, 1::2][:45, :]                 # strided in both dimensions
+    b_t = other[:45, :33].T.T                    # a view of a view
+    neg = other[::-1, ::-1][:45, :20]            # negative strides
+    assert not a.flags.c_contiguous and not b.flags.c_contiguous
+    for rhs in (b, b_t, neg):
+        assert_product(tileskip.matmul(a, rhs, backend="cpu", verify=True), a, rhs)
+    w = RNG.standard_normal((33, 45)).astype(np.float32)
+    assert_product(tileskip.matmul(a, w.T, backend="cpu"), a, w.T)  # the W.T the issue tried
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.uint8, np.int64])
+def test_other_dtypes_are_converted(dtype):
+    a = (RNG.standard_normal((20, 30)) * 10).astype(dtype)
+    b = (RNG.standard_normal((30, 10)) * 10).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tileskip.ConversionWarning)  # nothing lost: no warning
+        c = tileskip.matmul(a, b, backend="cpu", verify=True)
+    assert_product(c, a.astype(np.float32), b.astype(np.float32))
+
+
+def test_lists_are_arrays():
+    c = tileskip.matmul([[1, 2], [3, 4]], [[5.0], [6.0]], backend="cpu")
+    assert c.tolist() == [[17.0], [39.0]]
+
+
+def test_lossy_conversion_warns_with_the_readers_note():
+    a = np.full((4, 4), 1e300)
+    a[0, 0] = 1e-300
+    with pytest.warns(tileskip.ConversionWarning) as caught:
+        c = tileskip.matmul(a, np.eye(4), backend="cpu")
+    text = str(caught[0].message)
+    assert "float64 converted to float32" in text and "became Inf" in text and "became zero" in text
+    assert not np.isfinite(c[1, 1])  # Inf (or Inf·0 = NaN) where the overflow went
+
+
+def test_nan_and_inf_are_computed_with(backend):
+    a = np.ones((8, 8), dtype=np.float32)
+    a[2, 3] = np.nan
+    a[5, 1] = np.inf
+    b = np.ones((8, 8), dtype=np.float32)
+    c = tileskip.matmul(a, b, backend=backend, verify=True)
+    expected = reference(a, b)
+    assert np.array_equal(np.isnan(c), np.isnan(expected)) and np.array_equal(np.isinf(c), np.isinf(expected))
+
+
+def test_inspect_equals_the_cli_json(tmp_path, cli):
+    a = tileskip.generate("blocks", 128, 64, density=0.25, operand="A", granularity=32)
+    b = tileskip.generate("blocks", 64, 96, density=0.25, operand="B", granularity=32)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    for backend in ("cpu", "vulkan"):
+        if backend not in [x["name"] for x in tileskip.backends() if x["available"]]:
+            continue
+        ours = tileskip.inspect(a, b, backend=backend)
+        run = subprocess.run(
+            [cli, "inspect", "--backend", backend, "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"),
+             "--format", "json"],
+            capture_output=True, text=True, check=True,
+        )
+        theirs = json.loads(run.stdout)
+        # Operands are named by where they came from: a file for the command, an array here.
+        assert ours["a"]["source"] == "numpy array float32" and theirs["a"]["source"].endswith("a.npy")
+        for report in (ours, theirs):
+            for operand in ("a", "b"):
+                del report[operand]["source"]
+        assert ours == theirs
+
+
+def test_bench_rows_fit_a_dataframe():
+    rows = tileskip.bench(size=48, backend="cpu", kernel="all", warmup=0, repeat=2)
+    assert rows and all(isinstance(r, dict) for r in rows)
+    columns = set(rows[0])
+    assert all(set(r) == columns for r in rows)  # one set of columns, flat scalars
+    for row in rows:
+        assert all(v is None or isinstance(v, (bool, int, float, str)) for v in row.values())
+        assert row["verified"] and row["kernel_ms_median"] > 0 and (row["m"], row["n"], row["k"]) == (48, 48, 48)
+    for name in ("backend", "kernel", "device", "kernel_ms_median", "effective_gflops", "joint_density",
+                 "error_relative_frobenius", "seed", "generator", "source_a"):
+        assert name in columns
+    try:
+        import pandas
+    except ImportError:
+        return
+    frame = pandas.DataFrame(rows)
+    assert list(frame.columns) == list(rows[0]) and len(frame) == len(rows)
+
+
+def test_bench_on_arrays_and_auto(backend):
+    a = tileskip.generate("blocks", 64, 64, density=0.25, operand="A", granularity=32)
+    b = tileskip.generate("blocks", 64, 64, density=0.25, operand="B", granularity=32)
+    rows = tileskip.bench(a, b, kernel="auto", backend=backend, warmup=0, repeat=1, baseline=False)
+    assert any(r["auto"] for r in rows)
+    assert "pipelined" in [r["kernel"] for r in rows] or backend == "cpu"
+    assert all(r["verified"] for r in rows)
+    assert rows[0]["source_a"] == "numpy array float32" and rows[0]["generator"] is None
+
+
+def test_catalogue_and_backends():
+    ids = [k["id"] for k in tileskip.kernels()]
+    assert "pipelined" in ids and "joint-8x32" in ids and len(ids) == len(set(ids))
+    joint = next(k for k in tileskip.kernels() if k["id"] == "joint-8x32")
+    assert (joint["a_granularity"], joint["b_granularity"], joint["skips"]) == (8, 32, True)
+    found = {b["name"]: b for b in tileskip.backends()}
+    assert found["cpu"]["available"] and found["cpu"]["kernels"] == ["cpu"]
+    for b in found.values():
+        assert b["available"] or b["reason"]
+
+
+def test_the_cuda_module_is_looked_for_beside_the_extension():
+    folder = tileskip._tileskip.module_folder
+    assert os.path.samefile(folder, os.path.dirname(tileskip._tileskip.__file__))
+    cuda = next((b for b in tileskip.backends() if b["name"] == "cuda"), None)
+    if cuda is not None and not cuda["available"]:
+        # Loaded from beside the extension, then refused for want of a driver (not "cannot load
+        # .../libtileskip_cuda.so": the module was found).
+        assert "libtileskip_cuda.so:" not in cuda["reason"] or folder in cuda["reason"]
+
+
+def test_import_without_torch():
+    run = subprocess.run(
+        [os.sys.executable, "-c", "import sys, tileskip; assert 'torch' not in sys.modules"],
+        capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize(
+    "a_shape,b_shape,message",
+    [
+        ((3, 4), (5, 2), "columns"),
+        ((0, 4), (4, 2), "shape 0x4 is invalid"),
+        ((3, 0), (0, 2), "is invalid"),
+    ],
+)
+def test_bad_shapes_raise_value_error(a_shape, b_shape, message):
+    with pytest.raises(ValueError, match=message):
+        tileskip.matmul(np.ones(a_shape, np.float32), np.ones(b_shape, np.float32), backend="cpu")
+
+
+def test_three_dimensional_arrays_are_refused():
+    with pytest.raises(ValueError, match="expected a 2-D array, got 3 dimensions"):
+        tileskip.matmul(np.ones((2, 3, 4)), np.ones((4, 2)), backend="cpu")
+    with pytest.raises(ValueError, match="expected a 2-D array, got 1 dimensions"):
+        tileskip.matmul(np.ones(4), np.ones((4, 2)), backend="cpu")
+
+
+def test_unknown_names_raise_value_error_with_the_cli_messages():
+    a = np.ones((4, 4), np.float32)
+    with pytest.raises(ValueError, match="unknown kernel 'nope'") as kernel_error:
+        tileskip.matmul(a, a, kernel="nope")
+    assert "pipelined" in str(kernel_error.value)  # names the known ids
+    with pytest.raises(ValueError, match="nope"):
+        tileskip.matmul(a, a, backend="nope")
+    with pytest.raises(ValueError, match="one kernel"):
+        tileskip.matmul(a, a, kernel="pipelined,naive")
+    with pytest.raises(ValueError, match="does not implement kernel 'pipelined'"):
+        tileskip.matmul(a, a, kernel="pipelined", backend="cpu")
+    with pytest.raises(ValueError, match="unknown generator|generator"):
+        tileskip.generate("nope", 4, 4)
+    with pytest.raises(ValueError, match="density"):
+        tileskip.generate("uniform", 4, 4, density=2.0)
+
+
+def test_unsupported_dtypes_raise_value_error():
+    a = np.ones((4, 4), np.float32)
+    with pytest.raises(ValueError, match="fp32"):
+        tileskip.matmul(a, a, dtype="fp16")
+    assert tileskip.matmul(a, a, dtype="fp32", backend="cpu").shape == (4, 4)
+    with pytest.raises(ValueError, match="dtype <c8 is not a real number type"):
+        tileskip.matmul(a.astype(np.complex64), a, backend="cpu")
+    with pytest.raises(ValueError, match="not a real number type"):
+        tileskip.matmul(a.astype(bool), a, backend="cpu")
+
+
+def test_an_unavailable_backend_raises_unavailable_error():
+    missing = [b for b in tileskip.backends() if not b["available"]]
+    if not missing:
+        pytest.skip("every compiled backend is available here")
+    a = np.ones((4, 4), np.float32)
+    with pytest.raises(tileskip.UnavailableError) as error:
+        tileskip.matmul(a, a, backend=missing[0]["name"])
+    assert str(error.value) == missing[0]["reason"]
+
+
+def test_torch_cpu_tensors_go_through_numpy():
+    torch = pytest.importorskip("torch")
+    a = torch.randn(9, 7)
+    b = torch.randn(7, 5, dtype=torch.float64)
+    c = tileskip.matmul(a, b, backend="cpu")
+    assert isinstance(c, torch.Tensor) and c.dtype == torch.float32
+    assert torch.allclose(c.double(), a.double() @ b, atol=1e-4)
