@@ -23,6 +23,13 @@ const KernelInspection* bestBy(const Inspection& inspection, bool skipping) {
 
 std::string milliseconds(double ms) { return fixed(ms, 4) + " ms"; }
 
+// CSR SpMM on an A this sparse: the model has no calibration there.
+bool csrIsAGuess(const Inspection& inspection) {
+  return inspection.a.density <= kSparseElementDensity &&
+         std::any_of(inspection.kernels.begin(), inspection.kernels.end(),
+                     [](const KernelInspection& r) { return r.kernel->id == "cusparse-csr"; });
+}
+
 }  // namespace
 
 std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, const DeviceInfo& device) {
@@ -35,16 +42,24 @@ std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, co
     for (const KernelInspection& r : inspection.kernels) candidates.push_back(r.kernel);
     return candidates;
   }
-  const auto csr = std::find_if(inspection.kernels.begin(), inspection.kernels.end(),
-                                [](const KernelInspection& r) { return r.kernel->id == "cusparse-csr"; });
-  if (csr == inspection.kernels.end() || inspection.a.density > kSparseElementDensity) return candidates;
-  candidates.push_back(csr->kernel);
-  for (bool skipping : {true, false}) {
-    if (const KernelInspection* best = bestBy(inspection, skipping)) candidates.push_back(best->kernel);
+  std::vector<const KernelInfo*> wanted = {inspection.recommendation.kernel};
+  double fastest = 0.0;
+  for (const KernelInspection& r : inspection.kernels) fastest = std::max(fastest, r.predictedSpeedup);
+  for (const KernelInspection& r : inspection.kernels) {
+    if (r.predictedSpeedup * kModelError >= fastest) wanted.push_back(r.kernel);
   }
-  if (std::find(candidates.begin(), candidates.end(), inspection.recommendation.kernel) == candidates.end()) {
-    candidates.push_back(inspection.recommendation.kernel);
+  if (csrIsAGuess(inspection)) {
+    for (const KernelInspection& r : inspection.kernels) {
+      if (r.kernel->id == "cusparse-csr") wanted.push_back(r.kernel);
+    }
+    for (bool skipping : {true, false}) {
+      if (const KernelInspection* best = bestBy(inspection, skipping)) wanted.push_back(best->kernel);
+    }
   }
+  for (const KernelInspection& r : inspection.kernels) {
+    if (std::find(wanted.begin(), wanted.end(), r.kernel) != wanted.end()) candidates.push_back(r.kernel);
+  }
+  if (candidates.size() < 2) candidates.clear();  // one candidate: the model's choice stands
   return candidates;
 }
 
@@ -80,11 +95,17 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   result.measured = kernelsToMeasure(inspection, backend.device());
   if (result.measured.empty()) return result;
   const double outputs = static_cast<double>(a.rows()) * b.cols();
-  const std::string why = outputs < kSmallProblemOutputs
-                              ? "measured, as the model is blind to a problem this small (" +
-                                    std::to_string(a.rows()) + "x" + std::to_string(b.cols()) + " outputs)"
-                              : "measured, as the model is blind to CSR on an A " +
-                                    fixed(100.0 * (1.0 - inspection.a.density), 2) + " % zeros";
+  std::string why;
+  if (outputs < kSmallProblemOutputs) {
+    why = "measured, as the model is blind to a problem this small (" + std::to_string(a.rows()) + "x" +
+          std::to_string(b.cols()) + " outputs)";
+  } else if (csrIsAGuess(inspection)) {
+    why = "measured, as the model is blind to CSR on an A " + fixed(100.0 * (1.0 - inspection.a.density), 2) +
+          " % zeros";
+  } else {
+    why = "measured, as the model predicts these within its error of each other (" +
+          fixed(100.0 * (kModelError - 1.0), 0) + " %)";
+  }
   const auto start = std::chrono::steady_clock::now();
   {
     std::unique_ptr<DeviceProblem> problem = backend.upload(a, b);

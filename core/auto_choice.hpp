@@ -5,8 +5,9 @@
 // work its patterns leave. It is blind to two things bench --suite real showed on the H200: a
 // problem too small to fill the GPU (launch cost and idle multiprocessors decide, and the small
 // teaching kernels or cuBLAS won), and cuSPARSE on an A that is mostly zeros (its time follows
-// A's non-zeros and N, not tiles). There, on a GPU, auto times the kernels it cannot rank and
-// runs the fastest; the choice costs a few runs of each, once.
+// A's non-zeros and N, not tiles); and it cannot rank kernels it predicts closer together than
+// its own error. There, on a GPU, auto times the kernels it cannot rank and runs the fastest; the
+// choice costs a few runs of each, once.
 #pragma once
 
 #include <string>
@@ -20,6 +21,9 @@ namespace tileskip {
 // At or below this element density of A, CSR SpMM may beat every tiled kernel; the model has no
 // calibration there (its runs had A at least a quarter non-zero).
 inline constexpr double kSparseElementDensity = 0.1;
+// Kernels the model predicts within this factor of its fastest are near ties: its error on the
+// H200 calibration runs reached 10-20 % for the skipping kernels (2026-11-23-h200-calibration.md).
+inline constexpr double kModelError = 1.2;
 // Timed runs of each candidate after one warm-up; their median decides. On the H200 the small
 // problems auto measures run in microseconds, where three runs left auto up to 6 % behind the
 // fastest kernel of a five-run bench (bench/results/2026-11-23-h200-real-auto.md).
@@ -32,9 +36,10 @@ struct AutoChoice {
   double measuringMs = 0.0;
 };
 
-// The kernels auto must time rather than rank, for this inspection on this device; empty where
-// the model's ranking stands. Small problems on a GPU: every kernel. A sparse A on a backend with
-// cusparse-csr: CSR, the best skipping and the best dense kernel by the model.
+// The kernels auto must time rather than rank, for this inspection on this device, in catalogue
+// order; empty where the model's ranking stands. Small problems on a GPU: every kernel. Else the
+// near ties of the model's fastest, and on a backend with cusparse-csr and a sparse A: CSR, the
+// best skipping and the best dense kernel by the model.
 std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, const DeviceInfo& device);
 
 // Times each of `candidates` on `problem` (prepare, a warm-up, kAutoTimedRuns runs) and returns the
