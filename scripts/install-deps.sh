@@ -3,10 +3,23 @@
 # Idempotent: with everything present it changes nothing and needs no network.
 # The CUDA toolkit is not a Debian package: when `nvcc` is on the PATH (or in /usr/local/cuda)
 # the CUDA backend is built too, otherwise it is left out.
-# The Python package builds and tests from Debian's pybind11 and pytest; only `pip install .`
-# takes something from PyPI: pip fetches the build backend, scikit-build-core, into its
-# isolated build environment (README, "tileskip from Python").
+# The Python package builds and tests from Debian's pybind11 and pytest. Its build backend for
+# `pip install .`, scikit-build-core, is not in Debian: this script fetches its wheels from PyPI
+# into build/wheels once, so that the install itself downloads nothing
+# (README, "tileskip from Python"). Without PyPI it says so and goes on: the tests need none of it.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The wheelhouse pip's isolated build installs from (--no-index --find-links build/wheels).
+fetch_build_backend() {
+  if compgen -G "build/wheels/scikit_build_core-*.whl" >/dev/null; then return 0; fi
+  mkdir -p build/wheels
+  if python3 -m pip download --quiet --only-binary=:all: --dest build/wheels 'scikit-build-core>=0.10' 2>/dev/null; then
+    echo "install-deps: fetched scikit-build-core into build/wheels for pip install ."
+  else
+    echo "install-deps: could not fetch scikit-build-core from PyPI; pip install . will need it (the tests do not)" >&2
+  fi
+}
 
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -27,6 +40,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  fetch_build_backend
   exit 0
 fi
 
@@ -44,3 +58,4 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fetch_build_backend
