@@ -141,7 +141,7 @@ BlockWalk::Outputs BlockWalk::laneOutputs(int warp, int lane) const {
   int tm = std::max(t.TM, 1), tn = std::max(t.TN, 1);
   // Threads run along N first, as coalescing wants; K1 is the exception it teaches:
   // neighbouring threads walk down a column of C.
-  bool downColumns = kernel_->id == "naive";
+  bool downColumns = kernel_->structure.mapping == ThreadMapping::OutputDownColumns;
   int threadRow = downColumns ? thread % threadRows_ : thread / threadCols_;
   int threadCol = downColumns ? thread / threadRows_ : thread % threadCols_;
   std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + threadRow * tm, tm, rowEnd_);

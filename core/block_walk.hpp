@@ -23,8 +23,6 @@
 
 namespace tileskip {
 
-inline constexpr int kWarpLanes = 32;  // CUDA's warp; the catalogue's WM x WN is a 32-invocation tile in GLSL too
-
 // OR of a pattern's bytes over the tiles that intersect [begin, end) of its extent (rows for A,
 // columns for B) at one K-block: what a block or warp covering those rows or columns must do.
 std::uint8_t unionByte(const Pattern& pattern, int begin, int end, int kBlock);

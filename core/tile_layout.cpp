@@ -12,27 +12,6 @@ std::string shapeText(const TileShape& t) {
          " TN=" + std::to_string(t.TN) + " threads=" + std::to_string(t.threads);
 }
 
-// How the twins of each kernel map threads onto the tile (see the kernel files).
-enum class Structure {
-  ThreadPerOutput,  // naive, coalesced: one thread per output of a BM x BN block
-  SharedTiles,      // smem: one output per thread, BK-deep tiles staged in shared memory
-  ColumnOfOutputs,  // blocktile1d: TM outputs down a column per thread
-  ThreadTile,       // blocktile2d, vectorized, a-row, b-group8: TM x TN outputs per thread
-  WarpTile,         // warptile, pipelined, hoisted and the warp-uniform skipping kernels
-};
-
-std::optional<Structure> structureOf(std::string_view id) {
-  if (id == "naive" || id == "coalesced") return Structure::ThreadPerOutput;
-  if (id == "smem") return Structure::SharedTiles;
-  if (id == "blocktile1d") return Structure::ColumnOfOutputs;
-  if (id == "blocktile2d" || id == "vectorized" || id == "a-row" || id == "b-group8") return Structure::ThreadTile;
-  if (id == "warptile" || id == "pipelined" || id == "hoisted" || id == "a-warp" || id == "b-warp" ||
-      id.rfind("joint-", 0) == 0 || id.rfind("warp-joint-", 0) == 0) {
-    return Structure::WarpTile;
-  }
-  return std::nullopt;
-}
-
 bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
 
 }  // namespace
@@ -92,8 +71,7 @@ WarpLayout warpLayout(const KernelInfo& kernel) {
 }
 
 std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
-  std::optional<Structure> structure = structureOf(kernel.id);
-  if (!structure) return "kernel '" + std::string(kernel.id) + "' is not a tiled twin kernel";
+  if (kernel.structure.mapping == ThreadMapping::None) return "kernel '" + std::string(kernel.id) + "' is not a tiled twin kernel";
   const TileShape& t = kernel.tile;
   auto problem = [&](const std::string& why) -> std::optional<std::string> {
     return "tile " + shapeText(t) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
@@ -102,23 +80,24 @@ std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
   if (kernel.skips() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
     return problem("a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32");
   }
-  switch (*structure) {
-    case Structure::ThreadPerOutput:
-    case Structure::SharedTiles:
+  switch (kernel.structure.mapping) {
+    case ThreadMapping::None: break;
+    case ThreadMapping::OutputDownColumns:
+    case ThreadMapping::OutputAlongRows:
       if (t.threads != t.BM * t.BN) return problem("needs one thread per output: threads = BM·BN");
       break;
-    case Structure::ColumnOfOutputs:
+    case ThreadMapping::ColumnOfOutputs:
       if (!divides(t.TM, t.BM) || t.TN != 1) return problem("needs TM to divide BM and TN = 1");
       if (t.threads != (t.BM / t.TM) * t.BN) return problem("needs threads = (BM/TM)·BN");
       break;
-    case Structure::ThreadTile:
+    case ThreadMapping::ThreadTile:
       if (!divides(t.TM, t.BM) || !divides(t.TN, t.BN)) return problem("needs TM to divide BM and TN to divide BN");
       if (t.threads != (t.BM / t.TM) * (t.BN / t.TN)) return problem("needs threads = (BM/TM)·(BN/TN)");
-      if (kernel.id != "blocktile2d" && (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0)) {
+      if (kernel.transposesA() && (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0)) {
         return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
       }
       break;
-    case Structure::WarpTile: {
+    case ThreadMapping::WarpTile: {
       if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
       if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
       if (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0) return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");

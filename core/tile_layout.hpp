@@ -17,7 +17,6 @@
 
 namespace tileskip {
 
-inline constexpr int kWarpLanes = 32;  // a "warp" of GLSL kernels too, whatever the subgroup size
 inline constexpr int kWarpLaneRows = 4;
 inline constexpr int kWarpLaneCols = 8;
 

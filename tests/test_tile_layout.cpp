@@ -3,9 +3,24 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/speed_model.hpp"
 #include "core/tile_layout.hpp"
 
 using namespace tileskip;
+
+// What a row must hang together with is checked at compile time (catalogue.hpp); this names the
+// row and the reason when a row built at run time (a test's variant) does not.
+TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
+  for (const KernelInfo& k : kCatalogue) {
+    const char* why = structureContradiction(k);
+    EXPECT_EQ(why, nullptr) << k.id << ": " << why;
+    // Without a row `auto` would take the kernel as fast as the dense reference.
+    EXPECT_NE(SpeedModel::uncalibrated().coefficients(k.id), nullptr) << k.id << " has no row in speed_model.cpp kDefaults";
+  }
+  KernelInfo contradicting = kernelInfo("a-warp");
+  contradicting.structure.scheduling = Scheduling::TilePerBlock;
+  EXPECT_NE(structureContradiction(contradicting), nullptr);
+}
 
 TEST(TileLayout, EveryCatalogueTwinHasAConsistentShape) {
   for (const KernelInfo& k : twinKernels()) {

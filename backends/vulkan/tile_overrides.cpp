@@ -25,8 +25,7 @@ constexpr SwitchInfo kSwitches[] = {
 };
 
 bool pipelinedShader(const KernelInfo& kernel) {
-  ShaderPipeline pipeline = shaderPipeline(kernel);
-  return pipeline == ShaderPipeline::DoubleBuffered || pipeline == ShaderPipeline::Persistent;
+  return kernel.structure.loop == MainLoop::DoubleBuffered || kernel.structure.loop == MainLoop::KBlockList;
 }
 
 std::string_view trimmed(std::string_view text) {

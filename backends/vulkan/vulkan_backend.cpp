@@ -145,7 +145,7 @@ class VulkanProblem final : public DeviceProblem {
     const TileShape& t = kernel.tile;
     std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
     std::uint64_t rowTiles = ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM));
-    if (shaderPipeline(kernel) == ShaderPipeline::Persistent) {
+    if (kernel.persistent()) {
       // Block tiles come from the queue, numbered along one dimension: one dispatch, never split.
       if (colTiles * rowTiles > std::numeric_limits<std::uint32_t>::max()) {
         throw InputError("problem too large for kernel " + std::string(kernel.id) + ": more than 2^32 - 1 block tiles");
