@@ -1,5 +1,7 @@
 #include "core/tile_layout.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace tileskip {
@@ -68,6 +70,56 @@ WarpLayout warpLayout(const KernelInfo& kernel) {
   w.iterM = t.WM / w.subM;
   w.iterN = t.WN / w.subN;
   return w;
+}
+
+std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
+  const TileShape& t = kernel.tile;
+  if (thread < 0 || thread >= t.threads) return {};
+  switch (kernel.structure.mapping) {
+    case ThreadMapping::None: return {};
+    case ThreadMapping::OutputDownColumns: return {{thread % t.BM, thread / t.BM, 1, 1}};
+    case ThreadMapping::OutputAlongRows: return {{thread / t.BN, thread % t.BN, 1, 1}};
+    case ThreadMapping::ColumnOfOutputs: return {{(thread / t.BN) * t.TM, thread % t.BN, t.TM, 1}};
+    case ThreadMapping::ThreadTile: {
+      const int threadCols = t.BN / t.TN;
+      return {{(thread / threadCols) * t.TM, (thread % threadCols) * t.TN, t.TM, t.TN}};
+    }
+    case ThreadMapping::WarpTile: {
+      const WarpLayout w = warpLayout(kernel);
+      const int warp = thread / kWarpLanes, lane = thread % kWarpLanes;
+      const int warpRow = (warp / (t.BN / t.WN)) * t.WM, warpCol = (warp % (t.BN / t.WN)) * t.WN;
+      const int laneRow = lane / w.laneCols, laneCol = lane % w.laneCols;
+      std::vector<OutputRect> rects;
+      for (int im = 0; im < w.iterM; ++im) {
+        for (int in = 0; in < w.iterN; ++in) {
+          rects.push_back({warpRow + im * w.subM + laneRow * t.TM, warpCol + in * w.subN + laneCol * t.TN, t.TM, t.TN});
+        }
+      }
+      return rects;
+    }
+  }
+  return {};
+}
+
+std::vector<int> outputOwners(const KernelInfo& kernel) {
+  const TileShape& t = kernel.tile;
+  std::vector<int> owners(static_cast<std::size_t>(std::max(t.BM, 0)) * static_cast<std::size_t>(std::max(t.BN, 0)), -1);
+  for (int thread = 0; thread < t.threads; ++thread) {
+    for (const OutputRect& r : threadOutputs(kernel, thread)) {
+      for (int row = r.row; row < r.row + r.rows; ++row) {
+        for (int col = r.col; col < r.col + r.cols; ++col) {
+          int& owner = owners.at(static_cast<std::size_t>(row) * static_cast<std::size_t>(t.BN) + static_cast<std::size_t>(col));
+          if (owner >= 0) {
+            throw InputError("kernel '" + std::string(kernel.id) + "': threads " + std::to_string(owner) + " and " +
+                             std::to_string(thread) + " would both own output (" + std::to_string(row) + ", " +
+                             std::to_string(col) + ")");
+          }
+          owner = thread;
+        }
+      }
+    }
+  }
+  return owners;
 }
 
 std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {

@@ -60,6 +60,7 @@ VulkanBackend* openedBackend(bool validation, std::string& whyNot) {
   int slot = validation ? 1 : 0;
   if (!tried[slot]) {
     tried[slot] = true;
+    addEmbeddedShaders(testingShaders());  // the testing_ builds some tests run, which the product does not embed
     try {
       backends[slot] = std::make_unique<VulkanBackend>(BackendOptions{.deviceIndex = -1, .validation = validation});
     } catch (const std::exception& e) {
@@ -470,6 +471,8 @@ TEST(VulkanShaders, EveryCatalogueTwinAndPatternBuilderIsEmbedded) {
     EXPECT_EQ(words[0], kSpirvMagic) << stem;
   }
   EXPECT_TRUE(embeddedSpirv("k99_nonsense").empty());
+  // The test-only builds are not the product's.
+  for (std::string_view stem : embeddedStems()) EXPECT_NE(stem.rfind("testing_", 0), 0u) << stem;
 }
 
 // ---- On the device.
@@ -625,6 +628,40 @@ TEST(VulkanDevice, TheSkipIsRightWhereASubgroupSpansTwoWarps) {
   KernelInfo spanning = kernelInfo("joint-8x32");
   spanning.stem = "testing_spanning_k28_joint_8x32";
   for (const VerifyResult& r : verifyOn(backend, spanning, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
+}
+
+// The GLSL twins put each output in the invocation that threadOutputs() names, the rule the CUDA
+// twins follow too (LaneMap.CudaKernelsInEmulation...). Each kernel's testing_lanes_ build
+// stores its invocation index instead of the product; one workgroup's tile shows the map. A's
+// last column is zero, so every pattern byte clears a depth and the skipping kernels run their
+// skipping path, as in the CUDA probe.
+TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
+  VULKAN_OR_SKIP(backend, true);
+  for (const KernelInfo& kernel : twinKernels()) {
+    const std::string stem = "testing_lanes_" + std::string(kernel.stem);
+    KernelInfo probe = kernel;
+    probe.stem = stem;
+    const TileShape& t = kernel.tile;
+    ProblemData data{generate("uniform", Operand::A, t.BM, kKBlock, 1.0, 1), generate("uniform", Operand::B, kKBlock, t.BN, 1.0, 2)};
+    for (int row = 0; row < t.BM; ++row) data.a(row, kKBlock - 1) = 0.0f;
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+    onDevice->run(probe);
+    Matrix c = onDevice->downloadC();
+    const std::vector<int> owners = outputOwners(kernel);
+    int wrong = 0;
+    for (int row = 0; row < t.BM; ++row) {
+      for (int col = 0; col < t.BN; ++col) {
+        const int owner = owners[static_cast<std::size_t>(row) * static_cast<std::size_t>(t.BN) + static_cast<std::size_t>(col)];
+        if (c(row, col) == static_cast<float>(owner)) continue;
+        if (wrong++ == 0) {
+          ADD_FAILURE() << kernel.id << ": output (" << row << ", " << col << ") stored by invocation " << c(row, col)
+                        << ", the catalogue's rule gives it to invocation " << owner;
+        }
+      }
+    }
+    EXPECT_EQ(wrong, 0) << kernel.id;
+  }
+  EXPECT_TRUE(backend.takeDiagnostics().empty());
 }
 
 TEST(VulkanDevice, AProblemBeyondMaxStorageBufferRangeIsUnavailable) {
