@@ -391,6 +391,22 @@ TEST(VulkanTileOverrides, AnEntryThatCannotRunIsBadInputNamingIt) {
   }
 }
 
+// A tune cache entry or a `tileskip tune` choice is parsed as one variant, not written back into
+// the variable's syntax and parsed again; its errors say where it came from.
+TEST(VulkanTileOverrides, AVariantIsParsedOnItsOwnAndNamesWhereItCameFrom) {
+  KernelOverride o = parseVariant("pipelined", "fma=1", lavapipeLimits(), "the tune cache x.json");
+  EXPECT_TRUE(o.switches.explicitFma);
+  EXPECT_EQ(o.text, "pipelined=" + tileNotation(kernelInfo("pipelined").tile) + ",fma=1");
+  try {
+    parseVariant("pipelined", "fma=7", lavapipeLimits(), "the tune cache x.json");
+    ADD_FAILURE() << "accepted fma=7";
+  } catch (const InputError& e) {
+    std::string text = e.what();
+    EXPECT_NE(text.find("the tune cache x.json: 'pipelined=fma=7'"), std::string::npos) << text;
+    EXPECT_EQ(text.find(kTileOverridesVariable), std::string::npos) << text;
+  }
+}
+
 TEST(VulkanTileOverrides, OnlyTheCatalogueEntryIsOverridden) {
   std::vector<KernelOverride> overrides = parseTileOverrides("joint-8x32=fma=1", lavapipeLimits());
   const KernelInfo& catalogued = kernelInfo("joint-8x32");
