@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/tile_layout.hpp"
 
 namespace tileskip {
 
@@ -114,9 +115,7 @@ BlockWalk::BlockWalk(const KernelInfo& kernel, const KernelPatterns& patterns, i
     warpCols_ = t.BN / t.WN;
     warps_ = warpRows_ * warpCols_;
   } else if (t.BM > 0) {
-    threadRows_ = t.BM / std::max(t.TM, 1);
-    threadCols_ = t.BN / std::max(t.TN, 1);
-    warps_ = ceilDiv(threadRows_ * threadCols_, kWarpLanes);
+    warps_ = ceilDiv(t.threads, kWarpLanes);
   }
 }
 
@@ -134,18 +133,15 @@ WarpStep BlockWalk::uniformStep(int rowBegin, int rowEnd, int colBegin, int colE
 }
 
 BlockWalk::Outputs BlockWalk::laneOutputs(int warp, int lane) const {
-  const TileShape& t = kernel_->tile;
-  int thread = warp * kWarpLanes + lane;
   Outputs o;
-  if (t.WM > 0 || t.BM == 0 || thread >= threadRows_ * threadCols_) return o;
-  int tm = std::max(t.TM, 1), tn = std::max(t.TN, 1);
-  // Threads run along N first, as coalescing wants; K1 is the exception it teaches:
-  // neighbouring threads walk down a column of C.
-  bool downColumns = kernel_->id == "naive";
-  int threadRow = downColumns ? thread % threadRows_ : thread / threadCols_;
-  int threadCol = downColumns ? thread / threadRows_ : thread % threadCols_;
-  std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + threadRow * tm, tm, rowEnd_);
-  std::tie(o.colBegin, o.colEnd) = clipped(colBegin_ + threadCol * tn, tn, colEnd_);
+  if (kernel_->hasWarpTile() || kernel_->tile.BM == 0) return o;
+  // The kernels' own rule (threadOutputs): threads run along N, as coalescing wants, except in
+  // K1, whose lesson is neighbouring threads walking down a column of C.
+  std::vector<OutputRect> rects = threadOutputs(*kernel_, warp * kWarpLanes + lane);
+  if (rects.empty()) return o;
+  const OutputRect& r = rects.front();
+  std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + r.row, r.rows, rowEnd_);
+  std::tie(o.colBegin, o.colEnd) = clipped(colBegin_ + r.col, r.cols, colEnd_);
   return o;
 }
 

@@ -7,8 +7,8 @@
 //   only kind that may jump over a barrier.
 // - Warps: a kernel with a warp tile (WM x WN) walks the pattern tiles inside it one after
 //   another, every lane reading the same byte, so each check is warp-uniform. A kernel without
-//   one gives each thread a TM x TN output tile, threads running along N (down the columns for
-//   K1 `naive`, whose lesson that is); lanes of one warp read different bytes and, where some
+//   one gives each thread its outputs by the row's thread mapping (threadOutputs() in
+//   core/tile_layout.hpp, the kernels' own rule); lanes of one warp read different bytes and, where some
 //   skip and others work, the warp diverges.
 // An operand a kernel does not inspect has a full pattern (kernelPatterns()), so dense kernels
 // walk every K-block with every warp working.
@@ -22,8 +22,6 @@
 #include "core/pattern.hpp"
 
 namespace tileskip {
-
-inline constexpr int kWarpLanes = 32;  // CUDA's warp; the catalogue's WM x WN is a 32-invocation tile in GLSL too
 
 // OR of a pattern's bytes over the tiles that intersect [begin, end) of its extent (rows for A,
 // columns for B) at one K-block: what a block or warp covering those rows or columns must do.
@@ -125,7 +123,6 @@ class BlockWalk {
   int blockRow_, blockCol_;
   int rowBegin_, rowEnd_, colBegin_, colEnd_;
   int warpRows_ = 1, warpCols_ = 1;
-  int threadRows_ = 1, threadCols_ = 1;  // thread-tile kernels: threads along M and N
   int warps_ = 1;
 };
 

@@ -111,7 +111,7 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
 
   const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = aPat.kBlocks;
   const int blockRows = ceilDiv(m, BM), blockCols = ceilDiv(n, BN);
-  const bool skipsLoads = !kernel.divergent;
+  const bool skipsLoads = !kernel.divergent();
   double denseTiles = 0.0, loads = 0.0, work = 0.0, partial = 0.0, allLoads = 0.0;
   std::vector<std::uint8_t> aAny(kBlocks), aEvery(kBlocks), bAny(kBlocks), bEvery(kBlocks);
   for (int bi = 0; bi < blockRows; ++bi) {

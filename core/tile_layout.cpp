@@ -1,5 +1,7 @@
 #include "core/tile_layout.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace tileskip {
@@ -10,27 +12,6 @@ std::string shapeText(const TileShape& t) {
   return "BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
          " WM=" + std::to_string(t.WM) + " WN=" + std::to_string(t.WN) + " TM=" + std::to_string(t.TM) +
          " TN=" + std::to_string(t.TN) + " threads=" + std::to_string(t.threads);
-}
-
-// How the twins of each kernel map threads onto the tile (see the kernel files).
-enum class Structure {
-  ThreadPerOutput,  // naive, coalesced: one thread per output of a BM x BN block
-  SharedTiles,      // smem: one output per thread, BK-deep tiles staged in shared memory
-  ColumnOfOutputs,  // blocktile1d: TM outputs down a column per thread
-  ThreadTile,       // blocktile2d, vectorized, a-row, b-group8: TM x TN outputs per thread
-  WarpTile,         // warptile, pipelined, hoisted and the warp-uniform skipping kernels
-};
-
-std::optional<Structure> structureOf(std::string_view id) {
-  if (id == "naive" || id == "coalesced") return Structure::ThreadPerOutput;
-  if (id == "smem") return Structure::SharedTiles;
-  if (id == "blocktile1d") return Structure::ColumnOfOutputs;
-  if (id == "blocktile2d" || id == "vectorized" || id == "a-row" || id == "b-group8") return Structure::ThreadTile;
-  if (id == "warptile" || id == "pipelined" || id == "hoisted" || id == "a-warp" || id == "b-warp" ||
-      id.rfind("joint-", 0) == 0 || id.rfind("warp-joint-", 0) == 0) {
-    return Structure::WarpTile;
-  }
-  return std::nullopt;
 }
 
 bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
@@ -91,9 +72,58 @@ WarpLayout warpLayout(const KernelInfo& kernel) {
   return w;
 }
 
+std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
+  const TileShape& t = kernel.tile;
+  if (thread < 0 || thread >= t.threads) return {};
+  switch (kernel.structure.mapping) {
+    case ThreadMapping::None: return {};
+    case ThreadMapping::OutputDownColumns: return {{thread % t.BM, thread / t.BM, 1, 1}};
+    case ThreadMapping::OutputAlongRows: return {{thread / t.BN, thread % t.BN, 1, 1}};
+    case ThreadMapping::ColumnOfOutputs: return {{(thread / t.BN) * t.TM, thread % t.BN, t.TM, 1}};
+    case ThreadMapping::ThreadTile: {
+      const int threadCols = t.BN / t.TN;
+      return {{(thread / threadCols) * t.TM, (thread % threadCols) * t.TN, t.TM, t.TN}};
+    }
+    case ThreadMapping::WarpTile: {
+      const WarpLayout w = warpLayout(kernel);
+      const int warp = thread / kWarpLanes, lane = thread % kWarpLanes;
+      const int warpRow = (warp / (t.BN / t.WN)) * t.WM, warpCol = (warp % (t.BN / t.WN)) * t.WN;
+      const int laneRow = lane / w.laneCols, laneCol = lane % w.laneCols;
+      std::vector<OutputRect> rects;
+      for (int im = 0; im < w.iterM; ++im) {
+        for (int in = 0; in < w.iterN; ++in) {
+          rects.push_back({warpRow + im * w.subM + laneRow * t.TM, warpCol + in * w.subN + laneCol * t.TN, t.TM, t.TN});
+        }
+      }
+      return rects;
+    }
+  }
+  return {};
+}
+
+std::vector<int> outputOwners(const KernelInfo& kernel) {
+  const TileShape& t = kernel.tile;
+  std::vector<int> owners(static_cast<std::size_t>(std::max(t.BM, 0)) * static_cast<std::size_t>(std::max(t.BN, 0)), -1);
+  for (int thread = 0; thread < t.threads; ++thread) {
+    for (const OutputRect& r : threadOutputs(kernel, thread)) {
+      for (int row = r.row; row < r.row + r.rows; ++row) {
+        for (int col = r.col; col < r.col + r.cols; ++col) {
+          int& owner = owners.at(static_cast<std::size_t>(row) * static_cast<std::size_t>(t.BN) + static_cast<std::size_t>(col));
+          if (owner >= 0) {
+            throw InputError("kernel '" + std::string(kernel.id) + "': threads " + std::to_string(owner) + " and " +
+                             std::to_string(thread) + " would both own output (" + std::to_string(row) + ", " +
+                             std::to_string(col) + ")");
+          }
+          owner = thread;
+        }
+      }
+    }
+  }
+  return owners;
+}
+
 std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
-  std::optional<Structure> structure = structureOf(kernel.id);
-  if (!structure) return "kernel '" + std::string(kernel.id) + "' is not a tiled twin kernel";
+  if (kernel.structure.mapping == ThreadMapping::None) return "kernel '" + std::string(kernel.id) + "' is not a tiled twin kernel";
   const TileShape& t = kernel.tile;
   auto problem = [&](const std::string& why) -> std::optional<std::string> {
     return "tile " + shapeText(t) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
@@ -102,23 +132,24 @@ std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
   if (kernel.skips() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
     return problem("a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32");
   }
-  switch (*structure) {
-    case Structure::ThreadPerOutput:
-    case Structure::SharedTiles:
+  switch (kernel.structure.mapping) {
+    case ThreadMapping::None: break;
+    case ThreadMapping::OutputDownColumns:
+    case ThreadMapping::OutputAlongRows:
       if (t.threads != t.BM * t.BN) return problem("needs one thread per output: threads = BM·BN");
       break;
-    case Structure::ColumnOfOutputs:
+    case ThreadMapping::ColumnOfOutputs:
       if (!divides(t.TM, t.BM) || t.TN != 1) return problem("needs TM to divide BM and TN = 1");
       if (t.threads != (t.BM / t.TM) * t.BN) return problem("needs threads = (BM/TM)·BN");
       break;
-    case Structure::ThreadTile:
+    case ThreadMapping::ThreadTile:
       if (!divides(t.TM, t.BM) || !divides(t.TN, t.BN)) return problem("needs TM to divide BM and TN to divide BN");
       if (t.threads != (t.BM / t.TM) * (t.BN / t.TN)) return problem("needs threads = (BM/TM)·(BN/TN)");
-      if (kernel.id != "blocktile2d" && (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0)) {
+      if (kernel.transposesA() && (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0)) {
         return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
       }
       break;
-    case Structure::WarpTile: {
+    case ThreadMapping::WarpTile: {
       if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
       if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
       if (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0) return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");

@@ -12,12 +12,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/catalogue.hpp"
 
 namespace tileskip {
 
-inline constexpr int kWarpLanes = 32;  // a "warp" of GLSL kernels too, whatever the subgroup size
 inline constexpr int kWarpLaneRows = 4;
 inline constexpr int kWarpLaneCols = 8;
 
@@ -31,6 +31,26 @@ struct WarpLayout {
 // warp tile the sub-tiles do not divide, or a pattern tile finer than the warp tile that a
 // sub-tile would straddle (a sub-tile must read one pattern byte).
 WarpLayout warpLayout(const KernelInfo& kernel);
+
+// Outputs a thread owns, relative to its block tile's origin.
+struct OutputRect {
+  int row = 0, col = 0, rows = 0, cols = 0;
+};
+
+// The outputs thread `thread` (0 .. threads - 1) of a block computes, by the row's thread
+// mapping: one rectangle, or for a warp tile one per sub-tile its warp walks. The one rule of
+// each mapping: both twins follow it, the teaching model draws it, and LaneMap.* probes the
+// CUDA kernels (in emulation) and the GLSL kernels (on the Vulkan device) against it.
+//   OutputDownColumns: row t % BM, column t / BM.       OutputAlongRows: row t / BN, column t % BN.
+//   ColumnOfOutputs:   rows (t / BN)·TM .., column t % BN.
+//   ThreadTile:        rows (t / (BN/TN))·TM .., columns (t % (BN/TN))·TN ...
+//   WarpTile:          warp w = t / 32 at (w / (BN/WN), w % (BN/WN)) in the block's warp grid;
+//                      lane l = t % 32 at (l / 8, l % 8) in each of its sub-tiles (warpLayout()).
+std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread);
+
+// The thread that owns each output of a block tile by threadOutputs(), BM x BN row-major; -1
+// where no thread does. Throws InputError where two threads would own one output.
+std::vector<int> outputOwners(const KernelInfo& kernel);
 
 // A tile shape in one word, "BMxBNxBK/WMxWN/TMxTN/threads" (pipelined: "128x128x8/64x64/8x4/128";
 // a kernel without a warp tile has 0x0 there), for overrides and reports.

@@ -12,5 +12,5 @@ void main() {
   if (row >= problem.M || col >= problem.N) return;
   float sum = 0.0;
   for (uint k = 0u; k < problem.K; ++k) sum += A[row * problem.lda + k] * B[k * problem.ldb + col];
-  C[row * problem.ldc + col] = sum;
+  storeC(row, col, sum);
 }

@@ -1,9 +1,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K18 b-group8: K10 along N. An invocation's TN = 8 columns are exactly one B-pattern tile of 8
-// columns, so it skips by its own B byte: neighbouring invocations own neighbouring column
-// groups, disagree wherever B's zero segments are not as wide as a warp's columns, and the warp
-// diverges again. The lesson of K21: decide per warp's columns.
+// K18 b-group8: K10 along N. An invocation's TN columns are exactly one B-pattern tile
+// (bColGranularity = TN in the catalogue row), so it skips by its own B byte: neighbouring
+// invocations own neighbouring column groups, disagree wherever B's zero segments are not as
+// wide as a warp's columns, and the warp diverges again. The lesson of K21: decide per warp's
+// columns.
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 

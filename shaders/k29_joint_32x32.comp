@@ -1,9 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K29 joint-32x32: K24's joint skip with the A-pattern at 32 rows: each warp sub-tile row is one
-// pattern tile. Smaller pattern tiles hold fewer non-zeros, so more joint bytes clear, and the
-// sub-tiles of one warp skip apart from each other. Still one pattern tile per sub-tile: every
-// invocation of a warp reads the same two bytes.
+// K29 joint-32x32: K24's joint skip with the A-pattern at the rows of one warp sub-tile instead
+// of the whole warp tile. Smaller pattern tiles hold fewer non-zeros, so more joint bytes clear,
+// and the sub-tiles of one warp skip apart from each other. Still one pattern tile pair per
+// sub-tile: every invocation of a warp reads the same two bytes.
 #define TILESKIP_STAGES 2u
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"

@@ -101,11 +101,20 @@ vec4 loadB4(uint row, uint col) {
 bool aRowsAreVectorAligned() { return ((problem.lda | problem.K) & 3u) == 0u; }
 bool bRowsAreVectorAligned() { return ((problem.ldb | problem.N) & 3u) == 0u; }
 
+// Every kernel stores C through these two. A test build (TILESKIP_TEST_LANE_PROBE, embedded as
+// testing_lanes_<stem>) stores the invocation's index instead of the product, so a test reads
+// off which invocation owns each output (LaneMap.* in tests/test_vulkan.cpp).
 void storeC(uint row, uint col, float value) {
+#ifdef TILESKIP_TEST_LANE_PROBE
+  value = float(gl_LocalInvocationIndex);
+#endif
   if (row < problem.M && col < problem.N) C[row * problem.ldc + col] = value;
 }
 
 void storeC4(uint row, uint col, vec4 value) {
+#ifdef TILESKIP_TEST_LANE_PROBE
+  value = vec4(float(gl_LocalInvocationIndex));
+#endif
   if (row >= problem.M) return;
   uint index = row * problem.ldc + col;
   if (col + 3u < problem.N && (index & 3u) == 0u) {

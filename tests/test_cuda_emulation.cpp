@@ -8,10 +8,14 @@
 #include "cuda_emulation/cuda_emulation.hpp"
 // clang-format on
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "backends/cuda/kernel_table.cuh"
 #include "core/catalogue.hpp"
+#include "core/pattern.hpp"
+#include "core/tile_layout.hpp"
 #include "core/verify_suite.hpp"
 #include "cuda_emulation/emulated_cuda_backend.hpp"
 
@@ -99,4 +103,57 @@ TEST(CudaEmulator, SharedMemoryStartsAsNaN) {
   std::vector<float> out(64, 0.0f);
   emu::launch(2, 64, [&] { readsSharedMemoryItNeverWrote(out.data()); });
   for (float v : out) EXPECT_TRUE(std::isnan(v));
+}
+
+// The CUDA twins' real kernels put each output in the thread that threadOutputs() names (the
+// one rule per thread mapping the GLSL twins and the teaching model follow too). One block,
+// one K-block of ones: the emulator runs one thread at a time, so the outputs that appear
+// between two hand-overs are that thread's stores; each is cleared again, so an output a second
+// thread stores shows up as well. The patterns clear one depth of every K-block, so the skipping
+// kernels run their skipping path. (A warp-uniform block tile with nothing to skip runs K11's
+// loop in K11's lane arrangement where the warp tile allows it (skip_common.cuh, DenseTile):
+// for joint-8x32 that path alone maps lanes as K11 does, and its GLSL twin does not. Known,
+// kept for K28's dense-path speed; see docs/adding-a-kernel.md.)
+TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
+  for (const KernelInfo& kernel : twinKernels()) {
+    const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);
+    ASSERT_NE(entry, nullptr) << kernel.id;
+    const TileShape& t = kernel.tile;
+    const int m = t.BM, n = t.BN, k = kKBlock;
+    std::vector<float> a(static_cast<std::size_t>(m) * k, 1.0f), b(static_cast<std::size_t>(k) * n, 1.0f);
+    std::vector<float> c(static_cast<std::size_t>(m) * n, std::nanf(""));
+    std::vector<std::uint8_t> aPattern(patternBytes(m, k, std::max(kernel.aRowGranularity, 1)), 0x7F);
+    std::vector<std::uint8_t> bPattern(patternBytes(n, k, std::max(kernel.bColGranularity, 1)), 0x7F);
+    unsigned tileQueue[2] = {0u, 0u};
+    std::vector<int> stored(c.size(), -1);
+    int twice = 0;
+    emu::launch(
+        1, static_cast<unsigned>(t.threads),
+        [&] {
+          if (entry->dense != nullptr) {
+            entry->dense(a.data(), b.data(), c.data(), m, n, k);
+          } else {
+            entry->skipping(a.data(), b.data(), c.data(), m, n, k, aPattern.data(), bPattern.data(), tileQueue);
+          }
+        },
+        [&](unsigned thread) {
+          for (std::size_t i = 0; i < c.size(); ++i) {
+            if (std::isnan(c[i])) continue;
+            twice += stored[i] >= 0;
+            stored[i] = static_cast<int>(thread);
+            c[i] = std::nanf("");
+          }
+        });
+    EXPECT_EQ(twice, 0) << kernel.id << ": outputs stored by more than one thread";
+    const std::vector<int> owners = outputOwners(kernel);
+    int wrong = 0;
+    for (std::size_t i = 0; i < owners.size(); ++i) {
+      if (stored[i] == owners[i]) continue;
+      if (wrong++ == 0) {
+        ADD_FAILURE() << kernel.id << ": output (" << i / n << ", " << i % n << ") stored by thread " << stored[i]
+                      << ", the catalogue's rule gives it to thread " << owners[i];
+      }
+    }
+    EXPECT_EQ(wrong, 0) << kernel.id;
+  }
 }

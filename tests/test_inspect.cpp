@@ -87,7 +87,7 @@ TEST(Inspect, StatisticsMatchBruteForceOnOddShapes) {
       const BruteForce expected = bruteForce(kernel, a, b);
       EXPECT_NEAR(r.jointDensity, expected.jointDensity, 1e-9);
       EXPECT_NEAR(r.idealSpeedup, 1.0 / expected.jointDensity, 1e-6);
-      const double loads = kernel.divergent ? 1.0 : expected.loadFraction;
+      const double loads = kernel.divergent() ? 1.0 : expected.loadFraction;
       EXPECT_NEAR(r.loadBoundSpeedup, 1.0 / loads, 1e-9);
       EXPECT_EQ(r.aGranularity, kernel.aRowGranularity);
       EXPECT_EQ(r.bGranularity, kernel.bColGranularity);

@@ -2,7 +2,9 @@
 // missing twin says so (and why), and the lines that decide a skip are marked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "ui/kernel_source.hpp"
 
@@ -13,14 +15,16 @@ namespace fs = std::filesystem;
 TEST(KernelSource, FindsTheTwinsByStemAndSaysWhenOneIsMissing) {
   fs::path root = fs::temp_directory_path() / ("tileskip_source_test_" + std::to_string(::getpid()));
   fs::create_directories(root / "shaders");
-  std::ofstream(root / "shaders" / "k28_joint_8x32.comp") << "// joint skip\nif (jointPattern == 0u) continue;\nx += 1;\n";
+  std::ofstream(root / "shaders" / "k28_joint_8x32.comp") << "// joint skip\nvoid main() { warpTileSkipGemm(); }\nx += 1;\n";
   const KernelInfo& kernel = kernelInfo("joint-8x32");
 
   KernelSourceFile glsl = loadKernelSource(kernel, SourceLanguage::Glsl, {root / "elsewhere", root});
   ASSERT_TRUE(glsl.found()) << glsl.note;
   EXPECT_EQ(glsl.relativePath, "shaders/k28_joint_8x32.comp");
-  EXPECT_NE(glsl.text.find("jointPattern"), std::string::npos);
-  EXPECT_EQ(skipDecisionLines(glsl.text), std::vector<int>{2});
+  EXPECT_NE(glsl.text.find("warpTileSkipGemm"), std::string::npos);
+  EXPECT_EQ(skipDecisionLines(glsl.relativePath, glsl.text), std::vector<int>{2});
+  // The same line in a file no marker points at is not marked.
+  EXPECT_TRUE(skipDecisionLines("shaders/tileskip_stage.glsl", glsl.text).empty());
 
   KernelSourceFile cuda = loadKernelSource(kernel, SourceLanguage::Cuda, {root});
   EXPECT_FALSE(cuda.found());
@@ -40,16 +44,71 @@ TEST(KernelSource, TheBuildTreeIsASourceRoot) {
   EXPECT_TRUE(hasCore);
 }
 
-// Every skipping kernel's twins point at their skip: the markers follow the names the sources
-// really use, in both languages.
-TEST(KernelSource, EverySkippingKernelMarksItsSkipInBothTwins) {
+// Every marker the viewer uses matches a line of the file it points at (for a folder, of some
+// kernel twin in it): a renamed function cannot silently leave the viewer pointing at nothing.
+TEST(KernelSource, EveryMarkerMatchesALineOfItsFile) {
+  std::vector<fs::path> roots = sourceRoots();
+  for (const SkipMarker& m : skipMarkers()) {
+    std::vector<std::string> files;
+    if (m.file.back() == '/') {
+      for (const KernelInfo& kernel : twinKernels()) {
+        for (SourceLanguage language : {SourceLanguage::Cuda, SourceLanguage::Glsl}) {
+          KernelSourceFile file = loadKernelSource(kernel, language, roots);
+          if (file.found() && file.relativePath.rfind(m.file, 0) == 0) files.push_back(file.relativePath);
+        }
+      }
+    } else {
+      files.emplace_back(m.file);
+    }
+    bool matched = false;
+    for (const std::string& relative : files) {
+      for (const fs::path& root : roots) {
+        std::ifstream in(root / relative);
+        for (std::string line; in && std::getline(in, line);) matched = matched || line.find(m.marker) != std::string::npos;
+        if (in.is_open()) break;
+      }
+    }
+    EXPECT_TRUE(matched) << "marker '" << m.marker << "' matches no line of " << m.file;
+  }
+}
+
+// Every skipping kernel's twins point at their skip, following includes to the shared main loop
+// where the warp-uniform kernels decide it: the block's gathered K-block list and the warp's
+// per-sub-tile update.
+TEST(KernelSource, EverySkippingKernelShowsWhereItsSkipIsDecided) {
   std::vector<fs::path> roots = sourceRoots();
   for (const KernelInfo& kernel : kCatalogue) {
-    if (kernel.stem.empty() || !(kernel.usesAPattern() || kernel.usesBPattern())) continue;
+    if (kernel.stem.empty() || !kernel.skips()) continue;
     for (SourceLanguage language : {SourceLanguage::Cuda, SourceLanguage::Glsl}) {
-      KernelSourceFile file = loadKernelSource(kernel, language, roots);
-      ASSERT_TRUE(file.found()) << file.note;
-      EXPECT_FALSE(skipDecisionLines(file.text).empty()) << file.relativePath << " marks no line";
+      std::vector<MarkedSource> sources = skipSources(kernel, language, roots);
+      ASSERT_TRUE(sources.front().file.found()) << sources.front().file.note;
+      EXPECT_FALSE(sources.front().marks.empty()) << sources.front().file.relativePath << " marks no line";
+      if (kernel.structure.skip != SkipScope::Warp) {
+        EXPECT_EQ(sources.size(), 1u) << kernel.id << ": a per-thread skip is decided in the kernel's own file";
+        continue;
+      }
+      ASSERT_EQ(sources.size(), 2u) << kernel.id << ": the include that decides the skip is not followed";
+      const MarkedSource& decision = sources.back();
+      EXPECT_EQ(decision.file.relativePath,
+                language == SourceLanguage::Cuda ? "backends/cuda/skip_common.cuh" : "shaders/tileskip_skip.glsl");
+      auto marked = [&](std::string_view name) {
+        std::istringstream in(decision.file.text);
+        int number = 0;
+        for (std::string line; std::getline(in, line);) {
+          ++number;
+          if (line.find(name) != std::string::npos &&
+              std::find(decision.marks.begin(), decision.marks.end(), number) != decision.marks.end()) {
+            return true;
+          }
+        }
+        return false;
+      };
+      EXPECT_TRUE(marked("gatherKBlocks(")) << kernel.id;
+      EXPECT_TRUE(marked("updateKBlock(")) << kernel.id;
     }
   }
+  // A dense kernel's source is shown alone and unmarked.
+  std::vector<MarkedSource> dense = skipSources(kernelInfo("pipelined"), SourceLanguage::Cuda, roots);
+  ASSERT_EQ(dense.size(), 1u);
+  EXPECT_TRUE(dense.front().marks.empty());
 }

@@ -2,10 +2,27 @@
 // before it builds a kernel from a shape that is not the catalogue's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "core/speed_model.hpp"
 #include "core/tile_layout.hpp"
 
 using namespace tileskip;
+
+// What a row must hang together with is checked at compile time (catalogue.hpp); this names the
+// row and the reason when a row built at run time (a test's variant) does not.
+TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
+  for (const KernelInfo& k : kCatalogue) {
+    const char* why = structureContradiction(k);
+    EXPECT_EQ(why, nullptr) << k.id << ": " << why;
+    // Without a row `auto` would take the kernel as fast as the dense reference.
+    EXPECT_NE(SpeedModel::uncalibrated().coefficients(k.id), nullptr) << k.id << " has no row in speed_model.cpp kDefaults";
+  }
+  KernelInfo contradicting = kernelInfo("a-warp");
+  contradicting.structure.scheduling = Scheduling::TilePerBlock;
+  EXPECT_NE(structureContradiction(contradicting), nullptr);
+}
 
 TEST(TileLayout, EveryCatalogueTwinHasAConsistentShape) {
   for (const KernelInfo& k : twinKernels()) {
@@ -16,6 +33,27 @@ TEST(TileLayout, EveryCatalogueTwinHasAConsistentShape) {
     EXPECT_EQ(w.iterM * w.subM, k.tile.WM) << k.id;
     EXPECT_EQ(w.iterN * w.subN, k.tile.WN) << k.id;
   }
+}
+
+// Each mapping's rule gives every output of the block tile to exactly one thread.
+TEST(LaneMap, EveryMappingCoversTheBlockTileOnce) {
+  for (const KernelInfo& k : twinKernels()) {
+    std::vector<int> owners = outputOwners(k);
+    EXPECT_EQ(std::count(owners.begin(), owners.end(), -1), 0) << k.id;
+  }
+  // K1 walks down columns, K2 along rows; K5 gives a thread a TM x TN block; a warp tile's lane
+  // 9 is in lane row 1, lane column 1 of each sub-tile.
+  EXPECT_EQ(threadOutputs(kernelInfo("naive"), 1).front().row, 1);
+  EXPECT_EQ(threadOutputs(kernelInfo("coalesced"), 1).front().col, 1);
+  const KernelInfo& k5 = kernelInfo("blocktile2d");
+  OutputRect r = threadOutputs(k5, k5.tile.BN / k5.tile.TN + 1).front();
+  EXPECT_EQ(r.row, k5.tile.TM);
+  EXPECT_EQ(r.col, k5.tile.TN);
+  const KernelInfo& k11 = kernelInfo("pipelined");
+  std::vector<OutputRect> lane9 = threadOutputs(k11, 9);
+  EXPECT_EQ(lane9.size(), static_cast<std::size_t>(warpLayout(k11).iterM * warpLayout(k11).iterN));
+  EXPECT_EQ(lane9.front().row, k11.tile.TM);
+  EXPECT_EQ(lane9.front().col, k11.tile.TN);
 }
 
 TEST(TileLayout, FourByEightLanesWalkTheWarpTile) {

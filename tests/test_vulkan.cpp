@@ -60,6 +60,7 @@ VulkanBackend* openedBackend(bool validation, std::string& whyNot) {
   int slot = validation ? 1 : 0;
   if (!tried[slot]) {
     tried[slot] = true;
+    addEmbeddedShaders(testingShaders());  // the testing_ builds some tests run, which the product does not embed
     try {
       backends[slot] = std::make_unique<VulkanBackend>(BackendOptions{.deviceIndex = -1, .validation = validation});
     } catch (const std::exception& e) {
@@ -217,20 +218,21 @@ TEST(VulkanLimits, ATileBeyondSharedMemoryOrInvocationsIsRefusedWithTheNumbers) 
 TEST(VulkanLimits, PipelinedKernelsDeclareTwoStagesAndThePersistentOnesAKBlockList) {
   // Two stages of a 128 x 8 A tile padded to 132 floats a row and an 8 x 128 B tile.
   constexpr std::uint64_t kStages = 2 * (8 * 132 + 8 * 128) * 4;
-  EXPECT_EQ(shaderPipeline(kernelInfo("pipelined")), ShaderPipeline::DoubleBuffered);
   EXPECT_EQ(kernelSharedBytes(kernelInfo("pipelined")), kStages);
   for (const char* id : {"a-warp", "b-warp", "joint-64x32", "joint-32x32", "joint-8x32"}) {
-    EXPECT_EQ(shaderPipeline(kernelInfo(id)), ShaderPipeline::Persistent) << id;
+    EXPECT_TRUE(kernelInfo(id).persistent()) << id;
     // 1024 list entries, one total per invocation (at most one subgroup each), the taken tile
     // and the dense-block vote.
     EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), kStages + (1024 + 128 + 2) * 4) << id;
     EXPECT_EQ(kBlockListLength(kernelInfo(id), lavapipeLimits().maxSharedBytes), 1024u) << id;
   }
-  for (const char* id : {"warptile", "a-row", "b-group8", "vectorized"}) EXPECT_EQ(shaderPipeline(kernelInfo(id)), ShaderPipeline::Padded) << id;
-  EXPECT_EQ(shaderPipeline(kernelInfo("smem")), ShaderPipeline::Staged);
+  // One padded stage from K6 on (K9's is 16 deep), one plain stage before it, none in K1 and K2.
+  for (const char* id : {"a-row", "b-group8", "vectorized"}) EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), kStages / 2) << id;
+  EXPECT_EQ(kernelSharedBytes(kernelInfo("warptile")), (16u * 132 + 16 * 128) * 4);
+  EXPECT_EQ(kernelSharedBytes(kernelInfo("smem")), 2u * 32 * 32 * 4);
+  EXPECT_EQ(kernelSharedBytes(kernelInfo("naive")), 0u);
   EXPECT_EQ(kBlockListLength(kernelInfo("pipelined"), 48 * 1024), 0u);
   // K12: the same two padded stages with an 8 x 256 B tile, 24.25 KiB: within lavapipe's 32.
-  EXPECT_EQ(shaderPipeline(kernelInfo("hoisted")), ShaderPipeline::Hoisted);
   EXPECT_EQ(kernelSharedBytes(kernelInfo("hoisted")), 2u * (8 * 132 + 8 * 256) * 4);
   EXPECT_EQ(kBlockListLength(kernelInfo("hoisted"), 48 * 1024), 0u);
 }
@@ -389,6 +391,22 @@ TEST(VulkanTileOverrides, AnEntryThatCannotRunIsBadInputNamingIt) {
   }
 }
 
+// A tune cache entry or a `tileskip tune` choice is parsed as one variant, not written back into
+// the variable's syntax and parsed again; its errors say where it came from.
+TEST(VulkanTileOverrides, AVariantIsParsedOnItsOwnAndNamesWhereItCameFrom) {
+  KernelOverride o = parseVariant("pipelined", "fma=1", lavapipeLimits(), "the tune cache x.json");
+  EXPECT_TRUE(o.switches.explicitFma);
+  EXPECT_EQ(o.text, "pipelined=" + tileNotation(kernelInfo("pipelined").tile) + ",fma=1");
+  try {
+    parseVariant("pipelined", "fma=7", lavapipeLimits(), "the tune cache x.json");
+    ADD_FAILURE() << "accepted fma=7";
+  } catch (const InputError& e) {
+    std::string text = e.what();
+    EXPECT_NE(text.find("the tune cache x.json: 'pipelined=fma=7'"), std::string::npos) << text;
+    EXPECT_EQ(text.find(kTileOverridesVariable), std::string::npos) << text;
+  }
+}
+
 TEST(VulkanTileOverrides, OnlyTheCatalogueEntryIsOverridden) {
   std::vector<KernelOverride> overrides = parseTileOverrides("joint-8x32=fma=1", lavapipeLimits());
   const KernelInfo& catalogued = kernelInfo("joint-8x32");
@@ -469,6 +487,8 @@ TEST(VulkanShaders, EveryCatalogueTwinAndPatternBuilderIsEmbedded) {
     EXPECT_EQ(words[0], kSpirvMagic) << stem;
   }
   EXPECT_TRUE(embeddedSpirv("k99_nonsense").empty());
+  // The test-only builds are not the product's.
+  for (std::string_view stem : embeddedStems()) EXPECT_NE(stem.rfind("testing_", 0), 0u) << stem;
 }
 
 // ---- On the device.
@@ -624,6 +644,40 @@ TEST(VulkanDevice, TheSkipIsRightWhereASubgroupSpansTwoWarps) {
   KernelInfo spanning = kernelInfo("joint-8x32");
   spanning.stem = "testing_spanning_k28_joint_8x32";
   for (const VerifyResult& r : verifyOn(backend, spanning, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
+}
+
+// The GLSL twins put each output in the invocation that threadOutputs() names, the rule the CUDA
+// twins follow too (LaneMap.CudaKernelsInEmulation...). Each kernel's testing_lanes_ build
+// stores its invocation index instead of the product; one workgroup's tile shows the map. A's
+// last column is zero, so every pattern byte clears a depth and the skipping kernels run their
+// skipping path, as in the CUDA probe.
+TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
+  VULKAN_OR_SKIP(backend, true);
+  for (const KernelInfo& kernel : twinKernels()) {
+    const std::string stem = "testing_lanes_" + std::string(kernel.stem);
+    KernelInfo probe = kernel;
+    probe.stem = stem;
+    const TileShape& t = kernel.tile;
+    ProblemData data{generate("uniform", Operand::A, t.BM, kKBlock, 1.0, 1), generate("uniform", Operand::B, kKBlock, t.BN, 1.0, 2)};
+    for (int row = 0; row < t.BM; ++row) data.a(row, kKBlock - 1) = 0.0f;
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+    onDevice->run(probe);
+    Matrix c = onDevice->downloadC();
+    const std::vector<int> owners = outputOwners(kernel);
+    int wrong = 0;
+    for (int row = 0; row < t.BM; ++row) {
+      for (int col = 0; col < t.BN; ++col) {
+        const int owner = owners[static_cast<std::size_t>(row) * static_cast<std::size_t>(t.BN) + static_cast<std::size_t>(col)];
+        if (c(row, col) == static_cast<float>(owner)) continue;
+        if (wrong++ == 0) {
+          ADD_FAILURE() << kernel.id << ": output (" << row << ", " << col << ") stored by invocation " << c(row, col)
+                        << ", the catalogue's rule gives it to invocation " << owner;
+        }
+      }
+    }
+    EXPECT_EQ(wrong, 0) << kernel.id;
+  }
+  EXPECT_TRUE(backend.takeDiagnostics().empty());
 }
 
 TEST(VulkanDevice, AProblemBeyondMaxStorageBufferRangeIsUnavailable) {

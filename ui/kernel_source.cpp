@@ -1,6 +1,8 @@
 #include "ui/kernel_source.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -22,6 +24,10 @@ std::vector<fs::path> sourceRoots() {
   return roots;
 }
 
+namespace {
+std::optional<KernelSourceFile> readSource(const std::string& relativePath, const std::vector<fs::path>& roots);
+}  // namespace
+
 std::vector<std::string> kernelSourceCandidates(const KernelInfo& kernel, SourceLanguage language) {
   if (kernel.stem.empty()) return {};
   std::string stem(kernel.stem);
@@ -40,14 +46,7 @@ KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage langu
   file.relativePath = candidates.front();
   for (const fs::path& root : roots) {
     for (const std::string& candidate : candidates) {
-      std::ifstream in(root / candidate, std::ios::binary);
-      if (!in) continue;
-      std::ostringstream text;
-      text << in.rdbuf();
-      file.relativePath = candidate;
-      file.path = (root / candidate).string();
-      file.text = text.str();
-      return file;
+      if (std::optional<KernelSourceFile> found = readSource(candidate, {root})) return *found;
     }
   }
   file.note = file.relativePath + " does not exist in this source tree yet (the " + what +
@@ -55,26 +54,138 @@ KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage langu
   return file;
 }
 
-std::vector<int> skipDecisionLines(const std::string& text) {
-  // The names the twins use where they read pattern bits, vote on them or branch on them; not
-  // the pattern pointers themselves, whose declarations say nothing about the skip.
-  static const char* const kMarkers[] = {
-      "jointPattern", "patternByte(", "patternUnion", "WordOver", "stageBits(", "stageKBlockMask(", "kBlockMask == 0",
-      "SkipGemm<", "SkipGemm(", "& 1u)", "subgroupAny", "subgroupAll", "subgroupBallot", "subgroupAgreedBits", "__any_sync",
-      "__all_sync", "__ballot_sync", "__syncthreads_or"};
+namespace {
+
+// The names the twins use where they read pattern bits, vote on them or branch on them; not the
+// pattern pointers themselves, whose declarations say nothing about the skip.
+constexpr SkipMarker kSkipMarkers[] = {
+    // The per-thread skips live in the kernels' own files.
+    {"backends/cuda/k10_a_row.cuh", "patternByte("},
+    {"backends/cuda/k10_a_row.cuh", "(aBits >> k) & 1u"},
+    {"backends/cuda/k18_b_group8.cuh", "patternByte("},
+    {"backends/cuda/k18_b_group8.cuh", "(bBits >> k) & 1u"},
+    {"shaders/k10_a_row.comp", "aWordOverRows("},
+    {"shaders/k18_b_group8.comp", "bWordOverCols("},
+    {"shaders/k10_a_row.comp", "stageBits("},
+    {"shaders/k18_b_group8.comp", "stageBits("},
+    {"shaders/k10_a_row.comp", "& 1u) != 0u) threadTileRank1"},
+    {"shaders/k18_b_group8.comp", "& 1u) != 0u) threadTileRank1"},
+    // The warp-uniform kernels call the shared main loop, where the block gathers its K-blocks
+    // and each warp decides per sub-tile.
+    {"backends/cuda/", "warpTileSkipGemm<"},
+    {"shaders/", "warpTileSkipGemm()"},
+    {"backends/cuda/skip_common.cuh", "gatherKBlocks("},
+    {"backends/cuda/skip_common.cuh", "__ballot_sync"},
+    {"backends/cuda/skip_common.cuh", "keepsEverything("},
+    {"backends/cuda/skip_common.cuh", "updateKBlock("},
+    {"backends/cuda/skip_common.cuh", "jointPattern"},
+    {"shaders/tileskip_skip.glsl", "gatherKBlocks("},
+    {"shaders/tileskip_skip.glsl", "subgroupBallot("},
+    {"shaders/tileskip_skip.glsl", "blockKeepsEverything("},
+    {"shaders/tileskip_skip.glsl", "updateKBlock("},
+    {"shaders/tileskip_skip.glsl", "jointPattern"},
+};
+
+// A folder entry applies to the kernel twins in that folder: files named by a catalogue stem.
+bool markerApplies(const SkipMarker& m, const std::string& relativePath) {
+  if (m.file.empty() || m.file.back() != '/') return relativePath == m.file;
+  const fs::path path(relativePath);
+  if (path.parent_path().generic_string() + "/" != m.file) return false;
+  const std::string stem = path.stem().string();
+  const std::span<const KernelInfo> twins = twinKernels();
+  return std::any_of(twins.begin(), twins.end(), [&](const KernelInfo& k) { return k.stem == stem; });
+}
+
+bool hasOwnMarkers(const std::string& relativePath) {
+  for (const SkipMarker& m : kSkipMarkers) {
+    if (m.file == relativePath) return true;
+  }
+  return false;
+}
+
+std::optional<KernelSourceFile> readSource(const std::string& relativePath, const std::vector<fs::path>& roots) {
+  for (const fs::path& root : roots) {
+    std::ifstream in(root / relativePath, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream text;
+    text << in.rdbuf();
+    KernelSourceFile file;
+    file.relativePath = relativePath;
+    file.path = (root / relativePath).string();
+    file.text = text.str();
+    return file;
+  }
+  return std::nullopt;
+}
+
+// The files `text` includes with #include "name", relative to the root, as written (a name
+// resolves against the including file's folder, as both compilers do here).
+std::vector<std::string> quotedIncludes(const std::string& relativePath, const std::string& text) {
+  std::string folder = fs::path(relativePath).parent_path().generic_string();
+  std::vector<std::string> names;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::size_t at = line.find_first_not_of(" \t");
+    if (at == std::string::npos || line.compare(at, 8, "#include") != 0) continue;
+    std::size_t open = line.find('"', at), close = open == std::string::npos ? open : line.find('"', open + 1);
+    if (close == std::string::npos) continue;
+    names.push_back((folder.empty() ? "" : folder + "/") + line.substr(open + 1, close - open - 1));
+  }
+  return names;
+}
+
+// Depth-first from `relativePath`: the first included file with markers of its own.
+std::optional<KernelSourceFile> decidingInclude(const KernelSourceFile& from, const std::vector<fs::path>& roots,
+                                                std::vector<std::string>& visited, int depth) {
+  if (depth > 8) return std::nullopt;
+  for (const std::string& name : quotedIncludes(from.relativePath, from.text)) {
+    if (std::find(visited.begin(), visited.end(), name) != visited.end()) continue;
+    visited.push_back(name);
+    std::optional<KernelSourceFile> file = readSource(name, roots);
+    if (!file) continue;
+    if (hasOwnMarkers(name) && !skipDecisionLines(name, file->text).empty()) return file;
+    if (std::optional<KernelSourceFile> deeper = decidingInclude(*file, roots, visited, depth + 1)) return deeper;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::span<const SkipMarker> skipMarkers() { return kSkipMarkers; }
+
+std::vector<int> skipDecisionLines(const std::string& relativePath, const std::string& text) {
+  std::vector<const SkipMarker*> markers;
+  for (const SkipMarker& m : kSkipMarkers) {
+    if (markerApplies(m, relativePath)) markers.push_back(&m);
+  }
   std::vector<int> lines;
+  if (markers.empty()) return lines;
   std::istringstream in(text);
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
-    for (const char* marker : kMarkers) {
-      if (line.find(marker) != std::string::npos) {
+    for (const SkipMarker* m : markers) {
+      if (line.find(m->marker) != std::string::npos) {
         lines.push_back(number);
         break;
       }
     }
   }
   return lines;
+}
+
+std::vector<MarkedSource> skipSources(const KernelInfo& kernel, SourceLanguage language, const std::vector<fs::path>& roots) {
+  std::vector<MarkedSource> sources;
+  sources.push_back({loadKernelSource(kernel, language, roots), {}});
+  if (!kernel.skips() || !sources.front().file.found()) return sources;
+  MarkedSource& own = sources.front();
+  own.marks = skipDecisionLines(own.file.relativePath, own.file.text);
+  std::vector<std::string> visited{own.file.relativePath};
+  if (std::optional<KernelSourceFile> include = decidingInclude(own.file, roots, visited, 0)) {
+    std::vector<int> marks = skipDecisionLines(include->relativePath, include->text);
+    sources.push_back({std::move(*include), std::move(marks)});
+  }
+  return sources;
 }
 
 }  // namespace tileskip::ui

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/catalogue.hpp"
@@ -30,9 +32,32 @@ std::vector<std::string> kernelSourceCandidates(const KernelInfo& kernel, Source
 KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage language,
                                   const std::vector<std::filesystem::path>& roots);
 
-// 1-based numbers of the lines worth pointing at in a skipping kernel: where it reads pattern
-// bits, votes on them or branches on them. Meaningless for a dense kernel, which reads none
-// (the warp tiling it shares with the skipping kernels has a bit test of its own).
-std::vector<int> skipDecisionLines(const std::string& text);
+// A line worth pointing at in a skipping kernel's source: where it reads pattern bits, votes on
+// them or branches on them. `file` is a path relative to a source root, or a folder ending in
+// '/' for every kernel twin in it. Each marker matches a line of the file it points at
+// (KernelSource.EveryMarkerMatchesALineOfItsFile).
+struct SkipMarker {
+  std::string_view file;
+  std::string_view marker;
+};
+std::span<const SkipMarker> skipMarkers();
+
+// 1-based numbers of the lines of `text` (the file at `relativePath`) that hold a marker for it.
+// Meaningless for a dense kernel, which reads no pattern.
+std::vector<int> skipDecisionLines(const std::string& relativePath, const std::string& text);
+
+// A source file with its marked lines.
+struct MarkedSource {
+  KernelSourceFile file;
+  std::vector<int> marks;
+};
+
+// The kernel's twin in `language` and, where its skip is decided in a file it includes (the
+// warp-uniform kernels' numbered files are thin wrappers around a shared main loop), that file
+// after it: the viewer shows both and scrolls to the decision. Includes are followed depth-first
+// in the order they appear, to the first file with markers of its own. A dense kernel gets its
+// own file, unmarked.
+std::vector<MarkedSource> skipSources(const KernelInfo& kernel, SourceLanguage language,
+                                      const std::vector<std::filesystem::path>& roots);
 
 }  // namespace tileskip::ui

@@ -365,51 +365,67 @@ void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAn
   ImGui::EndChild();
 }
 
+// The line to bring into view: the first marked line of the last file that has marks, i.e. where
+// the skip is decided rather than where the kernel calls into it.
+std::pair<std::size_t, int> decisionLine(const std::vector<MarkedSource>& sources) {
+  for (std::size_t f = sources.size(); f-- > 0;) {
+    if (!sources[f].marks.empty()) return {f, sources[f].marks.front()};
+  }
+  return {0, 0};
+}
+
 void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& cache) {
+  const SourceLanguage languages[] = {SourceLanguage::Cuda, SourceLanguage::Glsl};
   if (cache.kernel != &kernel) {
     std::vector<std::filesystem::path> roots = sourceRoots();
     cache.kernel = &kernel;
-    cache.cuda = loadKernelSource(kernel, SourceLanguage::Cuda, roots);
-    cache.glsl = loadKernelSource(kernel, SourceLanguage::Glsl, roots);
-    const bool skips = kernel.usesAPattern() || kernel.usesBPattern();
-    cache.cudaMarks = skips ? skipDecisionLines(cache.cuda.text) : std::vector<int>{};
-    cache.glslMarks = skips ? skipDecisionLines(cache.glsl.text) : std::vector<int>{};
-    cache.scrollPending[0] = !cache.cudaMarks.empty();
-    cache.scrollPending[1] = !cache.glslMarks.empty();
+    for (int i = 0; i < 2; ++i) {
+      cache.sources[i] = skipSources(kernel, languages[i], roots);
+      cache.scrollPending[i] = decisionLine(cache.sources[i]).second > 0;
+    }
   }
   panelTitle(fonts, "Source: the CUDA and GLSL twins side by side",
              "Same stem, same names (BM, BN, BK, WM, WN, TM, TN, kBlock, jointPattern). Highlighted: lines that read a "
-             "pattern or vote on a skip.");
+             "pattern or vote on a skip; where the kernel calls a shared main loop, the file it includes follows.");
   ImVec2 room = ImGui::GetContentRegionAvail();
   float half = std::floor((room.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f);
-  const KernelSourceFile* files[] = {&cache.cuda, &cache.glsl};
-  const std::vector<int>* marks[] = {&cache.cudaMarks, &cache.glslMarks};
   const char* names[] = {"CUDA", "GLSL"};
   for (int i = 0; i < 2; ++i) {
     if (i == 1) ImGui::SameLine();
-    const KernelSourceFile& file = *files[i];
+    const std::vector<MarkedSource>& sources = cache.sources[i];
+    const KernelSourceFile& own = sources.front().file;
+    const auto [scrollFile, scrollLine] = decisionLine(sources);
     ImGui::BeginChild(names[i], {half, room.y}, true, ImGuiWindowFlags_HorizontalScrollbar);
-    ImGui::Text("%s  %s", names[i], file.relativePath.empty() ? "" : file.relativePath.c_str());
+    ImGui::Text("%s  %s", names[i], own.relativePath.empty() ? "" : own.relativePath.c_str());
     ImGui::Separator();
-    if (!file.found()) {
+    if (!own.found()) {
       ImGui::PushTextWrapPos(0.0f);
-      ImGui::TextColored(toVec4(palette::kWarn), "%s", file.note.c_str());
+      ImGui::TextColored(toVec4(palette::kWarn), "%s", own.note.c_str());
       ImGui::PopTextWrapPos();
-    } else {
+      ImGui::EndChild();
+      continue;
+    }
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (std::size_t f = 0; f < sources.size(); ++f) {
+      const MarkedSource& source = sources[f];
+      if (f > 0) {
+        ImGui::Separator();
+        ImGui::TextDisabled("included: %s, where the skip is decided", source.file.relativePath.c_str());
+        ImGui::Separator();
+      }
       ImGui::PushFont(fonts.mono);
-      std::istringstream lines(file.text);
+      std::istringstream lines(source.file.text);
       int number = 0;
-      ImDrawList* dl = ImGui::GetWindowDrawList();
       for (std::string line; std::getline(lines, line);) {
         ++number;
-        if (std::binary_search(marks[i]->begin(), marks[i]->end(), number)) {
+        if (std::binary_search(source.marks.begin(), source.marks.end(), number)) {
           ImVec2 p = ImGui::GetCursorScreenPos();
           dl->AddRectFilled(p, {p.x + 2000.0f, p.y + ImGui::GetTextLineHeight()}, IM_COL32(253, 231, 37, 40));
         }
         ImGui::TextDisabled("%4d", number);
         ImGui::SameLine();
         ImGui::TextUnformatted(line.c_str());
-        if (cache.scrollPending[i] && number == marks[i]->front()) {
+        if (cache.scrollPending[i] && f == scrollFile && number == scrollLine) {
           ImGui::SetScrollHereY(0.25f);
           cache.scrollPending[i] = false;
         }

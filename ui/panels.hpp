@@ -47,9 +47,9 @@ void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAn
 
 struct SourceCache {
   const KernelInfo* kernel = nullptr;
-  KernelSourceFile cuda, glsl;
-  std::vector<int> cudaMarks, glslMarks;
-  bool scrollPending[2] = {false, false};  // bring the first marked line into view once loaded
+  // Per language (CUDA, GLSL): the twin, then the include where its skip is decided, if any.
+  std::vector<MarkedSource> sources[2];
+  bool scrollPending[2] = {false, false};  // bring the skip decision into view once loaded
 };
 void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& cache);
 

@@ -1,8 +1,8 @@
 // K5 blocktile2d: each thread computes a TM x TN block of outputs. Per k it reads TM values of
 // A and TN values of B from shared memory into registers and does TM * TN multiply-adds with
-// them: 16 shared loads feed 64 FMAs. A thread's columns are strided by BN / TN, so the 16
-// threads of a half-warp read 16 consecutive floats of Bs (no bank conflicts) and store 16
-// consecutive floats of C.
+// them (an outer product), so TM + TN shared loads feed TM * TN FMAs. A thread's outputs are
+// consecutive rows and columns (ThreadMapping::ThreadTile, threadOutputs() in
+// core/tile_layout.hpp), as in the GLSL twin.
 #pragma once
 
 #include "gemm_common.cuh"
@@ -19,8 +19,8 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ float Bs[BK][BN];
   const BlockTile<BM, BN> block(N);
   const int tid = static_cast<int>(threadIdx.x);
-  const int threadRow = tid / kThreadCols;  // rows threadRow * TM + i: a warp reads 2 rows of As (broadcasts)
-  const int threadCol = tid % kThreadCols;  // columns threadCol + j * kThreadCols
+  const int threadRow = tid / kThreadCols;  // rows threadRow * TM + i
+  const int threadCol = tid % kThreadCols;  // columns threadCol * TN + j
 
   float acc[TM][TN] = {};
   float regM[TM], regN[TN];
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int i = 0; i < TM; ++i) regM[i] = As[threadRow * TM + i][k];
 #pragma unroll
-      for (int j = 0; j < TN; ++j) regN[j] = Bs[k][threadCol + j * kThreadCols];
+      for (int j = 0; j < TN; ++j) regN[j] = Bs[k][threadCol * TN + j];
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
 #pragma unroll
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int i = 0; i < TM; ++i) {
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
-      storeScalar(C, M, N, block.rowBase + threadRow * TM + i, block.colBase + threadCol + j * kThreadCols, acc[i][j]);
+      storeScalar(C, M, N, block.rowBase + threadRow * TM + i, block.colBase + threadCol * TN + j, acc[i][j]);
     }
   }
 }

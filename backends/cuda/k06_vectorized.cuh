@@ -1,20 +1,21 @@
 // K6 vectorized: K5's 2-D register blocking with 128-bit memory operations. Global loads of A
 // and B move 4 floats each; A is stored transposed (As[k][m]), so a thread's TM values of A
 // for one k are consecutive and come in as TM / 4 shared loads of 128 bits, like its values
-// of B. A thread's TN columns are TN / 4 quads strided by BN / (TN / 4): the 16 threads of a
-// half-warp read 16 consecutive quads of Bs (no bank conflicts) and store 256 bytes of C.
+// of B. A thread's outputs are K5's: TM consecutive rows by TN consecutive columns
+// (ThreadMapping::ThreadTile), read and stored as quads.
 #pragma once
 
 #include "gemm_common.cuh"
 
 namespace tileskip::cuda {
 
-// One thread's TM x TN outputs in K6's layout: TM consecutive rows, TN / 4 strided column quads.
+// One thread's TM x TN outputs by ThreadMapping::ThreadTile (threadOutputs() in
+// core/tile_layout.hpp): TM consecutive rows, TN consecutive columns, threads along N. K10 and
+// K18 share it, so their per-thread pattern tiles are the thread's own rows or columns.
 template <int BM, int BN, int TM, int TN>
 struct VectorThreadTile {
   static constexpr int kThreadCols = BN / TN;
   static constexpr int kQuads = TN / 4;
-  static constexpr int kQuadStride = BN / kQuads;
   static_assert(TM % 4 == 0 && TN % 4 == 0, "rows and columns are read as 128-bit quads");
 
   int threadRow, threadCol;
@@ -23,6 +24,7 @@ struct VectorThreadTile {
   __device__ explicit VectorThreadTile(int tid) : threadRow(tid / kThreadCols), threadCol(tid % kThreadCols) {}
 
   __device__ int firstRow() const { return threadRow * TM; }
+  __device__ int firstCol() const { return threadCol * TN; }
 
   // acc += (column k of the A tile) x (row k of the B tile), for this thread's outputs.
   __device__ void rank1Update(const float* As, const float* Bs, int k) {
@@ -34,7 +36,7 @@ struct VectorThreadTile {
     }
 #pragma unroll
     for (int q = 0; q < kQuads; ++q) {
-      const float4 b = *reinterpret_cast<const float4*>(Bs + k * BN + q * kQuadStride + threadCol * 4);
+      const float4 b = *reinterpret_cast<const float4*>(Bs + k * BN + threadCol * TN + 4 * q);
       regN[4 * q] = b.x, regN[4 * q + 1] = b.y, regN[4 * q + 2] = b.z, regN[4 * q + 3] = b.w;
     }
 #pragma unroll
@@ -49,7 +51,7 @@ struct VectorThreadTile {
     for (int i = 0; i < TM; ++i) {
 #pragma unroll
       for (int q = 0; q < kQuads; ++q) {
-        storeQuad(C, M, N, rowBase + threadRow * TM + i, colBase + q * kQuadStride + threadCol * 4,
+        storeQuad(C, M, N, rowBase + threadRow * TM + i, colBase + threadCol * TN + 4 * q,
                   make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]));
       }
     }

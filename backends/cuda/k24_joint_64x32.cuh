@@ -1,8 +1,8 @@
 // K24 joint-64x32: skip by a_pat & b_pat, the joint pattern. A rank-1 update k can be skipped
 // when column k of the warp's A rows or row k of its B columns is zero, which clears more than
-// either pattern alone. The warp tile is 64 x 32 and so are the pattern tiles (A per 64 rows,
-// B per 32 columns): each warp reads one byte of each and the skip stays warp-uniform. The
-// coarse A tiles rarely clear a whole K-block; K29 and K28 refine them.
+// either pattern alone. The A-pattern tile is the whole warp tile's rows and the B-pattern tile
+// one sub-tile's columns (asserted below): each check reads one byte of each and stays
+// warp-uniform. The coarse A tiles rarely clear a whole K-block; K29 and K28 refine them.
 #pragma once
 
 #include "skip_common.cuh"
@@ -13,6 +13,7 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, 
 __global__ void __launch_bounds__(kThreads, minBlocksPerSM<kThreads>())
     joint64x32(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
           const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
+  static_assert(kARows == WM && kBCols == 8 * TN, "A per warp tile rows, B per sub-tile columns");
   warpTileSkipGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kARows, kBCols>(A, B, C, M, N, K, aPattern, bPattern, tileQueue);
 }
 

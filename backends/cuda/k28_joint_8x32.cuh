@@ -1,8 +1,8 @@
-// K28 joint-8x32: the joint skip with the A-pattern at 8 rows, four times finer than K29. A
-// 64 x 32 warp tile now holds eight A-pattern tiles, so one byte per warp would no longer be
-// uniform. Instead the warp walks its tile in sub-tiles of exactly 8 rows (TM = 2: 4
-// thread-rows x 2 rows, WSUBM = 8): while it works on sub-tile wm all 32 lanes are in the same
-// 8-row pattern tile and read the same byte, so each check stays warp-uniform.
+// K28 joint-8x32: the joint skip with the A-pattern finer than K29's. A warp tile now holds
+// several A-pattern tiles along M, so one byte per warp would no longer be uniform. Instead the
+// catalogue gives it TM small enough that a sub-tile (4 thread-rows of TM rows) is exactly one
+// A-pattern tile (asserted below): while the warp works on a sub-tile all 32 lanes are in the
+// same pattern tile and read the same byte, so each check stays warp-uniform.
 #pragma once
 
 #include "skip_common.cuh"

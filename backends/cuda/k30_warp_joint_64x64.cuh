@@ -1,9 +1,9 @@
-// K30 warp-joint-64x64: K24's joint skip in a block of one warp. A 128 x 128 block must load a
-// K-block whenever any of its 64-wide row or column bands needs it, so zeros that come in 64 x 64
-// blocks leave it little to skip loading; a 64 x 64 block tile gathers its own K-block list
-// and skips exactly those. The warp keeps K11's 64 x 64 warp tile (and its thread tile), so
-// per FMA it reads as much shared memory as K11; what it pays is more global loads per FMA,
-// since no other warp shares its tiles. Its only barriers are a one-warp block's.
+// K30 warp-joint-64x64: K24's joint skip in a block of one warp. A block of several warps must
+// load a K-block whenever any of its pattern bands needs it, so zeros that come in blocks the size
+// of a warp tile leave it little to skip loading; a block tile that is one warp tile gathers its
+// own K-block list and skips exactly those. The warp keeps K11's warp tile (and its thread
+// tile), so per FMA it reads as much shared memory as K11; what it pays is more global loads per
+// FMA, since no other warp shares its tiles. Its only barriers are a one-warp block's.
 #pragma once
 
 #include "skip_common.cuh"

@@ -1,7 +1,7 @@
-// K31 warp-joint-32x32: K30's one-warp block with the patterns at 32 rows and 32 columns, so
-// zeros half as wide still skip: the block loads a K-block when any of its four 32 x 32 pattern
-// tile pairs needs it, and each of the warp's sub-tiles (one pattern tile pair each) skips the
-// rank-1 updates its own bytes clear.
+// K31 warp-joint-32x32: K30's one-warp block with the patterns at one warp sub-tile each (asserted
+// below), so zeros narrower than the block still skip: the block loads a K-block when any of its
+// sub-tiles' pattern tile pairs needs it, and each sub-tile skips the rank-1 updates its own
+// bytes clear.
 #pragma once
 
 #include "skip_common.cuh"

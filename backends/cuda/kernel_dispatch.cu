@@ -23,10 +23,11 @@ int residentBlocks(const void* function, int threads) {
   return std::max(1, perMultiprocessor) * multiprocessors;
 }
 
-dim3 gridFor(const GemmKernel& kernel, const TileShape& tile, const GemmOperands& op) {
+dim3 gridFor(const GemmKernel& kernel, const KernelInfo& entry, const GemmOperands& op) {
+  const TileShape& tile = entry.tile;
   long long blocks = gemmBlockCount(tile, op.m, op.n);
   if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large: more than 2^31 - 1 thread blocks");
-  if (kernel.persistent) {
+  if (entry.persistent()) {
     blocks = std::min<long long>(blocks, residentBlocks(reinterpret_cast<const void*>(kernel.skipping), tile.threads));
   }
   return dim3(static_cast<unsigned>(blocks));
@@ -39,7 +40,7 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
   const GemmKernel* kernel = findGemmKernel(id);
   if (kernel == nullptr) throw InputError("the cuda backend has no kernel '" + std::string(id) + "'");
   const KernelInfo& entry = kernelInfo(id);
-  const dim3 grid = gridFor(*kernel, entry.tile, op);
+  const dim3 grid = gridFor(*kernel, entry, op);
   const dim3 block(static_cast<unsigned>(entry.tile.threads));
   const std::string name(id);
   if (kernel->dense != nullptr) {
@@ -48,7 +49,7 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
     if ((entry.usesAPattern() && op.aPattern == nullptr) || (entry.usesBPattern() && op.bPattern == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its skip patterns were built");
     }
-    if (kernel->persistent && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
+    if (entry.persistent() && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
     kernel->skipping<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
                                                  op.tileQueue);
   }

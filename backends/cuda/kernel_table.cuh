@@ -2,10 +2,17 @@
 // emulation in the tests. Tile parameters and pattern granularities come from
 // core/catalogue.hpp's constexpr kCatalogue as template arguments, so they are written once,
 // there, and shared with the GLSL twins; each kernel's static_asserts check that the shape it
-// is given is one it can run (thread counts, warp tiles matching pattern tiles).
+// is given is one it can run (thread counts, warp tiles matching pattern tiles). How a kernel
+// is launched (one block per tile, or persistent) is its row's structure, not a column here.
+//
+// This table is the one per-kernel registration the CUDA backend needs: a template's name and
+// argument list cannot come from a row. The static_assert below it fails the build when an
+// entry is missing, out of the catalogue's order, or of the wrong kind (dense or skipping).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "core/catalogue.hpp"
@@ -41,9 +48,6 @@ struct GemmKernel {
   std::string_view id;
   DenseKernel dense;  // exactly one of dense / skipping is set
   SkipKernel skipping;
-  // Persistent: launch only as many blocks as fit on the device; they take block tiles from a
-  // queue (gemm_common.cuh). Otherwise one block per block tile.
-  bool persistent = false;
 };
 
 inline constexpr const KernelInfo& catalogueEntry(std::string_view id) { return *findKernelInfo(id); }
@@ -68,7 +72,7 @@ inline constexpr KernelInfo kWarpJoint64x64 = catalogueEntry("warp-joint-64x64")
 inline constexpr KernelInfo kWarpJoint32x32 = catalogueEntry("warp-joint-32x32");
 
 // clang-format off
-inline const GemmKernel kGemmKernels[] = {
+inline constexpr GemmKernel kGemmKernels[] = {
   {"naive", naive<kNaive.BM, kNaive.BN, kNaive.threads>, nullptr},
   {"coalesced", coalesced<kCoalesced.BM, kCoalesced.BN, kCoalesced.threads>, nullptr},
   {"smem", smem<kSmem.BM, kSmem.BN, kSmem.BK, kSmem.threads>, nullptr},
@@ -86,30 +90,44 @@ inline const GemmKernel kGemmKernels[] = {
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
   {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,
-                            kAWarp.tile.TN, kAWarp.tile.threads, kAWarp.aRowGranularity>, true},
+                            kAWarp.tile.TN, kAWarp.tile.threads, kAWarp.aRowGranularity>},
   {"b-group8", nullptr, bGroup8<kBGroup8.tile.BM, kBGroup8.tile.BN, kBGroup8.tile.BK, kBGroup8.tile.TM, kBGroup8.tile.TN,
                                 kBGroup8.tile.threads, kBGroup8.bColGranularity>},
   {"b-warp", nullptr, bWarp<kBWarp.tile.BM, kBWarp.tile.BN, kBWarp.tile.BK, kBWarp.tile.WM, kBWarp.tile.WN, kBWarp.tile.TM,
-                            kBWarp.tile.TN, kBWarp.tile.threads, kBWarp.bColGranularity>, true},
+                            kBWarp.tile.TN, kBWarp.tile.threads, kBWarp.bColGranularity>},
   {"joint-64x32", nullptr, joint64x32<kJoint64x32.tile.BM, kJoint64x32.tile.BN, kJoint64x32.tile.BK, kJoint64x32.tile.WM,
                                       kJoint64x32.tile.WN, kJoint64x32.tile.TM, kJoint64x32.tile.TN,
-                                      kJoint64x32.tile.threads, kJoint64x32.aRowGranularity, kJoint64x32.bColGranularity>, true},
+                                      kJoint64x32.tile.threads, kJoint64x32.aRowGranularity, kJoint64x32.bColGranularity>},
   {"joint-32x32", nullptr, joint32x32<kJoint32x32.tile.BM, kJoint32x32.tile.BN, kJoint32x32.tile.BK, kJoint32x32.tile.WM,
                                       kJoint32x32.tile.WN, kJoint32x32.tile.TM, kJoint32x32.tile.TN,
-                                      kJoint32x32.tile.threads, kJoint32x32.aRowGranularity, kJoint32x32.bColGranularity>, true},
+                                      kJoint32x32.tile.threads, kJoint32x32.aRowGranularity, kJoint32x32.bColGranularity>},
   {"joint-8x32", nullptr, joint8x32<kJoint8x32.tile.BM, kJoint8x32.tile.BN, kJoint8x32.tile.BK, kJoint8x32.tile.WM,
                                     kJoint8x32.tile.WN, kJoint8x32.tile.TM, kJoint8x32.tile.TN, kJoint8x32.tile.threads,
-                                    kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity>, true},
+                                    kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity>},
   {"warp-joint-64x64", nullptr, warpJoint64x64<kWarpJoint64x64.tile.BM, kWarpJoint64x64.tile.BN, kWarpJoint64x64.tile.BK,
                                                kWarpJoint64x64.tile.WM, kWarpJoint64x64.tile.WN, kWarpJoint64x64.tile.TM,
                                                kWarpJoint64x64.tile.TN, kWarpJoint64x64.tile.threads,
-                                               kWarpJoint64x64.aRowGranularity, kWarpJoint64x64.bColGranularity>, true},
+                                               kWarpJoint64x64.aRowGranularity, kWarpJoint64x64.bColGranularity>},
   {"warp-joint-32x32", nullptr, warpJoint32x32<kWarpJoint32x32.tile.BM, kWarpJoint32x32.tile.BN, kWarpJoint32x32.tile.BK,
                                                kWarpJoint32x32.tile.WM, kWarpJoint32x32.tile.WN, kWarpJoint32x32.tile.TM,
                                                kWarpJoint32x32.tile.TN, kWarpJoint32x32.tile.threads,
-                                               kWarpJoint32x32.aRowGranularity, kWarpJoint32x32.bColGranularity>, true},
+                                               kWarpJoint32x32.aRowGranularity, kWarpJoint32x32.bColGranularity>},
 };
 // clang-format on
+
+// Entry i is the catalogue's twin kernel i: same id, a dense launcher exactly for the dense family.
+constexpr bool tableMatchesCatalogue() {
+  std::size_t twins = 0;
+  while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
+  if (std::size(kGemmKernels) != twins) return false;
+  for (std::size_t i = 0; i < twins; ++i) {
+    const GemmKernel& entry = kGemmKernels[i];
+    const bool dense = kCatalogue[i].family == KernelFamily::Dense;
+    if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != dense || (entry.skipping != nullptr) == dense) return false;
+  }
+  return true;
+}
+static_assert(tableMatchesCatalogue(), "kGemmKernels must list every twin kernel of kCatalogue, in its order");
 
 inline const GemmKernel* findGemmKernel(std::string_view id) {
   for (const GemmKernel& k : kGemmKernels) {

@@ -26,35 +26,16 @@ std::string byteText(std::uint64_t bytes) {
   return text;
 }
 
-ShaderPipeline shaderPipeline(const KernelInfo& kernel) {
-  if (kernel.skips() && !kernel.divergent && kernel.tile.WM > 0) return ShaderPipeline::Persistent;
-  if (kernel.id == "pipelined") return ShaderPipeline::DoubleBuffered;
-  if (kernel.id == "hoisted") return ShaderPipeline::Hoisted;
-  std::span<const KernelInfo> twins = twinKernels();
-  auto position = [&](std::string_view id) {
-    return std::find_if(twins.begin(), twins.end(), [&](const KernelInfo& k) { return k.id == id; }) - twins.begin();
-  };
-  bool padded = position(kernel.id) >= position("vectorized") && position(kernel.id) < static_cast<long>(twins.size());
-  return padded ? ShaderPipeline::Padded : ShaderPipeline::Staged;
-}
-
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength) {
-  const TileShape& t = kernel.tile;
-  auto stageFloats = static_cast<std::uint64_t>(t.sharedFloats());
-  ShaderPipeline pipeline = shaderPipeline(kernel);
-  if (pipeline == ShaderPipeline::Staged) return stageFloats * sizeof(float);
-  stageFloats += 4ull * static_cast<std::uint64_t>(t.BK);  // the padding of the transposed A tile
-  if (pipeline == ShaderPipeline::Padded) return stageFloats * sizeof(float);
-  std::uint64_t bytes = 2 * stageFloats * sizeof(float);
-  if (pipeline == ShaderPipeline::Persistent) {
-    // the K-block list, one total per subgroup, the taken tile and the dense-block vote
-    bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(t.threads) + 2) * sizeof(std::uint32_t);
+  auto bytes = static_cast<std::uint64_t>(kernel.stagedSharedBytes());
+  if (kernel.persistent()) {
+    bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(kernel.tile.threads) + 2) * sizeof(std::uint32_t);
   }
   return bytes;
 }
 
 std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxSharedBytes) {
-  if (shaderPipeline(kernel) != ShaderPipeline::Persistent) return 0;
+  if (!kernel.persistent()) return 0;
   std::uint64_t withoutList = kernelSharedBytes(kernel, 0);
   if (withoutList >= maxSharedBytes) return 0;
   std::uint64_t fits = (maxSharedBytes - withoutList) / sizeof(std::int32_t) / 4 * 4;
@@ -63,11 +44,8 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
 }
 
 std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
-  ShaderPipeline pipeline = shaderPipeline(kernel);
-  if (pipeline != ShaderPipeline::DoubleBuffered && pipeline != ShaderPipeline::Persistent &&
-      pipeline != ShaderPipeline::Hoisted) {
-    return std::nullopt;
-  }
+  const MainLoop loop = kernel.structure.loop;
+  if (loop != MainLoop::DoubleBuffered && loop != MainLoop::KBlockList && loop != MainLoop::Hoisted) return std::nullopt;
   const TileShape& t = kernel.tile;
   std::string prefix = "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
                        " with " + std::to_string(t.threads) + " invocations does not fit kernel '" + std::string(kernel.id) + "': ";
@@ -75,7 +53,7 @@ std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   if ((t.BM * t.BK / 4) % t.threads != 0 || (t.BK * t.BN / 4) % t.threads != 0) {
     return prefix + "the A and B tiles must split evenly into one vec4 load per invocation and pass";
   }
-  if (pipeline == ShaderPipeline::Hoisted) {
+  if (loop == MainLoop::Hoisted) {
     // Each invocation loads the same 4 columns of a row in every pass (k12_hoisted.comp), so a
     // pass covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4).
     bool wholeRows = t.BK >= 4 && t.BN >= 4 && t.threads % (t.BK / 4) == 0 && t.threads % (t.BN / 4) == 0;
@@ -85,7 +63,7 @@ std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
     }
     return std::nullopt;
   }
-  if (pipeline != ShaderPipeline::Persistent) return std::nullopt;
+  if (loop != MainLoop::KBlockList) return std::nullopt;
   WarpLayout w = warpLayout(kernel);
   auto nests = [](int pattern, int block) { return pattern % block == 0 || block % pattern == 0; };
   if (kernel.usesAPattern() && (kernel.aRowGranularity % w.subM != 0 || !nests(kernel.aRowGranularity, t.BM))) {
@@ -106,16 +84,15 @@ std::uint64_t shaderLoopIterations(const KernelInfo& kernel, std::uint64_t m, st
   if (t.BK <= 1) return k + 1;
   auto ceilDiv = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
   std::uint64_t kTiles = ceilDiv(k, static_cast<std::uint64_t>(t.BK));
-  ShaderPipeline pipeline = shaderPipeline(kernel);
-  if (pipeline == ShaderPipeline::Persistent) {
+  if (kernel.persistent()) {
     std::uint64_t kBlocks = ceilDiv(k, kKBlock);
     std::uint64_t passes = ceilDiv(kBlocks, kMinKBlockListLength);  // the shortest list: the most passes
     std::uint64_t tiles = ceilDiv(m, static_cast<std::uint64_t>(t.BM)) * ceilDiv(n, static_cast<std::uint64_t>(t.BN));
     return tiles * (10 * kBlocks + 70 * passes + 2) + 2;
   }
   std::uint64_t perKTile = 1;
-  if (pipeline == ShaderPipeline::Staged && t.TN == 1) perKTile = 5;
-  if (kernel.divergent) perKTile = 3;
+  if (kernel.structure.loop == MainLoop::Staged && t.TN == 1) perKTile = 5;
+  if (kernel.divergent()) perKTile = 3;
   return perKTile * kTiles + 2;
 }
 
@@ -124,7 +101,7 @@ std::optional<std::string> loopLimitProblem(const KernelInfo& kernel, std::uint6
   if (limits.maxLoopIterations == 0) return std::nullopt;
   std::uint64_t iterations = shaderLoopIterations(kernel, m, n, k);
   if (iterations <= limits.maxLoopIterations) return std::nullopt;
-  bool persistent = shaderPipeline(kernel) == ShaderPipeline::Persistent;
+  const bool persistent = kernel.persistent();
   return "kernel " + std::string(kernel.id) + " cannot run M=" + std::to_string(m) + " N=" + std::to_string(n) +
          " K=" + std::to_string(k) + " on this device: its shader would run about " + std::to_string(iterations) +
          " loop iterations" + (persistent ? " (over K-blocks and block tiles)" : " (over K)") +
@@ -154,7 +131,7 @@ std::optional<std::string> launchProblem(const KernelInfo& kernel, const Compute
                        " invocations per workgroup) cannot run on this device: ";
   std::uint64_t shared = kernelSharedBytes(kernel);
   std::string least;
-  if (shaderPipeline(kernel) == ShaderPipeline::Persistent) {  // where 1024 entries do not fit, a shorter list may
+  if (kernel.persistent()) {  // where 1024 entries do not fit, a shorter list may
     std::uint32_t list = kBlockListLength(kernel, limits.maxSharedBytes);
     shared = kernelSharedBytes(kernel, list > 0 ? list : kMinKBlockListLength);
     least = " at least (with a K-block list of " + std::to_string(kMinKBlockListLength) + " entries)";

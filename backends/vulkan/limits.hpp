@@ -36,27 +36,15 @@ inline constexpr std::uint64_t kLavapipeLoopIterations = 65535;
 bool isLavapipe(const std::string& deviceName);  // the device name holds "llvmpipe"
 
 
-// How a kernel's shader uses shared memory and is dispatched, as far as the backend must know.
-enum class ShaderPipeline {
-  Staged,          // K1-K5: one BM x BK and one BK x BN tile (or none)
-  Padded,          // K6, K9, K10, K18: the same with the transposed A tile padded to BM + 4
-  DoubleBuffered,  // K11: two padded stages (shaders/tileskip_pipeline.glsl)
-  Hoisted,         // K12: two padded stages as K11's, loaded in passes fixed per invocation (shaders/k12_hoisted.comp)
-  Persistent,      // the warp-uniform skipping kernels: two stages, a K-block list, a tile queue
-};
-
-ShaderPipeline shaderPipeline(const KernelInfo& kernel);
-
 // The K-block list of a persistent kernel (shaders/tileskip_skip.glsl): 1024 entries where
 // shared memory allows, fewer (a multiple of 4, at least the minimum) on a device with less.
 inline constexpr std::uint32_t kKBlockListLength = 1024;
 inline constexpr std::uint32_t kMinKBlockListLength = 128;
 
-// Shared memory the kernel's shader declares per workgroup: core/catalogue.hpp's BM x BK tile of
-// A and BK x BN tile of B, plus 4 floats of padding per row of the transposed A tile in K6 and
-// every kernel built on it (shaders/tileskip_stage.glsl); two such stages from K11 on; and for
-// the persistent kernels a K-block list of `listLength` entries, one total per subgroup (at
-// most one per invocation) and the taken tile.
+// Shared memory the kernel's shader declares per workgroup: the stages its catalogue row's main
+// loop keeps (KernelInfo::stagedSharedBytes(), shaders/tileskip_stage.glsl), and for the
+// persistent kernels a K-block list of `listLength` entries, one total per subgroup (at most
+// one per invocation), the taken tile and the dense-block vote (shaders/tileskip_skip.glsl).
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength = kKBlockListLength);
 
 // The K-block list length a persistent kernel gets on a device with `maxSharedBytes` per

@@ -25,8 +25,7 @@ constexpr SwitchInfo kSwitches[] = {
 };
 
 bool pipelinedShader(const KernelInfo& kernel) {
-  ShaderPipeline pipeline = shaderPipeline(kernel);
-  return pipeline == ShaderPipeline::DoubleBuffered || pipeline == ShaderPipeline::Persistent;
+  return kernel.structure.loop == MainLoop::DoubleBuffered || kernel.structure.loop == MainLoop::KBlockList;
 }
 
 std::string_view trimmed(std::string_view text) {
@@ -58,19 +57,16 @@ std::string canonicalText(const KernelOverride& o) {
   return text;
 }
 
-KernelOverride parseEntry(std::string_view entry, const ComputeLimits& limits) {
-  auto refuse = [&](const std::string& why) {
-    return InputError(std::string(kTileOverridesVariable) + ": entry '" + std::string(entry) + "': " + why);
-  };
-  std::size_t equals = entry.find('=');
-  if (equals == std::string_view::npos) throw refuse("expected KERNEL=TILE[,SWITCH=0|1...], e.g. pipelined=128x128x8/64x64/8x4/128,prefetch=0");
-  std::string_view id = trimmed(entry.substr(0, equals));
+// One kernel's variant: `variant` is the text after "id=" (a tile and/or switches). `source`
+// names where it came from in errors ("TILESKIP_VULKAN_TILES: entry 'id=...'").
+KernelOverride parseVariantOf(std::string_view id, std::string_view variant, const ComputeLimits& limits, const std::string& source) {
+  auto refuse = [&](const std::string& why) { return InputError(source + ": " + why); };
   const KernelInfo* catalogued = findKernelInfo(id);
   if (catalogued == nullptr) throw refuse("no kernel '" + std::string(id) + "'; the catalogue has: " + catalogueIdList());
   if (catalogued->isBaseline() || catalogued->tile.BM == 0) throw refuse("'" + std::string(id) + "' is not a tiled Vulkan kernel");
   KernelOverride o{*catalogued, {}, {}};
   bool tileGiven = false;
-  for (std::string_view item : split(entry.substr(equals + 1), ',')) {
+  for (std::string_view item : split(variant, ',')) {
     if (item.empty()) throw refuse("an empty item");
     std::size_t is = item.find('=');
     if (is == std::string_view::npos) {
@@ -103,7 +99,20 @@ KernelOverride parseEntry(std::string_view entry, const ComputeLimits& limits) {
   return o;
 }
 
+KernelOverride parseEntry(std::string_view entry, const ComputeLimits& limits) {
+  const std::string source = std::string(kTileOverridesVariable) + ": entry '" + std::string(entry) + "'";
+  std::size_t equals = entry.find('=');
+  if (equals == std::string_view::npos) {
+    throw InputError(source + ": expected KERNEL=TILE[,SWITCH=0|1...], e.g. pipelined=128x128x8/64x64/8x4/128,prefetch=0");
+  }
+  return parseVariantOf(trimmed(entry.substr(0, equals)), entry.substr(equals + 1), limits, source);
+}
+
 }  // namespace
+
+KernelOverride parseVariant(std::string_view id, std::string_view variant, const ComputeLimits& limits, std::string_view source) {
+  return parseVariantOf(id, variant, limits, std::string(source) + ": '" + std::string(id) + "=" + std::string(variant) + "'");
+}
 
 std::string_view specializationName(SpecId id) {
   static constexpr std::string_view kNames[] = {"BM",      "BN",   "BK",   "WM",       "WN",         "TM",        "TN",        "threads",
@@ -161,7 +170,7 @@ std::vector<std::string> tuningCandidates(const KernelInfo& kernel, const Comput
   std::vector<std::string> candidates = {""};
   for (const std::string& variant : tried) {
     try {
-      parseEntry(std::string(kernel.id) + "=" + variant, limits);
+      parseVariant(kernel.id, variant, limits, "tuning candidate");
       candidates.push_back(variant);
     } catch (const InputError&) {
       // Not for this kernel's structure or this device: not a candidate here.

@@ -54,6 +54,12 @@ struct KernelOverride {
 // does not have, a value other than 0 or 1, a tile that does not fit. Empty text: none.
 std::vector<KernelOverride> parseTileOverrides(std::string_view text, const ComputeLimits& limits);
 
+// One kernel's variant as `tileskip tune` names it and its cache stores it (the text after
+// "id=" in the variable; "" is the catalogue's own, with no tile and every switch at its
+// default), checked as parseTileOverrides checks an entry. `source` names where it came from in
+// the error ("the tune cache", ...). Throws InputError.
+KernelOverride parseVariant(std::string_view id, std::string_view variant, const ComputeLimits& limits, std::string_view source);
+
 // The override for `kernel` where it is the catalogue's entry (its id, the catalogue's tile and
 // granularities; a test build of the same kernel under another stem counts): a caller that
 // built a tile shape of its own keeps it. Null where there is none.

@@ -145,7 +145,7 @@ class VulkanProblem final : public DeviceProblem {
     const TileShape& t = kernel.tile;
     std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
     std::uint64_t rowTiles = ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM));
-    if (shaderPipeline(kernel) == ShaderPipeline::Persistent) {
+    if (kernel.persistent()) {
       // Block tiles come from the queue, numbered along one dimension: one dispatch, never split.
       if (colTiles * rowTiles > std::numeric_limits<std::uint32_t>::max()) {
         throw InputError("problem too large for kernel " + std::string(kernel.id) + ": more than 2^32 - 1 block tiles");
@@ -322,11 +322,11 @@ VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make
     // What `tileskip tune` chose on this device and driver. A cache that cannot be used is
     // reported and passed over: the catalogue's tiles always run.
     try {
-      std::string entries;
+      std::vector<KernelOverride> chosen;
       for (const auto& [kernel, variant] : readTuneCache(*cache, tuneCacheKey(name(), context_->info()))) {
-        entries += kernel + "=" + variant + ";";
+        chosen.push_back(parseVariant(kernel, variant, context_->limits(), "the tune cache " + cache->string()));
       }
-      *overrides_ = parseTileOverrides(entries, context_->limits());
+      *overrides_ = std::move(chosen);  // all of them or, where one cannot be used, none
     } catch (const InputError& e) {
       std::cerr << "tileskip: vulkan: not using the tune cache: " << e.what() << "\n";
     }
@@ -354,10 +354,7 @@ void VulkanBackend::useVariant(const KernelInfo& kernel, const std::string& vari
     throw InputError("vulkan has no variant '" + variant + "' of kernel '" + std::string(kernel.id) + "' on this device; it has " + list);
   }
   std::erase_if(*overrides_, [&](const KernelOverride& o) { return o.kernel.id == kernel.id; });
-  if (!variant.empty()) {
-    std::vector<KernelOverride> parsed = parseTileOverrides(std::string(kernel.id) + "=" + variant, context_->limits());
-    overrides_->push_back(parsed.front());
-  }
+  if (!variant.empty()) overrides_->push_back(parseVariant(kernel.id, variant, context_->limits(), "tune"));
   describeDevice();
 }
 

@@ -42,6 +42,7 @@ struct BlockRun {
   ucontext_t scheduler{};
   unsigned current = 0;
   const std::function<void()>* kernel = nullptr;
+  const std::function<void(unsigned)>* afterRun = nullptr;
 #ifdef TILESKIP_EMU_ASAN
   const void* mainStack = nullptr;
   std::size_t mainStackSize = 0;
@@ -148,7 +149,9 @@ void runBlock(BlockRun& block) {
   }
   for (;;) {
     for (unsigned t = 0; t < threads; ++t) {
-      if (block.fibers[t].state == State::Ready) resume(t);
+      if (block.fibers[t].state != State::Ready) continue;
+      resume(t);
+      if (block.afterRun != nullptr && *block.afterRun) (*block.afterRun)(t);
     }
     bool progressed = false;
     for (unsigned w = 0; w < threads / 32; ++w) progressed |= resolveWarp(w);
@@ -209,13 +212,15 @@ unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* fil
   return collective(Collective::ShuffleXor, mask, value, laneMask, file, line);
 }
 
-void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel) {
+void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel,
+            const std::function<void(unsigned thread)>& afterRun) {
   if (threads == 0 || threads % 32 != 0 || threads > 1024) {
     throw std::logic_error("the emulator runs blocks of 32 to 1024 threads, a multiple of 32; got " +
                            std::to_string(threads));
   }
   BlockRun block;
   block.kernel = &kernel;
+  block.afterRun = &afterRun;
   block.fibers.resize(threads);
   for (Fiber& f : block.fibers) f.stack.reset(new char[kStackBytes]);
   BlockRun* previous = run;

@@ -62,7 +62,11 @@ unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* fil
 // Runs `kernel` for every thread of `blocks` blocks of `threads` threads (blocks one after
 // another). Throws std::logic_error naming the block, thread and source line when a rule
 // above is broken.
-void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel);
+// `afterRun`, where given, is called each time a thread hands control back (at a barrier, a
+// collective or its end) with that thread's index: threads run one at a time, so what changed
+// in memory since the previous call is that thread's doing (the lane-map probe uses it).
+void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel,
+            const std::function<void(unsigned thread)>& afterRun = {});
 
 // __syncthreads_and: a barrier that also ANDs a predicate over the block. Three barriers in the
 // emulation: the previous vote has been read, the vote is reset, every thread has voted.

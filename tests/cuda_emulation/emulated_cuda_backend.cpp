@@ -70,7 +70,7 @@ class EmulatedProblem final : public DeviceProblem {
     long long blocks = cuda::gemmBlockCount(kernel.tile, m_, n_);
     // A persistent kernel gets fewer blocks than tiles, as on a GPU, so each block walks the
     // tile queue more than once.
-    if (entry->persistent) blocks = std::min(blocks, kPersistentBlocks);
+    if (kernel.persistent()) blocks = std::min(blocks, kPersistentBlocks);
     emulate(blocks, kernel.tile.threads, [&] {
       if (entry->dense != nullptr) {
         entry->dense(a_.data(), b_.data(), c_.data(), m_, n_, k_);
