@@ -404,7 +404,7 @@ py::list listKernels() {
     row["summary"] = std::string(k.summary);
     row["a_granularity"] = k.aRowGranularity;
     row["b_granularity"] = k.bColGranularity;
-    row["divergent"] = k.divergent;
+    row["divergent"] = k.divergent();
     row["skips"] = k.skips();
     row["baseline"] = k.isBaseline();
     const TileShape& t = k.tile;
