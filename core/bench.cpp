@@ -151,9 +151,12 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
 
   for (const BenchTarget& target : targets) {
     Backend& backend = *target.backend;
-    report.devices.push_back(std::string(backend.name()) + ": " + backend.device().describe());
     const SpeedModel model = SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu);
-    report.models.push_back(std::string(backend.name()) + ": " + model.name());
+    // A backend can be two targets (its kernels, and the baseline borrowed from it): one line each.
+    for (auto [lines, line] : {std::pair{&report.devices, std::string(backend.name()) + ": " + backend.device().describe()},
+                               std::pair{&report.models, std::string(backend.name()) + ": " + model.name()}}) {
+      if (std::find(lines->begin(), lines->end(), line) == lines->end()) lines->push_back(line);
+    }
     std::unique_ptr<DeviceProblem> onDevice;
     try {
       onDevice = backend.upload(data.a, data.b);

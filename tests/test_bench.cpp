@@ -138,3 +138,16 @@ TEST(Bench, ExitCodeIsOneOnlyForAFailedVerification) {
   EXPECT_EQ(benchExitCode({badInput, unavailable}), 2);
   EXPECT_EQ(benchExitCode({unavailable, wrong, timed}), 1);
 }
+
+// A backend that is two targets (its kernels, and the baseline borrowed from it, as bench does
+// for cuBLAS) names its device and speed model once in the report, not once per target.
+TEST(Bench, ABackendOfTwoTargetsIsDescribedOnce) {
+  FakeBackend backend;
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = 64;
+  BenchReport report = runBench({{&backend, {&kernelInfo(kDenseReferenceKernel)}}, {&backend, {&kernelInfo("cublas")}}},
+                                spec, generateProblem(spec), {.warmup = 1, .repeat = 2});
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_EQ(report.devices.size(), 1u);
+  EXPECT_EQ(report.models.size(), 1u);
+}
