@@ -265,7 +265,9 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
       meter.begin("sweep: " + spec.describe());
       ProblemData data = generateProblem(spec);
       BenchReport run = runBench(targetsFor(backends, kernels), spec, data,
-                                 {.warmup = options.warmup, .repeat = options.repeat}, progress);
+                                 {.warmup = options.warmup, .repeat = options.repeat,
+                                  .warmupMilliseconds = options.warmupMilliseconds},
+                                 progress);
       // The load bound of a 128 x 128 block tile: 1 / the fraction of its K-blocks it must load.
       const TileShape& tile = kernelInfo(kJointCandidates[0]).tile;
       JointStats blockLoads = computeJointStats(buildAPattern(data.a, tile.BM), buildBPattern(data.b, tile.BN));

@@ -93,6 +93,8 @@ struct SweepOptions {
   int granularity = 128;  // of the generated zero segments: block-aligned for the 128x128 tiles
   int warmup = 1;
   int repeat = 5;
+  // On a GPU, warm-up also lasts this long (BenchOptions::warmupMilliseconds).
+  double warmupMilliseconds = BenchOptions{}.warmupMilliseconds;
   std::uint64_t seed = 42;
 };
 

@@ -73,6 +73,9 @@ TEST(SweepSuite, PointsCsvAndPlot) {
   options.densities = {1.0, 0.5, 0.35};
   options.warmup = 0;
   options.repeat = 1;
+  // The fake is a "GPU": without this each kernel would warm up for 100 runs of a CPU GEMM
+  // (26 s here, 119 s under ASan), which this test does not check.
+  options.warmupMilliseconds = 0.0;
   SweepReport report = runSweepSuite({&cuda}, options);
   EXPECT_TRUE(report.failures.empty());
   // pipelined and three joint kernels at 2 sizes x 3 densities (cuBLAS is the baseline, not a point).
