@@ -1,4 +1,5 @@
 #include "core/bench.hpp"
+#include "core/provenance.hpp"
 
 #include <unistd.h>
 
@@ -136,6 +137,8 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
   report.options = options;
   report.date = utcTimestamp();
   report.host = hostDescription();
+  report.toolVersion = toolVersion();
+  report.toolCommit = toolCommit();
   report.patternDensityA = buildAPattern(data.a, 8).density();
   report.patternDensityB = buildBPattern(data.b, 8).density();
 
@@ -165,6 +168,9 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
         BenchRow row;
         row.backend = backend.name();
         row.device = backend.device().name;
+        row.driver = backend.device().driver;
+        row.api = backend.device().api;
+        row.tuneOverrides = tuneOverridesOf(backend.device());
         row.kernel = kernel->id;
         row.failure = e.what();
         row.failureCode = e.code();
@@ -176,6 +182,9 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
       BenchRow row;
       row.backend = backend.name();
       row.device = backend.device().name;
+      row.driver = backend.device().driver;
+      row.api = backend.device().api;
+      row.tuneOverrides = tuneOverridesOf(backend.device());
       row.kernel = kernel->id;
       if (kernel == target.autoKernel) row.autoReason = target.autoReason;
       {

@@ -39,6 +39,9 @@ Reference computeReference(const Matrix& a, const Matrix& b);
 struct BenchRow {
   std::string backend;
   std::string device;
+  std::string driver;         // the device's driver ("580.159.04", "Mesa 22.3.6"; "" for the host BLAS)
+  std::string api;            // "Vulkan 1.3.239", "CUDA 13.0", "OpenBLAS 0.3.21"
+  std::string tuneOverrides;  // tiles and switches that replaced the catalogue's ("" for none)
   std::string kernel;
   bool verified = false;
   std::string failure;     // why the kernel has no time: verification failed, device error, ...
@@ -98,6 +101,7 @@ struct BenchReport {
   BenchOptions options;
   std::string date;            // UTC, ISO 8601
   std::string host;
+  std::string toolVersion, toolCommit;  // of the tileskip that ran it (core/provenance.hpp)
   std::vector<std::string> devices;  // "backend: device description"
   std::string baselineKernel;  // the row the vsBaseline column divides by ("" if none ran)
   std::vector<std::string> models;  // "backend: speed model" for the predicted column

@@ -7,9 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/canvas.hpp"
 #include "core/error.hpp"
 #include "core/pattern.hpp"
+#include "core/progress.hpp"
+#include "core/provenance.hpp"
 #include "core/report.hpp"
 
 namespace tileskip {
@@ -94,9 +95,12 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   report.options = options;
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
   const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat};
+  // Dense; joint at 0.5 and 0.25, aligned and not; skip efficiency at 0.707 and 0.354.
+  constexpr int kHeadlineRuns = 7;
+  ProgressMeter meter(kHeadlineRuns, progress);
   // Runs one bench and returns its index in report.runs (indices, not references: the vector grows).
   auto run = [&](const ProblemSpec& spec, const std::vector<std::string>& kernels) {
-    if (progress) progress("headline: " + spec.describe());
+    meter.begin("headline: " + spec.describe());
     report.runs.push_back(runBench(targetsFor(backends, kernels), spec, generateProblem(spec), bench, progress));
     return report.runs.size() - 1;
   };
@@ -200,6 +204,23 @@ std::string formatHeadlineTable(const HeadlineReport& report) {
   return out.str();
 }
 
+std::vector<std::string> missedTargets(const HeadlineReport& report) {
+  std::vector<std::string> missed;
+  for (const HeadlineMeasure& m : report.measures) {
+    std::optional<bool> met = m.met();
+    if (met && !*met) missed.push_back(m.measure + ": " + fixed(*m.value, 3) + ", target " + m.target);
+  }
+  return missed;
+}
+
+int headlineExitCode(const HeadlineReport& report, bool failOnTarget) {
+  std::vector<BenchRow> rows;
+  for (const BenchReport& run : report.runs) rows.insert(rows.end(), run.rows.begin(), run.rows.end());
+  if (int code = benchExitCode(rows); code != 0) return code;
+  if (failOnTarget && !missedTargets(report).empty()) return static_cast<int>(ExitCode::TargetMissed);
+  return 0;
+}
+
 std::string formatHeadlineJson(const HeadlineReport& report) {
   nlohmann::json measures = nlohmann::json::array();
   for (const HeadlineMeasure& m : report.measures) {
@@ -212,8 +233,17 @@ std::string formatHeadlineJson(const HeadlineReport& report) {
   }
   nlohmann::json runs = nlohmann::json::array();
   for (const BenchReport& r : report.runs) runs.push_back(nlohmann::json::parse(formatJson(r)));
-  nlohmann::json doc = {{"suite", "headline"}, {"date", report.date},     {"host", report.host},
-                        {"devices", report.devices}, {"size", report.options.size}, {"measures", measures},
+  nlohmann::json doc = {{"schema", kHeadlineSchema},
+                        {"suite", "headline"},
+                        {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
+                        {"dtype", kDtype},
+                        {"date", report.date},
+                        {"host", report.host},
+                        {"devices", report.devices},
+                        {"size", report.options.size},
+                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat}}},
+                        {"seed", report.options.seed},
+                        {"measures", measures},
                         {"runs", runs}};
   return doc.dump(2) + "\n";
 }
@@ -222,15 +252,22 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
                           const ProgressCallback& progress) {
   SweepReport report;
   report.date = utcTimestamp();
+  report.host = hostDescription();
+  report.granularity = options.granularity;
+  report.warmup = options.warmup;
+  report.repeat = options.repeat;
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
   const std::vector<std::string> kernels = ids(kJointCandidates, {"pipelined", "cublas"});
+  ProgressMeter meter(static_cast<int>(options.sizes.size() * options.densities.size()), progress);
   for (int size : options.sizes) {
     for (double density : options.densities) {
       ProblemSpec spec = segments(size, density, options.granularity, options.seed);
-      if (progress) progress("sweep: " + spec.describe());
+      meter.begin("sweep: " + spec.describe());
       ProblemData data = generateProblem(spec);
       BenchReport run = runBench(targetsFor(backends, kernels), spec, data,
-                                 {.warmup = options.warmup, .repeat = options.repeat}, progress);
+                                 {.warmup = options.warmup, .repeat = options.repeat,
+                                  .warmupMilliseconds = options.warmupMilliseconds},
+                                 progress);
       // The load bound of a 128 x 128 block tile: 1 / the fraction of its K-blocks it must load.
       const TileShape& tile = kernelInfo(kJointCandidates[0]).tile;
       JointStats blockLoads = computeJointStats(buildAPattern(data.a, tile.BM), buildBPattern(data.b, tile.BN));
@@ -255,6 +292,9 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
         p.idealSpeedup = row.idealSpeedup;
         p.loadBoundSpeedup = loadFraction > 0.0 ? 1.0 / loadFraction : INFINITY;
         p.vsBaseline = row.vsBaseline.value_or(0.0);
+        p.driver = row.driver;
+        p.tuneOverrides = row.tuneOverrides;
+        p.tolerance = row.error.tolerance;
         report.points.push_back(p);
       }
     }
@@ -265,100 +305,17 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
 std::string formatSweepCsv(const SweepReport& report) {
   std::ostringstream out;
   out << "date,backend,kernel,size,density,joint_density,ms,dense_ms,speedup,ideal_speedup,load_bound_speedup,"
-         "vs_baseline\n";
+         "vs_baseline,granularity_a,granularity_b,dtype,tool_version,tool_commit,driver,tune_overrides,warmup,repeat,"
+         "tolerance,host\n";
   for (const SweepPoint& p : report.points) {
     out << report.date << ',' << p.backend << ',' << p.kernel << ',' << p.size << ',' << p.density << ','
         << p.jointDensity << ',' << p.milliseconds << ',' << p.denseMilliseconds << ',' << p.speedup << ','
-        << p.idealSpeedup << ',' << p.loadBoundSpeedup << ',' << p.vsBaseline << '\n';
+        << p.idealSpeedup << ',' << p.loadBoundSpeedup << ',' << p.vsBaseline << ',' << report.granularity << ','
+        << report.granularity << ',' << kDtype << ',' << csvField(toolVersion()) << ',' << csvField(toolCommit()) << ','
+        << csvField(p.driver) << ',' << csvField(p.tuneOverrides) << ',' << report.warmup << ',' << report.repeat << ','
+        << p.tolerance << ',' << csvField(report.host) << '\n';
   }
   return out.str();
-}
-
-void writeSweepPlot(const SweepReport& report, const std::string& path) {
-  std::vector<int> sizes;
-  for (const SweepPoint& p : report.points) {
-    if (std::find(sizes.begin(), sizes.end(), p.size) == sizes.end()) sizes.push_back(p.size);
-  }
-  if (sizes.empty()) throw InputError("the sweep measured nothing to plot");
-  constexpr int kPanel = 420, kMargin = 56;
-  Canvas canvas(static_cast<int>(sizes.size()) * (kPanel + kMargin) + kMargin, kPanel + 2 * kMargin + 90);
-  const Colour ink{30, 30, 30}, grid{225, 225, 225}, ideal{120, 120, 120}, load{200, 120, 0};
-  // One colour per series: two backends of four kernels each must not share one.
-  const std::vector<Colour> palette = {{31, 119, 180}, {214, 39, 40},  {44, 160, 44},  {148, 103, 189}, {140, 86, 75},
-                                       {227, 119, 194}, {255, 127, 14}, {23, 190, 207}, {188, 189, 34},  {0, 0, 0}};
-  // Axes: density 0.02 .. 1 (log), speedup 0.25 .. 256 (log): the skipping kernels passed 190x at
-  // 8192 and density 0.03 on an H200.
-  const double xMin = std::log10(0.02), xMax = 0.0, yMin = std::log10(0.25), yMax = std::log10(256.0);
-  std::vector<std::string> series;
-  for (const SweepPoint& p : report.points) {
-    std::string name = p.backend + " " + p.kernel;
-    if (std::find(series.begin(), series.end(), name) == series.end()) series.push_back(name);
-  }
-  for (std::size_t s = 0; s < sizes.size(); ++s) {
-    const int left = kMargin + static_cast<int>(s) * (kPanel + kMargin), top = kMargin;
-    auto px = [&](double density) { return left + (std::log10(density) - xMin) / (xMax - xMin) * kPanel; };
-    auto py = [&](double speedup) {
-      double y = std::clamp(std::log10(speedup), yMin, yMax);
-      return top + kPanel - (y - yMin) / (yMax - yMin) * kPanel;
-    };
-    for (double d : {0.02, 0.05, 0.1, 0.2, 0.5, 1.0}) {
-      canvas.line(px(d), top, px(d), top + kPanel, grid);
-      std::string t = d < 0.1 ? fixed(d, 2) : fixed(d, 1);
-      canvas.text(static_cast<int>(px(d)) - Canvas::textWidth(t) / 2, top + kPanel + 6, t, ink);
-    }
-    for (double v : {0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0}) {
-      canvas.line(left, py(v), left + kPanel, py(v), grid);
-      std::string t = v < 1 ? fixed(v, 2) : fixed(v, 0);
-      canvas.text(left - Canvas::textWidth(t) - 6, static_cast<int>(py(v)) - 3, t, ink);
-    }
-    canvas.line(left, top, left, top + kPanel, ink);
-    canvas.line(left, top + kPanel, left + kPanel, top + kPanel, ink);
-    std::string title = std::to_string(sizes[s]) + "^3";
-    canvas.text(left + kPanel / 2 - Canvas::textWidth(title, 2) / 2, top - 24, title, ink, 2);
-    canvas.text(left + kPanel / 2 - 60, top + kPanel + 22, "density of A and of B", ink);
-    // Curves: per series, the measured speedup; once per panel, the ideal and load bound of the
-    // first kernel (the bounds depend on the problem, not the backend).
-    std::map<std::string, std::vector<const SweepPoint*>> bySeries;
-    for (const SweepPoint& p : report.points) {
-      if (p.size == sizes[s]) bySeries[p.backend + " " + p.kernel].push_back(&p);
-    }
-    bool boundsDrawn = false;
-    for (auto& [name, points] : bySeries) {
-      std::sort(points.begin(), points.end(), [](const SweepPoint* a, const SweepPoint* b) { return a->density < b->density; });
-      if (!boundsDrawn && points.front()->kernel == kJointCandidates[0]) {
-        for (std::size_t i = 1; i < points.size(); ++i) {
-          canvas.line(px(points[i - 1]->density), py(points[i - 1]->idealSpeedup), px(points[i]->density),
-                      py(points[i]->idealSpeedup), ideal, 2, 6);
-          canvas.line(px(points[i - 1]->density), py(points[i - 1]->loadBoundSpeedup), px(points[i]->density),
-                      py(points[i]->loadBoundSpeedup), load, 2, 3);
-        }
-        boundsDrawn = true;
-      }
-      Colour c = palette[static_cast<std::size_t>(std::find(series.begin(), series.end(), name) - series.begin()) % palette.size()];
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        canvas.fillRect(static_cast<int>(px(points[i]->density)) - 2, static_cast<int>(py(points[i]->speedup)) - 2,
-                        static_cast<int>(px(points[i]->density)) + 3, static_cast<int>(py(points[i]->speedup)) + 3, c);
-        if (i > 0) {
-          canvas.line(px(points[i - 1]->density), py(points[i - 1]->speedup), px(points[i]->density),
-                      py(points[i]->speedup), c, 2);
-        }
-      }
-    }
-  }
-  // Legend under the panels.
-  int x = kMargin, y = kPanel + 2 * kMargin + 10;
-  canvas.text(kMargin, y - 14, "speedup over the dense reference (" + std::string(kDenseReferenceKernel) + ") vs density; " +
-                                   report.date + "; " + (report.devices.empty() ? "" : report.devices.front()), ink);
-  auto legend = [&](const std::string& name, Colour c, int dash) {
-    canvas.line(x, y + 8, x + 30, y + 8, c, 2, dash);
-    canvas.text(x + 36, y + 4, name, ink);
-    x += 36 + Canvas::textWidth(name) + 24;
-    if (x > canvas.width() - 200) x = kMargin, y += 18;
-  };
-  legend("ideal: 1 / joint density", ideal, 6);
-  legend("load bound: 1 / K-blocks a 128x128 block must load", load, 3);
-  for (std::size_t i = 0; i < series.size(); ++i) legend(series[i], palette[i % palette.size()], 0);
-  canvas.savePng(path);
 }
 
 }  // namespace tileskip

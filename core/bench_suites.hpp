@@ -47,6 +47,15 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
                                 const ProgressCallback& progress = {});
 
 std::string formatHeadlineTable(const HeadlineReport& report);
+
+// The exit code of a headline run: 1 where a kernel failed verification, else the first other
+// failure's code (benchExitCode); otherwise, with `failOnTarget`, 4 (TargetMissed) where a
+// measured ratio missed its target. A target that could not be measured here (no backend ran
+// its kernels) is not a miss: --require makes a missing backend fail instead.
+int headlineExitCode(const HeadlineReport& report, bool failOnTarget);
+
+// The measures that missed their targets, one line each ("best dense CUDA kernel / cuBLAS: 0.83, target >= 0.95").
+std::vector<std::string> missedTargets(const HeadlineReport& report);
 std::string formatHeadlineJson(const HeadlineReport& report);
 
 // One point of the sweep: a kernel at a size and per-operand density.
@@ -62,10 +71,16 @@ struct SweepPoint {
   double idealSpeedup = 1.0;       // 1 / jointDensity
   double loadBoundSpeedup = 1.0;   // 1 / fraction of (block tile, K-block) pairs a block must load
   double vsBaseline = 0.0;
+  std::string driver;         // of the point's device
+  std::string tuneOverrides;  // that device's tiles replacing the catalogue's ("" for none)
+  double tolerance = 0.0;     // the error bound's factor its verification used (core/reference.hpp)
 };
 
 struct SweepReport {
   std::string date;
+  std::string host;
+  int granularity = 0;  // of the generated zero segments, A's and B's
+  int warmup = 0, repeat = 0;
   std::vector<std::string> devices;
   std::vector<SweepPoint> points;
   std::vector<std::string> failures;  // kernels that did not verify or could not run
@@ -78,16 +93,16 @@ struct SweepOptions {
   int granularity = 128;  // of the generated zero segments: block-aligned for the 128x128 tiles
   int warmup = 1;
   int repeat = 5;
+  // On a GPU, warm-up also lasts this long (BenchOptions::warmupMilliseconds).
+  double warmupMilliseconds = BenchOptions{}.warmupMilliseconds;
   std::uint64_t seed = 42;
 };
 
 SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOptions& options,
                           const ProgressCallback& progress = {});
 
+// The sweep's points as CSV; scripts/plot_sweep.py draws them (core/sweep_plot.hpp): speedup
+// over the dense reference against density, one panel per size, with the ideal and load-bound curves.
 std::string formatSweepCsv(const SweepReport& report);
-
-// Speedup over the dense reference against density (log scale), one panel per size, with the
-// ideal (1 / joint density) and load-bound curves; written as a PNG.
-void writeSweepPlot(const SweepReport& report, const std::string& path);
 
 }  // namespace tileskip

@@ -1,11 +1,16 @@
 #include "core/report.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <optional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/provenance.hpp"
 
 namespace tileskip {
 
@@ -22,16 +27,6 @@ std::string optionalFixed(const std::optional<double>& value, int decimals, cons
   return value ? fixed(*value, decimals) + suffix : "-";
 }
 
-std::string csvQuote(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 nlohmann::json optionalJson(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
@@ -40,11 +35,46 @@ nlohmann::json finiteJson(double value) { return std::isfinite(value) ? nlohmann
 
 }  // namespace
 
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
 ReportFormat parseReportFormat(std::string_view name) {
   if (name == "table") return ReportFormat::Table;
   if (name == "csv") return ReportFormat::Csv;
   if (name == "json") return ReportFormat::Json;
   throw InputError("unknown report format '" + std::string(name) + "'; use table, csv or json");
+}
+
+std::string_view reportFormatName(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::Table: return "table";
+    case ReportFormat::Csv: return "csv";
+    case ReportFormat::Json: return "json";
+  }
+  return "table";
+}
+
+ReportFormat outputFileFormat(std::string_view formatFlag, bool formatGiven, const std::string& path) {
+  ReportFormat flagged = parseReportFormat(formatFlag);
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::optional<ReportFormat> implied;
+  if (extension == ".csv") implied = ReportFormat::Csv;
+  if (extension == ".json") implied = ReportFormat::Json;
+  if (extension == ".txt" || extension == ".table") implied = ReportFormat::Table;
+  if (!implied) return flagged;
+  if (formatGiven && flagged != *implied) {
+    throw InputError("--format " + std::string(formatFlag) + " contradicts --out " + path + ", whose extension " + extension +
+                     " means " + std::string(reportFormatName(*implied)) + "; drop --format or change the extension");
+  }
+  return *implied;
 }
 
 std::string formatReport(const BenchReport& report, ReportFormat format) {
@@ -82,7 +112,8 @@ std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std:
 
 std::string formatTable(const BenchReport& report) {
   std::ostringstream out;
-  out << "tileskip bench  " << report.date << "\n";
+  out << "tileskip bench  " << report.date << "  (tileskip " << report.toolVersion << ", commit " << report.toolCommit
+      << ", " << kDtype << ")\n";
   out << "problem   " << report.problem.describe() << "\n";
   out << "patterns  A density " << fixed(report.patternDensityA, 3) << ", B density "
       << fixed(report.patternDensityB, 3) << " (8-row / 8-column tiles)\n";
@@ -129,20 +160,25 @@ std::string formatCsv(const BenchReport& report) {
   out << "date,backend,device,kernel,m,n,k,generator,density_a,density_b,seed,verified,rel_frobenius,max_abs,"
          "median_ms,min_ms,max_ms,prepare_ms,effective_gflops,useful_gflops,joint_density,ideal_speedup,"
          "speedup_vs_dense,skip_efficiency,vs_baseline,end_to_end_vs_baseline,baseline,failure,predicted_speedup,"
-         "auto,source_a,source_b\n";
+         "auto,source_a,source_b,granularity_a,granularity_b,dtype,tool_version,tool_commit,driver,api,tune_overrides,"
+         "warmup,warmup_ms,repeat,tolerance,host\n";
   const ProblemSpec& p = report.problem;
   for (const BenchRow& row : report.rows) {
     auto opt = [](const std::optional<double>& v) { return v ? fixed(*v, 4) : std::string(); };
-    out << report.date << ',' << row.backend << ',' << csvQuote(row.device) << ',' << row.kernel << ',' << p.m << ','
+    out << report.date << ',' << row.backend << ',' << csvField(row.device) << ',' << row.kernel << ',' << p.m << ','
         << p.n << ',' << p.k << ',' << p.generator << ',' << p.densityA << ',' << p.densityB << ',' << p.seed << ','
         << (row.verified ? "true" : "false") << ',' << row.error.relativeFrobenius << ',' << row.error.maxAbs << ','
         << fixed(row.kernelMs.median, 5) << ',' << fixed(row.kernelMs.min, 5) << ',' << fixed(row.kernelMs.max, 5)
         << ',' << fixed(row.prepareMs.median, 5) << ',' << fixed(row.effectiveGflops, 2) << ','
         << fixed(row.usefulGflops, 2) << ',' << fixed(row.jointDensity, 5) << ',' << fixed(row.idealSpeedup, 4)
         << ',' << opt(row.speedupVsDense) << ',' << opt(row.skipEfficiency) << ',' << opt(row.vsBaseline) << ','
-        << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvQuote(row.failure) << ','
-        << fixed(row.predictedSpeedup, 4) << ',' << csvQuote(row.autoReason) << ',' << csvQuote(p.sourceOf(Operand::A))
-        << ',' << csvQuote(p.sourceOf(Operand::B)) << '\n';
+        << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvField(row.failure) << ','
+        << fixed(row.predictedSpeedup, 4) << ',' << csvField(row.autoReason) << ',' << csvField(p.sourceOf(Operand::A))
+        << ',' << csvField(p.sourceOf(Operand::B)) << ',' << p.optionsOf(Operand::A).granularity << ','
+        << p.optionsOf(Operand::B).granularity << ',' << kDtype << ',' << csvField(report.toolVersion) << ','
+        << csvField(report.toolCommit) << ',' << csvField(row.driver) << ',' << csvField(row.api) << ',' << csvField(row.tuneOverrides) << ','
+        << report.options.warmup << ',' << report.options.warmupMilliseconds << ',' << report.options.repeat << ','
+        << row.error.tolerance << ',' << csvField(report.host) << '\n';
   }
   return out.str();
 }
@@ -153,6 +189,9 @@ std::string formatJson(const BenchReport& report) {
     rows.push_back({
         {"backend", row.backend},
         {"device", row.device},
+        {"driver", row.driver},
+        {"api", row.api},
+        {"tune_overrides", row.tuneOverrides},
         {"kernel", row.kernel},
         {"verified", row.verified},
         {"failure", row.failure},
@@ -177,11 +216,16 @@ std::string formatJson(const BenchReport& report) {
   }
   const ProblemSpec& p = report.problem;
   nlohmann::json document = {
+      {"schema", kBenchSchema},
+      {"tool", {{"version", report.toolVersion}, {"commit", report.toolCommit}}},
+      {"dtype", kDtype},
       {"date", report.date},
       {"host", report.host},
       {"devices", report.devices},
       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"generator", p.generator}, {"density_a", p.densityA},
                    {"density_b", p.densityB}, {"seed", p.seed}, {"granularity", p.options.granularity},
+                   {"granularity_a", p.optionsOf(Operand::A).granularity},
+                   {"granularity_b", p.optionsOf(Operand::B).granularity},
                    {"a", p.sourceOf(Operand::A)}, {"b", p.sourceOf(Operand::B)}}},
       {"models", report.models},
       {"pattern_density", {{"a", report.patternDensityA}, {"b", report.patternDensityB}}},

@@ -8,6 +8,8 @@
 #include "core/error.hpp"
 #include "core/auto_choice.hpp"
 #include "core/matrix_io.hpp"
+#include "core/progress.hpp"
+#include "core/provenance.hpp"
 #include "core/report.hpp"
 
 namespace tileskip {
@@ -51,12 +53,13 @@ std::vector<RealCase> readRealCases(const std::filesystem::path& folder) {
 std::vector<RealCaseRun> runRealSuite(const std::vector<Backend*>& backends, const std::vector<RealCase>& cases,
                                       const BenchOptions& options, const ProgressCallback& progress) {
   std::vector<RealCaseRun> runs;
+  ProgressMeter meter(static_cast<int>(cases.size()), progress);
   for (const RealCase& c : cases) {
     ProblemSpec spec;
     spec.fileA = c.a.string();
     spec.fileB = c.b.string();
     ProblemData data = loadProblem(spec, [](char) { return false; });
-    if (progress) progress("real: " + c.name + ": " + spec.describe());
+    meter.begin("real: " + c.name + ": " + spec.describe());
     std::vector<BenchTarget> targets;
     for (Backend* backend : backends) {
       BenchTarget target{backend, backend->kernels()};
@@ -124,7 +127,13 @@ std::string formatRealJson(const std::vector<RealCaseRun>& runs) {
                      {"note", run.realCase.note},
                      {"report", nlohmann::json::parse(formatJson(run.report))}});
   }
-  return nlohmann::json{{"suite", "real"}, {"cases", cases}}.dump(2) + "\n";
+  return nlohmann::json{{"schema", kRealSchema},
+                        {"suite", "real"},
+                        {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
+                        {"dtype", kDtype},
+                        {"cases", cases}}
+             .dump(2) +
+         "\n";
 }
 
 }  // namespace tileskip

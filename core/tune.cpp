@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/progress.hpp"
 #include "core/reference.hpp"
 #include "core/report.hpp"
 
@@ -31,7 +32,34 @@ ProblemSpec tuningProblem(const KernelInfo& kernel, const TuneOptions& options) 
   return spec;
 }
 
+// The interquartile range of `times` relative to their median.
+double interquartileSpread(std::vector<double> times) {
+  if (times.size() < 2) return 0.0;
+  std::sort(times.begin(), times.end());
+  auto at = [&](double q) {
+    double position = q * static_cast<double>(times.size() - 1);
+    std::size_t low = static_cast<std::size_t>(position);
+    std::size_t high = std::min(low + 1, times.size() - 1);
+    return times[low] + (times[high] - times[low]) * (position - static_cast<double>(low));
+  };
+  double median = at(0.5);
+  return median > 0.0 ? (at(0.75) - at(0.25)) / median : 0.0;
+}
+
 }  // namespace
+
+bool winsBeyondSpread(const TuneTrial& variant, const TuneTrial& catalogue, double margin) {
+  if (!variant.verified || variant.medianMs <= 0.0) return false;
+  if (!catalogue.verified || catalogue.medianMs <= 0.0) return true;
+  double gain = (catalogue.medianMs - variant.medianMs) / catalogue.medianMs;
+  return gain > std::max({margin, variant.spread, catalogue.spread});
+}
+
+std::string describeTrial(const std::string& kernel, const TuneTrial& trial) {
+  std::string line = kernel + " " + (trial.variant.empty() ? "(catalogue)" : trial.variant) + ": ";
+  if (!trial.verified) return line + "FAILED: " + trial.failure;
+  return line + "verified, median " + fixed(trial.medianMs, 3) + " ms, spread " + fixed(trial.spread * 100.0, 1) + " %";
+}
 
 bool TuneReport::anyFailedVerification() const {
   for (const TuneResult& r : results) {
@@ -53,6 +81,9 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
   report.cacheKey = tuneCacheKey(backend.name(), backend.device());
   report.size = options.size;
   const bool isGpu = backend.device().isGpu;
+  int steps = 0;
+  for (const KernelInfo* kernel : kernels) steps += static_cast<int>(backend.tuningVariants(*kernel).size()) * options.rounds;
+  ProgressMeter meter(steps, progress);
   for (const KernelInfo* kernel : kernels) {
     std::vector<std::string> variants = backend.tuningVariants(*kernel);
     if (variants.empty()) continue;
@@ -62,15 +93,18 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
     TuneResult result;
     result.kernel = kernel->id;
     result.problem = spec.describe();
-    for (const std::string& variant : variants) result.trials.push_back({variant, false, {}, 0.0});
+    for (const std::string& variant : variants) result.trials.push_back({variant, false, {}, 0.0, 0.0});
+    std::vector<std::vector<double>> roundMedians(result.trials.size());
     // Every variant on one upload, in rounds that alternate them: a GPU whose speed drifts
     // between uploads or over seconds (bench/NOTES.md, step 6) then slows all variants of a
     // round alike, and each keeps its best round.
     std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
     for (int round = 0; round < options.rounds; ++round) {
-      for (TuneTrial& trial : result.trials) {
+      for (std::size_t index = 0; index < result.trials.size(); ++index) {
+        TuneTrial& trial = result.trials[index];
         if (round > 0 && !trial.verified) continue;
-        if (progress) progress(std::string(kernel->id) + " " + (trial.variant.empty() ? "(catalogue)" : trial.variant));
+        meter.begin(std::string(kernel->id) + " " + (trial.variant.empty() ? "(catalogue)" : trial.variant) + ", round " +
+                    std::to_string(round + 1) + " of " + std::to_string(options.rounds));
         try {
           backend.useVariant(*kernel, trial.variant);
           onDevice->prepare(*kernel);
@@ -89,18 +123,29 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
           for (int i = 0; i < options.timing.repeat; ++i) times.push_back(onDevice->run(*kernel));
           double median = summarize(times).median;
           trial.medianMs = round == 0 ? median : std::min(trial.medianMs, median);
+          roundMedians[index].push_back(median);
+          trial.spread = std::max(trial.spread, interquartileSpread(times));
         } catch (const Error& e) {
           trial.verified = false;
           trial.failure = e.what();
         }
       }
     }
-    // The catalogue's own unless another is faster by the margin; never one that failed.
+    for (std::size_t index = 0; index < result.trials.size(); ++index) {
+      const std::vector<double>& medians = roundMedians[index];
+      if (medians.size() > 1) {
+        auto [low, high] = std::minmax_element(medians.begin(), medians.end());
+        result.trials[index].spread = std::max(result.trials[index].spread, (*high - *low) / *low);
+      }
+      if (progress) progress(describeTrial(result.kernel, result.trials[index]));
+    }
+    // The catalogue's own unless another beats it beyond the spread measured for both (and the
+    // margin); the fastest of those that do; never one that failed.
     const TuneTrial& catalogue = result.trials.front();
     const TuneTrial* best = catalogue.verified ? &catalogue : nullptr;
     for (const TuneTrial& t : result.trials) {
-      if (!t.verified || t.medianMs <= 0.0) continue;
-      if (best == nullptr || t.medianMs < best->medianMs * (1.0 - options.margin)) best = &t;
+      if (&t == &catalogue || !winsBeyondSpread(t, catalogue, options.margin)) continue;
+      if (best == nullptr || best == &catalogue || t.medianMs < best->medianMs) best = &t;
     }
     result.catalogueMs = catalogue.medianMs;
     if (best != nullptr) {
@@ -118,12 +163,13 @@ std::string formatTuneTable(const TuneReport& report) {
   out << "tileskip tune  " << report.date << "\n";
   out << "device    " << report.backend << ": " << report.device << "\n";
   out << "size      M = N = K = " << report.size << "\n\n";
-  std::vector<std::vector<std::string>> cells = {{"kernel", "variant", "verified", "median ms", "vs catalogue", "chosen"}};
+  std::vector<std::vector<std::string>> cells = {{"kernel", "variant", "verified", "median ms", "spread", "vs catalogue", "chosen"}};
   for (const TuneResult& r : report.results) {
     for (const TuneTrial& t : r.trials) {
       std::string ratio = t.verified && t.medianMs > 0.0 && r.catalogueMs > 0.0 ? fixed(r.catalogueMs / t.medianMs, 3) + "x" : "-";
       cells.push_back({r.kernel, t.variant.empty() ? "(catalogue)" : t.variant,
-                       t.verified ? "yes" : "FAILED: " + t.failure, t.verified ? fixed(t.medianMs, 3) : "-", ratio,
+                       t.verified ? "yes" : "FAILED: " + t.failure, t.verified ? fixed(t.medianMs, 3) : "-",
+                       t.verified ? fixed(t.spread * 100.0, 1) + " %" : "-", ratio,
                        t.variant == r.chosen && t.verified ? "<-" : ""});
     }
   }

@@ -22,8 +22,9 @@ struct TuneOptions {
   BenchOptions timing;
   // Each variant is timed once per round, the rounds alternating the variants; its best round counts.
   int rounds = 2;
-  // Another variant replaces the catalogue's only when it is at least this much faster: a
-  // difference within run-to-run noise must not flip the choice from one tuning to the next.
+  // Another variant replaces the catalogue's only when it is faster by more than the run-to-run
+  // spread measured for either of them (TuneTrial::spread), and by at least this margin: a
+  // difference within noise must not flip the choice from one tuning to the next.
   double margin = 0.01;
 };
 
@@ -32,7 +33,16 @@ struct TuneTrial {
   bool verified = false;
   std::string failure;  // why it was not timed (does not verify, cannot run here)
   double medianMs = 0.0;  // of its timed runs, in its best round
+  // Its run-to-run spread, relative to medianMs: the larger of the interquartile range of each
+  // round's runs and the difference between the rounds' medians.
+  double spread = 0.0;
 };
+
+// Whether `variant` beats `catalogue` beyond the spread measured for either and by `margin`.
+bool winsBeyondSpread(const TuneTrial& variant, const TuneTrial& catalogue, double margin);
+
+// One labelled line for a trial: "warptile fma=1: verified, median 1.234 ms, spread 2.1 %".
+std::string describeTrial(const std::string& kernel, const TuneTrial& trial);
 
 struct TuneResult {
   std::string kernel;
@@ -54,6 +64,7 @@ struct TuneReport {
 TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kernels, const TuneOptions& options,
                    const ProgressCallback& progress = {});
 
+// A table of every trial with its spread and which was kept, then the size class the choices are cached for.
 std::string formatTuneTable(const TuneReport& report);
 
 // ---- The cache: one JSON file for every backend and device tuned on this machine.

@@ -25,6 +25,9 @@ struct FakeFaults {
   // Run-time variants of `pipelined` for tuning: "fast" (half the time), "slow" (twice),
   // "near" (0.5 % faster: within the tuning margin), "wrong" (fast and one element off).
   bool pipelinedVariants = false;
+  // Instead: only "noisy", which alternates between a quarter and three quarters of the time per
+  // run: faster in the median, but by less than its spread.
+  bool noisyVariant = false;
 };
 
 class FakeProblem final : public DeviceProblem {
@@ -55,6 +58,7 @@ class FakeProblem final : public DeviceProblem {
     if (kernel.id == "pipelined" && !pipelinedVariant_.empty()) {
       if (pipelinedVariant_ == "wrong") c_(0, 0) += 1.0f;
       double scale = pipelinedVariant_ == "slow" ? 2.0 : pipelinedVariant_ == "near" ? 0.995 : 0.5;
+      if (pipelinedVariant_ == "noisy") scale = runs_ % 2 == 0 ? 0.25 : 1.75;
       return faults_.millisecondsPerRun * scale;
     }
     // A skipping kernel "runs" in proportion to the work it keeps.
@@ -113,7 +117,9 @@ class FakeBackend final : public Backend {
     return std::make_unique<FakeProblem>(a, b, faults_, runs_, pipelinedVariant_);
   }
   std::vector<std::string> tuningVariants(const KernelInfo& kernel) const override {
-    if (!faults_.pipelinedVariants || kernel.id != "pipelined") return {};
+    if (kernel.id != "pipelined") return {};
+    if (faults_.noisyVariant) return {"", "noisy"};
+    if (!faults_.pipelinedVariants) return {};
     return {"", "fast", "slow", "near", "wrong"};
   }
   void useVariant(const KernelInfo& kernel, const std::string& variant) override {

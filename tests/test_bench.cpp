@@ -105,13 +105,43 @@ TEST(Reports, TableCsvAndJsonCarryTheContext) {
   std::string header, row;
   std::getline(lines, header);
   std::getline(lines, row);
-  EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(row.begin(), row.end(), ','));
+  // Separators outside quoted fields (the host's description holds a comma, quoted).
+  auto separators = [](const std::string& line) {
+    bool quoted = false;
+    long count = 0;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      count += c == ',' && !quoted;
+    }
+    return count;
+  };
+  EXPECT_EQ(separators(header), separators(row)) << header << "\n" << row;
+  EXPECT_EQ(csvField("a,b \"c\""), "\"a,b \"\"c\"\"\"");
+  EXPECT_EQ(csvField("plain"), "plain");
   nlohmann::json json = nlohmann::json::parse(formatJson(report));
   EXPECT_EQ(json["problem"]["m"], 96);
   EXPECT_EQ(json["rows"].size(), 2u);
   EXPECT_EQ(json["rows"][1]["kernel"], "joint-8x32");
   EXPECT_TRUE(json["rows"][1]["verified"].get<bool>());
   EXPECT_THROW(parseReportFormat("xml"), InputError);
+  EXPECT_EQ(json["schema"], "tileskip.bench/1");
+}
+
+// Issue 14: --out FILE takes its format from the extension; --format must agree with it.
+TEST(Reports, AnOutputFileTakesItsFormatFromItsExtension) {
+  EXPECT_EQ(outputFileFormat("table", false, "r.csv"), ReportFormat::Csv);
+  EXPECT_EQ(outputFileFormat("table", false, "dir.v2/r.JSON"), ReportFormat::Json);
+  EXPECT_EQ(outputFileFormat("json", false, "r.txt"), ReportFormat::Table);
+  EXPECT_EQ(outputFileFormat("json", true, "r.out"), ReportFormat::Json) << "another extension takes --format";
+  EXPECT_EQ(outputFileFormat("csv", true, "/dev/stdout"), ReportFormat::Csv);
+  EXPECT_EQ(outputFileFormat("csv", true, "r.csv"), ReportFormat::Csv);
+  try {
+    outputFileFormat("json", true, "r.csv");
+    ADD_FAILURE() << "a --format that contradicts the extension was taken";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--format json contradicts --out r.csv"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(outputFileFormat("xml", false, "r.csv"), InputError);
 }
 
 TEST(Timing, MedianMinMax) {

@@ -1,6 +1,7 @@
 // The tileskip command end to end: documented exit codes and messages on bad input, and the
 // happy paths of gen, run, bench and verify on the cpu backend.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,7 +24,9 @@
 
 #include "cli_app.hpp"
 #include "core/generators.hpp"
+#include "core/bench.hpp"
 #include "core/matrix_io.hpp"
+#include "core/provenance.hpp"
 #include "core/reference.hpp"
 #include "run_command.hpp"
 
@@ -118,7 +121,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run --a a.npy --b b.npy --out c.npy --kernel cpu,warptile", 2, "give a single id"},
         BadInput{"run --a a.npy --b b.npy --out c.npy --kernel all", 2, "give a single id"},
         BadInput{"verify --backend cpu --kernel ,,", 2, "--kernel ',,' names no kernel"},
-        BadInput{"bench --backend cpu --size 64 --kernel ,", 2, "names no kernel"}));
+        BadInput{"bench --backend cpu --size 64 --kernel ,", 2, "names no kernel"},
+        // issue 14: --out takes its format from the extension; a --format that contradicts it is refused
+        BadInput{"bench --backend cpu --size 64 --format csv --out r.json", 2, "--format csv contradicts --out r.json"},
+        BadInput{"bench --backend cpu --size 64 --format json --out R.CSV", 2, "means csv"},
+        BadInput{"bench --backend cpu --suite sweep --out s.json", 2, "--suite sweep writes CSV"},
+        BadInput{"bench --backend cpu --suite sweep --format json", 2, "--suite sweep writes CSV, not json"},
+        BadInput{"bench --backend cpu --suite headline --out h.csv", 2, "writes a table or JSON, not CSV"},
+        BadInput{"bench --backend cpu --size 64 --fail-on-target", 2, "--fail-on-target goes with --suite headline"},
+        BadInput{"bench --backend cpu --size 64 --require cpu,tpu", 2, "'tpu' is not a backend"},
+        BadInput{"tune --backend vulkan --require gpu", 2, "'gpu' is not a backend"}));
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "list", "bench", "verify", "gen", "run"}) {
@@ -465,4 +477,124 @@ TEST(Cli, RequireFailsWithExitThreeNamingWhatIsMissing) {
   Outcome verify = runTileskip("verify --backend cpu --quick --require cuda");
   EXPECT_EQ(verify.exitCode, 3) << verify.output;
   EXPECT_NE(verify.output.find("cuda: "), std::string::npos) << verify.output;
+}
+
+TEST(Cli, BenchAndTuneRequireTheBackendsTheyRunOn) {
+  Outcome cpu = runTileskip("bench --backend cpu --size 16 --warmup 0 --repeat 1 --require cpu");
+  EXPECT_EQ(cpu.exitCode, 0) << cpu.output;
+  // cuda is missing here, or present but not what --backend cpu runs: either way the gate fails.
+  Outcome cuda = runTileskip("bench --backend cpu --size 16 --warmup 0 --repeat 1 --require cpu,cuda");
+  EXPECT_EQ(cuda.exitCode, 3) << cuda.output;
+  EXPECT_NE(cuda.output.find("a required backend is unavailable: cuda: "), std::string::npos) << cuda.output;
+  EXPECT_EQ(cuda.output.find("verified"), std::string::npos) << "the gate comes before any kernel runs: " << cuda.output;
+  Outcome tune = runTileskip("tune --backend cpu --require vulkan");
+  EXPECT_EQ(tune.exitCode, 3) << tune.output;
+  EXPECT_NE(tune.output.find("vulkan: "), std::string::npos) << tune.output;
+}
+
+// Issue 14, self-describing results: a row read alone says what made it.
+TEST(Cli, BenchFilesTakeTheirFormatFromTheExtensionAndDescribeThemselves) {
+  fs::path dir = scratch();
+  std::string csvPath = (dir / "rows.csv").string(), jsonPath = (dir / "rows.json").string();
+  Outcome csv = runTileskip("bench --backend cpu --m 40 --n 24 --k 16 --granularity-b 8 --warmup 1 --repeat 2 --out " + csvPath);
+  ASSERT_EQ(csv.exitCode, 0) << csv.output;
+  EXPECT_NE(csv.output.find("wrote " + csvPath + " (csv)"), std::string::npos) << csv.output;
+  EXPECT_NE(csv.output.find("median ms"), std::string::npos) << "the screen gets the table: " << csv.output;
+  std::ifstream csvFile(csvPath);
+  std::string header, row;
+  std::getline(csvFile, header);
+  std::getline(csvFile, row);
+  auto columns = [](const std::string& line) {  // RFC 4180: a quoted field may hold commas and doubled quotes
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      char c = line[i];
+      if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += c;
+      }
+    }
+    return cells;
+  };
+  std::vector<std::string> names = columns(header), values = columns(row);
+  ASSERT_EQ(names.size(), values.size()) << header << "\n" << row;
+  auto field = [&](const std::string& name) {
+    auto it = std::find(names.begin(), names.end(), name);
+    EXPECT_NE(it, names.end()) << name << " missing from " << header;
+    return it == names.end() ? std::string() : values[static_cast<std::size_t>(it - names.begin())];
+  };
+  EXPECT_EQ(field("granularity_a"), "32");
+  EXPECT_EQ(field("granularity_b"), "8");
+  EXPECT_EQ(field("dtype"), "fp32");
+  EXPECT_EQ(field("tool_version"), toolVersion());
+  EXPECT_EQ(field("tool_commit"), toolCommit());
+  EXPECT_NE(field("api").find("OpenBLAS"), std::string::npos);  // the cpu backend's library; a GPU's has a driver too
+  field("driver");
+  EXPECT_EQ(field("warmup"), "1");
+  EXPECT_EQ(field("repeat"), "2");
+  EXPECT_GT(std::stod(field("tolerance")), 0.0);
+  EXPECT_EQ(field("host"), hostDescription());
+  EXPECT_EQ(field("tune_overrides"), "");
+
+  Outcome json = runTileskip("bench --backend cpu --size 24 --warmup 0 --repeat 3 --out " + jsonPath);
+  ASSERT_EQ(json.exitCode, 0) << json.output;
+  std::ifstream jsonFile(jsonPath);
+  nlohmann::json doc = nlohmann::json::parse(jsonFile);
+  EXPECT_EQ(doc["schema"], "tileskip.bench/1");
+  EXPECT_EQ(doc["tool"]["version"], toolVersion());
+  EXPECT_EQ(doc["tool"]["commit"], toolCommit());
+  EXPECT_EQ(doc["dtype"], "fp32");
+  EXPECT_EQ(doc["timing"]["repeat"], 3);
+  EXPECT_EQ(doc["timing"]["warmup"], 0);
+  EXPECT_EQ(doc["problem"]["granularity_a"], 32);
+  EXPECT_TRUE(doc["rows"][0]["driver"].is_string());
+  EXPECT_NE(doc["rows"][0]["api"].get<std::string>().find("OpenBLAS"), std::string::npos);
+  EXPECT_GT(doc["rows"][0]["error"]["tolerance"].get<double>(), 0.0);
+  // .txt is the table; --format agreeing with the extension is fine.
+  Outcome text = runTileskip("bench --backend cpu --size 16 --warmup 0 --repeat 1 --format table --out " + (dir / "r.txt").string());
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  std::ifstream textFile(dir / "r.txt");
+  std::string first;
+  std::getline(textFile, first);
+  EXPECT_EQ(first.rfind("tileskip bench", 0), 0u) << first;
+}
+
+TEST(Cli, VerifyWritesJsonAndJunitWithTotalsAndShowsProgress) {
+  fs::path dir = scratch();
+  std::string junit = (dir / "verify.xml").string();
+  // stdout alone is the JSON document; progress and the totals line go to stderr.
+  std::string stdoutPath = (dir / "stdout.json").string();
+  Outcome json = runCommand("{ " + std::string(TILESKIP_BINARY) + " verify --backend cpu --quick --format json --junit " +
+                            junit + " >" + stdoutPath + "; }");
+  ASSERT_EQ(json.exitCode, 0) << json.output;
+  std::ifstream stdoutFile(stdoutPath);
+  nlohmann::json doc = nlohmann::json::parse(stdoutFile);
+  EXPECT_EQ(doc["schema"], "tileskip.verify/1");
+  int cases = doc["totals"]["cases"].get<int>();
+  EXPECT_GT(cases, 0);
+  EXPECT_EQ(doc["totals"]["passed"], cases);
+  EXPECT_EQ(doc["backends"][0]["backend"], "cpu");
+  const std::string& err = json.output;
+  EXPECT_NE(err.find("totals: " + std::to_string(cases) + " cases, " + std::to_string(cases) + " passed, 0 failed"), std::string::npos) << err;
+  EXPECT_NE(err.find("[1/"), std::string::npos) << err;
+  EXPECT_NE(err.find(", about "), std::string::npos) << err;
+  EXPECT_NE(err.find("wrote " + junit + " (JUnit XML)"), std::string::npos) << err;
+  std::ifstream xmlFile(junit);
+  std::string xml((std::istreambuf_iterator<char>(xmlFile)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("<testsuites name=\"tileskip verify\" tests=\"" + std::to_string(cases) + "\" failures=\"0\""),
+            std::string::npos)
+      << xml;
+  Outcome table = runTileskip("verify --backend cpu --quick");
+  EXPECT_NE(table.output.find("totals: " + std::to_string(cases) + " cases"), std::string::npos) << table.output;
+  Outcome badFormat = runTileskip("verify --backend cpu --format xml");
+  EXPECT_EQ(badFormat.exitCode, 2) << badFormat.output;
+  Outcome unwritable = runTileskip("verify --backend cpu --quick --junit /nonexistent/dir/v.xml");
+  EXPECT_EQ(unwritable.exitCode, 2) << unwritable.output;
+  EXPECT_EQ(unwritable.output.find("pass"), std::string::npos) << "refused before verifying: " << unwritable.output;
 }

@@ -193,3 +193,41 @@ TEST(TuneCache, AFolderOrAFifoIsBadInputAndNeverBlocks) {
   EXPECT_TRUE(std::filesystem::is_fifo(fifo));
   std::filesystem::remove(fifo);
 }
+
+// Issue 14: a variant faster in the median but by less than its own run-to-run spread is noise.
+TEST(Tune, AVariantWithinItsMeasuredSpreadDoesNotReplaceTheCatalogue) {
+  FakeBackend backend({.noisyVariant = true});
+  std::vector<std::string> lines;
+  TuneReport report = runTune(backend, {&kernelInfo("pipelined")}, smallTune(),
+                              [&](const std::string& line) { lines.push_back(line); });
+  const TuneResult& r = report.results.front();
+  const TuneTrial& noisy = trial(r, "noisy");
+  ASSERT_TRUE(noisy.verified) << noisy.failure;
+  EXPECT_LT(noisy.medianMs, r.catalogueMs) << "faster in its best round's median";
+  EXPECT_GT(noisy.spread, 1.0);
+  EXPECT_DOUBLE_EQ(trial(r, "").spread, 0.0);
+  EXPECT_EQ(r.chosen, "") << "kept the catalogue's";
+  // Progress counts every trial of every round, then one labelled line per variant.
+  EXPECT_EQ(lines.front(), "[1/4] pipelined (catalogue), round 1 of 2");
+  EXPECT_EQ(lines[3].rfind("[4/4] pipelined noisy, round 2 of 2", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[4], "pipelined (catalogue): verified, median 2.000 ms, spread 0.0 %");
+  EXPECT_EQ(lines[5].rfind("pipelined noisy: verified, median ", 0), 0u) << lines[5];
+  EXPECT_NE(formatTuneTable(report).find("spread"), std::string::npos);
+}
+
+TEST(Tune, WinsOnlyBeyondTheLargerSpreadAndTheMargin) {
+  TuneTrial catalogue{.variant = "", .verified = true, .failure = "", .medianMs = 10.0, .spread = 0.02};
+  TuneTrial tenPercent{.variant = "v", .verified = true, .failure = "", .medianMs = 9.0, .spread = 0.05};
+  EXPECT_TRUE(winsBeyondSpread(tenPercent, catalogue, 0.01));
+  tenPercent.spread = 0.12;
+  EXPECT_FALSE(winsBeyondSpread(tenPercent, catalogue, 0.01));
+  tenPercent.spread = 0.0;
+  catalogue.spread = 0.11;
+  EXPECT_FALSE(winsBeyondSpread(tenPercent, catalogue, 0.01));
+  catalogue.spread = 0.0;
+  EXPECT_FALSE(winsBeyondSpread(tenPercent, catalogue, 0.2)) << "the margin still counts";
+  catalogue.verified = false;
+  EXPECT_TRUE(winsBeyondSpread(tenPercent, catalogue, 0.2)) << "anything verified beats a failed catalogue tile";
+  tenPercent.verified = false;
+  EXPECT_FALSE(winsBeyondSpread(tenPercent, catalogue, 0.0));
+}

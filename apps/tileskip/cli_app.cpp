@@ -5,7 +5,7 @@
 #include <new>
 
 #include "core/error.hpp"
-#include "tileskip_version.hpp"
+#include "core/provenance.hpp"
 
 namespace tileskip::cli {
 
@@ -32,7 +32,7 @@ int exitCodeOf(const std::function<int()>& body, std::ostream& err) {
 Cli::Cli() : app_("tileskip: tiled, warp-uniform zero-block skipping GEMM on GPUs (CUDA and Vulkan)") {
   app_.require_subcommand(1);
   app_.set_help_all_flag("--help-all", "help for every subcommand");
-  app_.set_version_flag("--version", std::string("tileskip ") + kToolVersion + " (commit " + kGitCommit + ")",
+  app_.set_version_flag("--version", std::string("tileskip ") + toolVersion() + " (commit " + toolCommit() + ")",
                         "the tool's version and the git commit it was built from");
   commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_),
                addInspectCommand(app_), addRunCommand(app_),  addViewCommand(app_), addTuneCommand(app_)};

@@ -5,12 +5,14 @@
 #include <optional>
 
 #include "cli_common.hpp"
+#include "require.hpp"
 #include "core/atomic_file.hpp"
 #include "core/bench_suites.hpp"
 #include "core/error.hpp"
 #include "core/host_memory.hpp"
 #include "core/report.hpp"
 #include "core/suite_real.hpp"
+#include "core/sweep_plot.hpp"
 
 namespace tileskip::cli {
 
@@ -23,11 +25,40 @@ struct BenchFlags {
   int warmup = 2;
   int repeat = 10;
   std::string format = "table";
+  CLI::Option* formatOption = nullptr;  // given: it must agree with --out's extension
   std::string out;
+  std::string require;        // --require BACKEND[,...]
+  bool failOnTarget = false;  // --suite headline: exit 4 when a measured ratio misses its target
   bool noBaseline = false;
   std::string suite;  // "", headline, sweep or real
   std::string data;   // --suite real: the folder of cases.json
 };
+
+bool formatGiven(const BenchFlags& flags) { return flags.formatOption != nullptr && flags.formatOption->count() > 0; }
+
+// What the report on screen is: --format without --out; with --out, the file takes the format
+// (outputFileFormat) and the screen gets the table.
+ReportFormat screenFormat(const BenchFlags& flags) {
+  return flags.out.empty() ? parseReportFormat(flags.format) : ReportFormat::Table;
+}
+ReportFormat fileFormat(const BenchFlags& flags) { return outputFileFormat(flags.format, formatGiven(flags), flags.out); }
+
+// The sweep writes CSV (and a plot beside it): a --format or --out extension meaning another
+// format is refused rather than ignored.
+std::string sweepCsvPath(const BenchFlags& flags) {
+  std::string path = flags.out.empty() ? "sweep.csv" : flags.out;
+  if (formatGiven(flags) && parseReportFormat(flags.format) != ReportFormat::Csv) {
+    throw InputError("--suite sweep writes CSV, not " + flags.format + "; drop --format");
+  }
+  if (outputFileFormat("csv", false, path) != ReportFormat::Csv) {
+    throw InputError("--suite sweep writes CSV; --out " + path + " names another format (use a .csv name)");
+  }
+  return path;
+}
+
+void wrote(const std::string& path, ReportFormat format) {
+  note("wrote " + path + " (" + std::string(reportFormatName(format)) + ")");
+}
 
 // Any problem size passes validation as the real default does (512 on a CPU device, 4096 on a GPU).
 constexpr int kValidationDefaultSize = 512;
@@ -38,6 +69,17 @@ void validateBench(const BenchFlags& flags) {
   }
   if (!flags.data.empty() && flags.suite != "real") throw InputError("--data goes with --suite real");
   parseReportFormat(flags.format);
+  if (flags.failOnTarget && flags.suite != "headline") throw InputError("--fail-on-target goes with --suite headline");
+  if (flags.suite == "sweep") {
+    sweepCsvPath(flags);
+  } else if (!flags.out.empty()) {
+    fileFormat(flags);
+  }
+  bool csv = screenFormat(flags) == ReportFormat::Csv || (!flags.out.empty() && fileFormat(flags) == ReportFormat::Csv);
+  if ((flags.suite == "headline" || flags.suite == "real") && csv) {
+    throw InputError("--suite " + flags.suite + " writes a table or JSON, not CSV");
+  }
+  if (!flags.require.empty()) parseRequiredBackends(flags.require);
   flags.backend.validate(true);
   parseKernelList(flags.kernels);
   flags.problem.toSpec(kValidationDefaultSize);
@@ -67,33 +109,35 @@ bool anyGpu(const std::vector<std::unique_ptr<Backend>>& backends) {
 
 
 int runHeadline(const BenchFlags& flags) {
-  ReportFormat format = parseReportFormat(flags.format);
   std::optional<AtomicFile> file;
   if (!flags.out.empty()) file.emplace(flags.out);
   std::vector<std::unique_ptr<Backend>> backends = suiteBackends(flags);
+  requireOpened(flags.require, backends, flags.backend.options());
   // --size (or the device's default) sets M = N = K; the suite chooses the densities itself.
   SuiteOptions options{.size = flags.problem.toSpec(defaultSizeFor(backends)).m, .warmup = flags.warmup,
                        .repeat = flags.repeat, .seed = flags.problem.seed};
   HeadlineReport report = runHeadlineSuite(pointers(backends), options, note);
-  std::string text = format == ReportFormat::Json ? formatHeadlineJson(report) : formatHeadlineTable(report);
+  auto text = [&](ReportFormat format) {
+    if (format == ReportFormat::Csv) throw InputError("--suite headline writes a table or JSON, not CSV");
+    return format == ReportFormat::Json ? formatHeadlineJson(report) : formatHeadlineTable(report);
+  };
   if (file) {
-    file->stream() << text;
+    file->stream() << text(fileFormat(flags));
     file->commit();
-    note("wrote " + flags.out);
-    text = formatHeadlineTable(report);
+    wrote(flags.out, fileFormat(flags));
   }
-  std::cout << text << std::flush;
-  std::vector<BenchRow> rows;
-  for (const BenchReport& run : report.runs) rows.insert(rows.end(), run.rows.begin(), run.rows.end());
-  return benchExitCode(rows);
+  std::cout << text(screenFormat(flags)) << std::flush;
+  for (const std::string& missed : missedTargets(report)) note("target missed: " + missed);
+  return headlineExitCode(report, flags.failOnTarget);
 }
 
 int runSweep(const BenchFlags& flags) {
-  const std::string csvPath = flags.out.empty() ? "sweep.csv" : flags.out;
+  const std::string csvPath = sweepCsvPath(flags);
   std::filesystem::path pngPath = csvPath;
   pngPath.replace_extension(".png");
   AtomicFile csv(csvPath);
   std::vector<std::unique_ptr<Backend>> backends = suiteBackends(flags);
+  requireOpened(flags.require, backends, flags.backend.options());
   SweepOptions options;
   options.warmup = flags.warmup;
   options.repeat = flags.repeat;
@@ -105,29 +149,45 @@ int runSweep(const BenchFlags& flags) {
   SweepReport report = runSweepSuite(pointers(backends), options, note);
   csv.stream() << formatSweepCsv(report);
   csv.commit();
-  writeSweepPlot(report, pngPath.string());
-  std::cout << "wrote " << csvPath << " (" << report.points.size() << " points) and " << pngPath.string() << "\n";
   for (const std::string& failure : report.failures) std::cerr << "FAIL " << failure << "\n";
+  if (report.points.empty()) {
+    std::cout << "wrote " << csvPath << " (no points); no plot drawn: nothing was measured\n";
+    return benchExitCode(report.failedRows);
+  }
+  // The CSV is the result; the plot only draws it. Without Python or matplotlib the run still
+  // succeeds, and says plainly that there is no plot and what to install (docs/results.md).
+  PlotOutcome plot = drawSweepPlot(csvPath, pngPath);
+  if (plot.drawn) {
+    std::cout << "wrote " << csvPath << " (" << report.points.size() << " points) and " << pngPath.string() << "\n";
+  } else {
+    std::cout << "wrote " << csvPath << " (" << report.points.size() << " points); no plot drawn\n";
+    note("no plot drawn: " + plot.whyNot + "; the CSV is complete, and scripts/plot_sweep.py " + csvPath + " " +
+         pngPath.string() + " draws it later");
+  }
   return benchExitCode(report.failedRows);
 }
 
 int runReal(const BenchFlags& flags) {
-  ReportFormat format = parseReportFormat(flags.format);
   std::optional<AtomicFile> file;
   if (!flags.out.empty()) file.emplace(flags.out);
   const std::vector<RealCase> cases = readRealCases(flags.data.empty() ? defaultRealDataFolder() : std::filesystem::path(flags.data));
   std::vector<std::unique_ptr<Backend>> backends = suiteBackends(flags);
+  requireOpened(flags.require, backends, flags.backend.options());
   std::vector<RealCaseRun> runs =
       runRealSuite(pointers(backends), cases, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
   std::string text;
   for (const RealCaseRun& run : runs) text += "== " + run.realCase.name + " (" + run.realCase.source + ")\n" + formatTable(run.report) + "\n";
   text += formatRealSummary(runs);
+  auto inFormat = [&](ReportFormat format) {
+    if (format == ReportFormat::Csv) throw InputError("--suite real writes a table or JSON, not CSV");
+    return format == ReportFormat::Json ? formatRealJson(runs) : text;
+  };
   if (file) {
-    file->stream() << (format == ReportFormat::Json ? formatRealJson(runs) : text);
+    file->stream() << inFormat(fileFormat(flags));
     file->commit();
-    note("wrote " + flags.out);
+    wrote(flags.out, fileFormat(flags));
   }
-  std::cout << (format == ReportFormat::Json && !file ? formatRealJson(runs) : text) << std::flush;
+  std::cout << inFormat(screenFormat(flags)) << std::flush;
   for (const RealCaseRun& run : runs) {
     for (const BenchRow& row : run.report.rows) {
       if (!row.timed()) return static_cast<int>(ExitCode::VerificationFailed);
@@ -140,12 +200,12 @@ int runBenchCommand(const BenchFlags& flags) {
   if (flags.suite == "real") return runReal(flags);
   if (flags.suite == "headline") return runHeadline(flags);
   if (flags.suite == "sweep") return runSweep(flags);
-  ReportFormat format = parseReportFormat(flags.format);
   // Create the report's temporary first: an unwritable path should fail before minutes of
   // benchmarking, and an interrupted run should leave no half-written report.
   std::optional<AtomicFile> file;
   if (!flags.out.empty()) file.emplace(flags.out);
   std::vector<std::unique_ptr<Backend>> backends = flags.backend.open();
+  requireOpened(flags.require, backends, flags.backend.options());
   ProblemSpec spec = flags.problem.toSpec(defaultSizeFor(backends));
   // A, B, the reference C and one downloaded C live on the host at once (files set the sizes
   // only once read, so a file operand is checked again below).
@@ -172,14 +232,12 @@ int runBenchCommand(const BenchFlags& flags) {
 
   BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
 
-  std::string text = formatReport(report, format);
   if (file) {
-    file->stream() << text;
+    file->stream() << formatReport(report, fileFormat(flags));
     file->commit();
-    note("wrote " + flags.out);
-    if (format != ReportFormat::Table) text = formatTable(report);
+    wrote(flags.out, fileFormat(flags));
   }
-  std::cout << text << std::flush;
+  std::cout << formatReport(report, screenFormat(flags)) << std::flush;
 
   return benchExitCode(report.rows);
 }
@@ -197,13 +255,21 @@ Command addBenchCommand(CLI::App& parent) {
   flags->problem.addTo(app, true);
   app->add_option("--warmup", flags->warmup, "untimed runs before timing")->capture_default_str();
   app->add_option("--repeat", flags->repeat, "timed runs; the median is reported")->capture_default_str();
-  app->add_option("--format", flags->format, "table, csv or json")->capture_default_str();
-  app->add_option("--out", flags->out, "also write the report in --format to this file");
+  flags->formatOption = app->add_option("--format", flags->format,
+                                        "table, csv or json: the report on screen, or in --out's file (the screen "
+                                        "then gets the table)")
+                            ->capture_default_str();
+  app->add_option("--out", flags->out,
+                  "write the report to this file, in the format of its extension (.csv, .json, .txt) unless --format "
+                  "says (a --format that contradicts the extension is refused)");
+  app->add_option("--require", flags->require, "BACKEND[,...]: exit 3 naming any of these the run does not use (a CI gate)");
+  app->add_flag("--fail-on-target", flags->failOnTarget,
+                "--suite headline: exit 4 when a measured ratio misses its target (a CI performance gate)");
   app->add_flag("--no-baseline", flags->noBaseline, "do not add a vendor baseline row from another backend");
   app->add_option("--suite", flags->suite,
                   "headline: the performance targets as ratios measured in one run (every kernel backend found); "
                   "sweep: densities 1.0 -> 0.03 and sizes 1024 -> 8192, written as CSV (--out, default sweep.csv) "
-                  "and a PNG plot beside it; real: the matrices scripts/fetch-real-data.sh fetched (--data), every "
+                  "and a PNG plot beside it (drawn by matplotlib; without it, the CSV alone, and a note); real: the matrices scripts/fetch-real-data.sh fetched (--data), every "
                   "kernel of every backend with auto's choice marked");
   app->add_option("--data", flags->data, "--suite real: the folder holding cases.json (default $TILESKIP_REAL_DATA, "
                                          "else data/real)");

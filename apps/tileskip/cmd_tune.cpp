@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_common.hpp"
+#include "require.hpp"
 #include "core/error.hpp"
 #include "core/tune.hpp"
 
@@ -18,10 +19,12 @@ struct TuneFlags {
   std::uint64_t seed = 42;
   int warmup = 2;
   int repeat = 10;
+  std::string require;  // --require BACKEND[,...]
 };
 
 void validateTune(const TuneFlags& flags) {
   flags.backend.validate(false);
+  if (!flags.require.empty()) parseRequiredBackends(flags.require);
   parseKernelList(flags.kernels);
   checkBenchOptions({.warmup = flags.warmup, .repeat = flags.repeat});
 }
@@ -30,6 +33,7 @@ int runTuneCommand(const TuneFlags& flags) {
   BackendFlags chosen = flags.backend;
   if (chosen.backend.empty()) chosen.backend = "vulkan";  // the backend with run-time variants
   std::vector<std::unique_ptr<Backend>> opened = chosen.open();
+  requireOpened(flags.require, opened, flags.backend.options());
   Backend& backend = *opened.front();
   std::vector<const KernelInfo*> kernels;
   for (const KernelInfo* k : selectKernels(flags.kernels, backend, flags.kernels != "all")) {
@@ -46,7 +50,9 @@ int runTuneCommand(const TuneFlags& flags) {
   options.timing = {.warmup = flags.warmup, .repeat = flags.repeat};
   note("tuning " + std::to_string(kernels.size()) + " kernels of " + std::string(backend.name()) + " at " +
        std::to_string(options.size) + " (" + backend.device().describe() + ")");
-  TuneReport report = runTune(backend, kernels, options, [](const std::string& what) { note("trying " + what); });
+  // "[i/N] kernel variant, round r of R, about ... left" as each trial begins, then one labelled
+  // line per variant with its median and spread.
+  TuneReport report = runTune(backend, kernels, options, note);
   std::cout << formatTuneTable(report) << std::flush;
   if (report.anyFailedVerification()) {
     note("not saved: a variant failed verification (FAILED rows above)");
@@ -75,6 +81,7 @@ Command addTuneCommand(CLI::App& parent) {
   app->add_option("--seed", flags->seed, "random seed of the generated inputs")->check(seedValidator())->capture_default_str();
   app->add_option("--warmup", flags->warmup, "untimed runs before timing each variant")->capture_default_str();
   app->add_option("--repeat", flags->repeat, "timed runs per variant; the median counts")->capture_default_str();
+  app->add_option("--require", flags->require, "BACKEND[,...]: exit 3 naming any of these the run does not tune (a CI gate)");
   return {app, [flags] { return runTuneCommand(*flags); }, [flags] { validateTune(*flags); }};
 }
 

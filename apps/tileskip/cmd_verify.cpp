@@ -1,13 +1,15 @@
 // tileskip verify: the correctness suite of every kernel (shapes, adversarial patterns,
-// generators) with a pass/fail table; exit 1 on any failure.
-#include <algorithm>
+// generators) with a pass/fail table or JSON and a totals line, JUnit XML for CI (--junit);
+// exit 1 on any failure.
 #include <iostream>
-#include <map>
+#include <optional>
 
 #include "cli_common.hpp"
 #include "require.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "core/report.hpp"
+#include "core/progress.hpp"
+#include "core/verify_report.hpp"
 #include "core/verify_suite.hpp"
 
 namespace tileskip::cli {
@@ -20,6 +22,8 @@ struct VerifyFlags {
   bool quick = false;
   bool verbose = false;
   std::string require;  // --require BACKEND[,...]
+  std::string format = "table";
+  std::string junit;  // --junit FILE
 };
 
 int runVerifyCommand(const VerifyFlags& flags) {
@@ -32,53 +36,48 @@ int runVerifyCommand(const VerifyFlags& flags) {
   } else {
     backends = flags.backend.open();
   }
-  if (!flags.require.empty()) {
-    std::vector<std::string> opened;
-    for (const auto& backend : backends) opened.emplace_back(backend->name());
-    std::vector<std::string> required = parseRequiredBackends(flags.require);
-    bool allThere = std::all_of(required.begin(), required.end(), [&](const std::string& name) {
-      return std::find(opened.begin(), opened.end(), name) != opened.end();
-    });
-    if (!allThere) checkRequiredBackends(required, opened, discoverBackends(flags.backend.options()));
-  }
+  requireOpened(flags.require, backends, flags.backend.options());
   std::vector<VerifyCase> cases = verifyCases(flags.quick);
+  // The JUnit file's temporary first: an unwritable path fails before minutes of verifying.
+  std::optional<AtomicFile> junit;
+  if (!flags.junit.empty()) junit.emplace(flags.junit);
 
-  struct Tally {
-    int passed = 0, total = 0;
-    double worstError = 0.0;
-    std::vector<std::string> failures;
-  };
-  std::vector<std::vector<std::string>> cells = {{"backend", "kernel", "device", "cases", "worst rel.err", "result"}};
-  bool anyFailed = false;
+  std::vector<VerifyBackendRun> runs;
+  std::vector<std::vector<const KernelInfo*>> selected;
+  int steps = 0;
   for (const auto& backend : backends) {
-    std::vector<const KernelInfo*> kernels = selectKernels(flags.kernels, *backend, backends.size() == 1);
+    selected.push_back(selectKernels(flags.kernels, *backend, backends.size() == 1));
+    if (!selected.back().empty()) steps += static_cast<int>(cases.size());
+  }
+  ProgressMeter progress(steps, note);
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    Backend& backend = *backends[b];
+    const std::vector<const KernelInfo*>& kernels = selected[b];
     if (kernels.empty()) continue;
-    note("verifying " + std::to_string(kernels.size()) + " kernels of " + std::string(backend->name()) + " on " +
-         std::to_string(cases.size()) + " cases (" + backend->device().describe() + ")");
-    std::map<std::string, Tally> tallies;
-    runVerify(*backend, kernels, cases, [&](const VerifyResult& r) {
-      Tally& t = tallies[r.kernel];
-      ++t.total;
-      t.passed += r.passed();
-      t.worstError = std::max(t.worstError, r.error.relativeFrobenius);
-      if (!r.passed()) t.failures.push_back(r.caseName + ": " + r.failure);
+    note("verifying " + std::to_string(kernels.size()) + " kernels of " + std::string(backend.name()) + " on " +
+         std::to_string(cases.size()) + " cases (" + backend.device().describe() + ")");
+    VerifyBackendRun run{.backend = std::string(backend.name()), .device = backend.device(), .kernels = {}, .results = {}};
+    for (const KernelInfo* k : kernels) run.kernels.emplace_back(k->id);
+    std::size_t done = 0;
+    run.results = runVerify(backend, kernels, cases, [&](const VerifyResult& r) {
+      // Cases run one after another, every kernel on each: a case begins with its first kernel.
+      if (done++ % kernels.size() == 0) progress.begin(std::string(backend.name()) + " " + r.caseName);
       if (flags.verbose) {
         std::cerr << "  " << r.kernel << " " << r.caseName << ": " << (r.passed() ? "ok" : r.failure) << "\n";
       }
+      if (!r.passed()) std::cerr << "FAIL " << backend.name() << " " << r.kernel << " " << r.caseName << ": " << r.failure << "\n";
     });
-    for (const KernelInfo* k : kernels) {
-      const Tally& t = tallies[std::string(k->id)];
-      bool ok = t.passed == t.total;
-      anyFailed = anyFailed || !ok;
-      char error[32];
-      std::snprintf(error, sizeof error, "%.2e", t.worstError);
-      cells.push_back({std::string(backend->name()), std::string(k->id), backend->device().name,
-                       std::to_string(t.passed) + "/" + std::to_string(t.total), error, ok ? "pass" : "FAIL"});
-      for (const std::string& f : t.failures) std::cerr << "FAIL " << backend->name() << " " << k->id << " " << f << "\n";
-    }
+    runs.push_back(std::move(run));
   }
-  std::cout << alignColumns(cells, 3) << std::flush;
-  return anyFailed ? static_cast<int>(ExitCode::VerificationFailed) : 0;
+  if (junit) {
+    junit->stream() << formatVerifyJunit(runs);
+    junit->commit();
+    note("wrote " + flags.junit + " (JUnit XML)");
+  }
+  std::cout << (flags.format == "json" ? formatVerifyJson(runs) : formatVerifyTable(runs)) << std::flush;
+  VerifyTotals totals = verifyTotals(runs);
+  if (flags.format == "json") note(formatVerifyTotals(totals));
+  return totals.failed > 0 ? static_cast<int>(ExitCode::VerificationFailed) : 0;
 }
 
 }  // namespace
@@ -91,10 +90,16 @@ Command addVerifyCommand(CLI::App& parent) {
   app->add_flag("--quick", flags->quick, "a smaller suite: one shape per adversarial case");
   app->add_flag("-v,--verbose", flags->verbose, "print every case as it runs");
   app->add_option("--require", flags->require, "BACKEND[,...]: exit 3 naming any of these that is unavailable (a CI gate)");
+  app->add_option("--format", flags->format, "table or json (schema tileskip.verify/1), each with the totals")
+      ->capture_default_str();
+  app->add_option("--junit", flags->junit, "also write the results as JUnit XML to this file (a test case per kernel and case)");
   auto validate = [flags] {
     flags->backend.validate(true);
     if (!flags->require.empty()) parseRequiredBackends(flags->require);
     parseKernelList(flags->kernels);
+    if (flags->format != "table" && flags->format != "json") {
+      throw InputError("unknown verify format '" + flags->format + "'; use table or json");
+    }
   };
   return {app, [flags] { return runVerifyCommand(*flags); }, validate};
 }

@@ -38,4 +38,16 @@ void checkRequiredBackends(const std::vector<std::string>& required, const std::
   if (!missing.empty()) throw UnavailableError("a required backend is unavailable: " + missing);
 }
 
+void requireOpened(const std::string& list, const std::vector<std::unique_ptr<Backend>>& opened,
+                   const BackendOptions& options) {
+  if (list.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& backend : opened) names.emplace_back(backend->name());
+  std::vector<std::string> required = parseRequiredBackends(list);
+  bool allThere = std::all_of(required.begin(), required.end(), [&](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  });
+  if (!allThere) checkRequiredBackends(required, names, discoverBackends(options));
+}
+
 }  // namespace tileskip::cli

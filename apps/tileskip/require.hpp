@@ -1,7 +1,8 @@
-// --require BACKEND[,...] for `list` and `verify` (issue 14): a CI gate that fails with exit 3,
+// --require BACKEND[,...] for `list`, `verify`, `bench` and `tune` (issue 14): a CI gate that fails with exit 3,
 // naming what is missing and why, instead of passing on whatever backends happened to be found.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,11 @@ std::vector<std::string> parseRequiredBackends(const std::string& list);
 // reason from `found` where it was tried ("not compiled into this build" otherwise).
 void checkRequiredBackends(const std::vector<std::string>& required, const std::vector<std::string>& available,
                            const std::vector<BackendStatus>& found);
+
+// The gate on the backends a command opened: with `list` non-empty, throws UnavailableError
+// unless every backend it names is among `opened` (why each missing one is missing comes from
+// discovering the backends again with `options`).
+void requireOpened(const std::string& list, const std::vector<std::unique_ptr<Backend>>& opened,
+                   const BackendOptions& options);
 
 }  // namespace tileskip::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/provenance.hpp"
 #include "core/tile_layout.hpp"
 
 namespace tileskip::vk {
@@ -155,7 +156,7 @@ const KernelOverride* findOverride(std::span<const KernelOverride> overrides, co
 
 std::string describeOverrides(std::span<const KernelOverride> overrides) {
   std::string text;
-  for (const KernelOverride& o : overrides) text += (text.empty() ? "tiles overridden: " : ", ") + o.text;
+  for (const KernelOverride& o : overrides) text += (text.empty() ? std::string(kTilesOverriddenLabel) : ", ") + o.text;
   return text;
 }
 

@@ -249,7 +249,9 @@ def bench(
     Returns one flat dict per (backend, kernel), the command's JSON report with nested fields
     joined by ``_`` (``kernel_ms_median``, ``error_max_abs``, ...) and the problem beside each
     row (``m``, ``n``, ``k``, ``generator``, ``density_a``, ``density_b``, ``seed``,
-    ``source_a``, ``source_b``, ``date``, ``host``, ``baseline``): ``pandas.DataFrame(rows)``
+    ``source_a``, ``source_b``, ``granularity_a``, ``granularity_b``, ``date``, ``host``,
+    ``baseline``, ``dtype``, ``warmup``, ``repeat``, ``tool_version``, ``tool_commit``; each row
+    has its ``driver``, ``tune_overrides`` and ``error_tolerance``): ``pandas.DataFrame(rows)``
     takes them as they are. A kernel that failed has ``verified`` False and its ``failure``.
     """
     if (a is None) != (b is None):
@@ -288,6 +290,13 @@ def bench(
         "source_a": problem["a"],
         "source_b": problem["b"],
         "baseline": report["baseline"] or None,
+        "granularity_a": None if a is not None else problem["granularity_a"],
+        "granularity_b": None if a is not None else problem["granularity_b"],
+        "dtype": report["dtype"],
+        "warmup": report["timing"]["warmup"],
+        "repeat": report["timing"]["repeat"],
+        "tool_version": report["tool"]["version"],
+        "tool_commit": report["tool"]["commit"],
     }
     rows = []
     for measured in report["rows"]:

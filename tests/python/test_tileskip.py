@@ -145,8 +145,11 @@ def test_bench_rows_fit_a_dataframe():
         assert all(v is None or isinstance(v, (bool, int, float, str)) for v in row.values())
         assert row["verified"] and row["kernel_ms_median"] > 0 and (row["m"], row["n"], row["k"]) == (48, 48, 48)
     for name in ("backend", "kernel", "device", "kernel_ms_median", "effective_gflops", "joint_density",
-                 "error_relative_frobenius", "seed", "generator", "source_a"):
+                 "error_relative_frobenius", "seed", "generator", "source_a", "driver", "tune_overrides",
+                 "error_tolerance", "granularity_a", "granularity_b", "tool_version", "tool_commit"):
         assert name in columns
+    assert rows[0]["dtype"] == "fp32" and (rows[0]["warmup"], rows[0]["repeat"]) == (0, 2)
+    assert rows[0]["granularity_a"] == 32 and rows[0]["error_tolerance"] > 0
     try:
         import pandas
     except ImportError:
