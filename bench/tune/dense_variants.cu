@@ -201,6 +201,7 @@ int main(int argc, char** argv) {
   tune::addLanesVariants(variants);
   tune::addDepthVariants(variants);
   tune::addWideVariants(variants);
+  tune::addCopyScheduleVariants(variants);
 
   cudaDeviceProp prop{};
   int device = 0, driver = 0, runtime = 0;

@@ -35,6 +35,7 @@ void addStagesVariants(std::vector<Variant>& into);      // cp.async stages, 128
 void addLanesVariants(std::vector<Variant>& into);       // lane arrangements, 128 x 128
 void addDepthVariants(std::vector<Variant>& into);       // BK = 16, launch bounds, block order
 void addWideVariants(std::vector<Variant>& into);        // 256-thread tiles 128 x 256 and 256 x 128
+void addCopyScheduleVariants(std::vector<Variant>& into);  // cp.async copies spread over the depths (step 11)
 
 }  // namespace tileskip::tune
 
