@@ -77,6 +77,12 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, EmulatedCudaKernel, ::testing::ValuesIn(twin
                            return name;
                          });
 
+// kernel_table.cuh checks this at compile time wherever the compiler can (not under GCC's
+// AddressSanitizer); here it holds in every build.
+TEST(CudaKernelTable, ListsEveryTwinKernelOfTheCatalogueInItsOrder) {
+  EXPECT_TRUE(tileskip::cuda::tableMatchesCatalogue());
+}
+
 TEST(CudaEmulator, RunsAUniformKernel) {
   std::vector<int> out(64, -1);
   emu::launch(1, 64, [&] { uniformKernel(out.data()); });
