@@ -8,15 +8,6 @@ namespace tileskip::tune {
 namespace {
 
 template <int kStages, int kGroupRows = 8>
-void addSpreadCopy(std::vector<Variant>& into, const std::string& prediction) {
-  addVariant(into,
-             "spread" + std::to_string(kStages) + " 128x256x8 w64x64 t8x4 l4x8 256thr" +
-                 (kGroupRows != 8 ? " g" + std::to_string(kGroupRows) : std::string()),
-             prediction, cuda::spreadCopy<128, 256, 8, 64, 64, 8, 4, 256, kStages, kGroupRows>, 128, 256, 256,
-             cuda::multistageSharedBytes<128, 256, 8, kStages>());
-}
-
-template <int kStages, int kGroupRows = 8>
 void addLeanCopy(std::vector<Variant>& into, const std::string& prediction) {
   addVariant(into,
              "lean" + std::to_string(kStages) + " 128x256x8 w64x64 t8x4 l4x8 256thr" +
@@ -28,11 +19,7 @@ void addLeanCopy(std::vector<Variant>& into, const std::string& prediction) {
 }  // namespace
 
 void addCopyScheduleVariants(std::vector<Variant>& into) {
-  addSpreadCopy<3>(into, "CUTLASS's schedule, 3 stages: >= 0.95 of cuBLAS if K12's loss is the burst after the barrier");
-  addSpreadCopy<4>(into, "4 stages (49 KB): a third K-tile in flight; within 1 % of 3 if latency is covered");
-  addSpreadCopy<5>(into, "5 stages (61 KB, as deep as cuBLAS's 67 KB): within 1 % of 4");
-  addSpreadCopy<3, 1>(into, "3 stages in row-major block order (CUTLASS's identity swizzle): the L2 hit rate's share");
-  addLeanCopy<3>(into, "spread3 with CUTLASS's lean copy state (two pointers, a row mask): no spill; >= 0.95 of cuBLAS");
+  addLeanCopy<3>(into, "CUTLASS's schedule with its lean copy state (two pointers, a row mask): no spill; >= 0.95 of cuBLAS");
   addLeanCopy<4>(into, "lean, 4 stages: within 1 % of lean3");
   addLeanCopy<3, 1>(into, "lean3 in row-major block order: the L2 hit rate's share");
   addVariant(into, "lean3 128x256x8 w64x64 t4x4 l4x8il2 256thr g1",

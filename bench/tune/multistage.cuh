@@ -111,44 +111,44 @@ struct AsyncKTileCopy {
   }
 
   __device__ void issueA(const int (&kBlocks)[kSlots], float* As) const {
-#pragma unroll
-    for (int p = 0; p < kAPasses; ++p) issueAPass(kBlocks, As, p);
-  }
-
-  // Pass p of A's copies alone (the copy-schedule variant spreads them over a K-tile's depths).
-  __device__ void issueAPass(const int (&kBlocks)[kSlots], float* As, int p) const {
     const int kBlock = kBlockOfSlot(kBlocks, aK / kKBlock);
     const int k = kBlock * kKBlock + aK % kKBlock;
     const bool kInside = kBlock >= 0 && k < K;
-    float* dst = As + aK * transposedAStride<BM>() + aRow + p * kARowsPerPass;
-    const int row = rowBase + aRow + p * kARowsPerPass;
+    const int bytes = kInside ? 4 : 0;
+    const float* first = A + static_cast<long long>(rowBase + aRow) * K + (kInside ? k : 0);
+    float* dst = As + aK * transposedAStride<BM>() + aRow;
     if (interiorA) {
-      copyAsync4(dst, A + static_cast<long long>(row) * K + (kInside ? k : 0), kInside ? 4 : 0);
+#pragma unroll
+      for (int p = 0; p < kAPasses; ++p) {
+        copyAsync4(dst + p * kARowsPerPass, first + static_cast<long long>(p) * kARowsPerPass * K, bytes);
+      }
     } else {
-      const bool inside = kInside && row < M;
-      copyAsync4(dst, inside ? A + static_cast<long long>(row) * K + k : A, inside ? 4 : 0);
+#pragma unroll
+      for (int p = 0; p < kAPasses; ++p) {
+        const int row = rowBase + aRow + p * kARowsPerPass;
+        const bool inside = kInside && row < M;
+        copyAsync4(dst + p * kARowsPerPass, inside ? A + static_cast<long long>(row) * K + k : A, inside ? 4 : 0);
+      }
     }
   }
 
   __device__ void issueB(const int (&kBlocks)[kSlots], float* Bs) const {
 #pragma unroll
-    for (int p = 0; p < kBPasses; ++p) issueBPass(kBlocks, Bs, p);
-  }
-
-  __device__ void issueBPass(const int (&kBlocks)[kSlots], float* Bs, int p) const {
-    const int kk = bK + p * kBRowsPerPass;                    // row inside the K-tile
-    const int kBlock = kBlocks[p * kBRowsPerPass / kKBlock];  // a pass stays inside one K-block
-    const int k = kBlock * kKBlock + kk % kKBlock;
-    const bool kInside = kBlock >= 0 && k < K;
-    float* dst = Bs + kk * BN + bCol;
-    const int col = colBase + bCol;
-    if (interiorB) {
-      copyAsync16(dst, B + static_cast<long long>(kInside ? k : 0) * N + col, kInside ? 16 : 0);
-    } else {
+    for (int p = 0; p < kBPasses; ++p) {
+      const int kk = bK + p * kBRowsPerPass;                    // row inside the K-tile
+      const int kBlock = kBlocks[p * kBRowsPerPass / kKBlock];  // a pass stays inside one K-block
+      const int k = kBlock * kKBlock + kk % kKBlock;
+      const bool kInside = kBlock >= 0 && k < K;
+      float* dst = Bs + kk * BN + bCol;
+      const int col = colBase + bCol;
+      if (interiorB) {
+        copyAsync16(dst, B + static_cast<long long>(kInside ? k : 0) * N + col, kInside ? 16 : 0);
+      } else {
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const bool inside = kInside && col + c < N;
-        copyAsync4(dst + c, inside ? B + static_cast<long long>(k) * N + col + c : B, inside ? 4 : 0);
+        for (int c = 0; c < 4; ++c) {
+          const bool inside = kInside && col + c < N;
+          copyAsync4(dst + c, inside ? B + static_cast<long long>(k) * N + col + c : B, inside ? 4 : 0);
+        }
       }
     }
   }
