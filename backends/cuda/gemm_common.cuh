@@ -84,6 +84,27 @@ __device__ inline void leaveBlockTileQueue(unsigned* queue) {
   }
 }
 
+// A lane's 128-bit fragment read from shared memory, written as PTX so that the compiler's
+// first stage keeps it where the source puts it: a warp tile loads depth k + 1's fragments
+// before depth k's FMAs precisely so that the shared-load latency hides behind them. Written as
+// plain C++, ptxas moved some of those loads down to a few FMAs before their first use (0 in
+// K11's and K12's loops, where CUTLASS's kernel keeps 15 or more), and a warp stalled on each;
+// as PTX in loop order, K12 runs 1.5-2 % faster (bench/NOTES.md step 12). Pinned loads cannot
+// be moved to relieve registers, so a kernel already at the register limit (the one-warp
+// skipping kernels) would spill more: K12 alone uses it. The emulator reads it plainly.
+__device__ __forceinline__ float4 loadSharedQuad(const float* p) {
+#if defined(__CUDA_ARCH__)
+  float4 v;
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(address));
+  return v;
+#else
+  return *reinterpret_cast<const float4*>(p);
+#endif
+}
+
 // A float4 read of 4 consecutive elements needs the row length to be a multiple of 4 (the
 // buffers themselves are 256-byte aligned by cudaMalloc); otherwise the scalar path runs.
 __device__ inline bool rowsAreVectorAligned(int rowLength) { return (rowLength & 3) == 0; }

@@ -5,7 +5,8 @@
 // of every warp waiting for it at the top of each K-tile. The block grows to 128x256, eight
 // 64x64 warps: each load and shared store of A feeds twice the FMAs. (bench/NOTES.md step 8.)
 //
-// Dense only: the skipping kernels keep K11's loop over a schedule of K-blocks (skip_common.cuh).
+// Its fragment reads are pinned in loop order (loadSharedQuad, step 12). Dense only: the
+// skipping kernels keep K11's loop over a schedule of K-blocks (skip_common.cuh).
 #pragma once
 
 #include "k11_pipelined.cuh"
@@ -110,15 +111,28 @@ struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
 
   __device__ explicit HoistedWarpTile(int tid) : Tile(tid) {}
 
-  // This lane's fragments of A and B at depth k of a stage, into `set`.
+  // This lane's fragments of A and B at depth k of a stage, into `set`: K9's loadRegN and
+  // loadRegM, their reads pinned in loop order (loadSharedQuad says why).
   __device__ void loadFragments(const float* As, const float* Bs, int k, int set) {
-    this->loadRegN(Bs, k, regN[set]);
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read as 128-bit quads");
+#pragma unroll
+    for (int wn = 0; wn < Tile::WNITER; ++wn) {
+#pragma unroll
+      for (int j = 0; j < TN; j += 4) {
+        const float4 b = loadSharedQuad(Bs + k * BN + this->warpCol + wn * Tile::WSUBN + this->threadCol * TN + j);
+        float* to = regN[set] + wn * TN + j;
+        to[0] = b.x, to[1] = b.y, to[2] = b.z, to[3] = b.w;
+      }
+    }
 #pragma unroll
     for (int wm = 0; wm < Tile::WMITER; ++wm) {
-      float part[TM];
-      this->loadRegM(As, k, wm, part);
+      const float* a = As + k * transposedAStride<BM>() + this->subTileRow(wm) + this->threadRow * TM;
 #pragma unroll
-      for (int i = 0; i < TM; ++i) regM[set][wm * TM + i] = part[i];
+      for (int i = 0; i < TM; i += 4) {
+        const float4 v = loadSharedQuad(a + i);
+        float* to = regM[set] + wm * TM + i;
+        to[0] = v.x, to[1] = v.y, to[2] = v.z, to[3] = v.w;
+      }
     }
   }
 

@@ -202,7 +202,6 @@ int main(int argc, char** argv) {
   tune::addDepthVariants(variants);
   tune::addWideVariants(variants);
   tune::addCopyScheduleVariants(variants);
-  tune::addScheduleVariants(variants);
 
   cudaDeviceProp prop{};
   int device = 0, driver = 0, runtime = 0;

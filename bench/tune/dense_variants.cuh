@@ -36,7 +36,6 @@ void addLanesVariants(std::vector<Variant>& into);       // lane arrangements, 1
 void addDepthVariants(std::vector<Variant>& into);       // BK = 16, launch bounds, block order
 void addWideVariants(std::vector<Variant>& into);        // 256-thread tiles 128 x 256 and 256 x 128
 void addCopyScheduleVariants(std::vector<Variant>& into);  // cp.async copies spread over the depths (step 11)
-void addScheduleVariants(std::vector<Variant>& into);      // K12 under other instruction schedules (step 12)
 
 }  // namespace tileskip::tune
 
