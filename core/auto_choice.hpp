@@ -42,8 +42,9 @@ struct AutoChoice {
 // best skipping and the best dense kernel by the model.
 std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, const DeviceInfo& device);
 
-// Times each of `candidates` on `problem` (prepare, a warm-up, kAutoTimedRuns runs) and returns the
-// fastest by median, with the times in its reason. A candidate the device cannot run
+// Times each of `candidates` on a GPU's `problem` (prepare, a warm-up, kAutoTimedRuns runs; the
+// first candidate's warm-up lasts until the device's clock has settled, as bench's does) and
+// returns the fastest by median, with the times in its reason. A candidate the device cannot run
 // (UnavailableError) is left out; throws UnavailableError if none runs.
 Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const KernelInfo*>& candidates,
                                const std::string& why);

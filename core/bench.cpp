@@ -117,12 +117,47 @@ int benchExitCode(const std::vector<BenchRow>& rows) {
   return code;
 }
 
-void warmUp(DeviceProblem& onDevice, const KernelInfo& kernel, const BenchOptions& options, bool isGpu) {
+namespace {
+
+double medianOf(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Whether the last kSettleRuns times are not faster (beyond kSettleFaster) than the ones before.
+bool settled(const std::vector<double>& times) {
+  if (times.size() < 2 * static_cast<std::size_t>(kSettleRuns)) return false;
+  auto last = times.end() - kSettleRuns;
+  const double recent = medianOf({last, times.end()}), before = medianOf({last - kSettleRuns, last});
+  return recent >= (1.0 - kSettleFaster) * before;
+}
+
+}  // namespace
+
+double steadyMilliseconds() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int warmUp(DeviceProblem& onDevice, const KernelInfo& kernel, const BenchOptions& options, bool isGpu,
+           const WallClock& wall) {
+  const double start = wall();
+  std::vector<double> times;
   double busyMs = 0.0;
-  for (int runs = 0; runs < options.warmup || (isGpu && busyMs < options.warmupMilliseconds && runs < kMaxWarmupRuns);
-       ++runs) {
-    busyMs += onDevice.run(kernel);
+  auto wanted = [&] {
+    const int runs = static_cast<int>(times.size());
+    if (runs < options.warmup) return true;
+    if (!isGpu) return false;
+    if (busyMs < options.warmupMilliseconds && runs < kMaxWarmupRuns) return true;
+    // A warm-up by count alone (warmupMilliseconds 0) asked for none of this; a device kept
+    // busy for kClockClimbedMilliseconds has had time to climb.
+    if (options.warmupMilliseconds <= 0.0 || busyMs >= kClockClimbedMilliseconds) return false;
+    return !settled(times) && wall() - start < kMaxWarmupMilliseconds;
+  };
+  while (wanted()) {
+    times.push_back(onDevice.run(kernel));
+    busyMs += times.back();
   }
+  return static_cast<int>(times.size());
 }
 
 BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec& problem, const ProblemData& data,

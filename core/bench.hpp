@@ -73,17 +73,34 @@ struct BenchOptions {
   int warmup = 2;
   int repeat = 10;
   // On a GPU, warm-up also lasts until the kernel has kept the device busy this long (within
-  // kMaxWarmupRuns): clocks and caches settle by time, not by count, and a 0.3 ms kernel's two
-  // runs are nothing. (It does not cure the slow first process on a fresh machine of
-  // bench/NOTES.md, step 6; min and max show that one.)
-  double warmupMilliseconds = 200.0;
+  // kMaxWarmupRuns), then while its runs are still getting faster (warmUp): caches settle by
+  // time, not by count, and a GPU's clock by how long it has been kept at work.
+  double warmupMilliseconds = 500.0;
 };
 
-inline constexpr int kMaxWarmupRuns = 100;
+// A GPU left idle (by the CPU's reference, a driver's pipeline compile) drops its clock: an H200
+// went from 1980 to 345 MHz after about 2.5 s idle and climbed back only after some 0.3 s of our
+// submissions at the low clock and 0.1 s of the climb, so a warm-up of 200 ms of kernel time
+// ended before the climb and the timed runs were 3-5x slow (bench/NOTES.md step 13). Hence the
+// 500 ms default above, a count that lets a short kernel reach it, and then: warm-up goes on
+// while the median of the last kSettleRuns runs is more than kSettleFaster faster than that of
+// the kSettleRuns before, until the device has been busy kClockClimbedMilliseconds, within
+// kMaxWarmupMilliseconds of wall time.
+inline constexpr int kMaxWarmupRuns = 2000;
+inline constexpr double kClockClimbedMilliseconds = 1000.0;
+inline constexpr int kSettleRuns = 3;
+inline constexpr double kSettleFaster = 0.02;
+inline constexpr double kMaxWarmupMilliseconds = 3000.0;
+
+// Milliseconds on a monotonic clock: the wall time warm-up limits itself by (a test's own).
+using WallClock = std::function<double()>;
+double steadyMilliseconds();
 
 // Runs `kernel` untimed: options.warmup times and, on a GPU, until it has kept the device busy
-// options.warmupMilliseconds (within kMaxWarmupRuns).
-void warmUp(DeviceProblem& onDevice, const KernelInfo& kernel, const BenchOptions& options, bool isGpu);
+// options.warmupMilliseconds (within kMaxWarmupRuns) and its times have settled (above).
+// Returns the number of runs.
+int warmUp(DeviceProblem& onDevice, const KernelInfo& kernel, const BenchOptions& options, bool isGpu,
+           const WallClock& wall = steadyMilliseconds);
 
 // Throws InputError unless warmup >= 0 and repeat >= 1 (runBench checks this first).
 void checkBenchOptions(const BenchOptions& options);

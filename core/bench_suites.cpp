@@ -191,7 +191,7 @@ std::string formatHeadlineTable(const HeadlineReport& report) {
   out << "host      " << report.host << "\n";
   out << "problem   M = N = K = " << report.options.size << ", seed " << report.options.seed << "; "
       << report.options.warmup << " warm-up (on a GPU: until " << BenchOptions{}.warmupMilliseconds
-      << " ms of work), median of " << report.options.repeat << " device-timed runs; every kernel verified first\n\n";
+      << " ms of work and until its times settle), median of " << report.options.repeat << " device-timed runs; every kernel verified first\n\n";
   std::vector<std::vector<std::string>> cells = {{"measure", "target", "measured", "met", "detail"}};
   for (const HeadlineMeasure& m : report.measures) {
     std::optional<bool> met = m.met();

@@ -120,7 +120,7 @@ std::string formatTable(const BenchReport& report) {
   for (const std::string& device : report.devices) out << "device    " << device << "\n";
   out << "host      " << report.host << "\n";
   out << "timing    " << report.options.warmup << " warm-up (on a GPU: until " << report.options.warmupMilliseconds
-      << " ms of work), median of " << report.options.repeat << " device-timed runs; each kernel verified against the " << report.referenceKind << " first\n";
+      << " ms of work and until its times settle), median of " << report.options.repeat << " device-timed runs; each kernel verified against the " << report.referenceKind << " first\n";
   if (!report.baselineKernel.empty()) out << "baseline  " << report.baselineKernel << "\n";
   for (const std::string& model : report.models) out << "model     " << model << " (pred x: predicted speedup vs dense)\n";
   for (const BenchRow& row : report.rows) {

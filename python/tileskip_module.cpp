@@ -459,6 +459,7 @@ PYBIND11_MODULE(_tileskip, module) {
         case ExitCode::BadInput: PyErr_SetString(PyExc_ValueError, e.what()); return;
         case ExitCode::Unavailable: PyErr_SetString(unavailable.ptr(), e.what()); return;
         case ExitCode::VerificationFailed: PyErr_SetString(verification.ptr(), e.what()); return;
+        case ExitCode::TargetMissed:  // a suite's exit code, not an error any call throws
         case ExitCode::Ok: break;
       }
       PyErr_SetString(PyExc_RuntimeError, e.what());

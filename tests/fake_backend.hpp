@@ -22,6 +22,9 @@ struct FakeFaults {
   bool leaveLastRowUnwritten = false;
   double millisecondsPerRun = 2.0;  // what run() reports for the dense kernel
   double baselineMillisecondsPerRun = 0.0;  // ... and for the baseline (0: as the dense kernel)
+  // A clock that climbs as a GPU's does after idling: the backend's runs start at 5x their time
+  // and each takes kClockRampStep less than the one before, down to 1x (64 runs).
+  bool clockRamp = false;
   // Run-time variants of `pipelined` for tuning: "fast" (half the time), "slow" (twice),
   // "near" (0.5 % faster: within the tuning margin), "wrong" (fast and one element off).
   bool pipelinedVariants = false;
@@ -46,6 +49,12 @@ class FakeProblem final : public DeviceProblem {
 
   double run(const KernelInfo& kernel) override {
     ++runs_;
+    constexpr double kClockRampStep = 0.975;
+    const double slower = faults_.clockRamp ? std::max(1.0, 5.0 * std::pow(kClockRampStep, runs_ - 1)) : 1.0;
+    return slower * runAtFullClock(kernel);
+  }
+
+  double runAtFullClock(const KernelInfo& kernel) {
     if (!kernel.skips()) {
       referenceSgemm(a_, b_, c_);
     } else {

@@ -66,24 +66,55 @@ TEST(Bench, UnwrittenOutputFailsVerification) {
 }
 
 TEST(Bench, OnAGpuWarmUpLastsUntilTheDeviceHasWorkedLongEnough) {
-  // The fake GPU reports 2 ms a run: 200 ms of warm-up is 100 runs, then 1 verification run
+  // The fake GPU reports 2 ms a run: 500 ms of warm-up is 250 runs, then 1 verification run
   // before them and 3 timed after.
   FakeBackend backend;
   ProblemSpec spec;
   spec.m = spec.n = spec.k = 32;
   std::vector<BenchTarget> targets = {{&backend, {&kernelInfo("warptile")}}};
-  runBench(targets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 200.0});
-  EXPECT_EQ(backend.runs(), 1 + 100 + 3);
+  runBench(targets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 500.0});
+  EXPECT_EQ(backend.runs(), 1 + 250 + 3);
   // Never more than kMaxWarmupRuns, however fast the kernel.
-  FakeBackend fast({.millisecondsPerRun = 0.001});
+  FakeBackend fast({.millisecondsPerRun = 0.0001});
   std::vector<BenchTarget> fastTargets = {{&fast, {&kernelInfo("warptile")}}};
-  runBench(fastTargets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 200.0});
+  runBench(fastTargets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 500.0});
   EXPECT_EQ(fast.runs(), 1 + kMaxWarmupRuns + 3);
   // The count still holds where the time is already spent.
   FakeBackend slow({.millisecondsPerRun = 500.0});
   std::vector<BenchTarget> slowTargets = {{&slow, {&kernelInfo("warptile")}}};
-  runBench(slowTargets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 200.0});
+  runBench(slowTargets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 500.0});
   EXPECT_EQ(slow.runs(), 1 + 2 + 3);
+}
+
+TEST(Bench, OnAGpuWarmUpLastsUntilTheClockHasClimbed) {
+  // The runs get 5x faster over the backend's first 64 (a GPU's clock climbing after idling),
+  // past the 100 ms of the time rule here: the timed runs must all be at the full clock (2 ms).
+  FakeBackend backend({.clockRamp = true});
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = 16;
+  std::vector<BenchTarget> targets = {{&backend, {&kernelInfo("warptile")}}};
+  const BenchReport report =
+      runBench(targets, spec, generateProblem(spec), {.warmup = 2, .repeat = 3, .warmupMilliseconds = 100.0});
+  ASSERT_TRUE(report.rows[0].timed());
+  EXPECT_DOUBLE_EQ(report.rows[0].kernelMs.max, 2.0);
+  // ... and warm-up stops a few runs after the climb.
+  EXPECT_GT(backend.runs(), 64);
+  EXPECT_LE(backend.runs(), 64 + 2 * kSettleRuns + 3);
+}
+
+TEST(Bench, WarmUpOfADeviceStillGettingFasterEndsByTheWallClock) {
+  FakeBackend backend({.clockRamp = true});
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = 8;
+  const ProblemData data = generateProblem(spec);
+  auto problem = backend.upload(data.a, data.b);
+  double now = -1000.0;  // a second passes between two looks at the clock
+  auto clock = [&] { return now += 1000.0; };
+  // One run by count, then runs while the clock reads under kMaxWarmupMilliseconds from the start.
+  EXPECT_EQ(warmUp(*problem, kernelInfo("warptile"), {.warmup = 1, .warmupMilliseconds = 1.0}, true, clock),
+            1 + static_cast<int>(kMaxWarmupMilliseconds / 1000.0) - 1);
+  // Off a GPU the count is all there is.
+  EXPECT_EQ(warmUp(*problem, kernelInfo("warptile"), {.warmup = 2, .warmupMilliseconds = 500.0}, false), 2);
 }
 
 TEST(Bench, RejectsBadRepetitions) {
