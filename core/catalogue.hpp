@@ -82,6 +82,10 @@ struct KernelStructure {
   MainLoop loop = MainLoop::Global;
   Scheduling scheduling = Scheduling::TilePerBlock;
   SkipScope skip = SkipScope::None;
+  // KBlockList only: the K-blocks gathered per pass (longer K takes passes). It is shared memory
+  // beside the stages: 1024 covers K = 8192 in one pass; the one-warp kernels take 512, since
+  // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (bench/NOTES.md step 14).
+  int kBlockList = 0;
 };
 
 struct KernelInfo {
@@ -108,8 +112,8 @@ struct KernelInfo {
 
   // Shared-memory stages the main loop keeps (0: none), and the floats of one stage: the A and
   // B tiles, plus the padding of the transposed A tile (4 floats per depth) where loads are
-  // vectorized. Both twins declare exactly this; a persistent kernel adds its K-block list,
-  // whose length the backend chooses.
+  // vectorized. Both twins declare exactly this; a persistent kernel adds its K-block list
+  // (structure.kBlockList entries, fewer where a Vulkan device's shared memory is smaller).
   constexpr int stages() const {
     switch (structure.loop) {
       case MainLoop::Global: return 0;
@@ -140,6 +144,8 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
     return "the persistent kernels, and only they, walk a K-block list";
   }
   if ((s.loop == MainLoop::KBlockList) != (s.skip == SkipScope::Warp)) return "a K-block list is what a warp-uniform skip gathers";
+  if ((s.loop == MainLoop::KBlockList) != (s.kBlockList > 0)) return "a K-block list, and only one, has a length";
+  if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
   return nullptr;
 }
@@ -147,7 +153,7 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
 // clang-format off
 inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   //  id              K#     stem                 family                 BM   BN  BK  WM   WN  TM TN thr   aR  bC
-  //  {thread mapping, main loop, scheduling, skip scope}
+  //  {thread mapping, main loop, scheduling, skip scope, K-block list}
   //  summary
   {"naive",        "K1",  "k01_naive",        KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
    {ThreadMapping::OutputDownColumns, MainLoop::Global, Scheduling::TilePerBlock, SkipScope::None},
@@ -180,28 +186,28 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
   {"a-warp",       "K16", "k16_a_warp",       KernelFamily::SkipA,    {128, 128, 8,  64, 64, 8, 4, 128}, 32,  0,
-   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp},
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "A-pattern per 32 rows, one warp sub-tile's rows: every lane reads the same byte, so the skip is warp-uniform"},
   {"b-group8",     "K18", "k18_b_group8",     KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip B's zero 8-column segments per thread: divergence again, now along N"},
   {"b-warp",       "K21", "k21_b_warp",       KernelFamily::SkipB,    {128, 128, 8,  64, 64, 8, 4, 128},  0, 32,
-   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp},
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "B-pattern per 32 columns, one warp sub-tile's columns: a warp-uniform skip along N"},
   {"joint-64x32",  "K24", "k24_joint_64x32",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 64, 32,
-   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp},
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "skip only where a_pat & b_pat is zero, A at 64 rows: coarse, so few K-blocks clear"},
   {"joint-32x32",  "K29", "k29_joint_32x32",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 32, 32,
-   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp},
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "joint skip with A at 32 rows: each warp sub-tile row is one pattern tile, so more K-blocks clear"},
   {"joint-8x32",   "K28", "k28_joint_8x32",   KernelFamily::Joint,    {128, 128, 8,  64, 64, 2, 4, 128},  8, 32,
-   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp},
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "joint skip with A at 8 rows: the warp walks 8-row sub-tiles, so each check stays warp-uniform"},
   {"warp-joint-64x64", "K30", "k30_warp_joint_64x64", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   64, 64,
-   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp},
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "a block of one warp: each 64x64 block tile lists its own K-blocks, so zeros 64 wide skip loads too"},
   {"warp-joint-32x32", "K31", "k31_warp_joint_32x32", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32,
-   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp},
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
   {"cublas",       "",    "",                 KernelFamily::Baseline, {},                                  0,  0,
    {},

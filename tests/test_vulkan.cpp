@@ -226,6 +226,11 @@ TEST(VulkanLimits, PipelinedKernelsDeclareTwoStagesAndThePersistentOnesAKBlockLi
     EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), kStages + (1024 + 128 + 2) * 4) << id;
     EXPECT_EQ(kBlockListLength(kernelInfo(id), lavapipeLimits().maxSharedBytes), 1024u) << id;
   }
+  // The one-warp kernels: 64 x 8 and 8 x 64 stages, and the catalogue's shorter list of 512.
+  for (const char* id : {"warp-joint-64x64", "warp-joint-32x32"}) {
+    EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), 2u * (8 * 68 + 8 * 64) * 4 + (512 + 32 + 2) * 4) << id;
+    EXPECT_EQ(kBlockListLength(kernelInfo(id), lavapipeLimits().maxSharedBytes), 512u) << id;
+  }
   // One padded stage from K6 on (K9's is 16 deep), one plain stage before it, none in K1 and K2.
   for (const char* id : {"a-row", "b-group8", "vectorized"}) EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), kStages / 2) << id;
   EXPECT_EQ(kernelSharedBytes(kernelInfo("warptile")), (16u * 132 + 16 * 128) * 4);

@@ -9,12 +9,12 @@
 
 namespace tileskip::cuda {
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols, int kList>
 __global__ void __launch_bounds__(kThreads, minBlocksPerSM<kThreads>())
     joint64x32(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
           const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
   static_assert(kARows == WM && kBCols == 8 * TN, "A per warp tile rows, B per sub-tile columns");
-  warpTileSkipGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kARows, kBCols>(A, B, C, M, N, K, aPattern, bPattern, tileQueue);
+  warpTileSkipGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kARows, kBCols, kList>(A, B, C, M, N, K, aPattern, bPattern, tileQueue);
 }
 
 }  // namespace tileskip::cuda

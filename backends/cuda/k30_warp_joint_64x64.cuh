@@ -10,14 +10,14 @@
 
 namespace tileskip::cuda {
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols, int kList>
 __global__ void __launch_bounds__(kThreads, minBlocksPerSM<kThreads>())
     warpJoint64x64(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
                    const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern,
                    unsigned* tileQueue) {
   static_assert(kThreads == 32 && BM == WM && BN == WN, "the block is one warp: its tile is the warp tile");
   static_assert(kARows == BM && kBCols == BN, "one pattern tile per operand and block: the block decides every skip");
-  warpTileSkipGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kARows, kBCols>(A, B, C, M, N, K, aPattern, bPattern, tileQueue);
+  warpTileSkipGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kARows, kBCols, kList>(A, B, C, M, N, K, aPattern, bPattern, tileQueue);
 }
 
 }  // namespace tileskip::cuda

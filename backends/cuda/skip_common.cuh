@@ -20,8 +20,6 @@
 
 namespace tileskip::cuda {
 
-// K-blocks compacted per pass; longer K is walked in passes (the accumulators carry over).
-inline constexpr int kKBlockListLength = 1024;
 // K-blocks each thread votes on per round of the gather: their pattern loads are in flight
 // together, so a one-warp block does not pay a load latency per 32 K-blocks.
 inline constexpr int kGatherPerThread = 4;
@@ -206,7 +204,9 @@ struct SubTileSkip {
 // The whole kernel for the warp-uniform skipping kernels: a persistent block takes block tiles
 // from `tileQueue`; for each it gathers the K-blocks the tile needs, then runs K11's pipeline
 // over them with SubTileSkip deciding each warp's updates.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols>
+// kList: the K-blocks compacted per pass (the catalogue's KernelStructure::kBlockList); longer K
+// is walked in passes, the accumulators carrying over.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols, int kList>
 __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                  int M, int N, int K, const std::uint8_t* __restrict__ aPattern,
                                  const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
@@ -216,7 +216,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   // sub-tiles are finer (K28's 8-row walk) then runs at K11's speed, not at its own.
   using DenseTile = WarpTile<BM, BN, BK, WM, WN, (WM % (4 * 8) == 0 ? 8 : TM), TN, kThreads>;
   __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
-  __shared__ int kBlockList[kKBlockListLength];
+  __shared__ int kBlockList[kList];
   __shared__ int warpTotals[kGatherPerThread * kThreads / 32];
   __shared__ int takenTile;
   const int tiles = blockTileCount<BM, BN>(M, N);
@@ -236,8 +236,8 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
       continue;
     }
     Tile tile(static_cast<int>(threadIdx.x));
-    for (int first = 0; first < skip.kBlocks; first += kKBlockListLength) {
-      const int count = gatherKBlocks<kThreads>(skip, first, min(kKBlockListLength, skip.kBlocks - first), kBlockList,
+    for (int first = 0; first < skip.kBlocks; first += kList) {
+      const int count = gatherKBlocks<kThreads>(skip, first, min(kList, skip.kBlocks - first), kBlockList,
                                                 warpTotals);
       const ListedKBlocks<BK> schedule{kBlockList, count};
       struct StepBits {

@@ -40,7 +40,7 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
   if (withoutList >= maxSharedBytes) return 0;
   std::uint64_t fits = (maxSharedBytes - withoutList) / sizeof(std::int32_t) / 4 * 4;
   if (fits < kMinKBlockListLength) return 0;
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(fits, kKBlockListLength));
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(fits, static_cast<std::uint64_t>(kernel.structure.kBlockList)));
 }
 
 std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {

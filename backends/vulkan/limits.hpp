@@ -36,16 +36,20 @@ inline constexpr std::uint64_t kLavapipeLoopIterations = 65535;
 bool isLavapipe(const std::string& deviceName);  // the device name holds "llvmpipe"
 
 
-// The K-block list of a persistent kernel (shaders/tileskip_skip.glsl): 1024 entries where
-// shared memory allows, fewer (a multiple of 4, at least the minimum) on a device with less.
-inline constexpr std::uint32_t kKBlockListLength = 1024;
+// The K-block list of a persistent kernel (shaders/tileskip_skip.glsl): the catalogue's
+// structure.kBlockList entries where shared memory allows, fewer (a multiple of 4, at least the
+// minimum) on a device with less.
 inline constexpr std::uint32_t kMinKBlockListLength = 128;
 
 // Shared memory the kernel's shader declares per workgroup: the stages its catalogue row's main
 // loop keeps (KernelInfo::stagedSharedBytes(), shaders/tileskip_stage.glsl), and for the
 // persistent kernels a K-block list of `listLength` entries, one total per subgroup (at most
 // one per invocation), the taken tile and the dense-block vote (shaders/tileskip_skip.glsl).
-std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength = kKBlockListLength);
+std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength);
+// ... with the catalogue's list length.
+inline std::uint64_t kernelSharedBytes(const KernelInfo& kernel) {
+  return kernelSharedBytes(kernel, static_cast<std::uint32_t>(kernel.structure.kBlockList));
+}
 
 // The K-block list length a persistent kernel gets on a device with `maxSharedBytes` per
 // workgroup (0 for the other kernels, and where not even the minimum fits).
