@@ -18,7 +18,8 @@ namespace tileskip {
 namespace {
 
 constexpr const char* kDenseCandidates[] = {"vectorized", "warptile", "pipelined", "hoisted"};
-constexpr const char* kJointCandidates[] = {"joint-64x32", "joint-32x32", "joint-8x32"};
+// Every joint kernel, the one-warp ones included: "best joint kernel" is whichever runs fastest.
+constexpr const char* kJointCandidates[] = {"joint-64x32", "joint-32x32", "joint-8x32", "warp-joint-64x64", "warp-joint-32x32"};
 
 // Targets: every kernel in `ids` on every backend that implements it.
 std::vector<BenchTarget> targetsFor(const std::vector<Backend*>& backends, const std::vector<std::string>& ids) {
