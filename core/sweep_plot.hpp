@@ -7,10 +7,11 @@
 #include <filesystem>
 #include <string>
 
+#include "core/script_run.hpp"  // kPythonVariable
+
 namespace tileskip {
 
 inline constexpr const char* kPlotScriptVariable = "TILESKIP_PLOT_SCRIPT";  // the script to run instead
-inline constexpr const char* kPythonVariable = "TILESKIP_PYTHON";           // the interpreter (default python3)
 
 // Where plot_sweep.py is: $TILESKIP_PLOT_SCRIPT where set, else beside the binary (an install's
 // ../share/tileskip/, or the binary's own folder), else the source tree's scripts/ this build

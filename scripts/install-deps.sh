@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tileskip builds and tests with, when any are missing.
 # Idempotent: with everything present it changes nothing and needs no network.
+# Pillow (python3-pil) draws `view --record`'s GIF and APNG; MP4 needs ffmpeg, which is left to
+# whoever wants it (apt install ffmpeg): without it `--record FILE.mp4` says so and exits 3.
 # The CUDA toolkit is not a Debian package: when `nvcc` is on the PATH (or in /usr/local/cuda)
 # the CUDA backend is built too, otherwise it is left out.
 # The Python package builds and tests from Debian's pybind11 and pytest. Its build backend for
@@ -26,7 +28,7 @@ packages=(
   libopenblas-dev nlohmann-json3-dev libcli11-dev libgtest-dev
   libvulkan-dev glslang-tools spirv-tools vulkan-validationlayers mesa-vulkan-drivers
   libglfw3-dev libimgui-dev libstb-dev xvfb fonts-dejavu-core
-  python3 python3-numpy python3-scipy python3-sklearn python3-matplotlib
+  python3 python3-numpy python3-scipy python3-sklearn python3-matplotlib python3-pil
   python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pip python3-venv
   clang libclang-rt-14-dev
 )

@@ -1,8 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // K1 naive: one invocation per output of C, a plain dot product over K. Neighbouring invocations
-// take neighbouring rows, so at each k a subgroup reads A down a column (one row apart) and B at
-// one address: nothing coalesces. The baseline every later kernel improves on.
+// take neighbouring rows (row i % BM, column i / BM), so with BM = 16 a warp's 32 invocations cover
+// 16 rows by 2 columns: at each k they read A down a column (16 rows apart) and B at 2 neighbouring
+// addresses, and store C in 16 rows. The baseline every later kernel improves on.
 #include "tileskip_common.glsl"
 
 void main() {

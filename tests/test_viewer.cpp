@@ -112,21 +112,31 @@ struct Shot {
   Outcome outcome;
   Image image;
   std::map<std::string, Rect> layout;
+  nlohmann::json facts;
 };
 
-Shot screenshot(const std::string& name, const std::string& flags) {
-  fs::path png = scratch() / (name + ".png"), json = scratch() / (name + ".json");
+Shot screenshotAt(const std::string& name, const std::string& flags, int width, int height) {
+  fs::path png = scratch() / (name + ".png"), json = scratch() / (name + ".json"), facts = scratch() / (name + ".facts.json");
   Shot shot;
-  shot.outcome = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 192 --width 1280 --height 800 --screenshot " +
-                     png.string() + " --layout " + json.string() + " " + flags);
+  shot.outcome = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 192 --width " + std::to_string(width) +
+                     " --height " + std::to_string(height) + " --screenshot " + png.string() + " --layout " + json.string() +
+                     " --facts " + facts.string() + " " + flags);
   if (shot.outcome.exitCode == 0) {
     shot.image = load(png);
     shot.layout = loadLayout(json);
+    std::ifstream in(facts);
+    shot.facts = nlohmann::json::parse(in);
   }
   fs::remove(png);
   fs::remove(json);
+  fs::remove(facts);
   return shot;
 }
+
+struct Shot;
+Shot screenshotAt(const std::string& name, const std::string& flags, int width, int height);
+
+Shot screenshot(const std::string& name, const std::string& flags) { return screenshotAt(name, flags, 1280, 800); }
 
 void expectPanelsShown(const Shot& shot, std::initializer_list<const char*> panels) {
   ASSERT_EQ(shot.outcome.exitCode, 0) << shot.outcome.output;
@@ -190,6 +200,153 @@ TEST(ViewScreenshot, FileOperandsWithAutoOpenOnTheChosenKernel) {
   expectPanelsShown(files, {"left column", "skip map"});
   EXPECT_NE(files.outcome.output.find("auto: cpu runs cpu"), std::string::npos) << files.outcome.output;
   EXPECT_NE(files.outcome.output.find("A: " + a.string()), std::string::npos) << files.outcome.output;
+}
+
+// --- the lesson's flags, views and presenting ------------------------------------------------
+
+namespace {
+
+int pixelsOf(const Image& image, const Rect& r, std::array<int, 3> colour);  // below
+
+bool inside(const Rect& inner, const Rect& outer) {
+  return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width &&
+         inner.y + inner.height <= outer.y + outer.height;
+}
+
+}  // namespace
+
+// Every dense step has a view, reached by --teach-view (or by default for its kernel), and it
+// draws: the picture is there, inside the teaching panel, in many colours.
+TEST(ViewLesson, EveryDenseViewHasAFlagAndRenders) {
+  const std::pair<const char*, const char*> views[] = {
+      {"naive", "coalescing"}, {"smem", "smem"}, {"blocktile2d", "registers"}, {"warptile", "warp"}, {"pipelined", "pipeline"}};
+  for (auto [kernel, view] : views) {
+    SCOPED_TRACE(std::string(kernel) + " / " + view);
+    Shot shot = screenshot(std::string("lesson_") + view,
+                           std::string("--no-timing --density-a 1 --density-b 1 --kernel ") + kernel + " --teach-view " + view);
+    expectPanelsShown(shot, {"teaching", "source"});
+    ASSERT_TRUE(shot.layout.count("lesson view")) << "no lesson view drawn";
+    const Rect& picture = shot.layout.at("lesson view");
+    EXPECT_TRUE(inside(picture, shot.layout.at("teaching")));
+    EXPECT_GT(picture.width * picture.height, 20000);
+    EXPECT_GT(stats(shot.image, picture).colours, 20u);
+    EXPECT_EQ(shot.facts["teach"]["view"], view);
+    EXPECT_EQ(shot.facts["mode"], "teach");
+  }
+  // The walk draws no dense picture; a view that cannot describe a kernel is refused.
+  Shot walk = screenshot("lesson_walk", "--no-timing --kernel joint-8x32 --teach-view walk");
+  ASSERT_EQ(walk.outcome.exitCode, 0) << walk.outcome.output;
+  EXPECT_FALSE(walk.layout.count("lesson view"));
+  Outcome o = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 64 --kernel pipelined --teach-view coalescing "
+                                                 "--screenshot " + (scratch() / "x.png").string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("coalescing"), std::string::npos) << o.output;
+}
+
+// The dense half is not nagged to choose a skipping kernel, and K1 is not said to use shared
+// memory: the facts say which stage label the text shows.
+TEST(ViewLesson, DenseStepsCarryTheirOwnTextAndTheRecordedLadderWithoutAGpu) {
+  Shot k1 = screenshot("lesson_k1", "--no-timing --density-a 1 --density-b 1 --kernel naive --teach");
+  ASSERT_EQ(k1.outcome.exitCode, 0) << k1.outcome.output;
+  EXPECT_EQ(k1.facts["teach"]["stage"]["stages"], 0);
+  EXPECT_EQ(k1.facts["dense"]["coalescing"]["A"]["sectors"], 16);
+  // The cpu backend is no GPU: the recorded H200 ladder is drawn in the dense kernels' colour.
+  constexpr std::array<int, 3> kDenseBlue = {90, 170, 255};
+  EXPECT_GT(pixelsOf(k1.image, k1.layout.at("teaching"), kDenseBlue), 500);
+  Shot k11 = screenshot("lesson_k11", "--no-timing --density-a 1 --density-b 1 --kernel pipelined --teach --teach-kblock 3");
+  ASSERT_EQ(k11.outcome.exitCode, 0) << k11.outcome.output;
+  EXPECT_EQ(k11.facts["teach"]["stage"]["stages"], 2);
+  EXPECT_EQ(k11.facts["teach"]["stage"]["buffer"], 1);  // K-tile 3 of a two-stage loop, not "stage 3"
+}
+
+TEST(ViewLesson, UiScaleGrowsTextAndWidgetsAndChangesTheLayout) {
+  Shot plain = screenshot("scale1", "--no-timing --kernel joint-8x32");
+  Shot large = screenshot("scale15", "--no-timing --kernel joint-8x32 --ui-scale 1.5");
+  ASSERT_EQ(plain.outcome.exitCode, 0) << plain.outcome.output;
+  ASSERT_EQ(large.outcome.exitCode, 0) << large.outcome.output;
+  const Rect& a = plain.layout.at("left column");
+  const Rect& b = large.layout.at("left column");
+  EXPECT_NEAR(b.width, a.width * 1.5, 2.0);
+  EXPECT_GT(large.layout.at("skip map").y, plain.layout.at("skip map").y) << "a taller top bar";
+  EXPECT_GT(differing(plain.image, large.image, {0, 0, 1280, 800}), 0.2);
+  EXPECT_EQ(large.facts["ui_scale"], 1.5);
+  Outcome o = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 64 --ui-scale 9 --screenshot " + (scratch() / "x.png").string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+}
+
+// A projector's 1280 x 720: the step's verdict (the divergence message) stays whole and on screen.
+TEST(ViewLesson, TheKeyMessageStaysVisibleAt1280x720) {
+  for (const char* scale : {"1", "1.25"}) {
+    SCOPED_TRACE(scale);
+    Shot shot = screenshotAt(std::string("small") + scale,
+                             std::string("--no-timing --kernel a-row --granularity 8 --teach --ui-scale ") + scale, 1280, 720);
+    ASSERT_EQ(shot.outcome.exitCode, 0) << shot.outcome.output;
+    ASSERT_GT(shot.facts["teach"]["now"]["diverge"].get<int>(), 0) << "the step shown must diverge";
+    ASSERT_TRUE(shot.layout.count("key message"));
+    const Rect& message = shot.layout.at("key message");
+    EXPECT_TRUE(inside(message, shot.layout.at("teaching"))) << message.y << "+" << message.height;
+    EXPECT_LE(message.y + message.height, 720);
+    constexpr std::array<int, 3> kDivergeRed = {240, 90, 80};
+    EXPECT_GT(pixelsOf(shot.image, message, kDivergeRed), 60) << "the red divergence text";
+  }
+}
+
+// A clicker's PageDown / PageUp and the keyboard's arrows and space step the walk.
+TEST(ViewLesson, PresenterKeysStepTheWalk) {
+  Shot shot = screenshot("keys", "--no-timing --kernel joint-8x32 --teach --teach-kblock 3 --press PageDown,PageDown,Space,PageUp");
+  ASSERT_EQ(shot.outcome.exitCode, 0) << shot.outcome.output;
+  EXPECT_EQ(shot.facts["teach"]["kblock"], 5);
+  Shot arrows = screenshot("arrows", "--no-timing --kernel joint-8x32 --teach --teach-kblock 3 --press Right,Left,Left,Home,End");
+  ASSERT_EQ(arrows.outcome.exitCode, 0) << arrows.outcome.output;
+  EXPECT_EQ(arrows.facts["teach"]["kblock"], arrows.facts["teach"]["kblocks"].get<int>() - 1);
+  Outcome o = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 64 --press F5 --screenshot " + (scratch() / "x.png").string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+}
+
+// Explore's other views by flag: loads per block tile, and a tile's read-out kept shown.
+TEST(ViewLesson, TheLoadsMapAndATilesReadOutHaveFlags) {
+  Shot work = screenshot("map_work", "--no-timing --kernel joint-8x32 --generator blocks --granularity 64");
+  Shot loads = screenshot("map_loads", "--no-timing --kernel joint-8x32 --generator blocks --granularity 64 --map loads");
+  ASSERT_EQ(loads.outcome.exitCode, 0) << loads.outcome.output;
+  EXPECT_EQ(loads.facts["map"], "loads");
+  const Rect& cells = loads.layout.at("skip map cells");
+  EXPECT_GT(differing(work.image, loads.image, cells), 0.1);
+  Shot tile = screenshot("tile", "--no-timing --kernel joint-8x32 --select-tile 3,2");
+  ASSERT_EQ(tile.outcome.exitCode, 0) << tile.outcome.output;
+  ASSERT_TRUE(tile.layout.count("tile read-out"));
+  const Rect& readOut = tile.layout.at("tile read-out");
+  EXPECT_GT(readOut.width, 200);
+  EXPECT_GT(stats(tile.image, readOut).colours, 10u);
+  EXPECT_FALSE(work.layout.count("tile read-out"));
+  Outcome o = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 64 --kernel joint-8x32 --select-tile 8,0 --screenshot " +
+                  (scratch() / "x.png").string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("ROW 0..7"), std::string::npos) << o.output;
+}
+
+TEST(ViewScreenshot, OutOfRangeTeachingFlagsAreBadInputNotClamped) {
+  const std::string view = std::string(TILESKIP_BINARY) + " view --backend cpu --size 256 --kernel joint-8x32 --screenshot " +
+                           (scratch() / "x.png").string();
+  Outcome o = run(view + " --teach-block 99,99");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("ROW 0..1, COL 0..1"), std::string::npos) << o.output;
+  o = run(view + " --teach-kblock 32");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("0..31"), std::string::npos) << o.output;
+  EXPECT_FALSE(fs::exists(scratch() / "x.png"));
+}
+
+// --facts alone computes the figures without drawing: no viewer module needed.
+TEST(ViewLesson, FactsAloneNeedNoViewer) {
+  fs::path facts = scratch() / "alone.json";
+  Outcome o = run("TILESKIP_VIEW_MODULE=/nonexistent/libtileskip_view.so " + std::string(TILESKIP_BINARY) +
+                  " view --backend cpu --size 256 --kernel joint-8x32 --granularity 8 --facts " + facts.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  std::ifstream in(facts);
+  nlohmann::json json = nlohmann::json::parse(in);
+  EXPECT_EQ(json["teach"]["subtiles_per_warp"], 16);
+  EXPECT_GT(json["skip_map"]["joint_density"].get<double>(), 0.0);
+  fs::remove(facts);
 }
 
 TEST(ViewScreenshot, BadFlagsAreBadInput) {

@@ -43,7 +43,8 @@ void tileBitsPicture(const Pattern& a, const Pattern& b, int rowTile, int colTil
   }
 }
 
-void tileTooltip(const ProblemAnalysis& an, int rowTile, int colTile) {
+// What hovering a tile shows, and --select-tile keeps shown.
+void tileReadOut(const ProblemAnalysis& an, int rowTile, int colTile) {
   const SkipMap& sm = an.skipMap;
   const JointStats& st = sm.stats;
   const Pattern& a = an.kernelPatterns.a;
@@ -52,7 +53,6 @@ void tileTooltip(const ProblemAnalysis& an, int rowTile, int colTile) {
   int kept = static_cast<int>(std::lround(st.work(rowTile, colTile) * static_cast<float>(st.k)));
   int skipped = st.skippedKBlocks[static_cast<std::size_t>(rowTile) * st.colTiles + colTile];
   BlockGrid grid = sm.loads.grid;
-  ImGui::BeginTooltip();
   ImGui::Text("output tile (%d, %d): rows %s, columns %s", rowTile, colTile, range(r0, r0 + a.tileExtent(rowTile)).c_str(),
               range(c0, c0 + b.tileExtent(colTile)).c_str());
   ImGui::Text("keeps %d of %d rank-1 updates (%s); skips %d of %d K-blocks whole", kept, st.k,
@@ -60,7 +60,23 @@ void tileTooltip(const ProblemAnalysis& an, int rowTile, int colTile) {
   ImGui::TextDisabled("joint pattern bits along K: a bit is kept where A's rows and B's columns both have a non-zero");
   tileBitsPicture(a, b, rowTile, colTile);
   ImGui::TextDisabled("in block tile (%d, %d); click to walk that block in teaching mode", r0 / grid.BM, c0 / grid.BN);
+}
+
+void tileTooltip(const ProblemAnalysis& an, int rowTile, int colTile) {
+  ImGui::BeginTooltip();
+  tileReadOut(an, rowTile, colTile);
   ImGui::EndTooltip();
+}
+
+std::string blockReadOut(const SkipMap& sm, int row, int col) {
+  const BlockGrid& grid = sm.loads.grid;
+  const JointStats& st = sm.stats;
+  int loaded = sm.loads.loadedKBlocks[static_cast<std::size_t>(row) * grid.cols + col];
+  return "block tile (" + std::to_string(row) + ", " + std::to_string(col) + "): rows " +
+         range(row * grid.BM, std::min(st.m, (row + 1) * grid.BM)) + ", columns " +
+         range(col * grid.BN, std::min(st.n, (col + 1) * grid.BN)) + "\nloads " + std::to_string(loaded) + " of " +
+         std::to_string(sm.loads.kBlocks) + " K-blocks (" + formatPercent(static_cast<double>(loaded) / sm.loads.kBlocks, 1) +
+         ")\nclick to walk it in teaching mode";
 }
 
 // Fractions of C that need each K-block, drawn as one strip along K.
@@ -122,7 +138,7 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   AxisScale rowScale{state.showLoads ? grid.BM : st.rowGranularity, st.m};
   AxisScale colScale{state.showLoads ? grid.BN : st.colGranularity, st.n};
   ImVec2 room = ImGui::GetContentRegionAvail();
-  const float labelLeft = 40.0f, labelTop = 18.0f, labelBottom = 20.0f, below = 250.0f;
+  const float labelLeft = px(40.0f), labelTop = px(18.0f), labelBottom = px(20.0f), below = px(250.0f);
   ImVec2 size = MapView::fit({room.x - labelLeft - 8.0f, room.y - labelTop - labelBottom - below}, rowScale, colScale);
   ImVec2 cursor = ImGui::GetCursorScreenPos();
   ImVec2 origin{cursor.x + labelLeft + std::floor((room.x - labelLeft - size.x) * 0.5f), cursor.y + labelTop};
@@ -177,15 +193,47 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
       int blockRow = state.showLoads ? row : row * st.rowGranularity / grid.BM;
       int blockCol = state.showLoads ? col : col * st.colGranularity / grid.BN;
       if (state.showLoads) {
-        int loaded = sm.loads.loadedKBlocks[static_cast<std::size_t>(row) * grid.cols + col];
-        ImGui::SetTooltip("block tile (%d, %d): rows %s, columns %s\nloads %d of %d K-blocks (%s)\nclick to walk it in teaching mode",
-                          row, col, range(row * grid.BM, std::min(st.m, (row + 1) * grid.BM)).c_str(),
-                          range(col * grid.BN, std::min(st.n, (col + 1) * grid.BN)).c_str(), loaded, sm.loads.kBlocks,
-                          formatPercent(static_cast<double>(loaded) / sm.loads.kBlocks, 1).c_str());
+        ImGui::SetTooltip("%s", blockReadOut(sm, row, col).c_str());
       } else {
         tileTooltip(an, row, col);
       }
-      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) state.pickedBlock = std::pair{blockRow, blockCol};
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        state.pickedBlock = std::pair{blockRow, blockCol};
+        // A click also pins the tile's read-out (on the work map), so it stays for the class.
+        if (!state.showLoads) state.selectedTile = std::pair{row, col};
+      }
+    }
+  }
+  // The pinned read-out (--select-tile, or a click): the hover read-out, kept beside its tile.
+  state.readOutMin = state.readOutMax = {0, 0};
+  if (state.selectedTile) {
+    auto [row, col] = *state.selectedTile;
+    if (row < st.rowTiles && col < st.colTiles) {
+      float tx = origin.x + size.x * static_cast<float>(std::min(st.n, (col + 1) * st.colGranularity)) / static_cast<float>(st.n);
+      float ty = origin.y + size.y * static_cast<float>(row * st.rowGranularity) / static_cast<float>(st.m);
+      int bRow = row * st.rowGranularity / grid.BM, bCol = col * st.colGranularity / grid.BN;
+      // Outline the tile, then the read-out to its right (or left, where the right has no room).
+      float x0 = origin.x + size.x * static_cast<float>(col * st.colGranularity) / static_cast<float>(st.n);
+      float y1 = origin.y + size.y * static_cast<float>(std::min(st.m, (row + 1) * st.rowGranularity)) / static_cast<float>(st.m);
+      dl->AddRect({x0 - 1, ty - 1}, {tx + 1, y1 + 1}, palette::kKernel, 0.0f, 0, 2.0f);
+      ImVec2 display = ImGui::GetIO().DisplaySize;
+      ImGui::SetNextWindowPos({std::min(tx + px(8.0f), display.x - px(20.0f)), std::max(ty, 0.0f)}, ImGuiCond_Always,
+                              {tx + px(8.0f) + px(520.0f) > display.x ? 1.0f : 0.0f, 0.0f});
+      ImGui::SetNextWindowBgAlpha(0.95f);
+      const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                     ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
+      if (ImGui::Begin("tile read-out", nullptr, flags)) {
+        if (state.showLoads) {
+          ImGui::TextUnformatted(blockReadOut(sm, bRow, bCol).c_str());
+        } else {
+          tileReadOut(an, row, col);
+        }
+        if (ImGui::SmallButton("close")) state.selectedTile.reset();
+        state.readOutMin = ImGui::GetWindowPos();
+        state.readOutMax = {state.readOutMin.x + ImGui::GetWindowSize().x, state.readOutMin.y + ImGui::GetWindowSize().y};
+      }
+      ImGui::End();
     }
   }
   ImGui::SetCursorScreenPos({cursor.x, origin.y + size.y + labelBottom + 4.0f});
@@ -194,7 +242,7 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   kBlockStrip(sm, stripWidth);
   ImGui::Spacing();
   if (ImGui::BeginTable("skip figures", 2, ImGuiTableFlags_SizingFixedFit)) {
-    ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, 135.0f);
+    ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthFixed, px(135.0f));
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
     figureRow("joint density", formatNumber(st.jointDensity, 3), "\xE2\x86\x92 ideal speedup " + formatNumber(st.idealSpeedup()) + kTimes);
     figureRow("block loads kept", formatPercent(sm.loads.loadFraction, 1), "\xE2\x86\x92 load bound " + formatNumber(sm.loads.loadBound()) + kTimes);
@@ -238,7 +286,7 @@ void patternTooltip(const Pattern& p, int row, int col) {
   ImGui::Text("%s-pattern byte of %s tile %d (%s %s), K-block %d (k = %s)", isA ? "A" : "B", isA ? "row" : "column", tile,
               isA ? "rows" : "columns", range(tile * p.granularity, tile * p.granularity + p.tileExtent(tile)).c_str(), kb,
               range(kb * kKBlock, kb * kKBlock + realBits).c_str());
-  byteWidget(byte, realBits, 14.0f);
+  byteWidget(byte, realBits, px(14.0f));
   ImGui::SameLine();
   ImGui::Text("%s: %d of %d K indices have a non-zero in this tile", byteText(byte, realBits).c_str(), std::popcount(byte), realBits);
   ImGui::EndTooltip();
@@ -248,7 +296,7 @@ void drawMatrixView(const MatrixView& v, ImVec2 room) {
   ImGui::BeginGroup();
   ImGui::TextUnformatted(v.title);
   ImVec2 cursor = ImGui::GetCursorScreenPos();
-  const float labelLeft = 28.0f, labelTop = 16.0f, labelBottom = 18.0f;
+  const float labelLeft = px(28.0f), labelTop = px(16.0f), labelBottom = px(18.0f);
   ImVec2 size = MapView::fit({room.x - labelLeft, room.y - labelTop - labelBottom - ImGui::GetTextLineHeightWithSpacing()}, v.rows, v.cols);
   ImVec2 origin{cursor.x + labelLeft, cursor.y + labelTop};
   MapView view(origin, size, v.map->rowAxis, v.map->colAxis, v.rows, v.cols);
@@ -357,7 +405,7 @@ PlotScale plotScale(const SessionSnapshot& snapshot, double start) {
 PlotArea throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p = ImGui::GetCursorScreenPos();
-  const float left = 52.0f, above = ImGui::GetTextLineHeight() + 2.0f, bottom = 20.0f;
+  const float left = px(52.0f), above = ImGui::GetTextLineHeight() + 2.0f, bottom = ImGui::GetTextLineHeight() + px(4.0f);
   ImVec2 plot0{p.x + left, p.y + above}, plot1{p.x + size.x - 6.0f, p.y + size.y - bottom};
   dl->AddRectFilled(plot0, plot1, IM_COL32(20, 22, 27, 255));
 
@@ -438,13 +486,13 @@ void speedupBars(const SkipFigures& f, float width) {
   for (const Bar& b : bars) {
     if (b.value && std::isfinite(*b.value)) top = std::max(top, *b.value);
   }
-  const float labelWidth = 170.0f;
+  const float labelWidth = px(170.0f);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (const Bar& b : bars) {
     ImGui::TextDisabled("%s", b.label);
     ImGui::SameLine(labelWidth);
     ImVec2 p = ImGui::GetCursorScreenPos();
-    float room = width - labelWidth - 70.0f;
+    float room = width - labelWidth - px(70.0f);
     float h = ImGui::GetTextLineHeight() * 0.75f;
     float y = p.y + (ImGui::GetTextLineHeight() - h) * 0.5f;
     dl->AddRectFilled({p.x, y}, {p.x + room, y + h}, IM_COL32(255, 255, 255, 12));
@@ -468,7 +516,8 @@ PlotArea drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot
              "Device-timed GFLOPS (2\xC2\xB7M\xC2\xB7N\xC2\xB7K / kernel time from Backend::run), not frame time. Every "
              "kernel is checked against the CPU reference before its times count.");
   ImVec2 room = ImGui::GetContentRegionAvail();
-  PlotArea plot = throughputPlot(snapshot, {room.x, std::max(120.0f, room.y * 0.42f)});
+  const bool recorded = liveDeviceIsCpu(snapshot);
+  PlotArea plot = throughputPlot(snapshot, {room.x, std::max(px(100.0f), room.y * (recorded ? 0.30f : 0.42f))});
 
   if (ImGui::BeginTable("series", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 2.2f);
@@ -518,6 +567,10 @@ PlotArea drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot
     ImGui::TextDisabled("%s", more.c_str());
   }
   ImGui::PopTextWrapPos();
+  if (recorded && snapshot.analysis) {
+    ImGui::Spacing();
+    drawRecordedLadder(*snapshot.analysis->kernel, ImGui::GetContentRegionAvail().x);
+  }
   return plot;
 }
 

@@ -26,18 +26,6 @@ std::string warpName(int warp) {
 
 int realBits(const Pattern& p, int kBlock) { return std::min(kKBlock, p.depth - kBlock * kKBlock); }
 
-// The K-block worth stopping at first: where the warps disagree or diverge, else where the block
-// skips its loads, else the start.
-int firstInstructiveKBlock(const BlockWalk& walk) {
-  int firstSkip = -1;
-  for (int kb = 0; kb < walk.kBlocks(); ++kb) {
-    KBlockStep step = walk.step(kb);
-    if (!step.warpsAgree() || step.warpsWith(WarpDecision::Diverge) > 0) return kb;
-    if (firstSkip < 0 && step.loadSkipped()) firstSkip = kb;
-  }
-  return std::max(firstSkip, 0);
-}
-
 bool seatedOnShape(const TeachState& st, const ProblemAnalysis& an) {
   const ProblemSpec& s = an.spec;
   return st.kernel == an.kernel && st.m == s.m && st.n == s.n && st.k == s.k;
@@ -55,6 +43,12 @@ void reseat(TeachState& st, const std::shared_ptr<const ProblemAnalysis>& an) {
   st.blockCol = std::clamp(block.second, 0, grid.cols - 1);
   BlockWalk walk(kernel, an->kernelPatterns, st.blockRow, st.blockCol);
   st.kBlock = st.requestedKBlock >= 0 ? std::min(st.requestedKBlock, walk.kBlocks() - 1) : firstInstructiveKBlock(walk);
+  if (st.viewKernel != &kernel) {
+    // --teach-view where it applies to this kernel, else the kernel's own lesson.
+    bool requestedFits = st.requestedView && !teachViewProblem(kernel, *st.requestedView);
+    st.view = requestedFits ? *st.requestedView : lessonView(kernel);
+    st.viewKernel = &kernel;
+  }
   st.requestedBlock.reset();
   st.requestedKBlock = -1;
   st.kernel = &kernel;
@@ -62,6 +56,19 @@ void reseat(TeachState& st, const std::shared_ptr<const ProblemAnalysis>& an) {
   st.n = s.n;
   st.k = s.k;
   st.elapsed = 0.0;
+}
+
+void viewChooser(TeachState& st, const KernelInfo& kernel) {
+  ImGui::SetNextItemWidth(px(130));
+  if (ImGui::BeginCombo("view", std::string(teachViewName(st.view)).c_str())) {
+    for (TeachView v : {TeachView::Walk, TeachView::Coalescing, TeachView::SharedReuse, TeachView::Registers, TeachView::WarpTile,
+                        TeachView::Pipeline}) {
+      if (teachViewProblem(kernel, v)) continue;
+      if (ImGui::Selectable(std::string(teachViewName(v)).c_str(), v == st.view)) st.view = v;
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("what is drawn beside the block (--teach-view)");
 }
 
 void walkControls(TeachState& st, const ProblemAnalysis& an, int kBlocks, float deltaSeconds) {
@@ -77,17 +84,20 @@ void walkControls(TeachState& st, const ProblemAnalysis& an, int kBlocks, float 
   ImGui::SameLine();
   if (ImGui::Button("< step")) st.kBlock = std::max(0, st.kBlock - 1);
   ImGui::SameLine();
-  if (ImGui::Button(st.playing ? "pause" : "play", {60, 0})) st.playing = !st.playing;
+  if (ImGui::Button(st.playing ? "pause" : "play", {px(60), 0})) st.playing = !st.playing;
   ImGui::SameLine();
   if (ImGui::Button("step >")) st.kBlock = std::min(kBlocks - 1, st.kBlock + 1);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("keys: Right, PageDown or space step on; Left or PageUp back; Home, End");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(150);
+  ImGui::SetNextItemWidth(px(120));
   ImGui::SliderFloat("K-blocks / s", &st.speed, 0.25f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
-  ImGui::SetNextItemWidth(std::max(160.0f, ImGui::GetContentRegionAvail().x - 470.0f));
+  ImGui::SameLine();
+  viewChooser(st, *an.kernel);
+  ImGui::SetNextItemWidth(std::max(px(160.0f), ImGui::GetContentRegionAvail().x - px(470.0f)));
   ImGui::SliderInt("K-block", &st.kBlock, 0, kBlocks - 1);
   ImGui::SameLine();
   int block[2] = {st.blockRow, st.blockCol};
-  ImGui::SetNextItemWidth(150);
+  ImGui::SetNextItemWidth(px(150));
   if (ImGui::InputInt2("block (row, col)", block)) {
     st.blockRow = std::clamp(block[0], 0, grid.rows - 1);
     st.blockCol = std::clamp(block[1], 0, grid.cols - 1);
@@ -135,11 +145,11 @@ void drawDiagram(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockS
   d.rows = std::max(1, walk.rowEnd() - walk.rowBegin());
   d.colBegin = walk.colBegin();
   d.cols = std::max(1, walk.colEnd() - walk.colBegin());
-  const float gap = 10.0f, label = 20.0f;
+  const float gap = px(10.0f), label = ImGui::GetTextLineHeight() + px(4.0f);
   float side = std::min(room.x, room.y - 2.0f * label) - label;
-  d.cellK = std::clamp(std::floor(side * 0.42f / static_cast<float>(d.visibleKBlocks)), 5.0f, 22.0f);
+  d.cellK = std::clamp(std::floor(side * 0.42f / static_cast<float>(d.visibleKBlocks)), 5.0f, px(22.0f));
   float strip = d.cellK * static_cast<float>(d.visibleKBlocks);
-  float cSide = std::max(60.0f, side - strip - gap);
+  float cSide = std::max(px(60.0f), side - strip - gap);
   float aspect = static_cast<float>(d.cols) / static_cast<float>(d.rows);
   ImVec2 cSize = aspect >= 1.0f ? ImVec2{cSide, cSide / aspect} : ImVec2{cSide * aspect, cSide};
   d.a0 = {p.x, p.y + label + strip + gap};
@@ -210,9 +220,11 @@ void drawDiagram(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockS
     // Diverging and partially skipping warps wear their legend colour as a frame.
     bool marked = w.decision() == WarpDecision::Diverge || w.decision() == WarpDecision::Partial;
     dl->AddRect(w0, w1, marked ? decisionColour(w.decision()) : IM_COL32(0, 0, 0, 200), 0, 0, marked ? 3.0f : 2.0f);
-    if (w1.x - w0.x > 46.0f && w1.y - w0.y > 30.0f) {
+    if (w1.x - w0.x > px(46.0f) && w1.y - w0.y > px(30.0f)) {
       dl->AddText({w0.x + 4, w0.y + 3}, IM_COL32(10, 10, 10, 255), warpName(w.warp).c_str());
-      if (w1.x - w0.x > 60.0f && w1.y - w0.y > 34.0f) drawByte(dl, {w0.x + 4, w1.y - 10}, w.any(), now.kEnd - now.kBegin, 6.0f);
+      if (w1.x - w0.x > px(60.0f) && w1.y - w0.y > px(34.0f)) {
+        drawByte(dl, {w0.x + 4, w1.y - px(10)}, w.any(), now.kEnd - now.kBegin, px(6.0f));
+      }
     }
   }
   dl->AddRect({d.c0.x - 1, d.c0.y - 1}, {d.c1.x + 1, d.c1.y + 1}, palette::kAccent);
@@ -221,110 +233,147 @@ void drawDiagram(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockS
 
 void byteLine(const char* label, std::uint8_t byte, int bits, const std::string& note) {
   ImGui::TextDisabled("%s", label);
-  ImGui::SameLine(150.0f);
-  byteWidget(byte, bits, 13.0f);
+  ImGui::SameLine(px(150.0f));
+  byteWidget(byte, bits, px(13.0f));
   ImGui::SameLine();
   ImGui::Text("%s  %s", byteText(byte, bits).c_str(), note.c_str());
 }
 
-void explain(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep& now) {
-  const KernelInfo& kernel = *an.kernel;
-  const Pattern& a = an.kernelPatterns.a;
-  const Pattern& b = an.kernelPatterns.b;
-  int bits = now.kEnd - now.kBegin;
+// The step's verdict, first, so that it stays on screen whatever the panel's height: what the
+// warps do at this K-block and what it costs.
+void verdict(const KernelInfo& kernel, const KBlockStep& now, TeachState& st) {
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::Text("K-block %d of %d: k = %s", now.kBlock, walk.kBlocks(), range(now.kBegin, now.kEnd).c_str());
-  if (kernel.tile.BK >= kKBlock) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(shared-memory stage %d: BK = %d is %d K-block%s)", now.stage, kernel.tile.BK, kernel.tile.BK / kKBlock,
-                        kernel.tile.BK / kKBlock == 1 ? "" : "s");
-  }
-  if (!kernel.skips()) {
-    ImGui::TextColored(toVec4(palette::kWarn),
-                       "%s is dense: it reads no pattern, so every warp computes every K-block. Choose a skipping kernel "
-                       "(a-warp, b-warp, joint-*) to watch K-blocks being skipped.",
-                       std::string(kernel.id).c_str());
-  }
-  ImGui::Spacing();
-  ImGui::TextDisabled("Block-wide pattern bytes (bit j = k index %d + j)", now.kBegin);
-  int rowTiles = (walk.rowEnd() - 1) / a.granularity - walk.rowBegin() / a.granularity + 1;
-  int colTiles = (walk.colEnd() - 1) / b.granularity - walk.colBegin() / b.granularity + 1;
-  std::string notRead = std::string("(") + std::string(kernel.id) + " does not read this pattern: all bits set)";
-  byteLine("A: OR of row tiles", now.blockA, bits,
-           kernel.usesAPattern() ? std::string("(") + std::to_string(rowTiles) + " tiles of " + std::to_string(a.granularity) + " rows)" : notRead);
-  byteLine("B: OR of col tiles", now.blockB, bits,
-           kernel.usesBPattern() ? std::string("(") + std::to_string(colTiles) + " tiles of " + std::to_string(b.granularity) + " columns)" : notRead);
-  byteLine("A & B", now.blockJoint(), bits, "");
-  if (now.loadSkipped()) {
-    ImGui::TextColored(toVec4(palette::kGood),
-                       "%s zero: no warp of this block needs K-block %d. The whole block skips the loads and the FMAs: a "
-                       "block-uniform skip, safe to take around the barrier.",
-                       kArrow, now.kBlock);
-  } else {
-    ImGui::Text("%s non-zero: the block loads A[%s, %s] and B[%s, %s] into shared memory.", kArrow,
-                range(walk.rowBegin(), walk.rowEnd()).c_str(), range(now.kBegin, now.kEnd).c_str(),
-                range(now.kBegin, now.kEnd).c_str(), range(walk.colBegin(), walk.colEnd()).c_str());
-  }
-
-  ImGui::Spacing();
-  ImGui::TextDisabled(walk.hasWarpTile() ? "Warps (each walks the pattern tiles in its warp tile; every lane reads the same byte)"
-                                         : "Warps (each lane checks its own thread tile's bytes)");
-  ImGui::PopTextWrapPos();  // table cells wrap at their own edge
-  if (ImGui::BeginTable("warps", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-    ImGui::TableSetupColumn("warp", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("byte", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
-    int shown = 0;
-    for (const WarpView& w : now.warps) {
-      if (w.steps.empty()) continue;
-      if (++shown > 8) break;
-      ImGui::TableNextRow();
-      ImGui::TableSetColumnIndex(0);
-      legendItem(decisionColour(w.decision()), warpName(w.warp).c_str());
-      ImGui::TableSetColumnIndex(1);
-      byteWidget(w.any(), bits, 9.0f);
-      ImGui::TableSetColumnIndex(2);
-      std::string what = warpDecisionName(w.decision());
-      if (w.decision() == WarpDecision::Diverge) {
-        const WarpStep& s = w.steps.front();
-        what += ": " + std::to_string(s.lanesWorking()) + " lanes compute, " + std::to_string(s.lanes - s.lanesWorking()) + " skip";
-      } else if (w.decision() == WarpDecision::Partial) {
-        int skipped = static_cast<int>(std::count_if(w.steps.begin(), w.steps.end(),
-                                                     [](const WarpStep& s) { return s.decision() == WarpDecision::Skip; }));
-        what += ": " + std::to_string(skipped) + " of " + std::to_string(w.steps.size()) + " sub-tiles skipped";
-      }
-      ImGui::Text("rows %s, cols %s: %s", range(w.rowBegin, w.rowEnd).c_str(), range(w.colBegin, w.colEnd).c_str(), what.c_str());
-    }
-    ImGui::EndTable();
-    int active = static_cast<int>(std::count_if(now.warps.begin(), now.warps.end(), [](const WarpView& w) { return !w.steps.empty(); }));
-    if (active > 8) ImGui::TextDisabled("... and %d more warps", active - 8);
-  }
-  ImGui::PushTextWrapPos(0.0f);
+  ImGui::BeginGroup();
   int diverging = now.warpsWith(WarpDecision::Diverge);
-  if (diverging > 0) {
+  if (!kernel.skips()) {
+    ImGui::TextDisabled("%s %s is dense: every warp computes every K-block. Below, what its step adds (view %s).",
+                        kArrow, std::string(kernel.id).c_str(), std::string(teachViewName(st.view)).c_str());
+  } else if (diverging > 0) {
     ImGui::TextColored(toVec4(decisionColour(WarpDecision::Diverge)),
                        "%s %d warp%s diverge%s: lanes disagree, so the warp runs both paths and the skip saves nothing. "
                        "This is why %s needs a pattern per warp, not per thread.",
                        kArrow, diverging, diverging == 1 ? "" : "s", diverging == 1 ? "s" : "", std::string(kernel.id).c_str());
+  } else if (now.loadSkipped()) {
+    ImGui::TextColored(toVec4(palette::kGood),
+                       "%s A & B is zero: no warp of this block needs K-block %d. The whole block skips the loads and the "
+                       "FMAs: a block-uniform skip, safe to take around the barrier.",
+                       kArrow, now.kBlock);
   } else if (!now.warpsAgree()) {
     int working = now.warpsWith(WarpDecision::Work) + now.warpsWith(WarpDecision::Partial);
     ImGui::TextColored(toVec4(palette::kWarn),
                        "%s The warps disagree: %d compute, %d skip. Each decides uniformly, so nothing diverges, but the "
                        "tiles are loaded for the computing warps while the others wait at the barrier.",
                        kArrow, working, now.warpsWith(WarpDecision::Skip));
-  } else if (!now.loadSkipped()) {
-    ImGui::TextDisabled("%s All warps agree.", kArrow);
+  } else if (now.warpsWith(WarpDecision::Partial) > 0) {
+    ImGui::TextColored(toVec4(decisionColour(WarpDecision::Partial)),
+                       "%s Every warp skips some of its sub-tiles and computes others; each check is warp-uniform, so "
+                       "nothing diverges.", kArrow);
+  } else {
+    ImGui::TextDisabled("%s All warps agree: they all compute this K-block.", kArrow);
   }
-
-  // The walk so far and as a whole.
-  int loaded = 0;
-  for (int kb = 0; kb <= now.kBlock; ++kb) loaded += walk.step(kb).loadSkipped() ? 0 : 1;
-  WalkSummary all = walk.summary();
-  ImGui::Spacing();
-  ImGui::TextDisabled("So far (K-blocks 0..%d): loaded %d, skipped %d. Whole walk: loads %d of %d K-blocks, warps disagree in %d, "
-                      "%d divergent warp steps.",
-                      now.kBlock, loaded, now.kBlock + 1 - loaded, all.loaded, all.kBlocks, all.disagreements, all.divergentSteps);
+  ImGui::EndGroup();
+  st.keyMessageMin = ImGui::GetItemRectMin();
+  st.keyMessageMax = ImGui::GetItemRectMax();
   ImGui::PopTextWrapPos();
+}
+
+void explain(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep& now, TeachState& st) {
+  const KernelInfo& kernel = *an.kernel;
+  const Pattern& a = an.kernelPatterns.a;
+  const Pattern& b = an.kernelPatterns.b;
+  int bits = now.kEnd - now.kBegin;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("K-block %d of %d: k = %s", now.kBlock, walk.kBlocks(), range(now.kBegin, now.kEnd).c_str());
+  ImGui::SameLine();
+  const StageLabel stage = stageLabel(kernel, now.kBlock);
+  if (stage.stages == 0) {
+    ImGui::TextDisabled("(no shared memory: BK = %d, every product reads global memory)", std::max(kernel.tile.BK, 1));
+  } else if (stage.stages == 1) {
+    ImGui::TextDisabled("(K-tile %d: BK = %d is %d K-block%s, in the one shared-memory stage)", stage.kTile, kernel.tile.BK,
+                        std::max(kernel.tile.BK / kKBlock, 1), kernel.tile.BK / kKBlock > 1 ? "s" : "");
+  } else {
+    ImGui::TextDisabled("(K-tile %d: BK = %d is %d K-block%s, in shared-memory buffer %d of %d)", stage.kTile, kernel.tile.BK,
+                        std::max(kernel.tile.BK / kKBlock, 1), kernel.tile.BK / kKBlock > 1 ? "s" : "", stage.buffer,
+                        stage.stages);
+  }
+  ImGui::PopTextWrapPos();
+  verdict(kernel, now, st);
+
+  if (st.view != TeachView::Walk) {
+    ImGui::Spacing();
+    auto [min, max] = drawLessonView(an, st.view, now);
+    st.lessonMin = min;
+    st.lessonMax = max;
+  } else {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::Spacing();
+    ImGui::TextDisabled("Block-wide pattern bytes (bit j = k index %d + j)", now.kBegin);
+    int rowTiles = (walk.rowEnd() - 1) / a.granularity - walk.rowBegin() / a.granularity + 1;
+    int colTiles = (walk.colEnd() - 1) / b.granularity - walk.colBegin() / b.granularity + 1;
+    std::string notRead = std::string("(") + std::string(kernel.id) + " does not read this pattern: all bits set)";
+    byteLine("A: OR of row tiles", now.blockA, bits,
+             kernel.usesAPattern() ? std::string("(") + std::to_string(rowTiles) + " tiles of " + std::to_string(a.granularity) + " rows)" : notRead);
+    byteLine("B: OR of col tiles", now.blockB, bits,
+             kernel.usesBPattern() ? std::string("(") + std::to_string(colTiles) + " tiles of " + std::to_string(b.granularity) + " columns)" : notRead);
+    byteLine("A & B", now.blockJoint(), bits, "");
+    if (!now.loadSkipped()) {
+      std::string rows = range(walk.rowBegin(), walk.rowEnd()), cols = range(walk.colBegin(), walk.colEnd());
+      std::string ks = range(now.kBegin, now.kEnd);
+      if (stage.stages == 0) {
+        ImGui::Text("%s no shared memory: each thread reads its row of A[%s, %s] and column of B[%s, %s] from global memory.",
+                    kArrow, rows.c_str(), ks.c_str(), ks.c_str(), cols.c_str());
+      } else {
+        ImGui::Text("%s the block loads A[%s, %s] and B[%s, %s] into shared memory%s.", kArrow, rows.c_str(), ks.c_str(), ks.c_str(),
+                    cols.c_str(), stage.stages > 1 ? (" (buffer " + std::to_string(stage.buffer) + ")").c_str() : "");
+      }
+    }
+
+    ImGui::Spacing();
+    ImGui::TextDisabled(walk.hasWarpTile() ? "Warps (each walks the pattern tiles in its warp tile; every lane reads the same byte)"
+                                           : "Warps (each lane checks its own thread tile's bytes)");
+    ImGui::PopTextWrapPos();  // table cells wrap at their own edge
+    if (ImGui::BeginTable("warps", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+      ImGui::TableSetupColumn("warp", ImGuiTableColumnFlags_WidthFixed);
+      ImGui::TableSetupColumn("byte", ImGuiTableColumnFlags_WidthFixed);
+      ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
+      int shown = 0;
+      for (const WarpView& w : now.warps) {
+        if (w.steps.empty()) continue;
+        if (++shown > 8) break;
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        legendItem(decisionColour(w.decision()), warpName(w.warp).c_str());
+        ImGui::TableSetColumnIndex(1);
+        byteWidget(w.any(), bits, px(9.0f));
+        ImGui::TableSetColumnIndex(2);
+        std::string what = warpDecisionName(w.decision());
+        if (w.decision() == WarpDecision::Diverge) {
+          const WarpStep& s = w.steps.front();
+          what += ": " + std::to_string(s.lanesWorking()) + " lanes compute, " + std::to_string(s.lanes - s.lanesWorking()) + " skip";
+        } else if (w.decision() == WarpDecision::Partial) {
+          int skipped = static_cast<int>(std::count_if(w.steps.begin(), w.steps.end(),
+                                                       [](const WarpStep& s) { return s.decision() == WarpDecision::Skip; }));
+          what += ": " + std::to_string(skipped) + " of " + std::to_string(w.steps.size()) + " sub-tiles skipped";
+        } else if (w.steps.size() > 1) {
+          what += " (" + std::to_string(w.steps.size()) + " sub-tiles)";
+        }
+        ImGui::Text("rows %s, cols %s: %s", range(w.rowBegin, w.rowEnd).c_str(), range(w.colBegin, w.colEnd).c_str(), what.c_str());
+      }
+      ImGui::EndTable();
+      int active = static_cast<int>(std::count_if(now.warps.begin(), now.warps.end(), [](const WarpView& w) { return !w.steps.empty(); }));
+      if (active > 8) ImGui::TextDisabled("... and %d more warps", active - 8);
+    }
+    // The walk so far and as a whole.
+    ImGui::PushTextWrapPos(0.0f);
+    int loaded = 0;
+    for (int kb = 0; kb <= now.kBlock; ++kb) loaded += walk.step(kb).loadSkipped() ? 0 : 1;
+    WalkSummary all = walk.summary();
+    ImGui::Spacing();
+    ImGui::TextDisabled("So far (K-blocks 0..%d): loaded %d, skipped %d. Whole walk: loads %d of %d K-blocks, warps disagree in %d, "
+                        "%d divergent warp steps.",
+                        now.kBlock, loaded, now.kBlock + 1 - loaded, all.loaded, all.kBlocks, all.disagreements, all.divergentSteps);
+    ImGui::PopTextWrapPos();
+  }
 }
 
 }  // namespace
@@ -336,7 +385,7 @@ std::pair<int, int> teachingBlock(const TeachState& st, const ProblemAnalysis& a
 }
 
 void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAnalysis>& analysis, TeachState& st,
-                       float deltaSeconds) {
+                       float deltaSeconds, bool recordedLadder) {
   const ProblemAnalysis& an = *analysis;
   // A new analysis, or a block picked on the skip map.
   if (st.analysis.lock() != analysis || st.requestedBlock) reseat(st, analysis);
@@ -355,13 +404,18 @@ void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAn
   ImGui::Separator();
 
   ImVec2 room = ImGui::GetContentRegionAvail();
-  float diagramWidth = std::min(room.y + 40.0f, room.x * 0.45f);
+  float diagramWidth = std::min(room.y + px(40.0f), room.x * 0.45f);
   ImGui::BeginChild("diagram", {diagramWidth, room.y}, false);
-  drawDiagram(an, walk, now, ImGui::GetContentRegionAvail());
+  // Without a GPU the dense ladder recorded on one goes under the block, where it stays in view.
+  const bool ladder = recordedLadder && !kernel.skips() && !kernel.isBaseline();
+  ImVec2 diagramRoom = ImGui::GetContentRegionAvail();
+  if (ladder) diagramRoom.y -= recordedLadderHeight();
+  drawDiagram(an, walk, now, diagramRoom);
+  if (ladder) drawRecordedLadderCompact(kernel, ImGui::GetContentRegionAvail().x);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("explanation", {0, room.y}, false);
-  explain(an, walk, now);
+  explain(an, walk, now, st);
   ImGui::EndChild();
 }
 

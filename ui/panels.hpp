@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ui/kernel_source.hpp"
+#include "ui/lesson.hpp"
 #include "ui/live_session.hpp"
 #include "ui/widgets.hpp"
 
@@ -15,7 +16,9 @@ namespace tileskip::ui {
 struct SkipMapState {
   bool showLoads = false;                          // block tiles' loads instead of output tiles' work
   std::optional<std::pair<int, int>> pickedBlock;  // a block clicked for teaching mode this frame
+  std::optional<std::pair<int, int>> selectedTile; // a pattern tile whose read-out stays shown (--select-tile, a click)
   ImVec2 mapOrigin, mapSize;                       // where the map's cells were drawn
+  ImVec2 readOutMin, readOutMax;                   // where the selected tile's read-out was drawn (empty: none)
 };
 void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& analysis, SkipMapState& state,
                       std::pair<int, int> teachBlock);
@@ -39,11 +42,32 @@ struct TeachState {
   bool playing = false;
   float speed = 2.0f;  // K-blocks per second
   double elapsed = 0.0;
+  std::optional<TeachView> requestedView;  // --teach-view; default: the kernel's lesson
+  TeachView view = TeachView::Walk;        // what the panel shows beside the block
+  const KernelInfo* viewKernel = nullptr;  // the kernel `view` was chosen for
+  ImVec2 keyMessageMin, keyMessageMax;     // the step's verdict (diverge, disagree, load skipped), on screen
+  ImVec2 lessonMin, lessonMax;             // the dense view's drawing, where one is shown
 };
 // The block teaching mode walks (or will walk, once shown) for this analysis.
 std::pair<int, int> teachingBlock(const TeachState& state, const ProblemAnalysis& analysis);
+// `recordedLadder`: show the figures recorded on a GPU beside a dense step (no GPU here).
 void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAnalysis>& analysis, TeachState& state,
-                       float deltaSeconds);
+                       float deltaSeconds, bool recordedLadder);
+
+// The dense half's views (lesson.hpp), drawn into the current window: the picture and its text.
+// Returns where the picture was drawn.
+std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, TeachView view, const KBlockStep& now);
+
+// The figures recorded on a GPU (bench/results), beside the live ones where there is no GPU:
+// the dense ladder K1 .. K11 as measured there, with the device, backend and date it was
+// recorded on; the current kernel highlighted.
+void drawRecordedLadder(const KernelInfo& current, float width);
+// The same ladder as a strip of vertical bars for teaching mode, recordedLadderHeight() tall.
+void drawRecordedLadderCompact(const KernelInfo& current, float width);
+float recordedLadderHeight();
+// Whether the live figures come from a CPU (lavapipe, the cpu backend): then the ladder runs
+// backwards and the recorded one is worth showing.
+bool liveDeviceIsCpu(const SessionSnapshot& snapshot);
 
 struct SourceCache {
   const KernelInfo* kernel = nullptr;

@@ -14,7 +14,7 @@ namespace tileskip::ui {
 inline constexpr std::string_view kViewModuleSymbol = "tileskip_view_module";
 
 // Bumped whenever ViewModuleInterface or the meaning of its members changes.
-inline constexpr int kViewModuleAbiVersion = 1;
+inline constexpr int kViewModuleAbiVersion = 2;
 
 using ViewModuleStamp = ModuleStamp<kViewModuleAbiVersion, ViewerOptions, ViewerBackends, SessionRequest, ProblemSpec,
                                     BackendOptions, DeviceInfo, KernelInfo, Matrix, Pattern>;

@@ -8,7 +8,11 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_vulkan.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -36,14 +40,15 @@ void imguiCheck(VkResult result) { checkVk(result, "ImGui's Vulkan renderer"); }
 class ImGuiRenderer {
  public:
   ImGuiRenderer(GraphicsDevice& device, VkRenderPass renderPass, std::uint32_t imageCount, ImVec2 displaySize,
-                GLFWwindow* window) {
+                GLFWwindow* window, float scale) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // the layout is fixed; nothing to remember between runs
     io.DisplaySize = displaySize;
-    applyStyle();
-    fonts = loadFonts();
+    setUiScale(scale);
+    applyStyle(scale);
+    fonts = loadFonts(scale);
     if (window != nullptr) {
       ImGui_ImplGlfw_InitForVulkan(window, true);
       glfw_ = true;
@@ -77,12 +82,33 @@ class ImGuiRenderer {
   bool glfw_ = false;
 };
 
+void writeJson(const std::string& path, const nlohmann::json& json) {
+  AtomicFile out(path);  // complete or not at all; a failed write (/dev/full) throws
+  out.stream() << json.dump(2) << "\n";
+  out.commit();
+}
+
 void writeLayout(const std::string& path, const std::vector<ViewerApp::PanelRect>& layout) {
   nlohmann::json panels = nlohmann::json::object();
   for (const ViewerApp::PanelRect& r : layout) panels[r.name] = {{"x", r.x}, {"y", r.y}, {"width", r.width}, {"height", r.height}};
-  AtomicFile out(path);  // complete or not at all; a failed write (/dev/full) throws
-  out.stream() << panels.dump(2) << "\n";
-  out.commit();
+  writeJson(path, panels);
+}
+
+// Offscreen key presses (--press): the names a presenter's clicker and keyboard send, mapped to
+// ImGui's keys. KeyMap is the identity here, as GLFW's backend maps its own key codes in a window.
+ImGuiKey offscreenKey(const std::string& name) {
+  switch (presenterKeyOf(name).value_or(PresenterKey::PageDown)) {
+    case PresenterKey::Right: return ImGuiKey_RightArrow;
+    case PresenterKey::Left: return ImGuiKey_LeftArrow;
+    case PresenterKey::Down: return ImGuiKey_DownArrow;
+    case PresenterKey::Up: return ImGuiKey_UpArrow;
+    case PresenterKey::PageDown: return ImGuiKey_PageDown;
+    case PresenterKey::PageUp: return ImGuiKey_PageUp;
+    case PresenterKey::Space: return ImGuiKey_Space;
+    case PresenterKey::Home: return ImGuiKey_Home;
+    case PresenterKey::End: return ImGuiKey_End;
+  }
+  return ImGuiKey_PageDown;
 }
 
 
@@ -90,7 +116,9 @@ int runOffscreen(const ViewerOptions& options, const ViewerBackends& backends) {
   GraphicsDevice device({}, {});
   OffscreenTarget target(device, options.width, options.height);
   ImGuiRenderer renderer(device, target.renderPass(), 2, {static_cast<float>(options.width), static_cast<float>(options.height)},
-                         nullptr);
+                         nullptr, options.uiScale);
+  ImGuiIO& io = ImGui::GetIO();
+  for (int key = 0; key < ImGuiKey_COUNT; ++key) io.KeyMap[key] = key;
   LiveSession session(backends.open);
   ViewerApp app(session, options, renderer.fonts, backends.names, device.description());
 
@@ -102,23 +130,49 @@ int runOffscreen(const ViewerOptions& options, const ViewerBackends& backends) {
       if (!session.step()) break;
     }
   };
-  app.sendIfChanged();
-  settle();
-  for (int frame = 0; frame < std::max(options.frames, 1); ++frame) {
-    ImGui::GetIO().DeltaTime = 1.0f / 30.0f;
+  auto render = [&](std::optional<ImGuiKey> down) {
+    io.DeltaTime = 1.0f / 30.0f;
+    std::fill(std::begin(io.KeysDown), std::end(io.KeysDown), false);
+    if (down) io.KeysDown[*down] = true;
     ImGui_ImplVulkan_NewFrame();
     ImGui::NewFrame();
-    app.frame(ImGui::GetIO().DisplaySize, 0.0f);
+    app.frame(io.DisplaySize, 0.0f);
     ImGui::Render();
     target.render(ImGui::GetDrawData(), kClear);
     settle();  // in case a frame changed the request
+  };
+  app.sendIfChanged();
+  settle();
+  for (int frame = 0; frame < std::max(options.frames, 1); ++frame) render(std::nullopt);
+  // Each key goes down for one frame and up for the next, as a press does.
+  for (const std::string& key : options.keys) {
+    render(offscreenKey(key));
+    render(std::nullopt);
   }
-  writePng(options.screenshot, target.pixels(), options.width, options.height);
-  if (!options.layoutJson.empty()) writeLayout(options.layoutJson, app.layout());
   SessionSnapshot last = session.snapshot();
-  std::cerr << "tileskip: wrote " << options.screenshot << " (" << options.width << "x" << options.height << ", "
-            << last.served.spec.describe() << ", kernel " << last.served.kernel << ", drawn with " << device.description()
-            << ")" << std::endl;
+  if (!options.recordFolder.empty()) {
+    const int kBlocks = app.teachKBlocks();
+    const int first = std::min(options.recordFirst, kBlocks - 1);
+    const int lastKBlock = options.recordLast >= 0 ? std::min(options.recordLast, kBlocks - 1) : kBlocks - 1;
+    for (int kb = first; kb <= lastKBlock; ++kb) {
+      app.showKBlock(kb);
+      render(std::nullopt);
+      render(std::nullopt);  // ImGui sizes some widgets on the second frame
+      char name[32];
+      std::snprintf(name, sizeof name, "frame-%04d.png", kb - first);
+      writePng((std::filesystem::path(options.recordFolder) / name).string(), target.pixels(), options.width, options.height);
+    }
+    std::cerr << "tileskip: rendered " << lastKBlock - first + 1 << " frames (K-blocks " << first << ".." << lastKBlock << ", "
+              << options.width << "x" << options.height << ", " << last.served.spec.describe() << ", kernel "
+              << last.served.kernel << ", drawn with " << device.description() << ")" << std::endl;
+  } else {
+    writePng(options.screenshot, target.pixels(), options.width, options.height);
+    std::cerr << "tileskip: wrote " << options.screenshot << " (" << options.width << "x" << options.height << ", "
+              << last.served.spec.describe() << ", kernel " << last.served.kernel << ", drawn with " << device.description()
+              << ")" << std::endl;
+  }
+  if (!options.layoutJson.empty()) writeLayout(options.layoutJson, app.layout());
+  if (!options.factsJson.empty()) writeJson(options.factsJson, app.facts());
   return 0;
 }
 
@@ -169,7 +223,7 @@ int runWindow(const ViewerOptions& options, const ViewerBackends& backends) {
   int fbWidth = 0, fbHeight = 0;
   glfwGetFramebufferSize(window, &fbWidth, &fbHeight);
   ImGuiRenderer renderer(device, target.renderPass(), target.imageCount(),
-                         {static_cast<float>(fbWidth), static_cast<float>(fbHeight)}, window);
+                         {static_cast<float>(fbWidth), static_cast<float>(fbHeight)}, window, options.uiScale);
   LiveSession session(backends.open);
   ViewerApp app(session, options, renderer.fonts, backends.names, device.description());
   session.start();
@@ -196,7 +250,8 @@ int runWindow(const ViewerOptions& options, const ViewerBackends& backends) {
 }
 
 int runLoadedViewer(const ViewerOptions& options, const ViewerBackends& backends) {
-  return options.screenshot.empty() ? runWindow(options, backends) : runOffscreen(options, backends);
+  const bool offscreen = !options.screenshot.empty() || !options.recordFolder.empty();
+  return offscreen ? runOffscreen(options, backends) : runWindow(options, backends);
 }
 
 }  // namespace

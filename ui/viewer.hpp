@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ui/lesson.hpp"
 #include "ui/live_session.hpp"
 
 namespace tileskip::ui {
@@ -17,6 +18,16 @@ struct ViewerOptions {
   bool teach = false;    // open in teaching mode
   std::optional<std::pair<int, int>> teachBlock;  // block {row, column} to walk; default: the most instructive
   int teachKBlock = -1;                           // K-block to stop at; -1: the first worth pointing at
+  std::optional<TeachView> teachView;             // what teaching mode shows beside the block; default: the kernel's lesson
+  bool showLoads = false;                         // explore: the skip map shows loads per block tile
+  std::optional<std::pair<int, int>> selectedTile;  // explore: a skip-map tile whose read-out stays shown
+  float uiScale = 1.0f;                           // text and widgets, for a projector
+  std::vector<std::string> keys;  // offscreen: keys pressed one per frame (PageDown, Right, space, ...)
+  std::string factsJson;          // also write the figures shown (lessonFacts) here
+  // Offscreen: render teaching mode's K-blocks recordFirst..recordLast (inclusive; -1: the walk's
+  // last) one frame each into PNGs in recordFolder (frame-0000.png, ...), for `view --record`.
+  std::string recordFolder;
+  int recordFirst = 0, recordLast = -1;
   std::string screenshot;  // PNG path: render offscreen and write it; empty: open a window
   int frames = 3;          // frames rendered before the screenshot (ImGui sizes some widgets on the 2nd)
   std::string layoutJson;  // screenshot: also write each panel's rectangle here (for tests)

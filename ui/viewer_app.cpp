@@ -4,11 +4,13 @@
 #include <array>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 namespace tileskip::ui {
 
 namespace {
 
-constexpr float kLeftColumn = 340.0f;
+constexpr float kLeftColumn = 340.0f;  // at UI scale 1
 constexpr std::array<int, 8> kSizes = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
 constexpr std::array<int, 5> kSegmentSizes = {8, 16, 32, 64, 128};
 
@@ -55,6 +57,55 @@ ViewerApp::ViewerApp(LiveSession& session, const ViewerOptions& options, const F
       teach_(options.teach) {
   teachState_.requestedBlock = options.teachBlock;
   teachState_.requestedKBlock = options.teachKBlock;
+  teachState_.requestedView = options.teachView;
+  skipMap_.showLoads = options.showLoads;
+  skipMap_.selectedTile = options.selectedTile;
+}
+
+int ViewerApp::teachKBlocks() const {
+  std::shared_ptr<const ProblemAnalysis> analysis = shown_ ? shown_ : session_.snapshot().analysis;
+  return analysis ? (analysis->spec.k + kKBlock - 1) / kKBlock : 0;
+}
+
+void ViewerApp::showKBlock(int kBlock) {
+  teach_ = true;
+  teachState_.kBlock = kBlock;
+  teachState_.playing = false;
+}
+
+nlohmann::json ViewerApp::facts() const {
+  if (!shown_) return nlohmann::json::object();
+  const ProblemAnalysis& an = *shown_;
+  const bool seated = teachState_.kernel == an.kernel;
+  std::pair<int, int> block = seated ? std::pair{teachState_.blockRow, teachState_.blockCol} : teachingBlock(teachState_, an);
+  int kBlock = seated ? teachState_.kBlock : teachState_.requestedKBlock;
+  TeachView view = teachState_.viewKernel == an.kernel ? teachState_.view : teachState_.requestedView.value_or(lessonView(*an.kernel));
+  nlohmann::json facts = lessonFacts(an, block, kBlock, view);
+  facts["mode"] = teach_ ? "teach" : "explore";
+  facts["map"] = skipMap_.showLoads ? "loads" : "work";
+  if (skipMap_.selectedTile) facts["selected_tile"] = {skipMap_.selectedTile->first, skipMap_.selectedTile->second};
+  facts["ui_scale"] = uiScale();
+  return facts;
+}
+
+// Teaching mode steps by key: a presenter's clicker sends PageDown and PageUp. Not while a text
+// field has the keyboard, where the keys edit the text.
+void ViewerApp::presenterKeys() {
+  if (!teach_ || ImGui::GetIO().WantTextInput) return;
+  const std::pair<ImGuiKey, PresenterKey> keys[] = {
+      {ImGuiKey_RightArrow, PresenterKey::Right}, {ImGuiKey_LeftArrow, PresenterKey::Left},
+      {ImGuiKey_DownArrow, PresenterKey::Down},   {ImGuiKey_UpArrow, PresenterKey::Up},
+      {ImGuiKey_PageDown, PresenterKey::PageDown}, {ImGuiKey_PageUp, PresenterKey::PageUp},
+      {ImGuiKey_Space, PresenterKey::Space},      {ImGuiKey_Home, PresenterKey::Home},
+      {ImGuiKey_End, PresenterKey::End},
+  };
+  const int kBlocks = teachKBlocks();
+  for (const auto& [imguiKey, key] : keys) {
+    const int index = ImGui::GetKeyIndex(imguiKey);
+    if (index < 0 || !ImGui::IsKeyPressed(index)) continue;
+    teachState_.kBlock = steppedKBlock(teachState_.kBlock, kBlocks, key);
+    teachState_.playing = false;
+  }
 }
 
 void ViewerApp::sendIfChanged() {
@@ -72,13 +123,15 @@ void ViewerApp::frame(ImVec2 size, float deltaSeconds) {
   sendIfChanged();
   SessionSnapshot snapshot = session_.snapshot();
   if (snapshot.backendName == request_.backend) implemented_ = snapshot.implementedKernels;
+  shown_ = snapshot.analysis;
+  presenterKeys();
 
   layout_.clear();
   ImGui::SetNextWindowPos({0, 0});
   ImGui::SetNextWindowSize(size);
   ImGui::Begin("tileskip view", nullptr, kRootFlags);
   drawContext(snapshot);
-  ImGui::BeginChild("left column", {kLeftColumn, 0}, true);
+  ImGui::BeginChild("left column", {px(kLeftColumn), 0}, true);
   recordPanel("left column");
   drawControls();
   ImGui::Separator();
@@ -118,8 +171,12 @@ void ViewerApp::recordPanel(const std::string& name) {
   layout_.push_back({name, p.x, p.y, s.x, s.y});
 }
 
+void ViewerApp::recordRect(const std::string& name, ImVec2 min, ImVec2 max) {
+  if (max.x > min.x && max.y > min.y) layout_.push_back({name, min.x, min.y, max.x - min.x, max.y - min.y});
+}
+
 void ViewerApp::drawControls() {
-  ImGui::PushItemWidth(-118.0f);
+  ImGui::PushItemWidth(-px(118.0f));
   if (ImGui::BeginCombo("backend", request_.backend.c_str())) {
     for (const std::string& name : backends_) {
       if (ImGui::Selectable(name.c_str(), name == request_.backend)) request_.backend = name;
@@ -216,11 +273,11 @@ void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
   ImGui::PushFont(fonts_.title);
   ImGui::TextUnformatted("tileskip view");
   ImGui::PopFont();
-  ImGui::SameLine(0, 16);
+  ImGui::SameLine(0, px(16));
   if (ImGui::RadioButton("Explore", !teach_)) teach_ = false;
   ImGui::SameLine();
   if (ImGui::RadioButton("Teach: walk one block", teach_)) teach_ = true;
-  ImGui::SameLine(0, 24);
+  ImGui::SameLine(0, px(24));
   if (!snapshot.backendError.empty()) {
     ImGui::TextColored(toVec4(palette::kBad), "backend %s unavailable: %s", snapshot.backendName.c_str(), snapshot.backendError.c_str());
   } else {
@@ -292,6 +349,7 @@ void ViewerApp::drawExplore(const SessionSnapshot& snapshot, ImVec2 room) {
   recordPanel("skip map");
   drawSkipMapPanel(fonts_, analysis, skipMap_, teachingBlock(teachState_, analysis));
   layout_.push_back({"skip map cells", skipMap_.mapOrigin.x, skipMap_.mapOrigin.y, skipMap_.mapSize.x, skipMap_.mapSize.y});
+  recordRect("tile read-out", skipMap_.readOutMin, skipMap_.readOutMax);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginGroup();
@@ -311,10 +369,15 @@ void ViewerApp::drawExplore(const SessionSnapshot& snapshot, ImVec2 room) {
 
 void ViewerApp::drawTeach(const SessionSnapshot& snapshot, ImVec2 room) {
   const ProblemAnalysis& analysis = *snapshot.analysis;
-  float walkHeight = std::floor(room.y * 0.62f);
+  // The walk and its text first; the source takes what is left, and less on a small screen, where
+  // the verdict and the picture must stay whole (1280 x 720 on a projector).
+  float walkHeight = std::floor(room.y * (room.y < px(700.0f) ? 0.72f : 0.62f));
   ImGui::BeginChild("teaching", {room.x, walkHeight}, true);
   recordPanel("teaching");
-  drawTeachingPanel(fonts_, snapshot.analysis, teachState_, lastDelta_);
+  teachState_.keyMessageMin = teachState_.keyMessageMax = teachState_.lessonMin = teachState_.lessonMax = {0, 0};
+  drawTeachingPanel(fonts_, snapshot.analysis, teachState_, lastDelta_, liveDeviceIsCpu(snapshot));
+  recordRect("key message", teachState_.keyMessageMin, teachState_.keyMessageMax);
+  recordRect("lesson view", teachState_.lessonMin, teachState_.lessonMax);
   ImGui::EndChild();
   ImGui::BeginChild("source", {room.x, room.y - walkHeight - ImGui::GetStyle().ItemSpacing.y}, true);
   recordPanel("source");

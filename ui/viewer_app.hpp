@@ -29,6 +29,13 @@ class ViewerApp {
   };
   const std::vector<PanelRect>& layout() const { return layout_; }
 
+  // Teaching mode's K-blocks on the current problem (0 before the first analysis), and a jump to
+  // one of them (a recording's next frame).
+  int teachKBlocks() const;
+  void showKBlock(int kBlock);
+  // The figures the last frame showed (lessonFacts), for --facts; empty before an analysis.
+  nlohmann::json facts() const;
+
  private:
   void drawControls();
   void drawContext(const SessionSnapshot& snapshot);
@@ -36,6 +43,8 @@ class ViewerApp {
   void drawExplore(const SessionSnapshot& snapshot, ImVec2 room);
   void drawTeach(const SessionSnapshot& snapshot, ImVec2 room);
   void recordPanel(const std::string& name);
+  void recordRect(const std::string& name, ImVec2 min, ImVec2 max);
+  void presenterKeys();
 
   LiveSession& session_;
   Fonts fonts_;
@@ -50,6 +59,7 @@ class ViewerApp {
   TeachState teachState_;
   SourceCache sources_;
   std::vector<PanelRect> layout_;
+  std::shared_ptr<const ProblemAnalysis> shown_;  // the analysis the last frame drew
 };
 
 }  // namespace tileskip::ui

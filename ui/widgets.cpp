@@ -24,7 +24,12 @@ const char* existing(std::initializer_list<const char*> paths) {
   return nullptr;
 }
 
+float gUiScale = 1.0f;
+
 }  // namespace
+
+void setUiScale(float scale) { gUiScale = scale; }
+float uiScale() { return gUiScale; }
 
 Fonts loadFonts(float scale) {
   ImGuiIO& io = ImGui::GetIO();
@@ -45,7 +50,7 @@ Fonts loadFonts(float scale) {
   return fonts;
 }
 
-void applyStyle() {
+void applyStyle(float scale) {
   ImGui::StyleColorsDark();
   ImGuiStyle& style = ImGui::GetStyle();
   style.WindowRounding = 0.0f;
@@ -76,6 +81,7 @@ void applyStyle() {
   c[ImGuiCol_HeaderHovered] = ImVec4(0.30f, 0.34f, 0.42f, 1.0f);
   c[ImGuiCol_TableHeaderBg] = ImVec4(0.20f, 0.22f, 0.27f, 1.0f);
   c[ImGuiCol_PopupBg] = ImVec4(0.10f, 0.11f, 0.14f, 0.97f);
+  style.ScaleAllSizes(scale);
 }
 
 ImU32 fractionColour(float fraction, float alpha) {
@@ -175,7 +181,7 @@ void MapView::axes(ImDrawList* drawList, const std::string& rowTitle, const std:
 void colourLegend(float width, const char* caption) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 p = ImGui::GetCursorScreenPos();
-  float height = 12.0f;
+  float height = px(12.0f);
   const int steps = 32;
   for (int i = 0; i < steps; ++i) {
     float x0 = p.x + width * static_cast<float>(i) / steps, x1 = p.x + width * static_cast<float>(i + 1) / steps;

@@ -22,7 +22,14 @@ struct Fonts {
 };
 // Loads DejaVu Sans / Sans Mono when installed, else ImGui's built-in font at every role.
 Fonts loadFonts(float scale = 1.0f);
-void applyStyle();
+// The style, with its paddings and spacings times `scale` (--ui-scale).
+void applyStyle(float scale = 1.0f);
+
+// The UI scale (--ui-scale): text and widgets grow together, so a layout that fits at 1600 x 1000
+// at scale 1 fits 2400 x 1500 at 1.5. px() is a length the panels lay out in, times the scale.
+void setUiScale(float scale);
+float uiScale();
+inline float px(float length) { return length * uiScale(); }
 
 // The one colour scale of every heatmap: a fraction in [0, 1] (elements non-zero, pattern bits
 // set, rank-1 updates kept, K-blocks loaded), from dark violet (none) to yellow (all). A

@@ -1,6 +1,7 @@
 // K1 naive: one thread per output element, each walking a whole row of A and column of B.
-// Neighbouring threads take neighbouring *rows* of C, so a warp's loads of A hit 32 different
-// rows and its stores of C 32 different rows: nothing coalesces. The baseline to beat.
+// Neighbouring threads take neighbouring *rows* of C (row t % BM, column t / BM), so with BM = 16
+// a warp covers 16 rows by 2 columns: at each k its loads of A hit 16 rows, 16 sectors, and its
+// stores of C 16 rows, while B is read at 2 neighbouring addresses. The baseline to beat.
 #pragma once
 
 #include "gemm_common.cuh"

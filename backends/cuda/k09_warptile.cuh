@@ -1,4 +1,4 @@
-// K9 warptile, the dense reference: a third level of tiling between the block and the thread.
+// K9 warptile: a third level of tiling between the block and the thread.
 // Each warp owns a WM x WN tile of the block's outputs; its 32 lanes form 4 thread-rows x 8
 // thread-columns and step over that tile in sub-tiles of (4 TM) x (8 TN), each lane computing
 // TM x TN outputs per sub-tile. A warp's shared reads then touch only its own slice of As and

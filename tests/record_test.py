@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""`tileskip view --record` on lavapipe, offscreen: the animation has one frame per K-block asked
+for, the size asked for, frames that differ, the frame rate asked for; MP4 without ffmpeg is
+exit 3 and writes nothing; a failing encoder leaves no file, not even a partial one; bad flags
+are exit 2. Usage: record_test.py TILESKIP. Skips (77) without Pillow."""
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    from PIL import Image, ImageChops
+except ImportError:
+    print("record_test: Pillow missing (apt install python3-pil): skipped")
+    sys.exit(77)
+
+TILESKIP = sys.argv[1]
+BASE = ["view", "--backend", "cpu", "--size", "256", "--kernel", "a-row", "--granularity", "8", "--no-timing",
+        "--width", "640", "--height", "400"]
+failures = []
+
+
+def run(args, env=None):
+    done = subprocess.run([TILESKIP, *BASE, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env={**os.environ, **(env or {})})
+    return done.returncode, done.stdout
+
+
+def expect(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def frames(path):
+    image = Image.open(path)
+    out = []
+    for i in range(image.n_frames):
+        image.seek(i)
+        out.append((image.convert("RGB").copy(), image.info.get("duration")))
+    return image.size, out
+
+
+with tempfile.TemporaryDirectory() as scratch:
+    for name, kblocks, count in (("walk.gif", "0..3", 4), ("walk.apng", "2..4", 3)):
+        path = os.path.join(scratch, name)
+        code, output = run(["--record", path, "--record-kblocks", kblocks, "--fps", "4"])
+        expect(code == 0, f"{name}: exit {code}: {output}")
+        if code != 0:
+            continue
+        size, shots = frames(path)
+        expect(size == (640, 400), f"{name}: size {size}")
+        expect(len(shots) == count, f"{name}: {len(shots)} frames, asked for {count}")
+        expect(all(d == 250 for _, d in shots), f"{name}: durations {[d for _, d in shots]} at 4 fps")
+        for i in range(1, len(shots)):
+            expect(ImageChops.difference(shots[i - 1][0], shots[i][0]).getbbox() is not None,
+                   f"{name}: frames {i - 1} and {i} are the same picture")
+    expect(sorted(os.listdir(scratch)) == ["walk.apng", "walk.gif"], f"left behind: {os.listdir(scratch)}")
+
+    # MP4 without ffmpeg on the PATH: exit 3, saying what to install, nothing written.
+    mp4 = os.path.join(scratch, "walk.mp4")
+    empty = os.path.join(scratch, "no-ffmpeg")
+    os.mkdir(empty)
+    code, output = run(["--record", mp4], env={"PATH": empty})
+    expect(code == 3 and "ffmpeg" in output, f"mp4 without ffmpeg: exit {code}: {output}")
+    expect(not os.path.exists(mp4), "mp4 without ffmpeg left a file")
+
+    # An encoder that writes half a file and fails: no file at all.
+    broken = os.path.join(scratch, "broken.py")
+    with open(broken, "w") as f:
+        f.write("import sys\nsys.stdout.write('GIF89a half')\nsys.stdout.flush()\nsys.exit(1)\n")
+    gif = os.path.join(scratch, "broken.gif")
+    code, output = run(["--record", gif, "--record-kblocks", "0..1"], env={"TILESKIP_ANIMATION_SCRIPT": broken})
+    expect(code == 3, f"failing encoder: exit {code}: {output}")
+    expect(not [n for n in os.listdir(scratch) if n.startswith("broken.gif")], f"failing encoder left {os.listdir(scratch)}")
+
+    for args, why in ((["--record", os.path.join(scratch, "x.txt")], "unknown format"),
+                      (["--record", gif, "--record-kblocks", "5..2"], "backwards range"),
+                      (["--record", gif, "--record-kblocks", "0..999"], "range past K"),
+                      (["--record", gif, "--fps", "0"], "fps 0"),
+                      (["--record-kblocks", "0..2", "--screenshot", os.path.join(scratch, "y.png")], "range without --record")):
+        code, output = run(args)
+        expect(code == 2, f"{why}: exit {code}, expected 2: {output}")
+
+print("record_test:", "FAILED" if failures else "passed", f"({len(failures)} failures)")
+sys.exit(1 if failures else 0)
