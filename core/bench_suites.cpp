@@ -95,7 +95,7 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   report.host = hostDescription();
   report.options = options;
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
-  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat};
+  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds};
   // Dense; joint at 0.5 and 0.25, aligned and not; skip efficiency at 0.707 and 0.354.
   constexpr int kHeadlineRuns = 7;
   ProgressMeter meter(kHeadlineRuns, progress);
@@ -191,7 +191,7 @@ std::string formatHeadlineTable(const HeadlineReport& report) {
   for (const std::string& d : report.devices) out << "device    " << d << "\n";
   out << "host      " << report.host << "\n";
   out << "problem   M = N = K = " << report.options.size << ", seed " << report.options.seed << "; "
-      << report.options.warmup << " warm-up (on a GPU: until " << BenchOptions{}.warmupMilliseconds
+      << report.options.warmup << " warm-up (on a GPU: until " << report.options.warmupMilliseconds
       << " ms of work and until its times settle), median of " << report.options.repeat << " device-timed runs; every kernel verified first\n\n";
   std::vector<std::vector<std::string>> cells = {{"measure", "target", "measured", "met", "detail"}};
   for (const HeadlineMeasure& m : report.measures) {

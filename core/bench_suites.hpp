@@ -17,6 +17,8 @@ struct SuiteOptions {
   int size = 4096;  // headline: M = N = K
   int warmup = 2;
   int repeat = 10;
+  // On a GPU, warm-up also lasts this long (BenchOptions::warmupMilliseconds).
+  double warmupMilliseconds = BenchOptions{}.warmupMilliseconds;
   std::uint64_t seed = 42;
 };
 
