@@ -119,16 +119,11 @@ int benchExitCode(const std::vector<BenchRow>& rows) {
 
 namespace {
 
-double medianOf(std::vector<double> times) {
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 // Whether the last kSettleRuns times are not faster (beyond kSettleFaster) than the ones before.
 bool settled(const std::vector<double>& times) {
   if (times.size() < 2 * static_cast<std::size_t>(kSettleRuns)) return false;
   auto last = times.end() - kSettleRuns;
-  const double recent = medianOf({last, times.end()}), before = medianOf({last - kSettleRuns, last});
+  const double recent = summarize({last, times.end()}).median, before = summarize({last - kSettleRuns, last}).median;
   return recent >= (1.0 - kSettleFaster) * before;
 }
 
