@@ -5,13 +5,12 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/integer_math.hpp"
 #include "core/tile_layout.hpp"
 
 namespace tileskip {
 
 namespace {
-
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 // Rows or columns [begin, begin + size) clipped to [0, limit).
 std::pair<int, int> clipped(int begin, int size, int limit) { return {std::min(begin, limit), std::min(begin + size, limit)}; }

@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/integer_math.hpp"
 #include "core/pattern.hpp"
 #include "core/reference.hpp"
 #include "core/report.hpp"
@@ -15,8 +16,6 @@
 namespace tileskip {
 
 namespace {
-
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 std::uint8_t fullByte(int depth, int kBlock) {
   const int realBits = std::min(kKBlock, depth - kBlock * kKBlock);

@@ -7,12 +7,11 @@
 
 #include "core/catalogue.hpp"
 #include "core/error.hpp"
+#include "core/integer_math.hpp"
 
 namespace tileskip {
 
 namespace {
-
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 void checkGranularity(int granularity) {
   if (granularity < 1) {

@@ -12,14 +12,13 @@
 
 #include "core/catalogue.hpp"
 #include "core/error.hpp"
+#include "core/integer_math.hpp"
 
 namespace tileskip {
 
 namespace {
 
 using Word = std::uint64_t;
-
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 // `count` bitsets of `words` 64-bit words each, stored contiguously.
 struct BitRows {

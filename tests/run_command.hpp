@@ -35,4 +35,12 @@ inline std::filesystem::path scratchFolder(const std::string& prefix) {
   return dir;
 }
 
+// `parent / name`, emptied: what a test that counts the files it leaves behind starts from.
+inline std::filesystem::path emptyFolder(const std::filesystem::path& parent, const std::string& name) {
+  std::filesystem::path dir = parent / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 }  // namespace tileskip::testing

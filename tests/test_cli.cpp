@@ -259,12 +259,7 @@ TEST(CliParse, HelpAndBadValuesGiveTheExitCodeTheCommandWould) {
 
 namespace {
 
-fs::path emptyFolder(const std::string& name) {
-  fs::path dir = scratch() / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path emptyFolder(const std::string& name) { return tileskip::testing::emptyFolder(scratch(), name); }
 
 std::vector<std::string> namesIn(const fs::path& dir) {
   std::vector<std::string> names;

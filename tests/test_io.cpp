@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/matrix_io.hpp"
+#include "run_command.hpp"
 
 using namespace tileskip;
 namespace fs = std::filesystem;
@@ -211,13 +212,6 @@ TEST(MatrixFiles, FailedWriteLeavesNoFileBehind) {
 
 namespace {
 
-fs::path emptyFolder(const std::string& name) {
-  fs::path dir = scratch(name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 std::string contentsOf(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -226,7 +220,7 @@ std::string contentsOf(const fs::path& file) {
 }  // namespace
 
 TEST(AtomicFile, TheTargetAppearsOnlyOnCommitAndComplete) {
-  fs::path dir = emptyFolder("atomic_commit");
+  fs::path dir = tileskip::testing::emptyFolder(scratch(""), "atomic_commit");
   {
     AtomicFile file(dir / "report.json");
     file.stream() << "{\"complete\": true}";
@@ -240,7 +234,7 @@ TEST(AtomicFile, TheTargetAppearsOnlyOnCommitAndComplete) {
 }
 
 TEST(AtomicFile, AnAbandonedWriteLeavesNothingAndTheOldFileIntact) {
-  fs::path dir = emptyFolder("atomic_abandon");
+  fs::path dir = tileskip::testing::emptyFolder(scratch(""), "atomic_abandon");
   std::ofstream(dir / "c.mtx") << "old";
   {
     AtomicFile file(dir / "c.mtx");
@@ -255,7 +249,7 @@ TEST(AtomicFileDeathTest, AKillingSignalMidWriteLeavesNothingBehind) {
   // threads running can deadlock in the child (it hung on a 16-core GPU machine).
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ}) {
-    fs::path dir = emptyFolder("atomic_signal_" + std::to_string(signal));
+    fs::path dir = tileskip::testing::emptyFolder(scratch(""), "atomic_signal_" + std::to_string(signal));
     auto dieMidWrite = [&] {
       rlimit noCore{0, 0};
       setrlimit(RLIMIT_CORE, &noCore);  // SIGQUIT and SIGXFSZ would dump core

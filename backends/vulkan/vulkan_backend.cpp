@@ -14,6 +14,7 @@
 #include "backends/vulkan/memory.hpp"
 #include "backends/vulkan/tile_overrides.hpp"
 #include "core/error.hpp"
+#include "core/integer_math.hpp"
 #include "core/process_exit.hpp"
 #include "core/reference.hpp"
 #include "core/tile_layout.hpp"
@@ -27,8 +28,6 @@ constexpr std::uint32_t kPatternAWordsPerGroup = 32;   // shaders/patterns_a.com
 constexpr std::uint32_t kPatternARowsPerGroup = 64;
 constexpr std::uint32_t kPatternBColsPerGroup = 1024;  // shaders/patterns_b.comp: 256 x 4 columns
 constexpr std::uint32_t kNaN = 0x7FC00000;              // a quiet NaN, as fill words
-
-std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 // Pattern words per tile: one uint holds 4 K-blocks (32 K-indices).
 std::uint64_t patternWords(int k) { return ceilDiv(static_cast<std::uint64_t>(k), 32); }
