@@ -53,6 +53,14 @@ class DeviceProblem {
 
   virtual Matrix downloadC() = 0;
 
+  // The tiles and switches this problem runs `kernel` with where they replace the catalogue's
+  // (TILESKIP_VULKAN_TILES's notation: "pipelined=128x128x16/64x64/8x4/128,prefetch=0"), "" for
+  // the catalogue's own. Reports carry it per row.
+  virtual std::string variantOf(const KernelInfo& kernel) const {
+    (void)kernel;
+    return {};
+  }
+
   // A pattern built on the device by prepare() (tests compare it byte for byte with the CPU's).
   // Throws InputError if no kernel prepared so far uses that operand at that granularity.
   virtual Pattern downloadPattern(Operand operand, int granularity) = 0;

@@ -200,7 +200,6 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
         row.device = backend.device().name;
         row.driver = backend.device().driver;
         row.api = backend.device().api;
-        row.tuneOverrides = tuneOverridesOf(backend.device());
         row.kernel = kernel->id;
         row.failure = e.what();
         row.failureCode = e.code();
@@ -214,7 +213,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
       row.device = backend.device().name;
       row.driver = backend.device().driver;
       row.api = backend.device().api;
-      row.tuneOverrides = tuneOverridesOf(backend.device());
+      row.tuneOverrides = onDevice->variantOf(*kernel);
       row.kernel = kernel->id;
       if (kernel == target.autoKernel) row.autoReason = target.autoReason;
       {

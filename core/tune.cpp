@@ -1,6 +1,8 @@
 #include "core/tune.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -162,7 +164,9 @@ std::string formatTuneTable(const TuneReport& report) {
   std::ostringstream out;
   out << "tileskip tune  " << report.date << "\n";
   out << "device    " << report.backend << ": " << report.device << "\n";
-  out << "size      M = N = K = " << report.size << "\n\n";
+  out << "size      M = N = K = " << report.size << "; choices kept for size class "
+      << tuneSizeClass(report.size, report.size, report.size)
+      << " (problems whose (M N K)^(1/3) is within a factor of 1.41 of it)\n\n";
   std::vector<std::vector<std::string>> cells = {{"kernel", "variant", "verified", "median ms", "spread", "vs catalogue", "chosen"}};
   for (const TuneResult& r : report.results) {
     for (const TuneTrial& t : r.trials) {
@@ -195,14 +199,30 @@ std::string tuneCacheKey(std::string_view backend, const DeviceInfo& device) {
   return std::string(backend) + " | " + device.name + " | " + device.driver;
 }
 
+int tuneSizeClass(int m, int n, int k) {
+  const double geometricMean = std::cbrt(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
+  const int exponent = static_cast<int>(std::lround(std::log2(std::max(1.0, geometricMean))));
+  return 1 << std::min(exponent, 30);
+}
+
 namespace {
+
+constexpr const char* kCacheFormat = "tileskip-tune-2";
+constexpr const char* kFirstCacheFormat = "tileskip-tune-1";  // one entry per device, no size classes
+
+// A size class as the cache writes it ("4096"), or 0 for anything else.
+int parseSizeClass(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return 0;
+  const int value = std::stoi(text);
+  return value > 0 && std::has_single_bit(static_cast<unsigned>(value)) ? value : 0;
+}
 
 nlohmann::json readCacheFile(const std::filesystem::path& file) {
   // The file's type first: a folder cannot be read as one, and opening a FIFO would block
   // every Vulkan command until someone writes to it.
   std::error_code ec;
   std::filesystem::file_status status = std::filesystem::status(file, ec);
-  if (!std::filesystem::exists(status)) return {{"format", "tileskip-tune-1"}, {"devices", nlohmann::json::object()}};  // none yet
+  if (!std::filesystem::exists(status)) return {{"format", kCacheFormat}, {"devices", nlohmann::json::object()}};  // none yet
   if (!std::filesystem::is_regular_file(status)) {
     std::string what = std::filesystem::is_directory(status) ? "a folder"
                        : std::filesystem::is_fifo(status)    ? "a FIFO"
@@ -219,46 +239,64 @@ nlohmann::json readCacheFile(const std::filesystem::path& file) {
     throw InputError(file.string() + ": not a tileskip tune cache (" + e.what() + "); remove it or set " +
                      kTuneCacheVariable + "=off");
   }
-  bool wellFormed = cache.is_object() && cache.contains("format") && cache["format"].is_string() &&
-                    cache["format"].get<std::string>() == "tileskip-tune-1" && cache.contains("devices") &&
+  const std::string format = cache.is_object() && cache.contains("format") && cache["format"].is_string()
+                                 ? cache["format"].get<std::string>()
+                                 : std::string();
+  bool wellFormed = (format == kCacheFormat || format == kFirstCacheFormat) && cache.contains("devices") &&
                     cache["devices"].is_object();
   if (wellFormed) {
-    for (const auto& [key, entry] : cache["devices"].items()) {
-      if (!entry.is_object() || !entry.contains("variants") || !entry["variants"].is_object()) {
+    for (auto& [key, entry] : cache["devices"].items()) {
+      // The first format's entry is one size's choices: it becomes that size's class.
+      if (format == kFirstCacheFormat && entry.is_object() && entry.contains("size") && entry["size"].is_number_integer()) {
+        const int size = entry["size"].get<int>();
+        if (size > 0) entry = {{"size_classes", {{std::to_string(tuneSizeClass(size, size, size)), entry}}}};
+      }
+      if (!entry.is_object() || !entry.contains("size_classes") || !entry["size_classes"].is_object()) {
         wellFormed = false;
         continue;
       }
-      for (const auto& [kernel, variant] : entry["variants"].items()) {
-        if (!variant.is_string()) wellFormed = false;
+      for (const auto& [sizeClass, choices] : entry["size_classes"].items()) {
+        if (parseSizeClass(sizeClass) == 0 || !choices.is_object() || !choices.contains("variants") ||
+            !choices["variants"].is_object()) {
+          wellFormed = false;
+          continue;
+        }
+        for (const auto& [kernel, variant] : choices["variants"].items()) {
+          if (!variant.is_string()) wellFormed = false;
+        }
       }
     }
   }
   if (!wellFormed) {
-    throw InputError(file.string() + ": not a tileskip tune cache (expected {\"format\": \"tileskip-tune-1\", \"devices\": {...}}); "
+    throw InputError(file.string() + ": not a tileskip tune cache (expected {\"format\": \"" + std::string(kCacheFormat) + "\", \"devices\": {...}}); "
                      "remove it or set " + std::string(kTuneCacheVariable) + "=off");
   }
+  cache["format"] = kCacheFormat;
   return cache;
 }
 
 }  // namespace
 
-std::map<std::string, std::string> readTuneCache(const std::filesystem::path& file, const std::string& key) {
+std::map<int, TuneChoices> readTuneCache(const std::filesystem::path& file, const std::string& key) {
   nlohmann::json cache = readCacheFile(file);
-  std::map<std::string, std::string> variants;
-  if (!cache.contains("devices") || !cache["devices"].contains(key)) return variants;
-  for (const auto& [kernel, variant] : cache["devices"][key]["variants"].items()) variants[kernel] = variant.get<std::string>();
-  return variants;
+  std::map<int, TuneChoices> classes;
+  if (!cache["devices"].contains(key)) return classes;
+  for (const auto& [sizeClass, choices] : cache["devices"][key]["size_classes"].items()) {
+    TuneChoices& chosen = classes[parseSizeClass(sizeClass)];
+    for (const auto& [kernel, variant] : choices["variants"].items()) chosen[kernel] = variant.get<std::string>();
+  }
+  return classes;
 }
 
 void writeTuneCache(const std::filesystem::path& file, const TuneReport& report) {
   nlohmann::json cache = readCacheFile(file);
-  cache["format"] = "tileskip-tune-1";
   nlohmann::json variants = nlohmann::json::object(), measured = nlohmann::json::object();
   for (const TuneResult& r : report.results) {
     if (!r.chosen.empty()) variants[r.kernel] = r.chosen;
     measured[r.kernel] = {{"catalogue_ms", r.catalogueMs}, {"chosen_ms", r.chosenMs}, {"problem", r.problem}};
   }
-  cache["devices"][report.cacheKey] = {
+  const int sizeClass = tuneSizeClass(report.size, report.size, report.size);
+  cache["devices"][report.cacheKey]["size_classes"][std::to_string(sizeClass)] = {
       {"date", report.date}, {"size", report.size}, {"variants", variants}, {"measured", measured}};
   std::error_code ignored;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ignored);

@@ -54,7 +54,7 @@ struct TuneResult {
 
 struct TuneReport {
   std::string date, backend, device, cacheKey;
-  int size = 0;
+  int size = 0;  // M = N = K: the choices are kept for its size class
   std::vector<TuneResult> results;
   bool anyFailedVerification() const;
 };
@@ -64,8 +64,17 @@ struct TuneReport {
 TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kernels, const TuneOptions& options,
                    const ProgressCallback& progress = {});
 
-// A table of every trial with its spread and which was kept, then the size class the choices are cached for.
+// A table of every trial with its spread and which was kept, after the size class the choices are cached for.
 std::string formatTuneTable(const TuneReport& report);
+
+// Choices are cached, and used, by size class: the power of two nearest the geometric mean of M,
+// N and K, so a class holds the problems within a factor of sqrt(2) of it. A tile that wins at
+// 4096 can lose at 256, where a large block tile leaves most of a GPU idle: a problem uses only
+// what was tuned in its own class, and the catalogue's tiles where nothing was.
+int tuneSizeClass(int m, int n, int k);
+
+// Kernel id -> variant for one size class (the catalogue's own are not listed).
+using TuneChoices = std::map<std::string, std::string>;
 
 // ---- The cache: one JSON file for every backend and device tuned on this machine.
 
@@ -79,13 +88,14 @@ std::optional<std::filesystem::path> tuneCachePath();
 // H200 | NVIDIA 580.159.04"). Another driver compiles shaders differently: it gets its own.
 std::string tuneCacheKey(std::string_view backend, const DeviceInfo& device);
 
-// The variants chosen for `key` (kernel id -> variant; the catalogue's own are not listed),
-// empty where the file or the key is missing. Throws InputError naming the file for one that is
-// not a tune cache.
-std::map<std::string, std::string> readTuneCache(const std::filesystem::path& file, const std::string& key);
+// The choices cached for `key`, by size class; empty where the file or the key is missing. Reads
+// the first format too (one entry per key, tuned at one size: the class of that size). Throws
+// InputError naming the file for one that is not a tune cache.
+std::map<int, TuneChoices> readTuneCache(const std::filesystem::path& file, const std::string& key);
 
-// Replaces the entry of the report's key (other keys are kept), written atomically; creates
-// the folder. Throws InputError when the file cannot be written or is not a tune cache.
+// Replaces the entry of the report's key and size class (other keys and classes are kept),
+// written atomically in the second format; creates the folder. Throws InputError when the file
+// cannot be written or is not a tune cache.
 void writeTuneCache(const std::filesystem::path& file, const TuneReport& report);
 
 }  // namespace tileskip

@@ -99,32 +99,64 @@ TEST(Tune, ABackendWithoutVariantsRefusesAnyButTheCataloguesOwn) {
   EXPECT_TRUE(runTune(backend, {&kernelInfo("pipelined")}, smallTune()).results.empty());
 }
 
-TEST(TuneCache, RoundTripsPerDeviceAndKeepsOtherDevices) {
+TEST(TuneCache, RoundTripsPerDeviceAndSizeClassAndKeepsTheOthers) {
   std::filesystem::path file = tileskip::testing::scratchFolder("tileskip_tune_") / "sub" / "tune.json";
   std::filesystem::remove_all(file.parent_path());
   EXPECT_TRUE(readTuneCache(file, "any").empty()) << "no file: nothing chosen";
+  using Classes = std::map<int, TuneChoices>;
   TuneReport first;
   first.cacheKey = "vulkan | GPU A | 1.0";
+  first.size = 4096;
   first.results.push_back({"pipelined", "p", {}, "branchfree=0", 2.0, 1.5});
   first.results.push_back({"warptile", "p", {}, "", 2.0, 2.0});  // the catalogue's won: not listed
   writeTuneCache(file, first);
+  TuneReport small = first;
+  small.size = 300;  // class 256
+  small.results = {{"pipelined", "p", {}, "fma=1", 2.0, 1.5}};
+  writeTuneCache(file, small);
   TuneReport second;
   second.cacheKey = "vulkan | GPU B | 2.0";
+  second.size = 4096;
   second.results.push_back({"joint-64x32", "p", {}, "fma=1", 1.0, 0.9});
   writeTuneCache(file, second);
-  EXPECT_EQ(readTuneCache(file, first.cacheKey), (std::map<std::string, std::string>{{"pipelined", "branchfree=0"}}));
-  EXPECT_EQ(readTuneCache(file, second.cacheKey), (std::map<std::string, std::string>{{"joint-64x32", "fma=1"}}));
+  EXPECT_EQ(readTuneCache(file, first.cacheKey), (Classes{{256, {{"pipelined", "fma=1"}}}, {4096, {{"pipelined", "branchfree=0"}}}}));
+  EXPECT_EQ(readTuneCache(file, second.cacheKey), (Classes{{4096, {{"joint-64x32", "fma=1"}}}}));
   EXPECT_TRUE(readTuneCache(file, "vulkan | GPU C | 1.0").empty());
-  // Tuning again replaces a device's entry whole.
+  // Tuning again replaces that device's entry for that class whole.
   first.results[0].chosen = "";
   writeTuneCache(file, first);
-  EXPECT_TRUE(readTuneCache(file, first.cacheKey).empty());
+  EXPECT_EQ(readTuneCache(file, first.cacheKey), (Classes{{256, {{"pipelined", "fma=1"}}}, {4096, {}}}));
   EXPECT_EQ(readTuneCache(file, second.cacheKey).size(), 1u);
+}
+
+TEST(TuneCache, TheFirstFormatIsReadAsTheClassOfTheSizeItWasTunedAt) {
+  std::filesystem::path file = tileskip::testing::scratchFolder("tileskip_tune_v1_") / "tune.json";
+  std::ofstream(file) << R"({"format": "tileskip-tune-1", "devices": {"k": {"size": 4096, "variants": {"pipelined": "fma=1"}}}})";
+  EXPECT_EQ(readTuneCache(file, "k"), (std::map<int, TuneChoices>{{4096, {{"pipelined", "fma=1"}}}}));
+  TuneReport report;  // writing converts the file, keeping the old entry
+  report.cacheKey = "other";
+  report.size = 64;
+  writeTuneCache(file, report);
+  EXPECT_EQ(readTuneCache(file, "k"), (std::map<int, TuneChoices>{{4096, {{"pipelined", "fma=1"}}}}));
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(file))["format"], "tileskip-tune-2");
+}
+
+TEST(TuneCache, ASizeClassIsThePowerOfTwoNearestTheGeometricMean) {
+  EXPECT_EQ(tuneSizeClass(4096, 4096, 4096), 4096);
+  EXPECT_EQ(tuneSizeClass(40, 40, 40), 32);
+  EXPECT_EQ(tuneSizeClass(5792, 5792, 5792), 4096);  // just under 4096 * sqrt(2)
+  EXPECT_EQ(tuneSizeClass(5793, 5793, 5793), 8192);
+  EXPECT_EQ(tuneSizeClass(8192, 8192, 64), 2048);   // (2^32)^(1/3) = 2^10.7
+  EXPECT_EQ(tuneSizeClass(1, 1, 1), 1);
 }
 
 TEST(TuneCache, AFileThatIsNotACacheIsBadInputNamingIt) {
   std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_tune_bad_");
   for (const char* text : {"{not json", "[1, 2]", R"({"format": "tileskip-tune-1", "devices": {"k": {"variants": {"pipelined": 3}}}})",
+                           R"({"format": "tileskip-tune-2", "devices": {"k": {"size_classes": {"64": {"variants": {"pipelined": 3}}}}}})",
+                           R"({"format": "tileskip-tune-2", "devices": {"k": {"size_classes": {"48": {"variants": {}}}}}})",
+                           R"({"format": "tileskip-tune-2", "devices": {"k": {"size_classes": {"big": {"variants": {}}}}}})",
+                           R"({"format": "tileskip-tune-2", "devices": {"k": {"variants": {"pipelined": "fma=1"}}}})",
                            R"({"format": "something else", "devices": {}})",
                            // issue 14, defect 5: a format that is not a string was an internal type_error
                            R"({"format": 1, "devices": {}})", R"({"format": null})"}) {

@@ -885,15 +885,27 @@ TEST(VulkanDevice, TuneCachesItsChoiceAndTheNextRunUsesIt) {
   std::string key = tuneCacheKey("vulkan", backend.context().info());
   nlohmann::json written = nlohmann::json::parse(std::ifstream(cache));
   ASSERT_TRUE(written["devices"].contains(key)) << written.dump(2);
-  EXPECT_EQ(written["devices"][key]["measured"]["warptile"]["problem"].get<std::string>().find("M=40"), 0u) << written.dump(2);
+  ASSERT_TRUE(written["devices"][key]["size_classes"].contains("32")) << written.dump(2);  // 40 is nearest 32
+  EXPECT_EQ(written["devices"][key]["size_classes"]["32"]["measured"]["warptile"]["problem"].get<std::string>().find("M=40"), 0u)
+      << written.dump(2);
 
-  // Whatever was chosen, a cache naming a variant makes the next run use it, and say so.
-  written["devices"][key]["variants"] = {{"warptile", "fma=1"}};
+  // Whatever was chosen, a cache naming a variant makes the next run in that size class use it,
+  // and say so: the device line names the class, the row the variant it ran.
+  written["devices"][key]["size_classes"]["32"]["variants"] = {{"warptile", "fma=1"}};
   std::ofstream(cache) << written.dump();
-  tileskip::testing::Outcome bench =
-      tileskip::testing::runCommand(withCache + " bench --backend vulkan --kernel warptile --size 40 --warmup 0 --repeat 1 --no-baseline");
-  EXPECT_EQ(bench.exitCode, 0) << bench.output;
-  EXPECT_NE(bench.output.find("tiles overridden: warptile=128x128x16/64x64/8x4/128,fma=1"), std::string::npos) << bench.output;
+  std::filesystem::path rows = dir / "rows.json";
+  auto rowVariant = [&](int size) {
+    tileskip::testing::Outcome bench = tileskip::testing::runCommand(
+        withCache + " bench --backend vulkan --kernel warptile --size " + std::to_string(size) +
+        " --warmup 0 --repeat 1 --no-baseline --out " + rows.string());
+    EXPECT_EQ(bench.exitCode, 0) << bench.output;
+    EXPECT_NE(bench.output.find("tiles overridden: warptile=128x128x16/64x64/8x4/128,fma=1 for size class 32"), std::string::npos)
+        << bench.output;
+    return nlohmann::json::parse(std::ifstream(rows))["rows"][0]["tune_overrides"].get<std::string>();
+  };
+  EXPECT_EQ(rowVariant(40), "warptile=128x128x16/64x64/8x4/128,fma=1");
+  EXPECT_EQ(rowVariant(44), "warptile=128x128x16/64x64/8x4/128,fma=1");  // class 32 too
+  EXPECT_EQ(rowVariant(96), "") << "class 128 was never tuned: the catalogue's tiles";
   // The variable wins over the cache, even set empty.
   tileskip::testing::Outcome plain = tileskip::testing::runCommand(
       std::string(kTileOverridesVariable) + "= " + withCache + " bench --backend vulkan --kernel warptile --size 40 --warmup 0 --repeat 1 --no-baseline");

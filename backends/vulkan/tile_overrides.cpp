@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/provenance.hpp"
+#include "core/tune.hpp"
 #include "core/tile_layout.hpp"
 
 namespace tileskip::vk {
@@ -157,6 +158,23 @@ const KernelOverride* findOverride(std::span<const KernelOverride> overrides, co
 std::string describeOverrides(std::span<const KernelOverride> overrides) {
   std::string text;
   for (const KernelOverride& o : overrides) text += (text.empty() ? std::string(kTilesOverriddenLabel) : ", ") + o.text;
+  return text;
+}
+
+std::span<const KernelOverride> OverrideTable::forProblem(int m, int n, int k) const {
+  if (everySize) return *everySize;
+  auto chosen = bySizeClass.find(tuneSizeClass(m, n, k));
+  return chosen == bySizeClass.end() ? std::span<const KernelOverride>() : std::span<const KernelOverride>(chosen->second);
+}
+
+std::string OverrideTable::describe() const {
+  if (everySize) return describeOverrides(*everySize);
+  std::string text;
+  for (const auto& [sizeClass, overrides] : bySizeClass) {
+    if (overrides.empty()) continue;
+    std::string listed = describeOverrides(overrides).substr(kTilesOverriddenLabel.size());
+    text += (text.empty() ? std::string(kTilesOverriddenLabel) : "; ") + listed + " for size class " + std::to_string(sizeClass);
+  }
   return text;
 }
 

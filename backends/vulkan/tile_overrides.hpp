@@ -8,6 +8,8 @@
 // of a report says what was overridden, so a table never passes for the catalogue's.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,6 +69,18 @@ const KernelOverride* findOverride(std::span<const KernelOverride> overrides, co
 
 // "tiles overridden: pipelined=..., joint-32x32=..." or empty where there are none.
 std::string describeOverrides(std::span<const KernelOverride> overrides);
+
+// The overrides in effect on a backend: one set for every problem (TILESKIP_VULKAN_TILES, or the
+// variants `tileskip tune` is trying), or else the tune cache's choices for each size class
+// (core/tune.hpp's tuneSizeClass), where a problem outside every tuned class runs the catalogue's.
+struct OverrideTable {
+  std::optional<std::vector<KernelOverride>> everySize;
+  std::map<int, std::vector<KernelOverride>> bySizeClass;
+
+  std::span<const KernelOverride> forProblem(int m, int n, int k) const;
+  // describeOverrides() of everySize, or of each class's, each followed by " for size class N".
+  std::string describe() const;
+};
 
 // The variants `tileskip tune` tries for a kernel (core/tune.hpp): the catalogue's own ("")
 // first, then each switch away from its default and a few other tile shapes, as the text after

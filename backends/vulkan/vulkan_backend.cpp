@@ -58,8 +58,7 @@ std::uint32_t requestedPersistentWorkgroups() {
 
 class VulkanProblem final : public DeviceProblem {
  public:
-  VulkanProblem(std::shared_ptr<Context> context, std::shared_ptr<const std::vector<KernelOverride>> overrides, const Matrix& a,
-                const Matrix& b)
+  VulkanProblem(std::shared_ptr<Context> context, std::shared_ptr<const OverrideTable> overrides, const Matrix& a, const Matrix& b)
       : context_(std::move(context)), overrides_(std::move(overrides)), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
     Context& ctx = *context_;
     const ComputeLimits& limits = ctx.limits();
@@ -123,12 +122,17 @@ class VulkanProblem final : public DeviceProblem {
                       false);
   }
 
+  std::string variantOf(const KernelInfo& kernel) const override {
+    const KernelOverride* o = overrideOf(kernel);
+    return o != nullptr ? o->text : std::string();
+  }
+
   double run(const KernelInfo& catalogued) override {
     Context& ctx = *context_;
     // TILESKIP_VULKAN_TILES replaces the catalogue's tile and switches (tile_overrides.hpp).
     KernelInfo kernel = catalogued;
     PipelineSwitches switches;
-    if (const KernelOverride* o = findOverride(*overrides_, catalogued)) {
+    if (const KernelOverride* o = overrideOf(catalogued)) {
       kernel.tile = o->kernel.tile;
       switches = o->switches;
     }
@@ -275,8 +279,12 @@ class VulkanProblem final : public DeviceProblem {
     return set;
   }
 
+  const KernelOverride* overrideOf(const KernelInfo& kernel) const {
+    return findOverride(overrides_->forProblem(m_, n_, k_), kernel);
+  }
+
   std::shared_ptr<Context> context_;  // first member: destroyed last, after every buffer
-  std::shared_ptr<const std::vector<KernelOverride>> overrides_;
+  std::shared_ptr<const OverrideTable> overrides_;  // the backend's, read at every run: tune changes it
   int m_, n_, k_;
   Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
   std::map<std::pair<Operand, int>, Buffer> patterns_;
@@ -313,19 +321,21 @@ std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem) {
 }
 
 VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make_shared<Context>(options)) {
-  overrides_ = std::make_shared<std::vector<KernelOverride>>();
+  overrides_ = std::make_shared<OverrideTable>();
   if (const char* text = std::getenv(kTileOverridesVariable); text != nullptr) {
     // Set, even empty, it is the whole choice: a tuning experiment must not mix with the cache.
-    *overrides_ = parseTileOverrides(text, context_->limits());
+    overrides_->everySize = parseTileOverrides(text, context_->limits());
   } else if (std::optional<std::filesystem::path> cache = tuneCachePath()) {
-    // What `tileskip tune` chose on this device and driver. A cache that cannot be used is
-    // reported and passed over: the catalogue's tiles always run.
+    // What `tileskip tune` chose on this device and driver, per size class. A cache that cannot
+    // be used is reported and passed over: the catalogue's tiles always run.
     try {
-      std::vector<KernelOverride> chosen;
-      for (const auto& [kernel, variant] : readTuneCache(*cache, tuneCacheKey(name(), context_->info()))) {
-        chosen.push_back(parseVariant(kernel, variant, context_->limits(), "the tune cache " + cache->string()));
+      std::map<int, std::vector<KernelOverride>> chosen;
+      for (const auto& [sizeClass, choices] : readTuneCache(*cache, tuneCacheKey(name(), context_->info()))) {
+        for (const auto& [kernel, variant] : choices) {
+          chosen[sizeClass].push_back(parseVariant(kernel, variant, context_->limits(), "the tune cache " + cache->string()));
+        }
       }
-      *overrides_ = std::move(chosen);  // all of them or, where one cannot be used, none
+      overrides_->bySizeClass = std::move(chosen);  // all of them or, where one cannot be used, none
     } catch (const InputError& e) {
       std::cerr << "tileskip: vulkan: not using the tune cache: " << e.what() << "\n";
     }
@@ -336,7 +346,7 @@ VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make
 void VulkanBackend::describeDevice() {
   device_ = context_->info();
   // The device line of every report says so: a table never passes for the catalogue's tiles.
-  if (std::string note = describeOverrides(*overrides_); !note.empty()) device_.api += " (" + note + ")";
+  if (std::string note = overrides_->describe(); !note.empty()) device_.api += " (" + note + ")";
 }
 
 std::vector<std::string> VulkanBackend::tuningVariants(const KernelInfo& kernel) const {
@@ -352,8 +362,11 @@ void VulkanBackend::useVariant(const KernelInfo& kernel, const std::string& vari
     for (const std::string& v : offered) list += (list.empty() ? "'" : ", '") + v + "'";
     throw InputError("vulkan has no variant '" + variant + "' of kernel '" + std::string(kernel.id) + "' on this device; it has " + list);
   }
-  std::erase_if(*overrides_, [&](const KernelOverride& o) { return o.kernel.id == kernel.id; });
-  if (!variant.empty()) overrides_->push_back(parseVariant(kernel.id, variant, context_->limits(), "tune"));
+  // Tuning compares each variant with the catalogue's own, at every size, whatever the cache holds.
+  if (!overrides_->everySize) overrides_->everySize.emplace();
+  std::vector<KernelOverride>& chosen = *overrides_->everySize;
+  std::erase_if(chosen, [&](const KernelOverride& o) { return o.kernel.id == kernel.id; });
+  if (!variant.empty()) chosen.push_back(parseVariant(kernel.id, variant, context_->limits(), "tune"));
   describeDevice();
 }
 

@@ -34,7 +34,7 @@ class VulkanBackend final : public Backend {
   std::shared_ptr<Context> context_;  // shared with the problems, which may outlive a caller's handle
   // From TILESKIP_VULKAN_TILES, else from the tune cache (core/tune.hpp), then useVariant; shared
   // with the problems, which read it at every run.
-  std::shared_ptr<std::vector<KernelOverride>> overrides_;
+  std::shared_ptr<OverrideTable> overrides_;
   void describeDevice();
   DeviceInfo device_;
 };
