@@ -13,6 +13,10 @@ export LD_LIBRARY_PATH=/tmp/hostlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/nvidia_icd.json}
 # The test binary looks for its run-time modules in the build folder it was built in: with
 # TILESKIP_BUILD_DIR set to that path (e.g. /work/main/build/test), it is made a link to BIN.
+# The Vulkan test layer that loses the device on demand (tests/vulkan_fault/) likewise.
 if [ -n "${TILESKIP_BUILD_DIR:-}" ]; then
   mkdir -p "$TILESKIP_BUILD_DIR" && ln -sfn "$(cd "$BIN" && pwd)" "$TILESKIP_BUILD_DIR/bin"
+  if [ -d .carry/vulkan_fault ]; then
+    mkdir -p "$TILESKIP_BUILD_DIR/tests" && ln -sfn "$(cd .carry/vulkan_fault && pwd)" "$TILESKIP_BUILD_DIR/tests/vulkan_fault"
+  fi
 fi

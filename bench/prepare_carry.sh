@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 build=${1:-build/test}
 rm -rf .carry/bin && mkdir -p .carry/bin
 cp "$build"/bin/tileskip "$build"/bin/tileskip_tests .carry/bin/
-[ -f "$build/bin/libtileskip_cuda.so" ] && cp "$build/bin/libtileskip_cuda.so" .carry/bin/
+# The CUDA module, and the test-only one whose kernels fail on purpose (tests/cuda_fault/).
+find "$build/bin" -maxdepth 1 -name "libtileskip_cuda*.so" -exec cp {} .carry/bin/ \;
+rm -rf .carry/vulkan_fault
+[ -d "$build/tests/vulkan_fault" ] && cp -r "$build/tests/vulkan_fault" .carry/vulkan_fault
 # The Python package (bench/gpu_python.sh): the build tree's, the CUDA module copied in, and the
 # static libraries and headers to link the extension for another Python version there.
 if [ -d "$build/python/tileskip" ]; then

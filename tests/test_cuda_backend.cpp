@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/runtime_module.hpp"
+#include "run_command.hpp"
 #include "scoped_env.hpp"
 
 using namespace tileskip;
@@ -127,4 +128,26 @@ TEST_F(CudaDevice, MisuseIsAnInputErrorNotACrash) {
   problem->run(kernelInfo("a-row"));  // prepares its own pattern first
   EXPECT_EQ(problem->downloadPattern(Operand::A, 8).bits.size(), 5u * 4u);
   EXPECT_THROW(problem->downloadPattern(Operand::B, 32), InputError);
+}
+
+// Issue 14: a failure the GPU reports reaches the user as exit 3 with the driver's reason, and
+// `run` writes no C. The faulting module (tests/cuda_fault/) is the product's with a kernel table
+// whose kernels fail: a store to an unmapped address (the context is lost and the error shows at
+// the next synchronisation), or a launch of a block no GPU allows (refused at once).
+TEST_F(CudaDevice, AKernelThatFaultsOrALaunchThatIsRefusedIsExitThreeAndWritesNothing) {
+  for (const std::string fault : {"kernel", "launch"}) {
+    std::filesystem::path dir = tileskip::testing::emptyFolder(tileskip::testing::scratchFolder("tileskip_cuda_fault_"), fault);
+    const std::string prefix = "TILESKIP_CUDA_MODULE=" + std::string(TILESKIP_FAULTING_CUDA_MODULE) + " TILESKIP_TEST_CUDA_FAULT=" +
+                               fault + " " + std::string(TILESKIP_BINARY) + " ";
+    const std::string reason = fault == "kernel" ? "illegal memory access" : "invalid configuration";
+    tileskip::testing::Outcome run =
+        tileskip::testing::runCommand(prefix + "run --backend cuda --kernel pipelined --size 64 --out " + (dir / "c.npy").string());
+    EXPECT_EQ(run.exitCode, 3) << fault << "\n" << run.output;
+    EXPECT_NE(run.output.find(reason), std::string::npos) << fault << "\n" << run.output;
+    EXPECT_TRUE(std::filesystem::is_empty(dir)) << fault << ": run left a file behind";
+    tileskip::testing::Outcome bench = tileskip::testing::runCommand(
+        prefix + "bench --backend cuda --kernel pipelined --size 64 --warmup 0 --repeat 1 --no-baseline");
+    EXPECT_EQ(bench.exitCode, 3) << fault << "\n" << bench.output;
+    EXPECT_NE(bench.output.find(reason), std::string::npos) << fault << "\n" << bench.output;
+  }
 }

@@ -1082,6 +1082,44 @@ TEST(VulkanDevice, BenchGivesTheSameExitCodesAsRun) {
   EXPECT_EQ(large.exitCode, 3) << large.output;
 }
 
+// Issue 14: a device lost mid-run (a kernel fault, a watchdog timeout, a driver reset) is exit 3
+// with the reason, and `run` writes no C. The test layer (tests/vulkan_fault/) loses lavapipe's
+// device on demand: here at each queue submission of a run in turn (the upload, C's poisoning,
+// the kernel, C's download), until one late enough lets the run finish and write C.
+TEST(VulkanDevice, ALostDeviceIsExitThreeWithTheReasonAndWritesNothing) {
+  VULKAN_OR_SKIP(backend, false);
+  (void)backend;  // the commands below open their own; this only skips without Vulkan
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_lost_");
+  ASSERT_EQ(tileskip::testing::runTileskip("gen --rows 64 --cols 64 --out " + (dir / "a.npy").string()).exitCode, 0);
+  ASSERT_EQ(tileskip::testing::runTileskip("gen --rows 64 --cols 64 --operand B --out " + (dir / "b.npy").string()).exitCode, 0);
+  auto losingAfter = [&](int submissions) {
+    return "VK_ADD_LAYER_PATH=" + std::string(TILESKIP_DEVICE_LOST_LAYER_DIR) +
+           " VK_INSTANCE_LAYERS=VK_LAYER_TILESKIP_device_lost TILESKIP_TEST_LOSE_DEVICE_AFTER=" + std::to_string(submissions) +
+           " " + std::string(TILESKIP_BINARY) + " ";
+  };
+  const std::string operands = " --a " + (dir / "a.npy").string() + " --b " + (dir / "b.npy").string() + " --out ";
+  int lost = 0;
+  for (int after = 0; after < 16; ++after) {
+    std::filesystem::path out = tileskip::testing::emptyFolder(dir, "out") / "c.npy";
+    tileskip::testing::Outcome run =
+        tileskip::testing::runCommand(losingAfter(after) + "run --backend vulkan --kernel pipelined" + operands + out.string());
+    if (run.exitCode == 0) {  // every submission went through: C is written
+      EXPECT_TRUE(std::filesystem::is_regular_file(out)) << run.output;
+      break;
+    }
+    ++lost;
+    EXPECT_EQ(run.exitCode, 3) << after << "\n" << run.output;
+    EXPECT_NE(run.output.find("was lost while"), std::string::npos) << after << "\n" << run.output;
+    EXPECT_TRUE(std::filesystem::is_empty(out.parent_path())) << after << ": run left a file behind";
+  }
+  EXPECT_GE(lost, 3) << "a run submits its upload, its kernel and its download at least";
+  EXPECT_LT(lost, 16) << "the run never got through";
+  tileskip::testing::Outcome bench = tileskip::testing::runCommand(
+      losingAfter(1) + "bench --backend vulkan --kernel pipelined --size 64 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(bench.exitCode, 3) << bench.output;
+  EXPECT_NE(bench.output.find("was lost while"), std::string::npos) << bench.output;
+}
+
 // Issue 14, defects 5 and 6 through the command: a tune cache that is a FIFO, a folder or has a
 // numeric "format" is reported and passed over; the run goes on (and never blocks).
 TEST(VulkanDevice, AnUnusableTuneCacheIsPassedOverNeverBlocking) {
