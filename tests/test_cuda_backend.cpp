@@ -135,16 +135,20 @@ TEST_F(CudaDevice, MisuseIsAnInputErrorNotACrash) {
 // whose kernels fail: a store to an unmapped address (the context is lost and the error shows at
 // the next synchronisation), or a launch of a block no GPU allows (refused at once).
 TEST_F(CudaDevice, AKernelThatFaultsOrALaunchThatIsRefusedIsExitThreeAndWritesNothing) {
+  std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_cuda_fault_");
+  ASSERT_EQ(tileskip::testing::runTileskip("gen --rows 64 --cols 64 --out " + (dir / "a.npy").string()).exitCode, 0);
+  ASSERT_EQ(tileskip::testing::runTileskip("gen --rows 64 --cols 64 --operand B --out " + (dir / "b.npy").string()).exitCode, 0);
+  const std::string operands = " --a " + (dir / "a.npy").string() + " --b " + (dir / "b.npy").string() + " --out ";
   for (const std::string fault : {"kernel", "launch"}) {
-    std::filesystem::path dir = tileskip::testing::emptyFolder(tileskip::testing::scratchFolder("tileskip_cuda_fault_"), fault);
+    std::filesystem::path out = tileskip::testing::emptyFolder(dir, fault) / "c.npy";
     const std::string prefix = "TILESKIP_CUDA_MODULE=" + std::string(TILESKIP_FAULTING_CUDA_MODULE) + " TILESKIP_TEST_CUDA_FAULT=" +
                                fault + " " + std::string(TILESKIP_BINARY) + " ";
-    const std::string reason = fault == "kernel" ? "illegal memory access" : "invalid configuration";
-    tileskip::testing::Outcome run =
-        tileskip::testing::runCommand(prefix + "run --backend cuda --kernel pipelined --size 64 --out " + (dir / "c.npy").string());
+    // The driver's words for a fault; for a refused launch, which error code it picks is its own.
+    const std::string reason = fault == "kernel" ? "an illegal memory access was encountered" : "while launching kernel pipelined";
+    tileskip::testing::Outcome run = tileskip::testing::runCommand(prefix + "run --backend cuda --kernel pipelined" + operands + out.string());
     EXPECT_EQ(run.exitCode, 3) << fault << "\n" << run.output;
     EXPECT_NE(run.output.find(reason), std::string::npos) << fault << "\n" << run.output;
-    EXPECT_TRUE(std::filesystem::is_empty(dir)) << fault << ": run left a file behind";
+    EXPECT_TRUE(std::filesystem::is_empty(out.parent_path())) << fault << ": run left a file behind";
     tileskip::testing::Outcome bench = tileskip::testing::runCommand(
         prefix + "bench --backend cuda --kernel pipelined --size 64 --warmup 0 --repeat 1 --no-baseline");
     EXPECT_EQ(bench.exitCode, 3) << fault << "\n" << bench.output;
