@@ -76,10 +76,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateInstance(const VkInstanceCreateInfo* info, 
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyInstance(VkInstance instance, const VkAllocationCallbacks* allocator) {
+  void* key = dispatchKey(instance);  // read before the handle's memory is freed
   InstanceCalls calls = instanceCalls(instance);
   calls.destroy(instance, allocator);
   std::lock_guard lock(guard);
-  instances.erase(dispatchKey(instance));
+  instances.erase(key);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkDeviceCreateInfo* info,
@@ -105,10 +106,11 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateDevice(VkPhysicalDevice physical, const VkD
 }
 
 VKAPI_ATTR void VKAPI_CALL DestroyDevice(VkDevice device, const VkAllocationCallbacks* allocator) {
+  void* key = dispatchKey(device);  // read before the handle's memory is freed
   DeviceCalls calls = deviceCalls(device);
   calls.destroy(device, allocator);
   std::lock_guard lock(guard);
-  devices.erase(dispatchKey(device));
+  devices.erase(key);
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL QueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
