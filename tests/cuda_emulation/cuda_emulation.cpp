@@ -24,7 +24,7 @@ namespace {
 constexpr std::size_t kStackBytes = 256 * 1024;
 
 enum class State { Ready, AtBarrier, AtCollective, Done };
-enum class Collective { Ballot, ShuffleXor };
+enum class Collective { Ballot, ShuffleXor, Exchange };
 
 struct Fiber {
   ucontext_t context{};
@@ -35,6 +35,9 @@ struct Fiber {
   Collective collective = Collective::Ballot;
   unsigned mask = 0, value = 0, result = 0;
   int laneMask = 0;
+  WarpResolver resolver = nullptr;  // Exchange: its instruction, its operands and results
+  const void* input = nullptr;
+  void* output = nullptr;
 };
 
 struct BlockRun {
@@ -126,7 +129,22 @@ bool resolveWarp(unsigned warp) {
       throw std::logic_error("lanes of a warp disagree on a warp collective: " + where(warp * 32 + l, f.file, f.line) +
                              " vs " + where(warp * 32, first.file, first.line));
     }
+    if (f.resolver != first.resolver) {
+      throw std::logic_error("lanes of a warp run different warp-wide instructions: " + where(warp * 32 + l, f.file, f.line) +
+                             " vs " + where(warp * 32, first.file, first.line));
+    }
     if (f.value != 0) ballotBits |= 1u << l;
+  }
+  if (first.collective == Collective::Exchange) {
+    const void* inputs[32];
+    void* outputs[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      inputs[l] = lanes[l].input;
+      outputs[l] = lanes[l].output;
+    }
+    first.resolver(inputs, outputs);
+    for (unsigned l = 0; l < 32; ++l) lanes[l].state = State::Ready;
+    return true;
   }
   for (unsigned l = 0; l < 32; ++l) {
     Fiber& f = lanes[l];
@@ -202,6 +220,15 @@ void syncThreads(const char* file, int line) {
   self.file = file;
   self.line = line;
   switchToScheduler();
+}
+
+void warpExchange(WarpResolver resolve, const void* input, void* output, const char* file, int line) {
+  Fiber& self = run->fibers[run->current];
+  self.resolver = resolve;
+  self.input = input;
+  self.output = output;
+  collective(Collective::Exchange, 0xFFFFFFFFu, 0, 0, file, line);
+  self.resolver = nullptr;
 }
 
 unsigned ballot(unsigned mask, bool predicate, const char* file, int line) {

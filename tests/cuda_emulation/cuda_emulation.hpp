@@ -13,6 +13,9 @@
 // Include this before any .cuh file.
 #pragma once
 
+// The .cuh files' emulation branches (backends/cuda/mma_common.cuh) call the emulator.
+#define TILESKIP_CUDA_EMULATION 1
+
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -58,6 +61,19 @@ namespace tileskip::emu {
 void syncThreads(const char* file, int line);
 unsigned ballot(unsigned mask, bool predicate, const char* file, int line);
 unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* file, int line);
+
+// A warp-wide instruction the emulator carries out for the whole warp at once: each lane hands
+// in its operands and where its results go, and when all 32 lanes wait at the same call,
+// `resolve` runs once with every lane's, before any lane runs on (so no lane can overwrite its
+// operands before the others have been read). A lane missing from it is an error, as for the
+// other collectives.
+using WarpResolver = void (*)(const void* const (&inputs)[32], void* const (&outputs)[32]);
+void warpExchange(WarpResolver resolve, const void* input, void* output, const char* file, int line);
+
+// The tensor-core instructions of backends/cuda/mma_common.cuh, in the fragment layouts it
+// documents (tensor_core_emulation.cpp).
+void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line);
+void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line);
 
 // Runs `kernel` for every thread of `blocks` blocks of `threads` threads (blocks one after
 // another). Throws std::logic_error naming the block, thread and source line when a rule

@@ -1,0 +1,104 @@
+// The tensor-core instructions of the MMA kernels (issue 13), each a warp-wide collective that
+// the whole warp issues together: mma.sync m16n8k16 (fp16 or bf16 inputs, fp32 accumulate),
+// ldmatrix (four 8 x 8 tiles of 16-bit values from shared memory, optionally transposed), and
+// cp.async (16 bytes from global to shared memory without passing through registers).
+//
+// On the device each is inline PTX (the forms bench/tune/mma_probe.cu measured on the H200).
+// Compiled as C++ for the CPU emulator (tests/cuda_emulation), each calls the emulator, which
+// computes what the PTX ISA specifies the instruction leaves in each lane; cp.async copies at
+// once there, so its wait is a no-op. The fragment layouts below are the PTX ISA's, for lane
+// l of a warp with group g = l / 4 and t = l % 4; a 32-bit register holds two 16-bit values,
+// the lower column (or row) in its lower half.
+#pragma once
+
+#include <cstdint>
+
+namespace tileskip::cuda {
+
+// The inputs' type: what the MMA reads the 16-bit halves of its registers as.
+enum class MmaInput { Fp16, Bf16 };
+
+// d = a b + d for one 16 x 8 x 16 tile. a (16 x 16, row-major): a[0] = (g, 2t..2t+1),
+// a[1] = (g + 8, 2t..), a[2] = (g, 2t + 8..), a[3] = (g + 8, 2t + 8..). b (16 x 8, by
+// column): b[0] = rows 2t..2t+1 of column g, b[1] = rows 2t + 8..2t + 9. d: d[0..1] = (g, 2t..2t+1),
+// d[2..3] = (g + 8, 2t..2t+1).
+template <MmaInput T>
+__device__ __forceinline__ void mmaM16N8K16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (T == MmaInput::Bf16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+#elif defined(TILESKIP_CUDA_EMULATION)
+  ::tileskip::emu::mmaM16N8K16(T == MmaInput::Bf16, d, a, b, __FILE__, __LINE__);
+#else
+  (void)d, (void)a, (void)b;  // nvcc's host pass: never called there
+#endif
+}
+
+// Four 8 x 8 tiles of 16-bit values from shared memory: lane l gives the address of row l % 8
+// of tile l / 8 (16 bytes, 16-byte aligned) and receives register i = tile i's row g, columns
+// 2t and 2t + 1. Transposed: register i = tile i's rows 2t and 2t + 1 of column g, which is
+// how a row-major K x N tile of B becomes the MMA's b fragments.
+__device__ __forceinline__ void loadMatrixX4(unsigned (&r)[4], const void* row) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+#elif defined(TILESKIP_CUDA_EMULATION)
+  ::tileskip::emu::loadMatrixX4(r, row, false, __FILE__, __LINE__);
+#else
+  (void)r, (void)row;
+#endif
+}
+
+__device__ __forceinline__ void loadMatrixX4Transposed(unsigned (&r)[4], const void* row) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+#elif defined(TILESKIP_CUDA_EMULATION)
+  ::tileskip::emu::loadMatrixX4(r, row, true, __FILE__, __LINE__);
+#else
+  (void)r, (void)row;
+#endif
+}
+
+// 16 bytes to shared memory: the first `bytes` (0 to 16) from `global`, zeros after them, so a
+// tile's edge past the end of a matrix reads as zeros without a branch around the copy.
+__device__ __forceinline__ void copyAsync16(void* shared, const void* global, int bytes) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared))),
+               "l"(global), "r"(bytes));
+#else
+  auto* to = static_cast<unsigned char*>(shared);
+  const auto* from = static_cast<const unsigned char*>(global);
+  for (int i = 0; i < 16; ++i) to[i] = i < bytes ? from[i] : 0;
+#endif
+}
+
+// Closes the group of copies issued since the last one; waitCopies<N> returns once at most N
+// groups are still in flight.
+__device__ __forceinline__ void commitCopies() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+template <int Pending>
+__device__ __forceinline__ void waitCopies() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+#endif
+}
+
+}  // namespace tileskip::cuda

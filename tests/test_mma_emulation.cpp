@@ -1,0 +1,159 @@
+// The tensor-core instructions of backends/cuda/mma_common.cuh on the CPU emulator, against
+// their operands indexed directly: what each lane receives from ldmatrix (plain and transposed),
+// what a warp's mma.sync computes, cp.async's zero fill, and a lane that misses a warp-wide
+// instruction. The GPU side of the same instructions was measured in bench/tune/mma_probe.cu.
+#include <gtest/gtest.h>
+
+// clang-format off
+#include "cuda_emulation/cuda_emulation.hpp"
+// clang-format on
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "backends/cuda/mma_common.cuh"
+#include "core/dtype.hpp"
+
+using namespace tileskip;
+using namespace tileskip::cuda;
+
+namespace {
+
+// One warp multiplies a 16 x 16 A by a 16 x 16 B (both row-major; B is K x N) as the MMA kernels
+// do: both staged in shared memory, A's fragments by ldmatrix, B's by transposed ldmatrix, two
+// MMAs for C's two 8-column halves, each lane storing its fragment of C.
+template <MmaInput T>
+void multiplyOneTile(const std::uint16_t* a, const std::uint16_t* b, float* c) {
+  __shared__ __align__(16) std::uint16_t as[16 * 16];
+  __shared__ __align__(16) std::uint16_t bs[16 * 16];
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int i = lane; i < 16 * 16; i += 32) {
+    as[i] = a[i];
+    bs[i] = b[i];
+  }
+  __syncthreads();
+  // Lane l names row l % 8 of tile l / 8: tiles are rows 0-7 / 8-15, then columns 8-15 of both.
+  const int row = lane % 8 + (lane / 8) % 2 * 8, column = lane / 16 * 8;
+  unsigned aFrag[4], bFrag[4];
+  loadMatrixX4(aFrag, as + row * 16 + column);
+  loadMatrixX4Transposed(bFrag, bs + row * 16 + column);
+  float left[4] = {}, right[4] = {};
+  const unsigned bLeft[2] = {bFrag[0], bFrag[1]}, bRight[2] = {bFrag[2], bFrag[3]};
+  mmaM16N8K16<T>(left, aFrag, bLeft);
+  mmaM16N8K16<T>(right, aFrag, bRight);
+  const int g = lane / 4, t = lane % 4;
+  for (int half = 0; half < 2; ++half) {
+    const float* d = half == 0 ? left : right;
+    c[g * 16 + half * 8 + 2 * t] = d[0];
+    c[g * 16 + half * 8 + 2 * t + 1] = d[1];
+    c[(g + 8) * 16 + half * 8 + 2 * t] = d[2];
+    c[(g + 8) * 16 + half * 8 + 2 * t + 1] = d[3];
+  }
+}
+
+void laneSkipsTheMma(float* c) {
+  unsigned a[4] = {}, b[2] = {};
+  float d[4] = {};
+  if (threadIdx.x == 5) return;
+  mmaM16N8K16<MmaInput::Bf16>(d, a, b);
+  c[threadIdx.x] = d[0];
+}
+
+}  // namespace
+
+TEST(MmaEmulation, AWarpMultipliesATileExactlyInEitherType) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> small(-8, 8);  // products and sums stay exact in fp32
+  for (DType type : {DType::Fp16, DType::Bf16}) {
+    std::vector<int> a(256), b(256);
+    std::vector<std::uint16_t> aBits(256), bBits(256);
+    for (int i = 0; i < 256; ++i) {
+      a[i] = small(rng);
+      b[i] = small(rng);
+      aBits[i] = halfBits(type, static_cast<float>(a[i]));
+      bBits[i] = halfBits(type, static_cast<float>(b[i]));
+    }
+    std::vector<float> c(256, -1.0f);
+    emu::launch(1, 32, [&] {
+      if (type == DType::Bf16) {
+        multiplyOneTile<MmaInput::Bf16>(aBits.data(), bBits.data(), c.data());
+      } else {
+        multiplyOneTile<MmaInput::Fp16>(aBits.data(), bBits.data(), c.data());
+      }
+    });
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 16; ++j) {
+        int expected = 0;
+        for (int k = 0; k < 16; ++k) expected += a[i * 16 + k] * b[k * 16 + j];
+        ASSERT_EQ(c[i * 16 + j], static_cast<float>(expected)) << dtypeName(type) << " C(" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
+TEST(MmaEmulation, AnMmaAddsToWhatTheAccumulatorHeld) {
+  const std::uint16_t one = halfBits(DType::Bf16, 1.0f), half = halfBits(DType::Bf16, 0.5f);
+  std::vector<float> d(32 * 4);
+  emu::launch(1, 32, [&] {
+    const unsigned pairOfOnes = one | (static_cast<unsigned>(one) << 16), pairOfHalves = half | (static_cast<unsigned>(half) << 16);
+    const unsigned a[4] = {pairOfOnes, pairOfOnes, pairOfOnes, pairOfOnes}, b[2] = {pairOfHalves, pairOfHalves};
+    float acc[4] = {1.0f, 2.0f, 3.0f, static_cast<float>(threadIdx.x)};
+    mmaM16N8K16<MmaInput::Bf16>(acc, a, b);
+    for (int i = 0; i < 4; ++i) d[threadIdx.x * 4 + i] = acc[i];
+  });
+  // Every element of A B is 16 x 1 x 0.5 = 8.
+  for (int lane = 0; lane < 32; ++lane) {
+    EXPECT_EQ(d[lane * 4 + 0], 9.0f);
+    EXPECT_EQ(d[lane * 4 + 1], 10.0f);
+    EXPECT_EQ(d[lane * 4 + 2], 11.0f);
+    EXPECT_EQ(d[lane * 4 + 3], 8.0f + static_cast<float>(lane));
+  }
+}
+
+TEST(MmaEmulation, LoadMatrixGivesEachLaneItsRowOrColumnPair) {
+  // 32 rows of 8 values each, the lanes naming them out of order.
+  std::vector<std::uint16_t> values(32 * 8);
+  for (int i = 0; i < 32 * 8; ++i) values[i] = static_cast<std::uint16_t>(1000 + i);
+  auto rowOf = [](int lane) { return (lane * 7 + 3) % 32; };
+  std::vector<unsigned> plain(32 * 4), transposed(32 * 4);
+  emu::launch(1, 32, [&] {
+    __shared__ __align__(16) std::uint16_t rows[32 * 8];
+    for (int i = static_cast<int>(threadIdx.x); i < 32 * 8; i += 32) rows[i] = values[i];
+    __syncthreads();
+    unsigned r[4], s[4];
+    loadMatrixX4(r, rows + rowOf(static_cast<int>(threadIdx.x)) * 8);
+    loadMatrixX4Transposed(s, rows + rowOf(static_cast<int>(threadIdx.x)) * 8);
+    for (int i = 0; i < 4; ++i) {
+      plain[threadIdx.x * 4 + i] = r[i];
+      transposed[threadIdx.x * 4 + i] = s[i];
+    }
+  });
+  auto element = [&](int tile, int row, int column) { return static_cast<unsigned>(values[rowOf(tile * 8 + row) * 8 + column]); };
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane / 4, t = lane % 4;
+    for (int tile = 0; tile < 4; ++tile) {
+      EXPECT_EQ(plain[lane * 4 + tile], element(tile, g, 2 * t) | element(tile, g, 2 * t + 1) << 16) << lane << " " << tile;
+      EXPECT_EQ(transposed[lane * 4 + tile], element(tile, 2 * t, g) | element(tile, 2 * t + 1, g) << 16) << lane << " " << tile;
+    }
+  }
+}
+
+TEST(MmaEmulation, AnAsyncCopyFillsPastItsBytesWithZeros) {
+  std::vector<unsigned char> from(16), to(16);
+  for (int i = 0; i < 16; ++i) from[i] = static_cast<unsigned char>(i + 1);
+  for (int bytes : {0, 6, 16}) {
+    std::fill(to.begin(), to.end(), 0xEE);
+    copyAsync16(to.data(), from.data(), bytes);
+    commitCopies();
+    waitCopies<0>();
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(to[i], i < bytes ? from[i] : 0) << bytes << " bytes, byte " << i;
+  }
+}
+
+TEST(MmaEmulation, ALaneThatMissesAnMmaIsReported) {
+  std::vector<float> c(32);
+  EXPECT_THROW(emu::launch(1, 32, [&] { laneSkipsTheMma(c.data()); }), std::logic_error);
+}
