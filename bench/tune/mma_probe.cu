@@ -1,11 +1,12 @@
 // Issue 13, before the catalogue: how far a plain mma.sync kernel gets against cuBLAS in the same
 // precision on the GPU it runs on. A dense bf16 / fp16 GEMM (fp32 accumulate) built the way the
 // tensor-core step of the progression would be: m16n8k16 MMAs fed by ldmatrix from shared memory,
-// a multi-stage cp.async pipeline, shared rows padded so ldmatrix reads without bank conflicts.
+// a multi-stage cp.async pipeline, shared rows padded so ldmatrix reads without bank conflicts;
+// the instructions are backends/cuda/mma_common.cuh's.
 // Each candidate shape is checked against cublasGemmEx on the same operands, then timed.
 // Square sizes that are multiples of every candidate's block tile only: this is a probe, not the
 // product kernel (which must take partial tiles).
-//   nvcc -O3 -std=c++20 -arch=sm_90 bench/tune/mma_probe.cu -lcublas -o mma_probe
+//   nvcc -O3 -std=c++20 -arch=sm_90 -Ibackends/cuda bench/tune/mma_probe.cu -lcublas -o mma_probe
 //   ./mma_probe [sizes, default 2048,4096,8192]
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -22,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "mma_common.cuh"
+
 #define CHECK(call)                                                                           \
   do {                                                                                        \
     auto status_ = (call);                                                                    \
@@ -31,6 +34,8 @@
     }                                                                                         \
   } while (0)
 
+using namespace tileskip::cuda;
+
 namespace {
 
 // The 16-bit input type, as the PTX spells it in the MMA.
@@ -38,58 +43,14 @@ struct Bf16 {
   using Storage = __nv_bfloat16;
   static constexpr const char* name = "bf16";
   static constexpr cudaDataType_t cublasType = CUDA_R_16BF;
+  static constexpr tileskip::cuda::MmaInput mma = tileskip::cuda::MmaInput::Bf16;
 };
 struct Fp16 {
   using Storage = __half;
   static constexpr const char* name = "fp16";
   static constexpr cudaDataType_t cublasType = CUDA_R_16F;
+  static constexpr tileskip::cuda::MmaInput mma = tileskip::cuda::MmaInput::Fp16;
 };
-
-__device__ __forceinline__ unsigned sharedAddress(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-__device__ __forceinline__ void copyAsync16(void* shared, const void* global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sharedAddress(shared)), "l"(global));
-}
-__device__ __forceinline__ void commitCopies() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int Pending>
-__device__ __forceinline__ void waitCopies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
-}
-
-// Four 8x8 b16 matrices; lane l gives the address of row l % 8 of matrix l / 8 and receives
-// one 32-bit register of each (row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1).
-__device__ __forceinline__ void loadMatrixX4(unsigned (&r)[4], const void* row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(sharedAddress(row)));
-}
-// The same, each matrix transposed: lane l receives (rows 2 (l % 4), 2 (l % 4) + 1; column l / 4).
-__device__ __forceinline__ void loadMatrixX4Transposed(unsigned (&r)[4], const void* row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(sharedAddress(row)));
-}
-
-template <class T>
-__device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]);
-template <>
-__device__ __forceinline__ void mma16816<Bf16>(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-template <>
-__device__ __forceinline__ void mma16816<Fp16>(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
 
 // C (M x N, fp32) = A (M x K) B (K x N), all row-major; M, N, K multiples of BM, BN, BK.
 template <class T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool PREFETCH, int GROUP>
@@ -134,12 +95,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
     for (int i = threadIdx.x; i < BM * BK / kChunk; i += kThreads) {
       const int row = i / (BK / kChunk), chunk = i % (BK / kChunk);
-      copyAsync16(as + row * kARow + chunk * kChunk, a + static_cast<size_t>(blockRow + row) * k + k0 + chunk * kChunk);
+      copyAsync16(as + row * kARow + chunk * kChunk, a + static_cast<size_t>(blockRow + row) * k + k0 + chunk * kChunk, 16);
     }
 #pragma unroll
     for (int i = threadIdx.x; i < BK * BN / kChunk; i += kThreads) {
       const int row = i / (BN / kChunk), chunk = i % (BN / kChunk);
-      copyAsync16(bs + row * kBRow + chunk * kChunk, b + static_cast<size_t>(k0 + row) * n + blockCol + chunk * kChunk);
+      copyAsync16(bs + row * kBRow + chunk * kChunk, b + static_cast<size_t>(k0 + row) * n + blockCol + chunk * kChunk, 16);
     }
   };
 
@@ -184,7 +145,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
       for (int i = 0; i < kMmaM; ++i) {
 #pragma unroll
-        for (int j = 0; j < kMmaN; ++j) mma16816<T>(acc[i][j], aFrag[i], bFrag[j]);
+        for (int j = 0; j < kMmaN; ++j) mmaM16N8K16<T::mma>(acc[i][j], aFrag[i], bFrag[j]);
       }
     };
     if constexpr (PREFETCH) {
@@ -226,7 +187,7 @@ __global__ void mmaPeak(float* sink, int iterations) {
   float acc[CHAINS][4] = {};
   for (int it = 0; it < iterations; ++it) {
 #pragma unroll
-    for (int chain = 0; chain < CHAINS; ++chain) mma16816<T>(acc[chain], a, b);
+    for (int chain = 0; chain < CHAINS; ++chain) mmaM16N8K16<T::mma>(acc[chain], a, b);
   }
   float total = 0;
 #pragma unroll
