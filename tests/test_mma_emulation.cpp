@@ -1,7 +1,8 @@
 // The tensor-core instructions of backends/cuda/mma_common.cuh on the CPU emulator, against
 // their operands indexed directly: what each lane receives from ldmatrix (plain and transposed),
 // what a warp's mma.sync computes, cp.async's zero fill, and a lane that misses a warp-wide
-// instruction. The GPU side of the same instructions was measured in bench/tune/mma_probe.cu.
+// instruction; and K13, the dense tensor-core kernel built on them, against the fp64 product of
+// its rounded inputs. The GPU side: bench/tune/mma_probe.cu and bench/tune/k13_check.cu.
 #include <gtest/gtest.h>
 
 // clang-format off
@@ -9,11 +10,13 @@
 // clang-format on
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
+#include "backends/cuda/k13_mma.cuh"
 #include "backends/cuda/mma_common.cuh"
 #include "core/dtype.hpp"
 
@@ -156,4 +159,113 @@ TEST(MmaEmulation, AnAsyncCopyFillsPastItsBytesWithZeros) {
 TEST(MmaEmulation, ALaneThatMissesAnMmaIsReported) {
   std::vector<float> c(32);
   EXPECT_THROW(emu::launch(1, 32, [&] { laneSkipsTheMma(c.data()); }), std::logic_error);
+}
+
+// ---- K13 (k13_mma.cuh), the dense tensor-core kernel ----
+namespace {
+
+struct MmaDenseCase {
+  int m, n, k;
+  const char* what;
+};
+
+// K13 at the shape bench/tune/k13_check.cu checks on the GPU: 128 x 128 blocks of eight 64 x 32
+// warps, BK 32, three stages.
+void runMmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
+                 std::vector<float>& c, int m, int n, int k) {
+  constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, kStages = 3, kThreads = 256;
+  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
+  emu::launch(blocks, kThreads, [&] {
+    if (dtype == DType::Bf16) {
+      mmaDense<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads>(a.data(), b.data(), c.data(), m, n, k);
+    } else {
+      mmaDense<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads>(a.data(), b.data(), c.data(), m, n, k);
+    }
+  });
+}
+
+// A and B drawn by `draw` and rounded to the dtype; K13's C against the fp64 product of the
+// rounded values within fp32 accumulation error, (k + 1) half-ulps of the sum of |products|:
+// one product dropped or counted twice is far outside it wherever it is not tiny.
+template <class Draw>
+void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw) {
+  const int m = shape.m, n = shape.n, k = shape.k;
+  std::vector<double> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n);
+  std::vector<std::uint16_t> aBits(A.size()), bBits(B.size());
+  for (std::size_t i = 0; i < A.size(); ++i) {
+    aBits[i] = halfBits(dtype, draw(i, true));
+    A[i] = fromHalfBits(dtype, aBits[i]);
+  }
+  for (std::size_t i = 0; i < B.size(); ++i) {
+    bBits[i] = halfBits(dtype, draw(i, false));
+    B[i] = fromHalfBits(dtype, bBits[i]);
+  }
+  std::vector<float> C(static_cast<std::size_t>(m) * n, std::nanf(""));
+  runMmaDense(dtype, aBits, bBits, C, m, n, k);
+  int wrong = 0;
+  for (int r = 0; r < m; ++r) {
+    for (int col = 0; col < n; ++col) {
+      double expected = 0.0, magnitude = 0.0;
+      for (int kk = 0; kk < k; ++kk) {
+        const double p = A[static_cast<std::size_t>(r) * k + kk] * B[static_cast<std::size_t>(kk) * n + col];
+        expected += p;
+        magnitude += std::fabs(p);
+      }
+      const double got = C[static_cast<std::size_t>(r) * n + col];
+      const double tolerance = (k + 1) * unitRoundoff(DType::Fp32) * magnitude;
+      if (!(std::fabs(got - expected) <= tolerance) && wrong++ < 5) {
+        ADD_FAILURE() << dtypeName(dtype) << " " << shape.what << " (" << m << "x" << n << "x" << k << "): C[" << r
+                      << "][" << col << "] = " << got << ", expected " << expected << " +- " << tolerance;
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0) << dtypeName(dtype) << " " << shape.what;
+}
+
+constexpr DType kMmaTypes[] = {DType::Fp16, DType::Bf16};
+
+}  // namespace
+
+TEST(MmaDenseEmulation, MatchesTheProductOfRoundedInputsOnOddAndWholeShapes) {
+  const MmaDenseCase cases[] = {
+      {37, 45, 70, "odd shape (element-wise loads)"},
+      {128, 128, 32, "one whole block tile, one K-tile"},
+      {130, 136, 48, "partial tiles with 16-byte copies"},
+      {1, 1, 1, "1 x 1 x 1"},
+  };
+  std::mt19937 rng(19);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (DType dtype : kMmaTypes) {
+    for (const MmaDenseCase& shape : cases) checkMmaDense(dtype, shape, [&](std::size_t, bool) { return normal(rng); });
+  }
+}
+
+TEST(MmaDenseEmulation, ASingleNonZeroLandsInItsOneOutput) {
+  // A's only non-zero at (70, 33), B's at (33, 100): C is zero but for C[70][100] = 3 * -5.
+  const int m = 150, n = 160, k = 64;
+  for (DType dtype : kMmaTypes) {
+    checkMmaDense(dtype, {m, n, k, "single non-zero"}, [&](std::size_t i, bool isA) {
+      if (isA) return i == 70u * k + 33 ? 3.0f : 0.0f;
+      return i == 33u * n + 100 ? -5.0f : 0.0f;
+    });
+  }
+}
+
+TEST(MmaDenseEmulation, AllZeroInputsGiveZeroAndCancellationStaysExact) {
+  checkMmaDense(DType::Bf16, {70, 90, 80, "all zero"}, [](std::size_t, bool) { return 0.0f; });
+  // Row r of A is (1, -1, 1, -1, ...) times 2^(r % 5) and B is constant, so every output cancels
+  // to zero through partial sums exact in fp32; one product dropped or added twice leaves
+  // 0.75 * 2^(r % 5), some two thousand times the bound.
+  const int k = 96;
+  checkMmaDense(DType::Fp16, {40, 24, k, "cancellation"}, [&](std::size_t i, bool isA) {
+    if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / k % 5));
+    return 0.75f;
+  });
+}
+
+TEST(MmaDenseEmulation, LongKRunsThePipelineThroughManyStages) {
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  checkMmaDense(DType::Bf16, {24, 40, 2048, "long K, 16-byte copies"}, [&](std::size_t, bool) { return uniform(rng); });
+  checkMmaDense(DType::Fp16, {20, 17, 1003, "long K, element-wise loads"}, [&](std::size_t, bool) { return uniform(rng); });
 }

@@ -11,12 +11,16 @@
 // the lower column (or row) in its lower half.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tileskip::cuda {
 
 // The inputs' type: what the MMA reads the 16-bit halves of its registers as.
 enum class MmaInput { Fp16, Bf16 };
+
+// One MMA's tile: kMmaM x kMmaN of C from kMmaM x kMmaK of A and kMmaK x kMmaN of B.
+inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
 // d = a b + d for one 16 x 8 x 16 tile. a (16 x 16, row-major): a[0] = (g, 2t..2t+1),
 // a[1] = (g + 8, 2t..), a[2] = (g, 2t + 8..), a[3] = (g + 8, 2t + 8..). b (16 x 8, by
@@ -78,7 +82,8 @@ __device__ __forceinline__ void loadMatrixX4Transposed(unsigned (&r)[4], const v
 __device__ __forceinline__ void copyAsync16(void* shared, const void* global, int bytes) {
 #if defined(__CUDA_ARCH__)
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared))),
-               "l"(global), "r"(bytes));
+               "l"(global), "r"(bytes)
+               : "memory");
 #else
   auto* to = static_cast<unsigned char*>(shared);
   const auto* from = static_cast<const unsigned char*>(global);
@@ -90,14 +95,28 @@ __device__ __forceinline__ void copyAsync16(void* shared, const void* global, in
 // groups are still in flight.
 __device__ __forceinline__ void commitCopies() {
 #if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.commit_group;\n" ::);
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
 
 template <int Pending>
 __device__ __forceinline__ void waitCopies() {
 #if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#endif
+}
+
+// The block's dynamic shared memory, `bytes` of it. The launch asks for as many (its third <<< >>>
+// argument) and, past 48 KiB, opts in with cudaFuncAttributeMaxDynamicSharedMemorySize: a
+// multi-stage pipeline of 16-bit tiles needs more than static shared memory allows. The "memory"
+// clobbers above keep the compiler from moving shared-memory reads across the waits.
+__device__ __forceinline__ unsigned char* dynamicSharedMemory(std::size_t bytes) {
+#if defined(TILESKIP_CUDA_EMULATION)
+  return ::tileskip::emu::dynamicSharedMemory(bytes);
+#else
+  extern __shared__ __align__(128) unsigned char dynamicShared[];
+  (void)bytes;
+  return dynamicShared;
 #endif
 }
 

@@ -17,6 +17,7 @@
 #define TILESKIP_CUDA_EMULATION 1
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -74,6 +75,12 @@ void warpExchange(WarpResolver resolve, const void* input, void* output, const c
 // documents (tensor_core_emulation.cpp).
 void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line);
 void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line);
+
+// The block's dynamic shared memory (extern __shared__ on the device): as much as one block of
+// an H100 or H200 may ask for, in the shared section, so it starts each block as NaN too.
+// Asking for more is an error, as the launch would be on the GPU.
+inline constexpr std::size_t kDynamicSharedBytes = 227 * 1024;
+unsigned char* dynamicSharedMemory(std::size_t bytes);
 
 // Runs `kernel` for every thread of `blocks` blocks of `threads` threads (blocks one after
 // another). Throws std::logic_error naming the block, thread and source line when a rule

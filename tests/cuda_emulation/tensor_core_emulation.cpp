@@ -3,6 +3,8 @@
 // in the fragment layouts the PTX ISA gives (and mma_common.cuh documents), and hands each lane
 // its part of the result.
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "cuda_emulation.hpp"
 #include "core/dtype.hpp"
@@ -83,6 +85,18 @@ void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigne
 
 void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line) {
   warpExchange(transposed ? resolveLoadMatrix<true> : resolveLoadMatrix<false>, &row, r, file, line);
+}
+
+namespace {
+__shared__ __align__(128) unsigned char dynamicShared[kDynamicSharedBytes];
+}  // namespace
+
+unsigned char* dynamicSharedMemory(std::size_t bytes) {
+  if (bytes > kDynamicSharedBytes) {
+    throw std::logic_error("a kernel asked for " + std::to_string(bytes) + " bytes of dynamic shared memory; a block has " +
+                           std::to_string(kDynamicSharedBytes) + " at most");
+  }
+  return dynamicShared;
 }
 
 }  // namespace tileskip::emu
