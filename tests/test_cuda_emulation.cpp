@@ -50,6 +50,22 @@ void readsSharedMemoryItNeverWrote(float* out) {
   out[threadIdx.x] = tile[threadIdx.x];
 }
 
+}  // namespace
+
+// In tileskip::cuda and a template, as the catalogue's kernels are: GCC keeps its __shared__
+// array out of the section the emulator's own arrays are in.
+namespace tileskip::cuda {
+template <int kSize>
+void readsTemplateSharedItNeverWrote(float* out) {
+  __shared__ float tile[kSize];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = tile[threadIdx.x];
+  __syncthreads();
+  tile[threadIdx.x] = 1.0f;  // what a block that forgot to write would read, were it not refilled
+}
+}  // namespace tileskip::cuda
+
+namespace {
+
 void uniformKernel(int* out) {
   __shared__ int tile[64];
   tile[threadIdx.x] = static_cast<int>(threadIdx.x);
@@ -124,6 +140,13 @@ TEST(CudaEmulator, SharedMemoryStartsAsNaN) {
   std::vector<float> out(64, 0.0f);
   emu::launch(2, 64, [&] { readsSharedMemoryItNeverWrote(out.data()); });
   for (float v : out) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(CudaEmulator, ATemplatedKernelsSharedMemoryStartsEachBlockAsNaN) {
+  // Each block reads its array before writing ones to it: the second block must see NaN again.
+  std::vector<float> out(2 * 64, 0.0f);
+  emu::launch(2, 64, [&] { cuda::readsTemplateSharedItNeverWrote<64>(out.data()); });
+  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(std::isnan(out[i])) << "output " << i << " = " << out[i];
 }
 
 // The CUDA twins' real kernels put each output in the thread that threadOutputs() names (the

@@ -1,6 +1,10 @@
 #include "cuda_emulation.hpp"
 
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <memory>
@@ -20,6 +24,73 @@ extern "C" char __stop_tileskip_emu_shared[] __attribute__((weak));
 namespace tileskip::emu {
 
 namespace {
+
+struct SharedArray {
+  char* address;
+  std::size_t bytes;
+};
+
+// GCC ignores the section attribute on a static local of a template function (such a variable
+// lives in a COMDAT group of its own), so every templated kernel's __shared__ arrays land in .bss,
+// outside the section the launch fills with NaN. The executable's symbol table still names them:
+// the static locals of functions in tileskip::cuda (mangled _ZZN8tileskip4cuda...), which device
+// code allows only as __shared__ arrays. Read once, from /proc/self/exe; a stripped test binary
+// is an error rather than shared memory that silently starts as what the last block left.
+std::vector<SharedArray> findTemplateSharedArrays() {
+  static constexpr char kPrefix[] = "_ZZN8tileskip4cuda";
+  const int fd = ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::logic_error("the emulator cannot open /proc/self/exe to find the kernels' shared arrays");
+  auto readAt = [&](void* to, std::size_t bytes, std::uint64_t offset) {
+    if (::pread(fd, to, bytes, static_cast<off_t>(offset)) != static_cast<ssize_t>(bytes)) {
+      ::close(fd);
+      throw std::logic_error("the emulator could not read the test binary's ELF headers");
+    }
+  };
+  Elf64_Ehdr header{};
+  readAt(&header, sizeof header, 0);
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  readAt(sections.data(), sections.size() * sizeof(Elf64_Shdr), header.e_shoff);
+  std::vector<SharedArray> arrays;
+  bool haveSymbols = false;
+  std::uintptr_t bias = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        *static_cast<std::uintptr_t*>(out) = info->dlpi_addr;  // the first object is the executable
+        return 1;
+      },
+      &bias);
+  for (const Elf64_Shdr& section : sections) {
+    if (section.sh_type != SHT_SYMTAB || section.sh_link >= sections.size()) continue;
+    haveSymbols = true;
+    std::vector<Elf64_Sym> symbols(section.sh_size / sizeof(Elf64_Sym));
+    readAt(symbols.data(), symbols.size() * sizeof(Elf64_Sym), section.sh_offset);
+    const Elf64_Shdr& names = sections[section.sh_link];
+    std::vector<char> text(names.sh_size + 1, '\0');
+    readAt(text.data(), names.sh_size, names.sh_offset);
+    for (const Elf64_Sym& symbol : symbols) {
+      if (ELF64_ST_TYPE(symbol.st_info) != STT_OBJECT || symbol.st_size == 0 || symbol.st_name >= names.sh_size) continue;
+      if (std::strncmp(text.data() + symbol.st_name, kPrefix, sizeof kPrefix - 1) != 0) continue;
+      arrays.push_back({reinterpret_cast<char*>(bias + symbol.st_value), symbol.st_size});
+    }
+  }
+  ::close(fd);
+  if (!haveSymbols) {
+    throw std::logic_error("the test binary has no symbol table (stripped?): the emulator needs it to fill the "
+                           "templated kernels' shared memory with NaN before each block");
+  }
+  return arrays;
+}
+
+// Every byte of shared memory NaN (0xFF...): the non-template kernels' section and the templated
+// kernels' arrays.
+void poisonSharedMemory() {
+  static const std::vector<SharedArray> templateArrays = findTemplateSharedArrays();
+  if (__start_tileskip_emu_shared != nullptr) {
+    std::memset(__start_tileskip_emu_shared, 0xFF,
+                static_cast<std::size_t>(__stop_tileskip_emu_shared - __start_tileskip_emu_shared));
+  }
+  for (const SharedArray& array : templateArrays) std::memset(array.address, 0xFF, array.bytes);
+}
 
 constexpr std::size_t kStackBytes = 256 * 1024;
 
@@ -257,10 +328,7 @@ void launch(unsigned blocks, unsigned threads, const std::function<void()>& kern
   try {
     for (unsigned b = 0; b < blocks; ++b) {
       blockIdx = uint3{b, 0, 0};
-      if (__start_tileskip_emu_shared != nullptr) {
-        std::memset(__start_tileskip_emu_shared, 0xFF,
-                    static_cast<std::size_t>(__stop_tileskip_emu_shared - __start_tileskip_emu_shared));
-      }
+      poisonSharedMemory();
       runBlock(block);
     }
   } catch (...) {

@@ -9,7 +9,8 @@
 //    exited while others wait there: a skip that jumps a barrier must be block-uniform;
 //  - all 32 lanes of a warp reach the same collective (__ballot_sync, __shfl_xor_sync);
 //  - shared memory starts each block filled with NaN, so a read of shared memory that the
-//    block did not write this time poisons C and fails verification.
+//    block did not write this time poisons C and fails verification (templated kernels' arrays
+//    included, which GCC keeps out of the shared section: cuda_emulation.cpp finds them by name).
 // Include this before any .cuh file.
 #pragma once
 
