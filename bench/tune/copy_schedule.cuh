@@ -75,7 +75,7 @@ struct LeanKTileCopy {
 };
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8,
-          int kLaneRows = 4, int kInterleave = 1>
+          int kLaneRows = 4, int kInterleave = 1, FmaOrder kOrder = FmaOrder::RowMajor>
 __device__ void leanCopyGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
                              int N, int K, float* stages) {
   using Copy = LeanKTileCopy<BM, BN, BK, kThreads>;
@@ -83,7 +83,7 @@ __device__ void leanCopyGemm(const float* __restrict__ A, const float* __restric
   constexpr int kStage = stageFloats<BM, BN, BK>(), kBOffset = BK * transposedAStride<BM>();
   const int tid = static_cast<int>(threadIdx.x);
   const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kGroupRows>(M, N);
-  WarpFragments<BM, BN, BK, WM, WN, TM, TN, kThreads, kLaneRows, kInterleave> tile(tid);
+  WarpFragments<BM, BN, BK, WM, WN, TM, TN, kThreads, kLaneRows, kInterleave, kOrder> tile(tid);
   Copy copy(A, B, M, N, K, block, tid);
   const int kTiles = (K + BK - 1) / BK;
 
@@ -139,12 +139,12 @@ __device__ void leanCopyGemm(const float* __restrict__ A, const float* __restric
 
 #if defined(__CUDACC__)
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8,
-          int kLaneRows = 4, int kInterleave = 1>
+          int kLaneRows = 4, int kInterleave = 1, FmaOrder kOrder = FmaOrder::RowMajor>
 __global__ void __launch_bounds__(kThreads, 1)
     leanCopy(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
   extern __shared__ __align__(16) float stages[];
-  leanCopyGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages, kGroupRows, kLaneRows, kInterleave>(A, B, C, M, N, K,
-                                                                                                   stages);
+  leanCopyGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages, kGroupRows, kLaneRows, kInterleave, kOrder>(
+      A, B, C, M, N, K, stages);
 }
 #endif
 

@@ -202,6 +202,8 @@ int main(int argc, char** argv) {
   tune::addDepthVariants(variants);
   tune::addWideVariants(variants);
   tune::addCopyScheduleVariants(variants);
+  tune::addOrderVariants(variants);
+  tune::addStreamlinedVariants(variants);
 
   cudaDeviceProp prop{};
   int device = 0, driver = 0, runtime = 0;

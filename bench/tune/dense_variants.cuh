@@ -36,6 +36,8 @@ void addLanesVariants(std::vector<Variant>& into);       // lane arrangements, 1
 void addDepthVariants(std::vector<Variant>& into);       // BK = 16, launch bounds, block order
 void addWideVariants(std::vector<Variant>& into);        // 256-thread tiles 128 x 256 and 256 x 128
 void addCopyScheduleVariants(std::vector<Variant>& into);  // cp.async copies spread over the depths (step 11)
+void addOrderVariants(std::vector<Variant>& into);         // the FMA order of the outer product (step 18)
+void addStreamlinedVariants(std::vector<Variant>& into);   // K12 with a branch-free interior K loop (step 18)
 
 }  // namespace tileskip::tune
 

@@ -13,6 +13,7 @@
 // their gathered K-block lists (barrierAfter adapts their K11-style compute).
 #pragma once
 
+#include "fma_order.cuh"
 #include "k11_pipelined.cuh"
 
 namespace tileskip::cuda {
@@ -163,7 +164,7 @@ struct AsyncKTileCopy {
 // The fragments are double-buffered in registers, across K-tiles too: depth 0 of the next
 // K-tile is read while the FMAs of the last depth of this one run.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kLaneRows = 4,
-          int kInterleave = 1>
+          int kInterleave = 1, FmaOrder kOrder = FmaOrder::RowMajor>
 struct WarpFragments {
   static constexpr int kLaneCols = 32 / kLaneRows;
   static constexpr int kWarpCols = BN / WN;
@@ -215,13 +216,7 @@ struct WarpFragments {
     }
   }
 
-  __device__ void multiply(int buffer) {
-#pragma unroll
-    for (int i = 0; i < kRegM; ++i) {
-#pragma unroll
-      for (int j = 0; j < kRegN; ++j) acc[i][j] = fmaf(fragA[buffer][i], fragB[buffer][j], acc[i][j]);
-    }
-  }
+  __device__ void multiply(int buffer) { outerProduct<kOrder>(acc, fragA[buffer], fragB[buffer]); }
 
   // The BK rank-1 updates of one staged K-tile. `advance()` is the main loop's barrier: it
   // returns the next K-tile's stage (not valid when there is none), and is called once, after the

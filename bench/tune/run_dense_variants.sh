@@ -15,7 +15,7 @@ JOBS=${JOBS:-$(nproc)}
 ARCH=${ARCH:-90}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 GENCODE="-gencode=arch=compute_${ARCH},code=sm_${ARCH}"
-UNITS="dense_variants dense_variants_reference dense_variants_register dense_variants_stages dense_variants_lanes dense_variants_depth dense_variants_wide dense_variants_copy"
+UNITS="dense_variants dense_variants_reference dense_variants_register dense_variants_stages dense_variants_lanes dense_variants_depth dense_variants_wide dense_variants_copy dense_variants_order dense_variants_stream"
 mkdir -p "$BUILD" "$OUT"
 
 if [ ! -x "$BUILD/dense_variants" ] || [ "${REBUILD:-0}" = 1 ]; then
