@@ -90,8 +90,8 @@ struct KernelStructure {
 
 struct KernelInfo {
   std::string_view id;       // the dispatch key, e.g. "joint-8x32"
-  std::string_view number;   // its place in the progression, e.g. "K28"
-  std::string_view stem;     // file stem of both twins, e.g. "k28_joint_8x32" (.cuh / .comp)
+  std::string_view number;   // its place in the progression, e.g. "S7"
+  std::string_view stem;     // file stem of both twins, e.g. "s07_joint_8x32" (.cuh / .comp)
   KernelFamily family;
   TileShape tile;
   int aRowGranularity;       // rows per A-pattern tile (8, 32, 64), 0 when A is not inspected
@@ -155,67 +155,67 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   //  id              K#     stem                 family                 BM   BN  BK  WM   WN  TM TN thr   aR  bC
   //  {thread mapping, main loop, scheduling, skip scope, K-block list}
   //  summary
-  {"naive",        "K1",  "k01_naive",        KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
+  {"naive",        "K1",  "k01_naive",       KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
    {ThreadMapping::OutputDownColumns, MainLoop::Global, Scheduling::TilePerBlock, SkipScope::None},
    "one thread per output; neighbouring threads walk down a column of C, so loads are not coalesced"},
-  {"coalesced",    "K2",  "k02_coalesced",    KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
+  {"coalesced",    "K2",  "k02_coalesced",   KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
    {ThreadMapping::OutputAlongRows, MainLoop::Global, Scheduling::TilePerBlock, SkipScope::None},
    "neighbouring threads take neighbouring columns, so a warp's loads of B and stores of C coalesce"},
-  {"smem",         "K3",  "k03_smem",         KernelFamily::Dense,    {32,  32, 32,  0,   0, 1, 1, 1024}, 0,  0,
+  {"smem",         "K3",  "k03_smem",        KernelFamily::Dense,    {32,  32, 32,  0,   0, 1, 1, 1024}, 0,  0,
    {ThreadMapping::OutputAlongRows, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
    "stage 32x32 tiles of A and B in shared memory so each global load is reused 32 times"},
-  {"blocktile1d",  "K4",  "k04_blocktile1d",  KernelFamily::Dense,    {64,  64,  8,  0,   0, 8, 1, 512},  0,  0,
+  {"blocktile1d",  "K4",  "k04_blocktile1d", KernelFamily::Dense,    {64,  64,  8,  0,   0, 8, 1, 512},  0,  0,
    {ThreadMapping::ColumnOfOutputs, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
    "each thread computes a column of 8 outputs, reusing one B value from a register 8 times"},
-  {"blocktile2d",  "K5",  "k05_blocktile2d",  KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
+  {"blocktile2d",  "K5",  "k05_blocktile2d", KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
    {ThreadMapping::ThreadTile, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
    "each thread computes an 8x8 block of outputs: 16 shared loads feed 64 FMAs"},
-  {"vectorized",   "K6",  "k06_vectorized",   KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
+  {"vectorized",   "K6",  "k06_vectorized",  KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::None},
    "128-bit global loads, and the A tile stored transposed so the inner loop reads it as vectors"},
-  {"warptile",     "K9",  "k09_warptile",     KernelFamily::Dense,    {128, 128, 16, 64, 64, 8, 4, 128},  0,  0,
+  {"warptile",     "K10", "k10_warptile",    KernelFamily::Dense,    {128, 128, 16, 64, 64, 8, 4, 128},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::None},
    "warp tiling: each warp owns a 64x64 sub-tile, matching the hardware's scheduling unit"},
-  {"pipelined",    "K11", "k11_pipelined",    KernelFamily::Dense,    {128, 128, 8,  64, 64, 8, 4, 128},  0,  0,
+  {"pipelined",    "K11", "k11_pipelined",   KernelFamily::Dense,    {128, 128, 8,  64, 64, 8, 4, 128},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::DoubleBuffered, Scheduling::TilePerBlock, SkipScope::None},
    "double buffering: the next K-tile travels into registers while the warps compute this one (the dense reference)"},
-  {"hoisted",      "K12", "k12_hoisted",      KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0,
+  {"hoisted",      "K12", "k12_hoisted",     KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::Hoisted, Scheduling::TilePerBlock, SkipScope::None},
    "K11 with its addresses hoisted out of the K loop and the barrier before the last depth, in a 128x256 block of eight 64x64 warps"},
-  {"a-row",        "K10", "k10_a_row",        KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
+  {"a-row",        "S1",  "s01_a_row",       KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
-  {"a-warp",       "K16", "k16_a_warp",       KernelFamily::SkipA,    {128, 128, 8,  64, 64, 8, 4, 128}, 32,  0,
+  {"a-warp",       "S2",  "s02_a_warp",      KernelFamily::SkipA,    {128, 128, 8,  64, 64, 8, 4, 128}, 32,  0,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "A-pattern per 32 rows, one warp sub-tile's rows: every lane reads the same byte, so the skip is warp-uniform"},
-  {"b-group8",     "K18", "k18_b_group8",     KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8,
+  {"b-group8",     "S3",  "s03_b_group8",    KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip B's zero 8-column segments per thread: divergence again, now along N"},
-  {"b-warp",       "K21", "k21_b_warp",       KernelFamily::SkipB,    {128, 128, 8,  64, 64, 8, 4, 128},  0, 32,
+  {"b-warp",       "S4",  "s04_b_warp",      KernelFamily::SkipB,    {128, 128, 8,  64, 64, 8, 4, 128},  0, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "B-pattern per 32 columns, one warp sub-tile's columns: a warp-uniform skip along N"},
-  {"joint-64x32",  "K24", "k24_joint_64x32",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 64, 32,
+  {"joint-64x32",  "S5",  "s05_joint_64x32", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 64, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "skip only where a_pat & b_pat is zero, A at 64 rows: coarse, so few K-blocks clear"},
-  {"joint-32x32",  "K29", "k29_joint_32x32",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 32, 32,
+  {"joint-32x32",  "S6",  "s06_joint_32x32", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 32, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "joint skip with A at 32 rows: each warp sub-tile row is one pattern tile, so more K-blocks clear"},
-  {"joint-8x32",   "K28", "k28_joint_8x32",   KernelFamily::Joint,    {128, 128, 8,  64, 64, 2, 4, 128},  8, 32,
+  {"joint-8x32",   "S7",  "s07_joint_8x32",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 2, 4, 128},  8, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "joint skip with A at 8 rows: the warp walks 8-row sub-tiles, so each check stays warp-uniform"},
-  {"warp-joint-64x64", "K30", "k30_warp_joint_64x64", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   64, 64,
+  {"warp-joint-64x64", "S8", "s08_warp_joint_64x64", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   64, 64,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "a block of one warp: each 64x64 block tile lists its own K-blocks, so zeros 64 wide skip loads too"},
-  {"warp-joint-32x32", "K31", "k31_warp_joint_32x32", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32,
+  {"warp-joint-32x32", "S9", "s09_warp_joint_32x32", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
-  {"cublas",       "",    "",                 KernelFamily::Baseline, {},                                  0,  0,
+  {"cublas",       "",    "",                KernelFamily::Baseline, {},                                  0,  0,
    {},
    "cuBLAS SGEMM, TF32 off: the vendor's dense baseline"},
-  {"cusparse-csr", "",    "",                 KernelFamily::Baseline, {},                                  0,  0,
+  {"cusparse-csr", "",    "",                KernelFamily::Baseline, {},                                  0,  0,
    {},
    "cuSPARSE SpMM with A converted to CSR (conversion timed apart)"},
-  {"cpu",          "",    "",                 KernelFamily::Baseline, {},                                  0,  0,
+  {"cpu",          "",    "",                KernelFamily::Baseline, {},                                  0,  0,
    {},
    "OpenBLAS SGEMM on the host: the CPU baseline"},
 });
@@ -228,6 +228,53 @@ constexpr bool everyRowHangsTogether() {
   return true;
 }
 static_assert(everyRowHangsTogether(), "a catalogue row's structure contradicts its family or tile (structureContradiction names it)");
+
+// A twin's number is K<n> for a dense kernel and S<n> for a skipping one; 0 where `number` is not
+// of that form. K numbers keep the classic SGEMM progression's where a kernel is its step
+// (docs/teaching.md maps both series to SGEMM_CUDA's and ESMM's numbers).
+constexpr int progressionNumber(const KernelInfo& k) {
+  const char letter = k.skips() ? 'S' : 'K';
+  if (k.isBaseline() || k.number.size() < 2 || k.number.size() > 3 || k.number[0] != letter) return 0;
+  int n = 0;
+  for (char c : k.number.substr(1)) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+// Why a row's number or stem breaks the naming rule, or nullptr. The stem is the number's letter
+// in lower case, n in two digits and the id with '-' as '_' ("S7", "joint-8x32" ->
+// "s07_joint_8x32"); the numbers grow in catalogue order, the dense series before the skipping
+// one, so `tileskip list` and the files sort in the order a student reads the kernels.
+constexpr const char* namingContradiction(const KernelInfo& k, const KernelInfo* previous) {
+  if (k.isBaseline()) return k.number.empty() && k.stem.empty() ? nullptr : "a baseline has no number and no files";
+  const int n = progressionNumber(k);
+  if (n <= 0 || n > 99) return "a twin's number is K<n> (dense) or S<n> (skipping), n from 1 to 99";
+  const std::string_view id = k.id, stem = k.stem;
+  if (stem.size() != 4 + id.size() || stem[0] != (k.skips() ? 's' : 'k') || stem[1] != '0' + n / 10 ||
+      stem[2] != '0' + n % 10 || stem[3] != '_') {
+    return "a twin's stem is its number's letter in lower case, the number in two digits, '_' and its id";
+  }
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (stem[4 + i] != (id[i] == '-' ? '_' : id[i])) return "a twin's stem ends in its id, with '-' as '_'";
+  }
+  if (previous != nullptr && !previous->isBaseline()) {
+    if (previous->skips() && !k.skips()) return "the dense kernels come before the skipping ones";
+    if (previous->skips() == k.skips() && progressionNumber(*previous) >= n) return "numbers grow in catalogue order";
+  }
+  return nullptr;
+}
+
+constexpr bool everyRowIsNamedInOrder() {
+  const KernelInfo* previous = nullptr;
+  for (const KernelInfo& k : kCatalogue) {
+    if (namingContradiction(k, previous) != nullptr) return false;
+    previous = &k;
+  }
+  return true;
+}
+static_assert(everyRowIsNamedInOrder(), "a catalogue row's number or stem breaks the naming rule (namingContradiction names it)");
 
 // The kernel that skip efficiency and "vs dense" ratios are measured against.
 inline constexpr std::string_view kDenseReferenceKernel = "pipelined";

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K11 pipelined: K9's warp tiling, double-buffered. While the warps compute one K-tile from
+// K11 pipelined: K10's warp tiling, double-buffered. While the warps compute one K-tile from
 // shared memory, the next one travels from global memory into registers and is written to the
 // other stage afterwards, and each depth's fragments are read while the previous depth's FMAs
 // run: the latency of both loads hides behind the FMAs instead of stalling every warp. One

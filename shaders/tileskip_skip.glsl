@@ -1,4 +1,4 @@
-// What the warp-uniform skipping kernels (K16, K21, K24, K29, K28) share, the twin of
+// What the warp-uniform skipping kernels (S2, S4, S5, S6, S7) share, the twin of
 // backends/cuda/skip_common.cuh: K11's pipelined main loop run over only the K-blocks a
 // workgroup needs, and the skip policy of warp sub-tiles that lie inside one pattern tile each.
 // The kernels are persistent: a dispatch has only as many workgroups as run at once, and each
@@ -170,7 +170,7 @@ int scheduledKBlock(uint index) {
 
 // ---- The sub-tile skip (SubTileSkip in the CUDA twin). A sub-tile (WSUBM x WSUBN) lies inside
 // one A-pattern tile and one B-pattern tile (the backend checks A_ROWS % WSUBM == 0 and
-// B_COLS % WSUBN == 0): A_ROWS = WSUBM is K28's 8-row walk; A_ROWS >= WM makes the byte the same
+// B_COLS % WSUBN == 0): A_ROWS = WSUBM is S7's 8-row walk; A_ROWS >= WM makes the byte the same
 // for the whole warp.
 //
 // Uniform enough: the bytes of a sub-tile come from the pattern tiles of its warp's rows and

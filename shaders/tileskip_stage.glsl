@@ -144,7 +144,7 @@ void stageTiles(uint row0, uint col0, uint kTile, uint kBlockMask) {
   }
 }
 
-// ---- A TM x TN register tile per invocation (K6 and the divergent K10, K18): invocation
+// ---- A TM x TN register tile per invocation (K6 and the divergent S1, S3): invocation
 // (threadRow, threadCol) owns rows threadRow·TM.. and columns threadCol·TN.. of the block tile.
 const uint THREAD_COLS = BN / TN;
 float threadAcc[TM * TN];

@@ -1,4 +1,4 @@
-// Warp tiling, from K9 (warptile) on. A warp is 32 consecutive invocations
+// Warp tiling, from K10 (warptile) on. A warp is 32 consecutive invocations
 // (gl_LocalInvocationIndex / 32), whatever the hardware subgroup size, and owns a WM x WN tile
 // of C. Its lanes form a LANE_ROWS x LANE_COLS (4 x 8) grid over a WSUBM x WSUBN sub-tile and
 // the warp walks WMITER x WNITER sub-tiles (core/tile_layout.hpp, as in the CUDA twins), so
@@ -19,7 +19,7 @@ const uint LANE_N = WNITER * TN;  // columns of C per lane
 // Switches for tuning on a GPU without a rebuild (the backend sets them from the catalogue, or
 // from TILESKIP_VULKAN_TILES: docs/vulkan.md). The defaults here only let a file compile alone.
 // PREFETCH_FRAGMENTS: K11's inner loop reads depth k + 1's fragments while depth k's FMAs run
-// (rank1Updates); off, each depth reads its fragments and then does its FMAs, as K9 does.
+// (rank1Updates); off, each depth reads its fragments and then does its FMAs, as K10 does.
 layout(constant_id = 12) const bool PREFETCH_FRAGMENTS = true;
 // EXPLICIT_FMA: fma(a, b, acc) as the CUDA twins' fmaf, instead of acc + a * b, which SPIR-V lets
 // the driver contract into an FMA or not.
@@ -27,7 +27,7 @@ layout(constant_id = 13) const bool EXPLICIT_FMA = false;
 
 float acc[LANE_M * LANE_N];
 // Fragments: this lane's values of A and B at one depth. Two register sets, indexed at compile
-// time: K11 reads depth k + 1's set while depth k's FMAs run; K9 uses set 0 only.
+// time: K11 reads depth k + 1's set while depth k's FMAs run; K10 uses set 0 only.
 float regM[2 * LANE_M];
 float regN[2 * LANE_N];
 

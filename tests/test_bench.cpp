@@ -128,7 +128,7 @@ TEST(Reports, TableCsvAndJsonCarryTheContext) {
   FakeBackend backend;
   BenchReport report = benchFake(backend, {"warptile", "joint-8x32"});
   std::string table = formatTable(report);
-  for (const char* needle : {"M=96 N=96 K=96", "seed 42", "fake device", "joint-8x32 (K28)", "verified"}) {
+  for (const char* needle : {"M=96 N=96 K=96", "seed 42", "fake device", "joint-8x32 (S7)", "verified"}) {
     EXPECT_NE(table.find(needle), std::string::npos) << needle;
   }
   std::string csv = formatCsv(report);

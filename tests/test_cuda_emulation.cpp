@@ -157,7 +157,7 @@ TEST(CudaEmulator, ATemplatedKernelsSharedMemoryStartsEachBlockAsNaN) {
 // kernels run their skipping path. (A warp-uniform block tile with nothing to skip runs K11's
 // loop in K11's lane arrangement where the warp tile allows it (skip_common.cuh, DenseTile):
 // for joint-8x32 that path alone maps lanes as K11 does, and its GLSL twin does not. Known,
-// kept for K28's dense-path speed; see docs/adding-a-kernel.md.)
+// kept for S7's dense-path speed; see docs/adding-a-kernel.md.)
 TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
   for (const KernelInfo& kernel : twinKernels()) {
     const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);

@@ -15,12 +15,12 @@ namespace fs = std::filesystem;
 TEST(KernelSource, FindsTheTwinsByStemAndSaysWhenOneIsMissing) {
   fs::path root = fs::temp_directory_path() / ("tileskip_source_test_" + std::to_string(::getpid()));
   fs::create_directories(root / "shaders");
-  std::ofstream(root / "shaders" / "k28_joint_8x32.comp") << "// joint skip\nvoid main() { warpTileSkipGemm(); }\nx += 1;\n";
+  std::ofstream(root / "shaders" / "s07_joint_8x32.comp") << "// joint skip\nvoid main() { warpTileSkipGemm(); }\nx += 1;\n";
   const KernelInfo& kernel = kernelInfo("joint-8x32");
 
   KernelSourceFile glsl = loadKernelSource(kernel, SourceLanguage::Glsl, {root / "elsewhere", root});
   ASSERT_TRUE(glsl.found()) << glsl.note;
-  EXPECT_EQ(glsl.relativePath, "shaders/k28_joint_8x32.comp");
+  EXPECT_EQ(glsl.relativePath, "shaders/s07_joint_8x32.comp");
   EXPECT_NE(glsl.text.find("warpTileSkipGemm"), std::string::npos);
   EXPECT_EQ(skipDecisionLines(glsl.relativePath, glsl.text), std::vector<int>{2});
   // The same line in a file no marker points at is not marked.
@@ -28,7 +28,7 @@ TEST(KernelSource, FindsTheTwinsByStemAndSaysWhenOneIsMissing) {
 
   KernelSourceFile cuda = loadKernelSource(kernel, SourceLanguage::Cuda, {root});
   EXPECT_FALSE(cuda.found());
-  EXPECT_EQ(cuda.relativePath, "backends/cuda/k28_joint_8x32.cuh");
+  EXPECT_EQ(cuda.relativePath, "backends/cuda/s07_joint_8x32.cuh");
   EXPECT_NE(cuda.note.find("does not exist"), std::string::npos) << cuda.note;
 
   KernelSourceFile vendor = loadKernelSource(kernelInfo("cublas"), SourceLanguage::Cuda, {root});

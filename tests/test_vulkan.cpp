@@ -231,7 +231,7 @@ TEST(VulkanLimits, PipelinedKernelsDeclareTwoStagesAndThePersistentOnesAKBlockLi
     EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), 2u * (8 * 68 + 8 * 64) * 4 + (512 + 32 + 2) * 4) << id;
     EXPECT_EQ(kBlockListLength(kernelInfo(id), lavapipeLimits().maxSharedBytes), 512u) << id;
   }
-  // One padded stage from K6 on (K9's is 16 deep), one plain stage before it, none in K1 and K2.
+  // One padded stage from K6 on (K10's is 16 deep), one plain stage before it, none in K1 and K2.
   for (const char* id : {"a-row", "b-group8", "vectorized"}) EXPECT_EQ(kernelSharedBytes(kernelInfo(id)), kStages / 2) << id;
   EXPECT_EQ(kernelSharedBytes(kernelInfo("warptile")), (16u * 132 + 16 * 128) * 4);
   EXPECT_EQ(kernelSharedBytes(kernelInfo("smem")), 2u * 32 * 32 * 4);
@@ -354,7 +354,7 @@ TEST(VulkanTileOverrides, ParsesTilesAndSwitchesIntoCanonicalText) {
             "tiles overridden: pipelined=128x128x16/64x64/8x4/128,prefetch=0, joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=0");
   EXPECT_TRUE(parseTileOverrides("", h200Limits()).empty());
   EXPECT_EQ(describeOverrides({}), "");
-  // Switches at their defaults say nothing; fma reaches K9 too (its updates are a warp tile's).
+  // Switches at their defaults say nothing; fma reaches K10 too (its updates are a warp tile's).
   EXPECT_EQ(parseTileOverrides("warptile=fma=0", h200Limits())[0].text, "warptile=128x128x16/64x64/8x4/128");
 }
 
@@ -417,7 +417,7 @@ TEST(VulkanTileOverrides, OnlyTheCatalogueEntryIsOverridden) {
   const KernelInfo& catalogued = kernelInfo("joint-8x32");
   EXPECT_EQ(findOverride(overrides, catalogued), &overrides[0]);
   KernelInfo testBuild = catalogued;  // the same kernel built for a test: still the catalogue's entry
-  testBuild.stem = "testing_too_eager_k28_joint_8x32";
+  testBuild.stem = "testing_too_eager_s07_joint_8x32";
   EXPECT_EQ(findOverride(overrides, testBuild), &overrides[0]);
   KernelInfo ownTile = catalogued;  // a caller's own shape stays
   ownTile.tile = {32, 64, 8, 32, 32, 2, 4, 64};
@@ -647,7 +647,7 @@ TEST(VulkanDevice, TheSkipIsRightWhereASubgroupSpansTwoWarps) {
   // takes the dense path. Slower, never wrong.
   VULKAN_OR_SKIP(backend, false);
   KernelInfo spanning = kernelInfo("joint-8x32");
-  spanning.stem = "testing_spanning_k28_joint_8x32";
+  spanning.stem = "testing_spanning_s07_joint_8x32";
   for (const VerifyResult& r : verifyOn(backend, spanning, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
 }
 
@@ -720,7 +720,7 @@ TEST(VulkanDevice, TheVerifySuiteCatchesATooEagerSkipOnTheDevice) {
   // agreed joint byte keeps a single product.
   VULKAN_OR_SKIP(backend, false);
   KernelInfo eager = kernelInfo("joint-8x32");
-  eager.stem = "testing_too_eager_k28_joint_8x32";
+  eager.stem = "testing_too_eager_s07_joint_8x32";
   std::vector<VerifyResult> results = verifyOn(backend, eager, false);
   int singleProductFailures = 0, failures = 0;
   for (const VerifyResult& r : results) {
@@ -832,7 +832,7 @@ TEST(VulkanDevice, PipelineStatisticsPrintALinePerPipelineOrSayOnceThatTheDevice
     EXPECT_EQ(count("vulkan pipeline "), 0u) << o.output;
   } else {  // a device that reports: one line per kernel pipeline and pattern builder
     EXPECT_EQ(count("vulkan pipeline pipelined (k11_pipelined) BM=128"), 1u) << o.output;
-    EXPECT_EQ(count("vulkan pipeline joint-32x32 (k29_joint_32x32) BM=128"), 1u) << o.output;
+    EXPECT_EQ(count("vulkan pipeline joint-32x32 (s06_joint_32x32) BM=128"), 1u) << o.output;
     EXPECT_GE(count("vulkan pipeline "), 3u) << "and the pattern builders: " << o.output;
   }
   tileskip::testing::Outcome bad = tileskip::testing::runCommand(std::string(kPipelineStatisticsVariable) + "=yes " +

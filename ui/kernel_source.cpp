@@ -60,16 +60,16 @@ namespace {
 // pattern pointers themselves, whose declarations say nothing about the skip.
 constexpr SkipMarker kSkipMarkers[] = {
     // The per-thread skips live in the kernels' own files.
-    {"backends/cuda/k10_a_row.cuh", "patternByte("},
-    {"backends/cuda/k10_a_row.cuh", "(aBits >> k) & 1u"},
-    {"backends/cuda/k18_b_group8.cuh", "patternByte("},
-    {"backends/cuda/k18_b_group8.cuh", "(bBits >> k) & 1u"},
-    {"shaders/k10_a_row.comp", "aWordOverRows("},
-    {"shaders/k18_b_group8.comp", "bWordOverCols("},
-    {"shaders/k10_a_row.comp", "stageBits("},
-    {"shaders/k18_b_group8.comp", "stageBits("},
-    {"shaders/k10_a_row.comp", "& 1u) != 0u) threadTileRank1"},
-    {"shaders/k18_b_group8.comp", "& 1u) != 0u) threadTileRank1"},
+    {"backends/cuda/s01_a_row.cuh", "patternByte("},
+    {"backends/cuda/s01_a_row.cuh", "(aBits >> k) & 1u"},
+    {"backends/cuda/s03_b_group8.cuh", "patternByte("},
+    {"backends/cuda/s03_b_group8.cuh", "(bBits >> k) & 1u"},
+    {"shaders/s01_a_row.comp", "aWordOverRows("},
+    {"shaders/s03_b_group8.comp", "bWordOverCols("},
+    {"shaders/s01_a_row.comp", "stageBits("},
+    {"shaders/s03_b_group8.comp", "stageBits("},
+    {"shaders/s01_a_row.comp", "& 1u) != 0u) threadTileRank1"},
+    {"shaders/s03_b_group8.comp", "& 1u) != 0u) threadTileRank1"},
     // The warp-uniform kernels call the shared main loop, where the block gathers its K-blocks
     // and each warp decides per sub-tile.
     {"backends/cuda/", "warpTileSkipGemm<"},

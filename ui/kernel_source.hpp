@@ -17,7 +17,7 @@ namespace tileskip::ui {
 enum class SourceLanguage { Cuda, Glsl };
 
 struct KernelSourceFile {
-  std::string relativePath;  // "backends/cuda/k28_joint_8x32.cuh", empty for a vendor baseline
+  std::string relativePath;  // "backends/cuda/s07_joint_8x32.cuh", empty for a vendor baseline
   std::string path;          // where it was read from; empty when not found
   std::string text;
   std::string note;          // why there is no text

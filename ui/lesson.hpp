@@ -5,7 +5,7 @@
 //
 // The dense half: one warp's global-memory addresses and the 32-byte sectors and 128-byte lines
 // they touch (K1 against K2), what a shared-memory stage saves (K3), a thread's register tile and
-// its shared loads per FMA (K4, K5, K6), the warp tile's lane grid (K9), and the main loop as a
+// its shared loads per FMA (K4, K5, K6), the warp tile's lane grid (K10), and the main loop as a
 // load/compute timeline (one stage against two, K11). The skipping half: the block walk
 // (core/block_walk.hpp).
 #pragma once
@@ -41,7 +41,7 @@ std::string teachViewList();  // "walk, coalescing, ..."
 
 // The view that carries the kernel's own lesson: the walk for a skipping kernel, else the step
 // of the dense progression its structure adds (K1/K2 coalescing, K3 shared memory, K4-K6
-// registers, K9 the warp tile, K11/K12 the pipeline).
+// registers, K10 the warp tile, K11/K12 the pipeline).
 TeachView lessonView(const KernelInfo& kernel);
 // Why `view` cannot show `kernel` (coalescing needs per-product global reads, ...), or nothing.
 std::optional<std::string> teachViewProblem(const KernelInfo& kernel, TeachView view);

@@ -305,7 +305,7 @@ void pipelineView(const ProblemAnalysis& an, const KBlockStep& now) {
     const std::vector<PipelineSlot>* slots;
     int stages;
   };
-  const Line lines[] = {{"one stage (K3-K9)", &one, 1}, {"two stages (K11)", &two, 2}};
+  const Line lines[] = {{"one stage (K3-K10)", &one, 1}, {"two stages (K11)", &two, 2}};
   for (const Line& line : lines) {
     const bool own = (kernel.stages() >= 2) == (line.stages == 2) && kernel.stages() > 0;
     const double time = line.slots->back().computeEnd - (*line.slots)[static_cast<std::size_t>(first)].loadBegin;

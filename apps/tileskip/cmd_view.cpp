@@ -308,7 +308,7 @@ Command addViewCommand(CLI::App& parent) {
   app->add_option("--teach-view", flags->teachView,
                   "what teaching mode shows beside the block: " + ui::teachViewList() +
                       " (default: the kernel's own lesson: the walk for a skipping kernel; coalescing for K1/K2, smem for K3, "
-                      "registers for K4-K6, warp for K9, pipeline for K11/K12)");
+                      "registers for K4-K6, warp for K10, pipeline for K11/K12)");
   app->add_option("--map", flags->map, "explore's skip map: work (updates kept per output tile) or loads (K-blocks loaded per block tile)")
       ->capture_default_str();
   app->add_option("--select-tile", flags->selectTile, "explore: keep the read-out of this skip-map tile shown, ROW,COL (pattern tiles)");

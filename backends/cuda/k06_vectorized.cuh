@@ -10,8 +10,8 @@
 namespace tileskip::cuda {
 
 // One thread's TM x TN outputs by ThreadMapping::ThreadTile (threadOutputs() in
-// core/tile_layout.hpp): TM consecutive rows, TN consecutive columns, threads along N. K10 and
-// K18 share it, so their per-thread pattern tiles are the thread's own rows or columns.
+// core/tile_layout.hpp): TM consecutive rows, TN consecutive columns, threads along N. S1 and
+// S3 share it, so their per-thread pattern tiles are the thread's own rows or columns.
 template <int BM, int BN, int TM, int TN>
 struct VectorThreadTile {
   static constexpr int kThreadCols = BN / TN;

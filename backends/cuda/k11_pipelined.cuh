@@ -1,4 +1,4 @@
-// K11 pipelined: K9's warp tiling, double-buffered. Shared memory holds two stages; while the
+// K11 pipelined: K10's warp tiling, double-buffered. Shared memory holds two stages; while the
 // warps compute on one, the next K-tile is already on its way from global memory into
 // registers and is written to the other stage afterwards. One barrier per K-tile remains, and
 // the latency of the global loads hides behind the FMAs instead of stalling every warp.
@@ -8,7 +8,7 @@
 // the K-blocks their block needs and nothing else (skip_common.cuh).
 #pragma once
 
-#include "k09_warptile.cuh"
+#include "k10_warptile.cuh"
 
 namespace tileskip::cuda {
 

@@ -99,7 +99,7 @@ struct HoistedKTile {
   }
 };
 
-// K9's warp tile with two sets of fragments that live across K-tiles: depth 0 of the next
+// K10's warp tile with two sets of fragments that live across K-tiles: depth 0 of the next
 // K-tile goes into set 0 while the last depth of this one is multiplied from set 1.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
 struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
@@ -111,7 +111,7 @@ struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
 
   __device__ explicit HoistedWarpTile(int tid) : Tile(tid) {}
 
-  // This lane's fragments of A and B at depth k of a stage, into `set`: K9's loadRegN and
+  // This lane's fragments of A and B at depth k of a stage, into `set`: K10's loadRegN and
   // loadRegM, their reads pinned in loop order (loadSharedQuad says why).
   __device__ void loadFragments(const float* As, const float* Bs, int k, int set) {
     static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read as 128-bit quads");

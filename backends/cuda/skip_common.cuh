@@ -1,4 +1,4 @@
-// What the warp-uniform skipping kernels (K16, K21, K24, K29, K28) share: K11's pipelined main
+// What the warp-uniform skipping kernels (S2, S4, S5, S6, S7) share: K11's pipelined main
 // loop run over only the K-blocks a block needs, and the skip policy of warp sub-tiles that lie
 // inside one pattern tile each.
 //
@@ -96,7 +96,7 @@ struct ListedKBlocks {
 
 // The skip of a warp whose sub-tiles (WSUBM x WSUBN) each lie inside one A-pattern tile
 // (kARows rows) and one B-pattern tile (kBCols columns); 0 for an operand not inspected.
-// kARows = WSUBM is K28's 8-row walk; kARows >= WM makes the byte the same for the whole warp.
+// kARows = WSUBM is S7's 8-row walk; kARows >= WM makes the byte the same for the whole warp.
 template <int BM, int BN, int kARows, int kBCols, class Tile>
 struct SubTileSkip {
   static constexpr int WMITER = Tile::WMITER, WNITER = Tile::WNITER;
@@ -213,7 +213,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   using Tile = WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
   using Skip = SubTileSkip<BM, BN, kARows, kBCols, Tile>;
   // K11's thread tile (TM = 8) where the warp tile takes it: the dense path of a kernel whose own
-  // sub-tiles are finer (K28's 8-row walk) then runs at K11's speed, not at its own.
+  // sub-tiles are finer (S7's 8-row walk) then runs at K11's speed, not at its own.
   using DenseTile = WarpTile<BM, BN, BK, WM, WN, (WM % (4 * 8) == 0 ? 8 : TM), TN, kThreads>;
   __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
   __shared__ int kBlockList[kList];

@@ -11,7 +11,7 @@ namespace tileskip::vk {
 
 inline constexpr std::uint32_t kSpirvMagic = 0x07230203;
 
-// The words of shader `stem` (a .comp file stem: "k28_joint_8x32", "patterns_a"), or of a shader
+// The words of shader `stem` (a .comp file stem: "s07_joint_8x32", "patterns_a"), or of a shader
 // added by addEmbeddedShaders(); empty when there is no such shader.
 std::span<const std::uint32_t> embeddedSpirv(std::string_view stem);
 

@@ -92,7 +92,7 @@ inline constexpr std::uint32_t kPersistentWarpsPerSM = 8;
 // shows how many products ran; tests/test_vulkan.cpp VulkanLoopLimit.* checks the model there):
 //  - K1, K2 (BK = 1): one iteration per k.
 //  - the staged kernels whose loads are strided loops (`for (i = tid; ...; i += THREADS)`, K3,
-//    K4: TN = 1): 5 per K-tile; the divergent skipping kernels (K10, K18): 9 per 4 K-tiles (their
+//    K4: TN = 1): 5 per K-tile; the divergent skipping kernels (S1, S3): 9 per 4 K-tiles (their
 //    pattern loop), counted as 3; every other non-persistent kernel: 1 per K-tile.
 //  - the persistent skipping kernels (shaders/tileskip_skip.glsl) loop over block tiles too, and
 //    one workgroup may take every tile from the queue: per tile, 10 per K-block (the step loop

@@ -13,7 +13,7 @@ namespace {
 
 // The switches in specialization order; `pipelinedOnly`: the switch lives in
 // tileskip_pipeline.glsl or drives K11's loop, so only the pipelined kernels have it (explicit
-// FMA is in every warp tile's updates, K9's too).
+// FMA is in every warp tile's updates, K10's too).
 struct SwitchInfo {
   SpecId id;
   bool PipelineSwitches::*member;

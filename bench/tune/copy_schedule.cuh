@@ -75,7 +75,7 @@ struct LeanKTileCopy {
 };
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8,
-          int kLaneRows = 4, int kInterleave = 1, FmaOrder kOrder = FmaOrder::RowMajor>
+          int kLaneRows = 4, int kInterleave = 1, FmaOrder kOrder = FmaOrder::RowMajor, bool kBranchFree = false>
 __device__ void leanCopyGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
                              int N, int K, float* stages) {
   using Copy = LeanKTileCopy<BM, BN, BK, kThreads>;
@@ -107,7 +107,10 @@ __device__ void leanCopyGemm(const float* __restrict__ A, const float* __restric
     const int writeStage = readStage == 0 ? kStages - 1 : readStage - 1;
     float* Aw = stages + writeStage * kStage;
     float* Bw = Aw + kBOffset;
-    const bool incoming = kt + kStages - 1 < kTiles;
+    // kBranchFree (CUTLASS's form, step 18): the copies of K-tiles past the last are issued too;
+    // their K lies past K, so the bounds predicate makes them read nothing and land zeros in a
+    // stage no one reads again, and the loop body has no branch but its back edge.
+    const bool incoming = kBranchFree || kt + kStages - 1 < kTiles;
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       if (k < BK - 1) {
@@ -126,7 +129,7 @@ __device__ void leanCopyGemm(const float* __restrict__ A, const float* __restric
         waitForCopies<kStages - 2>();
         __syncthreads();
         readStage = readStage + 1 == kStages ? 0 : readStage + 1;
-        if (kt + 1 < kTiles) {
+        if (kBranchFree || kt + 1 < kTiles) {  // past the last K-tile: reads a stage, harmlessly
           const float* next = stages + readStage * kStage;
           tile.load(next, next + kBOffset, 0, 0);
         }
@@ -139,11 +142,11 @@ __device__ void leanCopyGemm(const float* __restrict__ A, const float* __restric
 
 #if defined(__CUDACC__)
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8,
-          int kLaneRows = 4, int kInterleave = 1, FmaOrder kOrder = FmaOrder::RowMajor>
+          int kLaneRows = 4, int kInterleave = 1, FmaOrder kOrder = FmaOrder::RowMajor, bool kBranchFree = false>
 __global__ void __launch_bounds__(kThreads, 1)
     leanCopy(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
   extern __shared__ __align__(16) float stages[];
-  leanCopyGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages, kGroupRows, kLaneRows, kInterleave, kOrder>(
+  leanCopyGemm<BM, BN, BK, WM, WN, TM, TN, kThreads, kStages, kGroupRows, kLaneRows, kInterleave, kOrder, kBranchFree>(
       A, B, C, M, N, K, stages);
 }
 #endif

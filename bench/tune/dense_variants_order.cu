@@ -280,6 +280,15 @@ void addOrderVariants(std::vector<Variant>& into) {
              "CUTLASS's kernel in all but its epilogue; ~1.0 if the order is the 20 % step 11 left open",
              cuda::leanCopy<128, 256, 8, 64, 64, 4, 4, 256, 3, 1, 4, 2, cuda::FmaOrder::Zigzag2x2>, 128, 256, 256,
              cuda::multistageSharedBytes<128, 256, 8, 3>());
+  addVariant(into, "order zigzag lean3 branchfree 128x256x8 w64x64 t4x4 l4x8il2 256thr g1",
+             "the same with CUTLASS's branch-free main loop (copies past the last K-tile zero-filled, not skipped): "
+             "if the seven branches per K-tile are what separates it from CUTLASS, ~1.0",
+             cuda::leanCopy<128, 256, 8, 64, 64, 4, 4, 256, 3, 1, 4, 2, cuda::FmaOrder::Zigzag2x2, true>, 128, 256, 256,
+             cuda::multistageSharedBytes<128, 256, 8, 3>());
+  addVariant(into, "order rowmajor lean3 branchfree 128x256x8 w64x64 t8x4 l4x8 256thr",
+             "branch-free lean3 on K12's warp level and FMA order",
+             cuda::leanCopy<128, 256, 8, 64, 64, 8, 4, 256, 3, 8, 4, 1, cuda::FmaOrder::RowMajor, true>, 128, 256, 256,
+             cuda::multistageSharedBytes<128, 256, 8, 3>());
 }
 
 }  // namespace tileskip::tune

@@ -11,7 +11,7 @@ void addReferenceVariants(std::vector<Variant>& into) {
              "the reference: 0.82-0.86 of cuBLAS on the H200 (bench/NOTES.md steps 2-3)",
              cuda::pipelined<128, 128, 8, 64, 64, 8, 4, 128>, 128, 128, 128, 0);
   addVariant(into, "k12 hoisted 128x256x8 w64x64 t8x4 l4x8 256thr (catalogue)",
-             "reg2 128x256x8 256thr written as a catalogue kernel (K9's WarpTile, a plain K loop): "
+             "reg2 128x256x8 256thr written as a catalogue kernel (K10's WarpTile, a plain K loop): "
              "within 1 % of reg2's 0.89 of cuBLAS",
              cuda::hoisted<128, 256, 8, 64, 64, 8, 4, 256>, 128, 256, 256, 0);
   addMultistage<128, 128, 8, 64, 64, 8, 4, 128, 3>(
@@ -20,7 +20,7 @@ void addReferenceVariants(std::vector<Variant>& into) {
       "groups of 8 row tiles; predicted 0.93-0.98 of cuBLAS (fewer non-FFMA instructions, "
       "no exposed LDS at the K-tile boundary, no staging registers)");
   addVariant(into, "ms3 128x128x8 w64x64 t8x4 l4x8 k9-warptile",
-             "multistage's stages and addressing under K9's WarpTile and K11's barrier order (barrierAfter), "
+             "multistage's stages and addressing under K10's WarpTile and K11's barrier order (barrierAfter), "
              "as the skipping kernels would run on them: between k11 and ms3",
              cuda::warpTileMultistage<128, 128, 8, 64, 64, 8, 4, 128, 3>, 128, 128, 128,
              cuda::multistageSharedBytes<128, 128, 8, 3>());

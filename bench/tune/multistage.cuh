@@ -159,7 +159,7 @@ struct AsyncKTileCopy {
 // A warp owns WM x WN outputs; its lanes form kLaneRows x (32 / kLaneRows) and each lane holds
 // fragments of TM rows x TN columns, repeated across the warp tile. TM = TN = 4 is CUTLASS's
 // SIMT arrangement (a lane's rows in 4-row pieces strided across the warp tile); TM = 8 with
-// 4 x 8 lanes is K9's. kInterleave = 2 puts lane pairs in neighbouring lane rows, so the 8 lanes
+// 4 x 8 lanes is K10's. kInterleave = 2 puts lane pairs in neighbouring lane rows, so the 8 lanes
 // of a quarter warp read 2 A and 4 B fragments instead of 1 and 8.
 // The fragments are double-buffered in registers, across K-tiles too: depth 0 of the next
 // K-tile is read while the FMAs of the last depth of this one run.

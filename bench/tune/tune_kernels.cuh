@@ -3,7 +3,7 @@
 //  - registerStaged: K11's register staging with multistage's hoisted addressing, early barrier
 //    and warp fragments (what the rest buys without cp.async; at 128x256 it won, and became the
 //    catalogue's K12, backends/cuda/k12_hoisted.cuh);
-//  - warpTileMultistage: multistage's cp.async stages driving K9's WarpTile through
+//  - warpTileMultistage: multistage's cp.async stages driving K10's WarpTile through
 //    barrierAfter, the way a skipping kernel would run on them (what cp.async buys without the rest);
 //  - hybrid: B through cp.async stages, A through registers as in K11 (A's 4-byte copies or
 //    K11's 128-bit loads and scalar shared stores).
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 }
 #endif
 
-// K9's WarpTile with K11's prefetched fragments, on multistage's stages: the dense twin of a skipping
+// K10's WarpTile with K11's prefetched fragments, on multistage's stages: the dense twin of a skipping
 // kernel moved onto multistageMainLoop with barrierAfter.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kStages, int kGroupRows = 8>
 __device__ void warpTileMultistageGemm(const float* __restrict__ A, const float* __restrict__ B,

@@ -1,4 +1,4 @@
-// K29 joint-32x32: K24's joint skip with the A-pattern at the rows of one warp sub-tile instead
+// S6 joint-32x32: S5's joint skip with the A-pattern at the rows of one warp sub-tile instead
 // of the whole warp tile (asserted below). Smaller pattern tiles hold fewer non-zeros, so more
 // joint bytes clear; each sub-tile is still one pattern tile pair, so every lane reads the same
 // two bytes.

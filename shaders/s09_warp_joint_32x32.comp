@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K31 warp-joint-32x32: K30's one-warp workgroup with the patterns at one warp sub-tile each, so
+// S9 warp-joint-32x32: S8's one-warp workgroup with the patterns at one warp sub-tile each, so
 // zeros narrower than the block still skip: the workgroup loads a K-block when any of its
 // sub-tiles' pattern tile pairs needs it, and each sub-tile skips the rank-1 updates its own
 // bytes clear.

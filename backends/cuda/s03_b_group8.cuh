@@ -1,8 +1,8 @@
-// K18 b-group8: K10's per-thread skip along N. A thread's TN columns are exactly one B-pattern
+// S3 b-group8: S1's per-thread skip along N. A thread's TN columns are exactly one B-pattern
 // tile (asserted below), so it reads its own byte of the B-pattern; neighbouring threads own
 // neighbouring column groups, disagree wherever B's zero segments are narrower than a warp's
-// columns, and the warp diverges, as in K10. The thread layout is K6's (VectorThreadTile), as
-// in the GLSL twin. The lesson of K21: decide per warp's columns.
+// columns, and the warp diverges, as in S1. The thread layout is K6's (VectorThreadTile), as
+// in the GLSL twin. The lesson of S4: decide per warp's columns.
 #pragma once
 
 #include "k06_vectorized.cuh"

@@ -1,4 +1,4 @@
-// K28 joint-8x32: the joint skip with the A-pattern finer than K29's. A warp tile now holds
+// S7 joint-8x32: the joint skip with the A-pattern finer than S6's. A warp tile now holds
 // several A-pattern tiles along M, so one byte per warp would no longer be uniform. Instead the
 // catalogue gives it TM small enough that a sub-tile (4 thread-rows of TM rows) is exactly one
 // A-pattern tile (asserted below): while the warp works on a sub-tile all 32 lanes are in the

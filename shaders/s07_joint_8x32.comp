@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K28 joint-8x32: the joint skip with the A-pattern finer than K29's. A warp tile now holds
+// S7 joint-8x32: the joint skip with the A-pattern finer than S6's. A warp tile now holds
 // several A-pattern tiles along M, so one byte per warp would no longer be uniform. Instead the
 // catalogue gives it TM small enough that a sub-tile (4 lane rows of TM rows) is exactly one
 // A-pattern tile: while the warp works on sub-tile wm all its invocations are in the same

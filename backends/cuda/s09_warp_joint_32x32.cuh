@@ -1,4 +1,4 @@
-// K31 warp-joint-32x32: K30's one-warp block with the patterns at one warp sub-tile each (asserted
+// S9 warp-joint-32x32: S8's one-warp block with the patterns at one warp sub-tile each (asserted
 // below), so zeros narrower than the block still skip: the block loads a K-block when any of its
 // sub-tiles' pattern tile pairs needs it, and each sub-tile skips the rank-1 updates its own
 // bytes clear.

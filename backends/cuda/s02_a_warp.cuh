@@ -1,7 +1,7 @@
-// K16 a-warp: K9's warp tiling with the A-pattern at the rows of one warp sub-tile
+// S2 a-warp: K10's warp tiling with the A-pattern at the rows of one warp sub-tile
 // (aRowGranularity = 4·TM, asserted below). While a warp works on a sub-tile, all 32 lanes read
 // the same A byte, so skipping a rank-1 update is a warp-uniform branch (no divergence, unlike
-// K10), and a K-block that no warp of the block needs is not even loaded (skip_common.cuh).
+// S1), and a K-block that no warp of the block needs is not even loaded (skip_common.cuh).
 #pragma once
 
 #include "skip_common.cuh"

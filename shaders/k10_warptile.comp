@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K9 warptile: between the workgroup tile and the invocation's registers
+// K10 warptile: between the workgroup tile and the invocation's registers
 // sits a warp tile, WM x WN outputs per 32 invocations. A warp's shared-memory reads then stay
 // within its own rows of As and columns of Bs (fewer bank conflicts, better register reuse),
 // and the warp is the unit the skipping kernels decide for.

@@ -1,4 +1,4 @@
-// K30 warp-joint-64x64: K24's joint skip in a block of one warp. A block of several warps must
+// S8 warp-joint-64x64: S5's joint skip in a block of one warp. A block of several warps must
 // load a K-block whenever any of its pattern bands needs it, so zeros that come in blocks the size
 // of a warp tile leave it little to skip loading; a block tile that is one warp tile gathers its
 // own K-block list and skips exactly those. The warp keeps K11's warp tile (and its thread

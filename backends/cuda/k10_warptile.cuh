@@ -1,4 +1,4 @@
-// K9 warptile: a third level of tiling between the block and the thread.
+// K10 warptile: a third level of tiling between the block and the thread.
 // Each warp owns a WM x WN tile of the block's outputs; its 32 lanes form 4 thread-rows x 8
 // thread-columns and step over that tile in sub-tiles of (4 TM) x (8 TN), each lane computing
 // TM x TN outputs per sub-tile. A warp's shared reads then touch only its own slice of As and
@@ -37,7 +37,7 @@ struct WarpTile {
   }
 
   // First row (inside the block tile) of sub-tile wm: the rows that an 8-row A-pattern tile
-  // covers when TM = 2 (K28).
+  // covers when TM = 2 (S7).
   __device__ int subTileRow(int wm) const { return warpRow + wm * WSUBM; }
 
   // This lane's TN values of B for every sub-tile column, at depth k of the staged tile.

@@ -1,8 +1,8 @@
-// K24 joint-64x32: skip by a_pat & b_pat, the joint pattern. A rank-1 update k can be skipped
+// S5 joint-64x32: skip by a_pat & b_pat, the joint pattern. A rank-1 update k can be skipped
 // when column k of the warp's A rows or row k of its B columns is zero, which clears more than
 // either pattern alone. The A-pattern tile is the whole warp tile's rows and the B-pattern tile
 // one sub-tile's columns (asserted below): each check reads one byte of each and stays
-// warp-uniform. The coarse A tiles rarely clear a whole K-block; K29 and K28 refine them.
+// warp-uniform. The coarse A tiles rarely clear a whole K-block; S6 and S7 refine them.
 #pragma once
 
 #include "skip_common.cuh"

@@ -1,10 +1,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K10 a-row: K6 with a skip. An invocation's TM rows are exactly one A-pattern tile
-// (aRowGranularity = TM in the catalogue row), so each invocation reads its own pattern byte and skips the rank-1 updates whose bit is
-// clear. That is a per-invocation decision: the row groups of a warp read different bytes,
-// disagree, and the warp runs both paths one after the other (divergence), so little time is
-// saved; loads are not skipped either. The lesson of K16: make the decision warp-sized.
+// S3 b-group8: S1 along N. An invocation's TN columns are exactly one B-pattern tile
+// (bColGranularity = TN in the catalogue row), so it skips by its own B byte: neighbouring
+// invocations own neighbouring column groups, disagree wherever B's zero segments are not as
+// wide as a warp's columns, and the warp diverges again. The lesson of S4: decide per warp's
+// columns.
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 
@@ -14,7 +14,7 @@ void main() {
   clearThreadTile();
   uint threadWord = 0u;
   for (uint kTile = 0u; kTile < problem.K; kTile += BK) {
-    if (kTile % 32u == 0u) threadWord = aWordOverRows(row0 + threadRow() * TM, TM, kTile / 32u);
+    if (kTile % 32u == 0u) threadWord = bWordOverCols(col0 + threadCol() * TN, TN, kTile / 32u);
     stageTiles(row0, col0, kTile, ALL_K_BLOCKS);
     barrier();
     // This invocation's own bits: no subgroup vote, and no barrier inside the divergent part.

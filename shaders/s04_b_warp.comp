@@ -1,8 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K21 b-warp: the B side of K16. The B-pattern is kept per the columns of one warp sub-tile
+// S4 b-warp: the B side of S2. The B-pattern is kept per the columns of one warp sub-tile
 // (bColGranularity = 8·TN), so every invocation of a warp reads the same byte and the skip along
-// N is uniform, where K18's per-invocation skip diverged.
+// N is uniform, where S3's per-invocation skip diverged.
 #define TILESKIP_STAGES 2u
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// K29 joint-32x32: K24's joint skip with the A-pattern at the rows of one warp sub-tile instead
+// S6 joint-32x32: S5's joint skip with the A-pattern at the rows of one warp sub-tile instead
 // of the whole warp tile. Smaller pattern tiles hold fewer non-zeros, so more joint bytes clear,
 // and the sub-tiles of one warp skip apart from each other. Still one pattern tile pair per
 // sub-tile: every invocation of a warp reads the same two bytes.

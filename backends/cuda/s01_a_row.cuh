@@ -1,8 +1,8 @@
-// K10 a-row: K6 with a skip. A thread's TM rows are exactly one A-pattern tile (asserted below),
+// S1 a-row: K6 with a skip. A thread's TM rows are exactly one A-pattern tile (asserted below),
 // so each thread reads its own pattern byte and skips the rank-1 updates whose bit is clear.
 // That is a per-thread decision: the row groups of a warp read different bytes, disagree,
 // and the warp runs both paths one after the other (divergence), so little time is saved.
-// Loads are not skipped either. The lesson of K16: make the decision warp-sized.
+// Loads are not skipped either. The lesson of S2: make the decision warp-sized.
 #pragma once
 
 #include "k06_vectorized.cuh"

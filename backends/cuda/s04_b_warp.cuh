@@ -1,6 +1,6 @@
-// K21 b-warp: the B side of K16. The B-pattern is kept per the columns of one warp sub-tile
+// S4 b-warp: the B side of S2. The B-pattern is kept per the columns of one warp sub-tile
 // (bColGranularity = 8·TN, asserted below), so every lane of a warp reads the same byte and the
-// skip along N is warp-uniform, where K18's per-thread skip diverged.
+// skip along N is warp-uniform, where S3's per-thread skip diverged.
 #pragma once
 
 #include "skip_common.cuh"
