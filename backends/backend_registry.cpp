@@ -1,6 +1,6 @@
 #include "backends/backend_registry.hpp"
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip {
 

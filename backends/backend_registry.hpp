@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/bench.hpp"
+#include "core/model/backend.hpp"
+#include "core/measure/bench.hpp"
 
 namespace tileskip {
 

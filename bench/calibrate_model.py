@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the speed model of core/speed_model.hpp from `tileskip bench --format json` runs.
+"""Fits the speed model of core/measure/speed_model.hpp from `tileskip bench --format json` runs.
 
 Each verified row of a skipping kernel (or any kernel) carries the features the model reads
 (dense_tiles D, loads L, work W, partial P) and the measured speedup over the dense reference
@@ -8,7 +8,7 @@ kernel of its backend. The model says
     time / dense time = dense * D + fixed * (1 - D) + load * L + work * W + partial * P
 
 so 1 / speedup is linear in the five coefficients: a non-negative least-squares fit per kernel
-and backend. Prints the calibration rows for core/speed_model.cpp and, per row, the predicted and
+and backend. Prints the calibration rows for core/measure/speed_model.cpp and, per row, the predicted and
 measured speedup with the relative error, so bench/NOTES.md can quote how good the model is.
 
 Usage: bench/calibrate_model.py RUN.json [RUN.json ...] [--backend cuda] [--name "H200 CUDA, 2026-11-23"]
@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 COEFFICIENTS = ["dense", "fixed", "load", "work", "partial"]
-SKIP_MARGIN = 1.05  # core/inspect.hpp's kSkipMargin
+SKIP_MARGIN = 1.05  # core/measure/inspect.hpp's kSkipMargin
 SKIPPING = {"a-row", "a-warp", "b-group8", "b-warp", "joint-64x32", "joint-32x32", "joint-8x32", "warp-joint-64x64",
             "warp-joint-32x32"}
 
@@ -104,7 +104,7 @@ def main():
         error = predicted / r["speedup"] - 1.0
         errors.setdefault(r["kernel"], []).append(abs(error))
         print(f"| {r['kernel']} | {r['problem']} | {predicted:.2f} | {r['speedup']:.2f} | {100 * error:+.1f} % |")
-    # What auto would pick with the fitted model (core/inspect.cpp's rule: a skipping kernel must
+    # What auto would pick with the fitted model (core/measure/inspect.cpp's rule: a skipping kernel must
     # beat the best non-skipping one by SKIP_MARGIN), against the fastest kernel measured.
     print("\n| problem | auto (fitted) | its measured x | fastest measured | its x | auto / fastest |")
     print("|---|---|---|---|---|---|")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine (bench/gpu_session.sh's set-up): the runs the speed model of
-# core/speed_model.hpp is fitted from (bench/calibrate_model.py) and that check `--kernel auto`:
+# core/measure/speed_model.hpp is fitted from (bench/calibrate_model.py) and that check `--kernel auto`:
 # for each backend, every kernel that auto may pick on the sparsity users have (unstructured,
 # ReLU, 2:4) and on block-aligned zeros of several widths, plus the auto row itself. One JSON
 # per problem under $OUT/calibrate/, a summary line each on stdout.

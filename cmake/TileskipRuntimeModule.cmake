@@ -1,4 +1,4 @@
-# A run-time module (see core/runtime_module.hpp): a shared library in bin/, beside the
+# A run-time module (see core/process/runtime_module.hpp): a shared library in bin/, beside the
 # executables, that they dlopen() when its part of the tool is used. It exports one C symbol,
 # `entry_symbol`; everything else stays local, including the static libraries it carries and
 # the template code it instantiates from libstdc++ headers, so nothing in it can interpose on

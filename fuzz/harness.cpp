@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli_app.hpp"
-#include "core/error.hpp"
-#include "core/matrix_io.hpp"
+#include "core/model/error.hpp"
+#include "core/io/matrix_io.hpp"
 
 namespace tileskip::fuzz {
 

@@ -1,7 +1,7 @@
 // _tileskip: the Python extension behind the `tileskip` package (python/tileskip/__init__.py
 // holds the documented API and calls these). It links the same core and backends as the
 // command; the CUDA backend stays a run-time module, found beside this extension
-// (core/runtime_module.hpp), so the package imports on a machine without a GPU.
+// (core/process/runtime_module.hpp), so the package imports on a machine without a GPU.
 //
 // Arrays cross as NumPy arrays described by dtype, shape and strides (core's matrixFromArray
 // converts them as the .npy reader converts a file); C comes back as a NumPy array that owns the
@@ -26,15 +26,15 @@
 #include <vector>
 
 #include "backends/backend_registry.hpp"
-#include "core/bench.hpp"
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/inspect.hpp"
-#include "core/kernel_selection.hpp"
-#include "core/matrix_io.hpp"
-#include "core/reference.hpp"
-#include "core/report.hpp"
-#include "core/runtime_module.hpp"
+#include "core/measure/bench.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/measure/inspect.hpp"
+#include "core/measure/kernel_selection.hpp"
+#include "core/io/matrix_io.hpp"
+#include "core/model/reference.hpp"
+#include "core/io/report.hpp"
+#include "core/process/runtime_module.hpp"
 
 namespace py = pybind11;
 
@@ -296,7 +296,7 @@ py::dict inspect(const py::array& aArray, const py::array& bArray, const std::st
 }
 
 // Mirrors `tileskip bench`: ProblemSpec from the arguments, or the arrays; every available
-// backend for "all"; auto and the baseline row as the CLI adds them (core/kernel_selection.hpp,
+// backend for "all"; auto and the baseline row as the CLI adds them (core/measure/kernel_selection.hpp,
 // backends/backend_registry.hpp).
 py::dict bench(const std::optional<py::array>& aArray, const std::optional<py::array>& bArray, const std::string& aSource,
                const std::string& bSource, const ProblemSpec& generated, const std::string& kernels,

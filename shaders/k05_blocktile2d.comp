@@ -3,7 +3,7 @@
 // K5 blocktile2d: each invocation computes a TM x TN block of outputs. Per depth k it loads TM
 // values of A and TN of B into registers and does TM·TN FMAs with them (an outer product), so
 // TM + TN shared loads feed TM·TN FMAs. An invocation's outputs are consecutive rows and
-// columns (ThreadMapping::ThreadTile, threadOutputs() in core/tile_layout.hpp), as in the CUDA twin.
+// columns (ThreadMapping::ThreadTile, threadOutputs() in core/model/tile_layout.hpp), as in the CUDA twin.
 #include "tileskip_common.glsl"
 
 shared float As[BM * BK];

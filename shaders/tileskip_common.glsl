@@ -1,5 +1,5 @@
 // Shared by every tileskip compute shader: the tile shape (specialization constants set from
-// core/catalogue.hpp, so one SPIR-V module serves any shape), the problem (push constants, so one
+// core/model/catalogue.hpp, so one SPIR-V module serves any shape), the problem (push constants, so one
 // pipeline serves any size), the buffers, bounds-checked loads and stores (any M, N, K >= 1) and
 // the skip patterns.
 #extension GL_KHR_shader_subgroup_basic : require
@@ -18,7 +18,7 @@ layout(constant_id = 6) const uint TN = 4;    // columns per invocation (per war
 // constant_id 7 is the workgroup size (local_size_x_id = 7 in each kernel).
 layout(constant_id = 8) const uint A_ROWS = 0;      // rows per A-pattern tile, 0: A not inspected
 layout(constant_id = 9) const uint B_COLS = 0;      // columns per B-pattern tile, 0: B not inspected
-layout(constant_id = 10) const uint LANE_COLS = 4;  // warp lane grid (core/tile_layout.hpp)
+layout(constant_id = 10) const uint LANE_COLS = 4;  // warp lane grid (core/model/tile_layout.hpp)
 
 const uint K_BLOCK = 8;  // K indices per pattern byte
 const bool USES_A_PATTERN = A_ROWS > 0;
@@ -54,7 +54,7 @@ layout(set = 0, binding = 1, std430) restrict readonly buffer MatrixB4 { vec4 B4
 layout(set = 0, binding = 2, std430) restrict writeonly buffer MatrixC { float C[]; };
 layout(set = 0, binding = 2, std430) restrict writeonly buffer MatrixC4 { vec4 C4[]; };
 // Patterns, one uint per (tile, 4 K-blocks): bit j of word w of a tile is K index 32·w + j, so
-// byte b of the word is K-block 4·w + b exactly as core/pattern.hpp defines the bytes. Each tile
+// byte b of the word is K-block 4·w + b exactly as core/model/pattern.hpp defines the bytes. Each tile
 // starts on a word; the backend strips that padding when it downloads a pattern.
 layout(set = 0, binding = 3, std430) TILESKIP_PATTERN_ACCESS buffer PatternA { uint aPattern[]; };
 layout(set = 0, binding = 4, std430) TILESKIP_PATTERN_ACCESS buffer PatternB { uint bPattern[]; };

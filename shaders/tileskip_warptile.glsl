@@ -1,7 +1,7 @@
 // Warp tiling, from K10 (warptile) on. A warp is 32 consecutive invocations
 // (gl_LocalInvocationIndex / 32), whatever the hardware subgroup size, and owns a WM x WN tile
 // of C. Its lanes form a LANE_ROWS x LANE_COLS (4 x 8) grid over a WSUBM x WSUBN sub-tile and
-// the warp walks WMITER x WNITER sub-tiles (core/tile_layout.hpp, as in the CUDA twins), so
+// the warp walks WMITER x WNITER sub-tiles (core/model/tile_layout.hpp, as in the CUDA twins), so
 // each lane keeps (WMITER·TM) x (WNITER·TN) accumulators in registers. A warp's shared reads
 // stay in its own slice of As and Bs: per k, 4 distinct vectors of A and 8 consecutive of B.
 // Needs tileskip_common.glsl and tileskip_stage.glsl first.

@@ -9,10 +9,10 @@
 #include <limits>
 #include <string>
 
-#include "core/backend.hpp"
-#include "core/error.hpp"
-#include "core/pattern.hpp"
-#include "core/reference.hpp"
+#include "core/model/backend.hpp"
+#include "core/model/error.hpp"
+#include "core/model/pattern.hpp"
+#include "core/model/reference.hpp"
 
 namespace tileskip::testing {
 

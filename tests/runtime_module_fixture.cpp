@@ -1,6 +1,6 @@
 #include "runtime_module_fixture.hpp"
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace {
 

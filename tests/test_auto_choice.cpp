@@ -1,14 +1,14 @@
 // --kernel auto where the speed model is blind: which kernels it times, and that it runs the
-// fastest of them (core/auto_choice.hpp).
+// fastest of them (core/measure/auto_choice.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "core/auto_choice.hpp"
-#include "core/bench.hpp"
-#include "core/generators.hpp"
+#include "core/measure/auto_choice.hpp"
+#include "core/measure/bench.hpp"
+#include "core/model/generators.hpp"
 #include "fake_backend.hpp"
 
 namespace tileskip {

@@ -1,5 +1,5 @@
 // Every kernel of every backend compiled into this build, against the CPU reference on the
-// whole correctness suite (core/verify_suite.hpp), with device patterns compared byte for
+// whole correctness suite (core/measure/verify_suite.hpp), with device patterns compared byte for
 // byte. A backend that cannot run here (no GPU, no driver) skips with its reason, unless it is
 // named in TILESKIP_REQUIRE_BACKENDS (comma separated), where being unavailable is a failure.
 // TILESKIP_VALIDATION=1 turns on API validation; any message it reports fails the test.
@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "backends/backend_registry.hpp"
-#include "core/error.hpp"
-#include "core/verify_suite.hpp"
+#include "core/model/error.hpp"
+#include "core/measure/verify_suite.hpp"
 
 using namespace tileskip;
 

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/bench.hpp"
-#include "core/report.hpp"
+#include "core/measure/bench.hpp"
+#include "core/io/report.hpp"
 #include "fake_backend.hpp"
 
 using namespace tileskip;

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/bench_suites.hpp"
-#include "core/sweep_plot.hpp"
-#include "core/error.hpp"
+#include "core/measure/bench_suites.hpp"
+#include "core/measure/sweep_plot.hpp"
+#include "core/model/error.hpp"
 #include "fake_backend.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"

@@ -3,11 +3,11 @@
 // agreement with the skip map's block loads.
 #include <gtest/gtest.h>
 
-#include "core/block_walk.hpp"
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/problem.hpp"
-#include "core/skip_map.hpp"
+#include "core/view/block_walk.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/model/problem.hpp"
+#include "core/view/skip_map.hpp"
 
 using namespace tileskip;
 

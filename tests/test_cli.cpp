@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "cli_app.hpp"
-#include "core/generators.hpp"
-#include "core/bench.hpp"
-#include "core/matrix_io.hpp"
-#include "core/provenance.hpp"
-#include "core/reference.hpp"
+#include "core/model/generators.hpp"
+#include "core/measure/bench.hpp"
+#include "core/io/matrix_io.hpp"
+#include "core/io/provenance.hpp"
+#include "core/model/reference.hpp"
 #include "run_command.hpp"
 
 using namespace tileskip;

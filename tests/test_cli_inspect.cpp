@@ -6,9 +6,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/generators.hpp"
-#include "core/matrix_io.hpp"
-#include "core/reference.hpp"
+#include "core/model/generators.hpp"
+#include "core/io/matrix_io.hpp"
+#include "core/model/reference.hpp"
 #include "run_command.hpp"
 
 using namespace tileskip;

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "backends/backend_registry.hpp"
-#include "core/problem.hpp"
-#include "core/reference.hpp"
+#include "core/model/problem.hpp"
+#include "core/model/reference.hpp"
 
 using namespace tileskip;
 

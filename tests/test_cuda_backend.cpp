@@ -11,9 +11,9 @@
 #include <string>
 
 #include "backends/backend_registry.hpp"
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/runtime_module.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/process/runtime_module.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"
 

@@ -13,10 +13,10 @@
 #include <stdexcept>
 
 #include "backends/cuda/kernel_table.cuh"
-#include "core/catalogue.hpp"
-#include "core/pattern.hpp"
-#include "core/tile_layout.hpp"
-#include "core/verify_suite.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/pattern.hpp"
+#include "core/model/tile_layout.hpp"
+#include "core/measure/verify_suite.hpp"
 #include "cuda_emulation/emulated_cuda_backend.hpp"
 
 using namespace tileskip;

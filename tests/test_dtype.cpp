@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/dtype.hpp"
-#include "core/error.hpp"
+#include "core/model/dtype.hpp"
+#include "core/model/error.hpp"
 
 using namespace tileskip;
 

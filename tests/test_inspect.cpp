@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "core/generators.hpp"
-#include "core/inspect.hpp"
-#include "core/pattern.hpp"
+#include "core/model/generators.hpp"
+#include "core/measure/inspect.hpp"
+#include "core/model/pattern.hpp"
 
 namespace tileskip {
 namespace {

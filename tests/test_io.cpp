@@ -13,10 +13,10 @@
 #include <iterator>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/matrix_io.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/io/matrix_io.hpp"
 #include "run_command.hpp"
 
 using namespace tileskip;

@@ -40,7 +40,7 @@ TEST(KernelSource, FindsTheTwinsByStemAndSaysWhenOneIsMissing) {
 TEST(KernelSource, TheBuildTreeIsASourceRoot) {
   std::vector<fs::path> roots = sourceRoots();
   bool hasCore = false;
-  for (const fs::path& r : roots) hasCore = hasCore || fs::exists(r / "core" / "catalogue.hpp");
+  for (const fs::path& r : roots) hasCore = hasCore || fs::exists(r / "core" / "model" / "catalogue.hpp");
   EXPECT_TRUE(hasCore);
 }
 

@@ -5,8 +5,8 @@
 // keys, the range checks behind exit 2, and the recorded GPU figures the viewer embeds.
 #include <gtest/gtest.h>
 
-#include "core/generators.hpp"
-#include "core/problem.hpp"
+#include "core/model/generators.hpp"
+#include "core/model/problem.hpp"
 #include "ui/lesson.hpp"
 #include "ui/live_session.hpp"
 #include "ui/recorded_figures.hpp"

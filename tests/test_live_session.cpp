@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 #include "fake_backend.hpp"
 #include "ui/live_session.hpp"
 

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/error.hpp"
-#include "core/host_memory.hpp"
-#include "core/matrix.hpp"
+#include "core/model/error.hpp"
+#include "core/process/host_memory.hpp"
+#include "core/model/matrix.hpp"
 
 using namespace tileskip;
 

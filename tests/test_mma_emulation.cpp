@@ -18,7 +18,7 @@
 
 #include "backends/cuda/k13_mma.cuh"
 #include "backends/cuda/mma_common.cuh"
-#include "core/dtype.hpp"
+#include "core/model/dtype.hpp"
 
 using namespace tileskip;
 using namespace tileskip::cuda;

@@ -3,9 +3,9 @@
 #include <bit>
 #include <random>
 
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/pattern.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/model/pattern.hpp"
 
 using namespace tileskip;
 

@@ -4,9 +4,9 @@
 #include <limits>
 #include <random>
 
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/reference.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/model/reference.hpp"
 
 using namespace tileskip;
 

@@ -12,13 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/catalogue.hpp"
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/matrix_io.hpp"
-#include "core/pattern.hpp"
-#include "core/reference.hpp"
-#include "core/reorder.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/io/matrix_io.hpp"
+#include "core/model/pattern.hpp"
+#include "core/model/reference.hpp"
+#include "core/model/reorder.hpp"
 
 using namespace tileskip;
 

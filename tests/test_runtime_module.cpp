@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "core/error.hpp"
-#include "core/runtime_module.hpp"
+#include "core/model/error.hpp"
+#include "core/process/runtime_module.hpp"
 #include "runtime_module_fixture.hpp"
 
 using namespace tileskip;

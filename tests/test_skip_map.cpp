@@ -4,11 +4,11 @@
 
 #include <bit>
 
-#include "core/bench.hpp"
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/heatmap.hpp"
-#include "core/skip_map.hpp"
+#include "core/measure/bench.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/view/heatmap.hpp"
+#include "core/view/skip_map.hpp"
 #include "fake_backend.hpp"
 
 using namespace tileskip;

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
-#include "core/speed_model.hpp"
-#include "core/tile_layout.hpp"
+#include "core/model/error.hpp"
+#include "core/measure/speed_model.hpp"
+#include "core/model/tile_layout.hpp"
 
 using namespace tileskip;
 

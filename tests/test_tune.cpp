@@ -1,4 +1,4 @@
-// Tuning (core/tune.hpp) on the fake backend, whose `pipelined` has variants of known speed and
+// Tuning (core/measure/tune.hpp) on the fake backend, whose `pipelined` has variants of known speed and
 // one that computes a wrong element; the cache file's round trip and its refusals.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "core/tune.hpp"
+#include "core/model/error.hpp"
+#include "core/measure/tune.hpp"
 #include "fake_backend.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"

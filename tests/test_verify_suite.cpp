@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/progress.hpp"
-#include "core/verify_report.hpp"
-#include "core/verify_suite.hpp"
+#include "core/measure/progress.hpp"
+#include "core/io/verify_report.hpp"
+#include "core/measure/verify_suite.hpp"
 #include "fake_backend.hpp"
 
 using namespace tileskip;

@@ -18,8 +18,8 @@
 #include <numeric>
 #include <nlohmann/json.hpp>
 
-#include "core/generators.hpp"
-#include "core/matrix_io.hpp"
+#include "core/model/generators.hpp"
+#include "core/io/matrix_io.hpp"
 #include "fake_backend.hpp"
 #include "run_command.hpp"
 #include "ui/viewer.hpp"

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/runtime_module.hpp"
+#include "core/process/runtime_module.hpp"
 
 namespace tileskip::ui {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 
 namespace tileskip::ui {
 

@@ -7,7 +7,7 @@
 // they touch (K1 against K2), what a shared-memory stage saves (K3), a thread's register tile and
 // its shared loads per FMA (K4, K5, K6), the warp tile's lane grid (K10), and the main loop as a
 // load/compute timeline (one stage against two, K11). The skipping half: the block walk
-// (core/block_walk.hpp).
+// (core/view/block_walk.hpp).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/block_walk.hpp"
-#include "core/catalogue.hpp"
-#include "core/tile_layout.hpp"
+#include "core/view/block_walk.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/tile_layout.hpp"
 
 namespace tileskip::ui {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/bench.hpp"
-#include "core/error.hpp"
-#include "core/reference.hpp"
-#include "core/verify_suite.hpp"
+#include "core/measure/bench.hpp"
+#include "core/model/error.hpp"
+#include "core/model/reference.hpp"
+#include "core/measure/verify_suite.hpp"
 
 namespace tileskip::ui {
 

@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/backend.hpp"
-#include "core/heatmap.hpp"
-#include "core/problem.hpp"
-#include "core/skip_map.hpp"
+#include "core/model/backend.hpp"
+#include "core/view/heatmap.hpp"
+#include "core/model/problem.hpp"
+#include "core/view/skip_map.hpp"
 
 namespace tileskip::ui {
 

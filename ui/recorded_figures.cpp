@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "core/catalogue.hpp"
-#include "core/error.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::ui {
 

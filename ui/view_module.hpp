@@ -1,12 +1,12 @@
 // The seam between the executables and libtileskip_view.so, the part of the viewer that needs
 // Dear ImGui, GLFW, Vulkan and stb. The stub (view_stub.cpp) loads the module through
-// core/runtime_module.hpp; its one C symbol, kViewModuleSymbol, returns a ViewModuleInterface.
+// core/process/runtime_module.hpp; its one C symbol, kViewModuleSymbol, returns a ViewModuleInterface.
 // The options, the backend opener and the backends it opens cross the seam; so do exceptions.
 #pragma once
 
 #include <string_view>
 
-#include "core/runtime_module.hpp"
+#include "core/process/runtime_module.hpp"
 #include "ui/viewer.hpp"
 
 namespace tileskip::ui {

@@ -3,7 +3,7 @@
 // hands it the options and the backends. Nothing here needs ImGui, GLFW, Vulkan or stb, so the
 // tool starts on a machine without them, and only `view` says there what is missing.
 #include "backends/backend_registry.hpp"
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 #include "ui/view_module.hpp"
 #include "ui/viewer.hpp"
 

@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 #include <memory>
 
-#include "core/atomic_file.hpp"
-#include "core/error.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/model/error.hpp"
 #include "ui/render/graphics_device.hpp"
 #include "ui/render/offscreen_target.hpp"
 #include "ui/render/png.hpp"

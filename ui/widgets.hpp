@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "core/block_walk.hpp"
-#include "core/heatmap.hpp"
+#include "core/view/block_walk.hpp"
+#include "core/view/heatmap.hpp"
 
 namespace tileskip::ui {
 

@@ -4,8 +4,8 @@
 #include <iostream>
 #include <new>
 
-#include "core/error.hpp"
-#include "core/provenance.hpp"
+#include "core/model/error.hpp"
+#include "core/io/provenance.hpp"
 
 namespace tileskip::cli {
 

@@ -7,11 +7,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "core/error.hpp"
-#include "core/matrix_io.hpp"
-#include "core/pattern.hpp"
-#include "core/reorder.hpp"
-#include "core/report.hpp"
+#include "core/model/error.hpp"
+#include "core/io/matrix_io.hpp"
+#include "core/model/pattern.hpp"
+#include "core/model/reorder.hpp"
+#include "core/io/report.hpp"
 
 namespace tileskip::cli {
 

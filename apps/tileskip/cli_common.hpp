@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "backends/backend_registry.hpp"
-#include "core/bench.hpp"
-#include "core/inspect.hpp"
-#include "core/kernel_selection.hpp"
-#include "core/reorder.hpp"
-#include "core/problem.hpp"
+#include "core/measure/bench.hpp"
+#include "core/measure/inspect.hpp"
+#include "core/measure/kernel_selection.hpp"
+#include "core/model/reorder.hpp"
+#include "core/model/problem.hpp"
 
 namespace tileskip::cli {
 
@@ -81,7 +81,7 @@ struct BackendFlags {
 };
 
 // Notes auto's choice on stderr: "auto: cuda picks joint-64x32: ...". (Kernel lists, auto's
-// choice and bench targets: core/kernel_selection.hpp.)
+// choice and bench targets: core/measure/kernel_selection.hpp.)
 void noteAuto(const Backend& backend, const Recommendation& choice);
 
 // Problem size that suits a device: 4096 on a GPU, 512 on a CPU device.
@@ -92,7 +92,7 @@ int defaultSizeFor(const std::vector<std::unique_ptr<Backend>>& backends);
 // The granularity --reorder gathers zeros at: the pattern tiles of the warp-uniform kernels
 // (a 32-row tile also fills 64- and 128-row ones when its neighbour does).
 inline constexpr int kReorderGranularity = 32;
-// Finds and applies a reordering of A·B (core/reorder.hpp), noting on stderr what it gained.
+// Finds and applies a reordering of A·B (core/model/reorder.hpp), noting on stderr what it gained.
 Reordering reorderOperands(Matrix& a, Matrix& b);
 
 // Prints a line to stderr as the tool's progress voice.

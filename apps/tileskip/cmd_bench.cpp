@@ -6,13 +6,13 @@
 
 #include "cli_common.hpp"
 #include "require.hpp"
-#include "core/atomic_file.hpp"
-#include "core/bench_suites.hpp"
-#include "core/error.hpp"
-#include "core/host_memory.hpp"
-#include "core/report.hpp"
-#include "core/suite_real.hpp"
-#include "core/sweep_plot.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/measure/bench_suites.hpp"
+#include "core/model/error.hpp"
+#include "core/process/host_memory.hpp"
+#include "core/io/report.hpp"
+#include "core/measure/suite_real.hpp"
+#include "core/measure/sweep_plot.hpp"
 
 namespace tileskip::cli {
 

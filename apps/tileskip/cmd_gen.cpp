@@ -2,10 +2,10 @@
 #include <iostream>
 
 #include "cli_common.hpp"
-#include "core/error.hpp"
-#include "core/generators.hpp"
-#include "core/matrix_io.hpp"
-#include "core/pattern.hpp"
+#include "core/model/error.hpp"
+#include "core/model/generators.hpp"
+#include "core/io/matrix_io.hpp"
+#include "core/model/pattern.hpp"
 
 namespace tileskip::cli {
 

@@ -6,9 +6,9 @@
 #include <optional>
 
 #include "cli_common.hpp"
-#include "core/atomic_file.hpp"
-#include "core/error.hpp"
-#include "core/report.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/model/error.hpp"
+#include "core/io/report.hpp"
 
 namespace tileskip::cli {
 

@@ -3,8 +3,8 @@
 
 #include "cli_common.hpp"
 #include "require.hpp"
-#include "core/generators.hpp"
-#include "core/report.hpp"
+#include "core/model/generators.hpp"
+#include "core/io/report.hpp"
 
 namespace tileskip::cli {
 

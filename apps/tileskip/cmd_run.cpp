@@ -3,11 +3,11 @@
 #include <optional>
 
 #include "cli_common.hpp"
-#include "core/bench.hpp"
-#include "core/error.hpp"
-#include "core/host_memory.hpp"
-#include "core/matrix_io.hpp"
-#include "core/reference.hpp"
+#include "core/measure/bench.hpp"
+#include "core/model/error.hpp"
+#include "core/process/host_memory.hpp"
+#include "core/io/matrix_io.hpp"
+#include "core/model/reference.hpp"
 
 namespace tileskip::cli {
 

@@ -1,12 +1,12 @@
 // tileskip tune: tries a backend's run-time variants of each kernel (the Vulkan backend: tile
 // shapes and shader switches) on this device, keeps the fastest that verifies, and caches the
-// choice for this device and driver, where the backend finds it next time (core/tune.hpp).
+// choice for this device and driver, where the backend finds it next time (core/measure/tune.hpp).
 #include <iostream>
 
 #include "cli_common.hpp"
 #include "require.hpp"
-#include "core/error.hpp"
-#include "core/tune.hpp"
+#include "core/model/error.hpp"
+#include "core/measure/tune.hpp"
 
 namespace tileskip::cli {
 

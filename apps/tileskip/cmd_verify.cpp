@@ -6,11 +6,11 @@
 
 #include "cli_common.hpp"
 #include "require.hpp"
-#include "core/atomic_file.hpp"
-#include "core/error.hpp"
-#include "core/progress.hpp"
-#include "core/verify_report.hpp"
-#include "core/verify_suite.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/model/error.hpp"
+#include "core/measure/progress.hpp"
+#include "core/io/verify_report.hpp"
+#include "core/measure/verify_suite.hpp"
 
 namespace tileskip::cli {
 

@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "cli_common.hpp"
-#include "core/atomic_file.hpp"
-#include "core/error.hpp"
-#include "core/script_run.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/model/error.hpp"
+#include "core/process/script_run.hpp"
 #include "ui/lesson.hpp"
 #include "ui/viewer.hpp"
 

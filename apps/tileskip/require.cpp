@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::cli {
 

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "backends/backend_registry.hpp"
-#include "core/error.hpp"
-#include "core/reference.hpp"
+#include "core/model/error.hpp"
+#include "core/model/reference.hpp"
 
 namespace tileskip {
 

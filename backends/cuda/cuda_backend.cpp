@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "backends/cuda/cuda_module.hpp"
-#include "core/error.hpp"
-#include "core/reference.hpp"
+#include "core/model/error.hpp"
+#include "core/model/reference.hpp"
 #include "cuda_check.hpp"
 #include "device_resources.hpp"
 #include "launch.hpp"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::cuda {
 

@@ -1,5 +1,5 @@
 // The seam between the executables and libtileskip_cuda.so. The stub (cuda_stub.cpp) loads the
-// module through core/runtime_module.hpp, which looks up one C symbol, kModuleSymbol, returning
+// module through core/process/runtime_module.hpp, which looks up one C symbol, kModuleSymbol, returning
 // a ModuleInterface. C++ objects cross the seam (Backend, Matrix, Pattern, exceptions); the
 // layout stamp catches a module left over from another build.
 #pragma once
@@ -7,9 +7,9 @@
 #include <memory>
 #include <string_view>
 
-#include "core/backend.hpp"
-#include "core/pattern.hpp"
-#include "core/runtime_module.hpp"
+#include "core/model/backend.hpp"
+#include "core/model/pattern.hpp"
+#include "core/process/runtime_module.hpp"
 
 namespace tileskip::cuda {
 

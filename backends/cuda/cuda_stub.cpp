@@ -4,7 +4,7 @@
 // no CUDA libraries runs everything else and reports why CUDA is unavailable.
 #include "backends/backend_registry.hpp"
 #include "backends/cuda/cuda_module.hpp"
-#include "core/runtime_module.hpp"
+#include "core/process/runtime_module.hpp"
 
 namespace tileskip {
 

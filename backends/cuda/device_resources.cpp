@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 #include "cuda_check.hpp"
 
 namespace tileskip::cuda {

@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <string>
 
-#include "core/process_exit.hpp"
+#include "core/process/process_exit.hpp"
 
 namespace tileskip::cuda {
 
 // Objects destroyed after the CUDA runtime's own teardown (a backend held in a static, as the
-// tests do) release nothing: see core/process_exit.hpp. watchProcessExit() is called once the
+// tests do) release nothing: see core/process/process_exit.hpp. watchProcessExit() is called once the
 // runtime is initialised.
 using tileskip::processExiting;
 using tileskip::watchProcessExit;

@@ -188,7 +188,7 @@ __device__ inline void storeScalar(float* __restrict__ C, int M, int N, int row,
   if (row < M && col < N) C[row * N + col] = v;
 }
 
-// ---- skip patterns: one byte per (tile, K-block), tile-major, as core/pattern.hpp lays out ----
+// ---- skip patterns: one byte per (tile, K-block), tile-major, as core/model/pattern.hpp lays out ----
 
 // The pattern byte of (tile, kBlock); 0 for a tile past M or N or a K-block past K, so the
 // partial edges of a problem skip exactly what is not there.

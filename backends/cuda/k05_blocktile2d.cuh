@@ -2,7 +2,7 @@
 // A and TN values of B from shared memory into registers and does TM * TN multiply-adds with
 // them (an outer product), so TM + TN shared loads feed TM * TN FMAs. A thread's outputs are
 // consecutive rows and columns (ThreadMapping::ThreadTile, threadOutputs() in
-// core/tile_layout.hpp), as in the GLSL twin.
+// core/model/tile_layout.hpp), as in the GLSL twin.
 #pragma once
 
 #include "gemm_common.cuh"

@@ -10,7 +10,7 @@
 namespace tileskip::cuda {
 
 // One thread's TM x TN outputs by ThreadMapping::ThreadTile (threadOutputs() in
-// core/tile_layout.hpp): TM consecutive rows, TN consecutive columns, threads along N. S1 and
+// core/model/tile_layout.hpp): TM consecutive rows, TN consecutive columns, threads along N. S1 and
 // S3 share it, so their per-thread pattern tiles are the thread's own rows or columns.
 template <int BM, int BN, int TM, int TN>
 struct VectorThreadTile {

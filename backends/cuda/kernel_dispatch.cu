@@ -3,8 +3,8 @@
 #include <limits>
 #include <string>
 
-#include "core/catalogue.hpp"
-#include "core/error.hpp"
+#include "core/model/catalogue.hpp"
+#include "core/model/error.hpp"
 #include "cuda_check.hpp"
 #include "launch.hpp"
 

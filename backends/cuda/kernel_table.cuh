@@ -1,6 +1,6 @@
 // The catalogue id -> kernel table, shared by kernel_dispatch.cu (CUDA launches) and the CPU
 // emulation in the tests. Tile parameters and pattern granularities come from
-// core/catalogue.hpp's constexpr kCatalogue as template arguments, so they are written once,
+// core/model/catalogue.hpp's constexpr kCatalogue as template arguments, so they are written once,
 // there, and shared with the GLSL twins; each kernel's static_asserts check that the shape it
 // is given is one it can run (thread counts, warp tiles matching pattern tiles). How a kernel
 // is launched (one block per tile, or persistent) is its row's structure, not a column here.
@@ -15,7 +15,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 
 #include "k01_naive.cuh"
 #include "k02_coalesced.cuh"

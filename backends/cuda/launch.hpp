@@ -32,7 +32,7 @@ void launchGemmKernel(std::string_view id, const GemmOperands& operands, cudaStr
 void checkKernelImages();
 
 // Builds the A-pattern (row tiles of `rowGranularity`) or B-pattern (column tiles of
-// `colGranularity`) into `pattern`, byte for byte as core/pattern.cpp does on the host. Every
+// `colGranularity`) into `pattern`, byte for byte as core/model/pattern.cpp does on the host. Every
 // byte is written, so the buffer needs no clearing first.
 void launchAPattern(const float* a, int m, int k, int rowGranularity, std::uint8_t* pattern, cudaStream_t stream);
 void launchBPattern(const float* b, int k, int n, int colGranularity, std::uint8_t* pattern, cudaStream_t stream);

@@ -1,5 +1,5 @@
 // The A-pattern on the device: bit j of byte (row tile t, K-block kb) is set iff some
-// A[r][8 kb + j] != 0 for a row r of tile t (core/pattern.hpp). One warp builds the 4 bytes of
+// A[r][8 kb + j] != 0 for a row r of tile t (core/model/pattern.hpp). One warp builds the 4 bytes of
 // one row tile and 32 consecutive K indices: lane l watches K index 32 c + l down the tile's
 // rows (each row is one coalesced 128-byte read for the warp), and a ballot packs the 32
 // answers into a word whose 4 bytes are exactly the 4 pattern bytes.

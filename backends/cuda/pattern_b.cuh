@@ -1,5 +1,5 @@
 // The B-pattern on the device: bit j of byte (column tile t, K-block kb) is set iff some
-// B[8 kb + j][c] != 0 for a column c of tile t (core/pattern.hpp). One warp covers 32 columns
+// B[8 kb + j][c] != 0 for a column c of tile t (core/model/pattern.hpp). One warp covers 32 columns
 // (or one tile of kCols > 32 columns) and kKBlocksPerWarp K-blocks: each lane reads its
 // columns down the 8 rows of a K-block (coalesced along the row) and builds their byte, then
 // the lanes of one tile OR their bytes with shuffles and the tile's first lane writes it.

@@ -2,7 +2,7 @@
 #include <limits>
 #include <string>
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 #include "cuda_check.hpp"
 #include "launch.hpp"
 #include "pattern_a.cuh"

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "backends/vulkan/embedded_spirv.hpp"
-#include "core/error.hpp"
-#include "core/process_exit.hpp"
+#include "core/model/error.hpp"
+#include "core/process/process_exit.hpp"
 
 namespace tileskip::vk {
 

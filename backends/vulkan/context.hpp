@@ -17,7 +17,7 @@
 #include "backends/vulkan/pipeline_statistics.hpp"
 #include "backends/vulkan/specialization.hpp"
 #include "backends/vulkan/vulkan_api.hpp"
-#include "core/backend.hpp"
+#include "core/model/backend.hpp"
 
 namespace tileskip::vk {
 

@@ -1,6 +1,6 @@
 #include "backends/vulkan/device_selection.hpp"
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::vk {
 

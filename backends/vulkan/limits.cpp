@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/error.hpp"
-#include "core/tile_layout.hpp"
+#include "core/model/error.hpp"
+#include "core/model/tile_layout.hpp"
 
 namespace tileskip::vk {
 

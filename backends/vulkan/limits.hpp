@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 
 namespace tileskip::vk {
 
@@ -56,7 +56,7 @@ inline std::uint64_t kernelSharedBytes(const KernelInfo& kernel) {
 std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxSharedBytes);
 
 // Why the shaders of the pipelined kernels cannot take this tile shape (beyond
-// core/tile_layout.hpp's checks, as the CUDA twins' static_asserts): tiles that do not split
+// core/model/tile_layout.hpp's checks, as the CUDA twins' static_asserts): tiles that do not split
 // evenly into one vec4 load per invocation and pass (for K12, passes of whole rows), sub-tiles
 // straddling pattern tiles, pattern tiles and block tiles that do not nest. Nothing when it fits
 // or for another kernel.

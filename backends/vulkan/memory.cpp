@@ -3,8 +3,8 @@
 #include <cstring>
 #include <utility>
 
-#include "core/error.hpp"
-#include "core/process_exit.hpp"
+#include "core/model/error.hpp"
+#include "core/process/process_exit.hpp"
 
 namespace tileskip::vk {
 
@@ -90,7 +90,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 }
 
 void Buffer::release() {
-  if (context_ == nullptr || processExiting()) return;  // see core/process_exit.hpp
+  if (context_ == nullptr || processExiting()) return;  // see core/process/process_exit.hpp
   const DeviceFunctions& vk = context_->vk();
   if (buffer_ != VK_NULL_HANDLE) vk.vkDestroyBuffer(context_->device(), buffer_, nullptr);
   if (memory_ != VK_NULL_HANDLE) vk.vkFreeMemory(context_->device(), memory_, nullptr);  // unmaps too

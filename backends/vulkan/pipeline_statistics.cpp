@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "backends/vulkan/tile_overrides.hpp"
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::vk {
 

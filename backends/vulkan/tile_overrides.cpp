@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
-#include "core/provenance.hpp"
-#include "core/tune.hpp"
-#include "core/tile_layout.hpp"
+#include "core/model/error.hpp"
+#include "core/io/provenance.hpp"
+#include "core/measure/tune.hpp"
+#include "core/model/tile_layout.hpp"
 
 namespace tileskip::vk {
 

@@ -3,7 +3,7 @@
 // (specialization constants 12-15), e.g.
 //   TILESKIP_VULKAN_TILES="pipelined=128x128x16/64x64/8x4/128,prefetch=0;joint-32x32=fma=1"
 // Entries are separated by ';', an entry is `id=` then, separated by ',', a tile in
-// core/tile_layout.hpp's notation and/or `switch=0|1`. Every entry is checked as any tile shape
+// core/model/tile_layout.hpp's notation and/or `switch=0|1`. Every entry is checked as any tile shape
 // from outside the catalogue is, and one that cannot run is bad input naming it; the device line
 // of a report says what was overridden, so a table never passes for the catalogue's.
 #pragma once
@@ -17,7 +17,7 @@
 
 #include "backends/vulkan/limits.hpp"
 #include "backends/vulkan/specialization.hpp"
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 
 namespace tileskip::vk {
 
@@ -50,7 +50,7 @@ struct KernelOverride {
 };
 
 // The overrides in `text` (the variable's value), each checked against the kernel's structure
-// (core/tile_layout.hpp), the pipelined shaders' (limits.hpp's pipelineShapeProblem) and this
+// (core/model/tile_layout.hpp), the pipelined shaders' (limits.hpp's pipelineShapeProblem) and this
 // device's limits. Throws InputError naming the variable and the entry for anything that does
 // not parse or cannot run: an unknown or baseline id, a repeated id, a switch the kernel's shader
 // does not have, a value other than 0 or 1, a tile that does not fit. Empty text: none.
@@ -72,7 +72,7 @@ std::string describeOverrides(std::span<const KernelOverride> overrides);
 
 // The overrides in effect on a backend: one set for every problem (TILESKIP_VULKAN_TILES, or the
 // variants `tileskip tune` is trying), or else the tune cache's choices for each size class
-// (core/tune.hpp's tuneSizeClass), where a problem outside every tuned class runs the catalogue's.
+// (core/measure/tune.hpp's tuneSizeClass), where a problem outside every tuned class runs the catalogue's.
 struct OverrideTable {
   std::optional<std::vector<KernelOverride>> everySize;
   std::map<int, std::vector<KernelOverride>> bySizeClass;
@@ -82,7 +82,7 @@ struct OverrideTable {
   std::string describe() const;
 };
 
-// The variants `tileskip tune` tries for a kernel (core/tune.hpp): the catalogue's own ("")
+// The variants `tileskip tune` tries for a kernel (core/measure/tune.hpp): the catalogue's own ("")
 // first, then each switch away from its default and a few other tile shapes, as the text after
 // "id=" in TILESKIP_VULKAN_TILES; only those that can run on a device with these limits. None
 // for a kernel without a warp tile.

@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::vk {
 

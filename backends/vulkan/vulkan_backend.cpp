@@ -13,12 +13,12 @@
 #include "backends/vulkan/embedded_spirv.hpp"
 #include "backends/vulkan/memory.hpp"
 #include "backends/vulkan/tile_overrides.hpp"
-#include "core/error.hpp"
-#include "core/integer_math.hpp"
-#include "core/process_exit.hpp"
-#include "core/reference.hpp"
-#include "core/tile_layout.hpp"
-#include "core/tune.hpp"
+#include "core/model/error.hpp"
+#include "core/model/integer_math.hpp"
+#include "core/process/process_exit.hpp"
+#include "core/model/reference.hpp"
+#include "core/model/tile_layout.hpp"
+#include "core/measure/tune.hpp"
 
 namespace tileskip::vk {
 
@@ -84,7 +84,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   ~VulkanProblem() override {
-    if (processExiting()) return;  // see core/process_exit.hpp
+    if (processExiting()) return;  // see core/process/process_exit.hpp
     for (VkDescriptorPool pool : pools_) context_->vk().vkDestroyDescriptorPool(context_->device(), pool, nullptr);
   }
 

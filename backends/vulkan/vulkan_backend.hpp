@@ -9,7 +9,7 @@
 
 #include "backends/vulkan/context.hpp"
 #include "backends/vulkan/tile_overrides.hpp"
-#include "core/backend.hpp"
+#include "core/model/backend.hpp"
 
 namespace tileskip::vk {
 
@@ -32,7 +32,7 @@ class VulkanBackend final : public Backend {
 
  private:
   std::shared_ptr<Context> context_;  // shared with the problems, which may outlive a caller's handle
-  // From TILESKIP_VULKAN_TILES, else from the tune cache (core/tune.hpp), then useVariant; shared
+  // From TILESKIP_VULKAN_TILES, else from the tune cache (core/measure/tune.hpp), then useVariant; shared
   // with the problems, which read it at every run.
   std::shared_ptr<OverrideTable> overrides_;
   void describeDevice();

@@ -3,7 +3,7 @@
 // checks K13 (backends/cuda/k13_mma.cuh) against an fp64 host product on the emulation tests'
 // shapes and a few more, then times K13's candidate shapes against cublasGemmEx in the same dtype.
 // Exit 0 when every check passes, 1 when one fails, 3 without a usable GPU. Built on the GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 -I. -Ibackends/cuda bench/tune/k13_check.cu core/dtype.cpp -lcublas -o k13_check
+//   nvcc -O3 -std=c++20 -arch=sm_90 -I. -Ibackends/cuda bench/tune/k13_check.cu core/model/dtype.cpp -lcublas -o k13_check
 //   ./k13_check [size, default 4096; 0: checks only]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -16,7 +16,7 @@
 #include <random>
 #include <vector>
 
-#include "core/dtype.hpp"
+#include "core/model/dtype.hpp"
 #include "k13_mma.cuh"
 #include "mma_common.cuh"
 

@@ -1,4 +1,4 @@
-"""tileskip's exception and warning classes (the extension raises them; see core/error.hpp)."""
+"""tileskip's exception and warning classes (the extension raises them; see core/model/error.hpp)."""
 
 
 class UnavailableError(RuntimeError):

@@ -13,8 +13,8 @@
 #include "backends/cuda/kernel_table.cuh"
 #include "backends/cuda/pattern_a.cuh"
 #include "backends/cuda/pattern_b.cuh"
-#include "core/error.hpp"
-#include "core/reference.hpp"
+#include "core/model/error.hpp"
+#include "core/model/reference.hpp"
 
 namespace tileskip::testing {
 

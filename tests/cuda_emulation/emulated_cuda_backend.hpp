@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "core/backend.hpp"
+#include "core/model/backend.hpp"
 
 namespace tileskip::testing {
 

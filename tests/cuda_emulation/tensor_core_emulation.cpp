@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cuda_emulation.hpp"
-#include "core/dtype.hpp"
+#include "core/model/dtype.hpp"
 
 namespace tileskip::emu {
 

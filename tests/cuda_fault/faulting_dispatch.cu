@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/catalogue.hpp"
+#include "core/model/catalogue.hpp"
 #include "cuda_check.hpp"
 #include "launch.hpp"
 

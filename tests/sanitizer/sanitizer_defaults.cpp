@@ -16,7 +16,7 @@ __attribute__((used)) const char* __ubsan_default_options() {
 
 // Memory that Mesa's lavapipe allocated for a Vulkan device: the test suite keeps each
 // backend open for the whole process (tests/test_backends.cpp), and a backend releases nothing
-// once exit() has begun (core/process_exit.hpp, on the Vulkan branch), so after lavapipe's own
+// once exit() has begun (core/process/process_exit.hpp, on the Vulkan branch), so after lavapipe's own
 // teardown LeakSanitizer would report its allocations at exit. Only allocations made inside
 // lavapipe are suppressed; a leak of tileskip's own memory is still reported. (Vulkan objects
 // tileskip forgets to destroy are the validation layers' to report.)

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/error.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::ui {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "core/atomic_file.hpp"
-#include "core/error.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::ui {
 

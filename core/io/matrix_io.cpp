@@ -1,0 +1,39 @@
+#include "core/io/matrix_io.hpp"
+
+#include <system_error>
+
+#include "core/io/atomic_file.hpp"
+#include "core/model/error.hpp"
+
+namespace tileskip {
+
+MatrixFormat formatFromPath(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  if (extension == ".npy") return MatrixFormat::Npy;
+  if (extension == ".mtx") return MatrixFormat::MatrixMarket;
+  throw InputError(path.string() + ": unknown matrix format '" + extension + "'; use .npy or .mtx");
+}
+
+Matrix readMatrix(const std::filesystem::path& path) { return readMatrix(path, nullptr); }
+
+Matrix readMatrix(const std::filesystem::path& path, MatrixReadInfo* info) {
+  if (info != nullptr) info->note.clear();
+  MatrixFormat format = formatFromPath(path);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path.string() + ": no such file");
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path.string() + ": is a directory, not a matrix file");
+  return format == MatrixFormat::Npy ? readNpy(path, info) : readMatrixMarket(path);
+}
+
+void writeMatrix(const std::filesystem::path& path, const Matrix& m) {
+  MatrixFormat format = formatFromPath(path);
+  AtomicFile file(path);
+  if (format == MatrixFormat::Npy) {
+    writeNpy(file.stream(), m);
+  } else {
+    writeMatrixMarket(file.stream(), m);
+  }
+  file.commit();
+}
+
+}  // namespace tileskip

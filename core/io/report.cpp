@@ -1,0 +1,241 @@
+#include "core/io/report.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/model/error.hpp"
+#include "core/io/provenance.hpp"
+
+namespace tileskip {
+
+std::string fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return value > 0 ? "inf" : "n/a";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+namespace {
+
+std::string optionalFixed(const std::optional<double>& value, int decimals, const char* suffix = "") {
+  return value ? fixed(*value, decimals) + suffix : "-";
+}
+
+nlohmann::json optionalJson(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json finiteJson(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+ReportFormat parseReportFormat(std::string_view name) {
+  if (name == "table") return ReportFormat::Table;
+  if (name == "csv") return ReportFormat::Csv;
+  if (name == "json") return ReportFormat::Json;
+  throw InputError("unknown report format '" + std::string(name) + "'; use table, csv or json");
+}
+
+std::string_view reportFormatName(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::Table: return "table";
+    case ReportFormat::Csv: return "csv";
+    case ReportFormat::Json: return "json";
+  }
+  return "table";
+}
+
+ReportFormat outputFileFormat(std::string_view formatFlag, bool formatGiven, const std::string& path) {
+  ReportFormat flagged = parseReportFormat(formatFlag);
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::optional<ReportFormat> implied;
+  if (extension == ".csv") implied = ReportFormat::Csv;
+  if (extension == ".json") implied = ReportFormat::Json;
+  if (extension == ".txt" || extension == ".table") implied = ReportFormat::Table;
+  if (!implied) return flagged;
+  if (formatGiven && flagged != *implied) {
+    throw InputError("--format " + std::string(formatFlag) + " contradicts --out " + path + ", whose extension " + extension +
+                     " means " + std::string(reportFormatName(*implied)) + "; drop --format or change the extension");
+  }
+  return *implied;
+}
+
+std::string formatReport(const BenchReport& report, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::Table: return formatTable(report);
+    case ReportFormat::Csv: return formatCsv(report);
+    case ReportFormat::Json: return formatJson(report);
+  }
+  return {};
+}
+
+std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::ostringstream out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t c = 0; c < rows[r].size(); ++c) {
+      const std::string& cell = rows[r][c];
+      std::string padding(widths[c] - cell.size(), ' ');
+      bool last = c + 1 == rows[r].size();
+      out << (c < textColumns ? cell + (last ? "" : padding) : padding + cell) << (c + 1 < rows[r].size() ? "  " : "");
+    }
+    out << '\n';
+    if (r == 0) {
+      std::size_t total = 0;
+      for (std::size_t w : widths) total += w + 2;
+      out << std::string(total > 2 ? total - 2 : 0, '-') << '\n';
+    }
+  }
+  return out.str();
+}
+
+std::string formatTable(const BenchReport& report) {
+  std::ostringstream out;
+  out << "tileskip bench  " << report.date << "  (tileskip " << report.toolVersion << ", commit " << report.toolCommit
+      << ", " << kDtype << ")\n";
+  out << "problem   " << report.problem.describe() << "\n";
+  out << "patterns  A density " << fixed(report.patternDensityA, 3) << ", B density "
+      << fixed(report.patternDensityB, 3) << " (8-row / 8-column tiles)\n";
+  for (const std::string& device : report.devices) out << "device    " << device << "\n";
+  out << "host      " << report.host << "\n";
+  out << "timing    " << report.options.warmup << " warm-up (on a GPU: until " << report.options.warmupMilliseconds
+      << " ms of work and until its times settle), median of " << report.options.repeat << " device-timed runs; each kernel verified against the " << report.referenceKind << " first\n";
+  if (!report.baselineKernel.empty()) out << "baseline  " << report.baselineKernel << "\n";
+  for (const std::string& model : report.models) out << "model     " << model << " (pred x: predicted speedup vs dense)\n";
+  for (const BenchRow& row : report.rows) {
+    if (!row.autoReason.empty()) out << "auto      " << row.backend << ": " << row.kernel << ": " << row.autoReason << "\n";
+  }
+  out << "\n";
+
+  std::vector<std::vector<std::string>> cells = {{"backend", "kernel", "verified", "median ms", "min ms", "max ms",
+                                                  "prep ms", "GFLOPS", "useful", "joint", "ideal x", "pred x",
+                                                  "vs dense", "skip eff", "vs base", "e2e vs base"}};
+  std::vector<std::string> failures;
+  for (const BenchRow& row : report.rows) {
+    const KernelInfo& info = kernelInfo(row.kernel);
+    std::string kernel = info.number.empty() ? row.kernel : row.kernel + " (" + std::string(info.number) + ")";
+    if (!row.autoReason.empty()) kernel += " [auto]";
+    if (!row.timed()) {
+      cells.push_back({row.backend, kernel, row.error.tolerance > 0 ? "FAILED" : "error"});
+      failures.push_back(row.backend + " " + row.kernel + ": " + row.failure);
+      continue;
+    }
+    cells.push_back({row.backend, kernel, "yes", fixed(row.kernelMs.median, 3), fixed(row.kernelMs.min, 3),
+                     fixed(row.kernelMs.max, 3), row.prepareMs.median > 0 ? fixed(row.prepareMs.median, 3) : "-",
+                     fixed(row.effectiveGflops, 1), fixed(row.usefulGflops, 1), fixed(row.jointDensity, 3),
+                     fixed(row.idealSpeedup, 2), fixed(row.predictedSpeedup, 2) + "x", optionalFixed(row.speedupVsDense, 2, "x"),
+                     optionalFixed(row.skipEfficiency, 2), optionalFixed(row.vsBaseline, 2, "x"),
+                     optionalFixed(row.endToEndVsBaseline, 2, "x")});
+  }
+  out << alignColumns(cells);
+  for (const std::string& failure : failures) out << "\n" << failure;
+  if (!failures.empty()) out << "\n";
+  for (const std::string& message : report.diagnostics) out << "diagnostic: " << message << "\n";
+  return out.str();
+}
+
+std::string formatCsv(const BenchReport& report) {
+  std::ostringstream out;
+  out << "date,backend,device,kernel,m,n,k,generator,density_a,density_b,seed,verified,rel_frobenius,max_abs,"
+         "median_ms,min_ms,max_ms,prepare_ms,effective_gflops,useful_gflops,joint_density,ideal_speedup,"
+         "speedup_vs_dense,skip_efficiency,vs_baseline,end_to_end_vs_baseline,baseline,failure,predicted_speedup,"
+         "auto,source_a,source_b,granularity_a,granularity_b,dtype,tool_version,tool_commit,driver,api,tune_overrides,"
+         "warmup,warmup_ms,repeat,tolerance,host\n";
+  const ProblemSpec& p = report.problem;
+  for (const BenchRow& row : report.rows) {
+    auto opt = [](const std::optional<double>& v) { return v ? fixed(*v, 4) : std::string(); };
+    out << report.date << ',' << row.backend << ',' << csvField(row.device) << ',' << row.kernel << ',' << p.m << ','
+        << p.n << ',' << p.k << ',' << p.generator << ',' << p.densityA << ',' << p.densityB << ',' << p.seed << ','
+        << (row.verified ? "true" : "false") << ',' << row.error.relativeFrobenius << ',' << row.error.maxAbs << ','
+        << fixed(row.kernelMs.median, 5) << ',' << fixed(row.kernelMs.min, 5) << ',' << fixed(row.kernelMs.max, 5)
+        << ',' << fixed(row.prepareMs.median, 5) << ',' << fixed(row.effectiveGflops, 2) << ','
+        << fixed(row.usefulGflops, 2) << ',' << fixed(row.jointDensity, 5) << ',' << fixed(row.idealSpeedup, 4)
+        << ',' << opt(row.speedupVsDense) << ',' << opt(row.skipEfficiency) << ',' << opt(row.vsBaseline) << ','
+        << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvField(row.failure) << ','
+        << fixed(row.predictedSpeedup, 4) << ',' << csvField(row.autoReason) << ',' << csvField(p.sourceOf(Operand::A))
+        << ',' << csvField(p.sourceOf(Operand::B)) << ',' << p.optionsOf(Operand::A).granularity << ','
+        << p.optionsOf(Operand::B).granularity << ',' << kDtype << ',' << csvField(report.toolVersion) << ','
+        << csvField(report.toolCommit) << ',' << csvField(row.driver) << ',' << csvField(row.api) << ',' << csvField(row.tuneOverrides) << ','
+        << report.options.warmup << ',' << report.options.warmupMilliseconds << ',' << report.options.repeat << ','
+        << row.error.tolerance << ',' << csvField(report.host) << '\n';
+  }
+  return out.str();
+}
+
+std::string formatJson(const BenchReport& report) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BenchRow& row : report.rows) {
+    rows.push_back({
+        {"backend", row.backend},
+        {"device", row.device},
+        {"driver", row.driver},
+        {"api", row.api},
+        {"tune_overrides", row.tuneOverrides},
+        {"kernel", row.kernel},
+        {"verified", row.verified},
+        {"failure", row.failure},
+        {"error", {{"relative_frobenius", finiteJson(row.error.relativeFrobenius)},
+                   {"max_abs", finiteJson(row.error.maxAbs)},
+                   {"tolerance", row.error.tolerance}}},
+        {"kernel_ms", {{"median", row.kernelMs.median}, {"min", row.kernelMs.min}, {"max", row.kernelMs.max}}},
+        {"prepare_ms", {{"median", row.prepareMs.median}, {"min", row.prepareMs.min}, {"max", row.prepareMs.max}}},
+        {"effective_gflops", row.effectiveGflops},
+        {"useful_gflops", row.usefulGflops},
+        {"joint_density", row.jointDensity},
+        {"ideal_speedup", finiteJson(row.idealSpeedup)},
+        {"speedup_vs_dense", optionalJson(row.speedupVsDense)},
+        {"skip_efficiency", optionalJson(row.skipEfficiency)},
+        {"vs_baseline", optionalJson(row.vsBaseline)},
+        {"end_to_end_vs_baseline", optionalJson(row.endToEndVsBaseline)},
+        {"predicted_speedup", finiteJson(row.predictedSpeedup)},
+        {"features", {{"dense_tiles", row.features.denseTiles}, {"loads", row.features.loads},
+                      {"work", row.features.work}, {"partial", row.features.partial}}},
+        {"auto", row.autoReason.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.autoReason)},
+    });
+  }
+  const ProblemSpec& p = report.problem;
+  nlohmann::json document = {
+      {"schema", kBenchSchema},
+      {"tool", {{"version", report.toolVersion}, {"commit", report.toolCommit}}},
+      {"dtype", kDtype},
+      {"date", report.date},
+      {"host", report.host},
+      {"devices", report.devices},
+      {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"generator", p.generator}, {"density_a", p.densityA},
+                   {"density_b", p.densityB}, {"seed", p.seed}, {"granularity", p.options.granularity},
+                   {"granularity_a", p.optionsOf(Operand::A).granularity},
+                   {"granularity_b", p.optionsOf(Operand::B).granularity},
+                   {"a", p.sourceOf(Operand::A)}, {"b", p.sourceOf(Operand::B)}}},
+      {"models", report.models},
+      {"pattern_density", {{"a", report.patternDensityA}, {"b", report.patternDensityB}}},
+      {"timing", {{"warmup", report.options.warmup}, {"warmup_ms", report.options.warmupMilliseconds}, {"repeat", report.options.repeat}}},
+      {"reference", report.referenceKind},
+      {"baseline", report.baselineKernel},
+      {"rows", rows},
+      {"diagnostics", report.diagnostics},
+  };
+  return document.dump(2) + "\n";
+}
+
+}  // namespace tileskip

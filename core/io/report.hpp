@@ -1,0 +1,41 @@
+// Bench reports as an aligned table (for people), CSV (for spreadsheets and plots) and JSON
+// (for tools). Each carries its context: devices, sizes, densities, seed, date, verification.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/measure/bench.hpp"
+
+namespace tileskip {
+
+enum class ReportFormat { Table, Csv, Json };
+
+// Throws InputError for anything but table, csv or json.
+ReportFormat parseReportFormat(std::string_view name);
+
+// The name of a format as --format spells it.
+std::string_view reportFormatName(ReportFormat format);
+
+// The format of a report written to `path` (--out): the extension's (.csv, .json, .txt or .table
+// for a table) where --format was not given; else --format, which must agree with such an
+// extension (InputError naming both otherwise). Another extension, or none, takes --format
+// (`formatFlag`, default table).
+ReportFormat outputFileFormat(std::string_view formatFlag, bool formatGiven, const std::string& path);
+
+std::string formatReport(const BenchReport& report, ReportFormat format);
+std::string formatTable(const BenchReport& report);
+std::string formatCsv(const BenchReport& report);
+std::string formatJson(const BenchReport& report);
+
+// A CSV field: quoted (RFC 4180) where it holds a comma, a quote or a line break.
+std::string csvField(const std::string& text);
+
+// `value` with `decimals` digits after the point; "inf" or "n/a" where it is not finite.
+std::string fixed(double value, int decimals);
+
+// Renders rows of cells as columns padded to their widest cell; the first row is the header.
+// The first `textColumns` columns align left, the rest (numbers) right.
+std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns = 3);
+
+}  // namespace tileskip

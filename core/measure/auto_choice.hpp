@@ -1,0 +1,56 @@
+// `--kernel auto`: the kernel to run for A·B on a backend. The speed model (core/measure/inspect.hpp)
+// decides where it has seen problems like this one; where it is blind, auto measures.
+//
+// The model was fitted at 4096^3 (bench/calibrate_model.py), where a kernel's time follows the
+// work its patterns leave. It is blind to two things bench --suite real showed on the H200: a
+// problem too small to fill the GPU (launch cost and idle multiprocessors decide, and the small
+// teaching kernels or cuBLAS won), and cuSPARSE on an A that is mostly zeros (its time follows
+// A's non-zeros and N, not tiles); and it cannot rank kernels it predicts closer together than
+// its own error. There, on a GPU, auto times the kernels it cannot rank and runs the fastest; the
+// choice costs a few runs of each, once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/model/backend.hpp"
+#include "core/measure/inspect.hpp"
+
+namespace tileskip {
+
+// At or below this element density of A, CSR SpMM may beat every tiled kernel; the model has no
+// calibration there (its runs had A at least a quarter non-zero).
+inline constexpr double kSparseElementDensity = 0.1;
+// Kernels the model predicts within this factor of its fastest are near ties: its error on the
+// H200 calibration runs reached 10-20 % for the skipping kernels (2026-11-23-h200-calibration.md).
+inline constexpr double kModelError = 1.2;
+// Timed runs of each candidate after one warm-up; their median decides. On the H200 the small
+// problems auto measures run in microseconds, where three runs left auto up to 6 % behind the
+// fastest kernel of a five-run bench (bench/results/2026-11-23-h200-real-auto.md).
+inline constexpr int kAutoTimedRuns = 10;
+
+struct AutoChoice {
+  Recommendation choice;
+  // The kernels timed to choose (empty where the model chose), and how long that took on the host.
+  std::vector<const KernelInfo*> measured;
+  double measuringMs = 0.0;
+};
+
+// The kernels auto must time rather than rank, for this inspection on this device, in catalogue
+// order; empty where the model's ranking stands. Small problems on a GPU: every kernel. Else the
+// near ties of the model's fastest, and on a backend with cusparse-csr and a sparse A: CSR, the
+// best skipping and the best dense kernel by the model.
+std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, const DeviceInfo& device);
+
+// Times each of `candidates` on a GPU's `problem` (prepare, a warm-up, kAutoTimedRuns runs; the
+// first candidate's warm-up lasts until the device's clock has settled, as bench's does) and
+// returns the fastest by median, with the times in its reason. A candidate the device cannot run
+// (UnavailableError) is left out; throws UnavailableError if none runs.
+Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const KernelInfo*>& candidates,
+                               const std::string& why);
+
+// Inspects A·B on `backend` and chooses: the model's recommendation, or the fastest measured
+// where kernelsToMeasure() names candidates (the problem is uploaded for that and released).
+AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource);
+
+}  // namespace tileskip

@@ -1,0 +1,321 @@
+#include "core/measure/inspect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/model/backend.hpp"
+#include "core/model/error.hpp"
+#include "core/model/integer_math.hpp"
+#include "core/model/pattern.hpp"
+#include "core/model/reference.hpp"
+#include "core/io/report.hpp"
+
+namespace tileskip {
+
+namespace {
+
+std::uint8_t fullByte(int depth, int kBlock) {
+  const int realBits = std::min(kKBlock, depth - kBlock * kKBlock);
+  return static_cast<std::uint8_t>((1u << realBits) - 1u);
+}
+
+// The patterns of one operand at every granularity asked for, built once: a granularity that is
+// a multiple of 8 is the OR of the 8-row (8-column) tiles it covers, so only that one reads the
+// matrix.
+class PatternCache {
+ public:
+  PatternCache(const Matrix& m, Operand operand) : matrix_(m), operand_(operand) {}
+
+  const Pattern& at(int granularity) {
+    auto it = cache_.find(granularity);
+    if (it != cache_.end()) return it->second;
+    Pattern p;
+    if (granularity % kKBlock == 0 && granularity > kKBlock) {
+      p = coarsen(at(kKBlock), granularity);
+    } else {
+      p = operand_ == Operand::A ? buildAPattern(matrix_, granularity) : buildBPattern(matrix_, granularity);
+    }
+    return cache_.emplace(granularity, std::move(p)).first->second;
+  }
+
+  int extent() const { return operand_ == Operand::A ? matrix_.rows() : matrix_.cols(); }
+  int depth() const { return operand_ == Operand::A ? matrix_.cols() : matrix_.rows(); }
+
+ private:
+  static Pattern coarsen(const Pattern& fine, int granularity) {
+    const int factor = granularity / fine.granularity;
+    Pattern p = fine;
+    p.granularity = granularity;
+    p.tiles = ceilDiv(fine.extent, granularity);
+    p.bits.assign(static_cast<std::size_t>(p.tiles) * p.kBlocks, 0);
+    for (int t = 0; t < fine.tiles; ++t) {
+      std::uint8_t* out = &p.bits[static_cast<std::size_t>(t / factor) * p.kBlocks];
+      const std::uint8_t* in = &fine.bits[static_cast<std::size_t>(t) * fine.kBlocks];
+      for (int kb = 0; kb < fine.kBlocks; ++kb) out[kb] |= in[kb];
+    }
+    return p;
+  }
+
+  const Matrix& matrix_;
+  Operand operand_;
+  std::map<int, Pattern> cache_;
+};
+
+struct Operands {
+  PatternCache a, b;
+};
+
+// Which pattern tiles of one operand a block tile of `blockExtent` covers along that operand's
+// extent: [first, last). A pattern tile coarser than the block tile covers it whole.
+struct TileRange {
+  int first, last;
+};
+TileRange tilesOfBlock(int block, int blockExtent, int granularity, int tiles) {
+  const int first = block * blockExtent / granularity;
+  const int last = std::min(tiles, std::max(first + 1, ceilDiv((block + 1) * blockExtent, granularity)));
+  return {first, last};
+}
+
+// Per K-block, the bits any pattern tile of `tiles` keeps (what the block loads for) and the
+// bits every one keeps (whether the block can take the dense path).
+void combineTiles(const Pattern& pattern, TileRange tiles, std::vector<std::uint8_t>& any,
+                  std::vector<std::uint8_t>& every) {
+  std::fill(any.begin(), any.end(), 0);
+  std::fill(every.begin(), every.end(), 0xFF);
+  for (int t = tiles.first; t < tiles.last; ++t) {
+    for (int kb = 0; kb < pattern.kBlocks; ++kb) any[kb] |= pattern.at(t, kb), every[kb] &= pattern.at(t, kb);
+  }
+}
+
+// The skip features of a kernel whose blocks load only the K-blocks their tiles need (or, for
+// a divergent kernel, load every K-block and skip per thread).
+KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
+  KernelInspection r;
+  r.kernel = &kernel;
+  const int m = ops.a.extent(), n = ops.b.extent(), k = ops.a.depth();
+  const int aG = kernel.usesAPattern() ? kernel.aRowGranularity : kernel.tile.BM;
+  const int bG = kernel.usesBPattern() ? kernel.bColGranularity : kernel.tile.BN;
+  const Pattern aPat = kernel.usesAPattern() ? ops.a.at(aG) : fullPattern(Operand::A, m, k, aG);
+  const Pattern bPat = kernel.usesBPattern() ? ops.b.at(bG) : fullPattern(Operand::B, n, k, bG);
+  r.aGranularity = kernel.usesAPattern() ? aG : 0;
+  r.bGranularity = kernel.usesBPattern() ? bG : 0;
+  r.aPatternDensity = aPat.density();
+  r.bPatternDensity = bPat.density();
+  const JointStats joint = computeJointStats(aPat, bPat);
+  r.jointDensity = joint.jointDensity;
+  r.idealSpeedup = joint.idealSpeedup();
+
+  const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = aPat.kBlocks;
+  const int blockRows = ceilDiv(m, BM), blockCols = ceilDiv(n, BN);
+  const bool skipsLoads = !kernel.divergent();
+  double denseTiles = 0.0, loads = 0.0, work = 0.0, partial = 0.0, allLoads = 0.0;
+  std::vector<std::uint8_t> aAny(kBlocks), aEvery(kBlocks), bAny(kBlocks), bEvery(kBlocks);
+  for (int bi = 0; bi < blockRows; ++bi) {
+    const TileRange rows = tilesOfBlock(bi, BM, aG, aPat.tiles);
+    combineTiles(aPat, rows, aAny, aEvery);
+    const int rowsInBlock = std::min(BM, m - bi * BM);
+    for (int bj = 0; bj < blockCols; ++bj) {
+      const TileRange cols = tilesOfBlock(bj, BN, bG, bPat.tiles);
+      combineTiles(bPat, cols, bAny, bEvery);
+      int listed = 0, partlyKept = 0;
+      bool dense = true;
+      for (int kb = 0; kb < kBlocks; ++kb) {
+        const bool needed = (aAny[kb] & bAny[kb]) != 0;
+        const bool everyKept = (aEvery[kb] & bEvery[kb]) == fullByte(k, kb);
+        listed += needed;
+        partlyKept += needed && !everyKept;
+        dense = dense && everyKept;
+      }
+      const double tileLoads = skipsLoads ? static_cast<double>(listed) / kBlocks : 1.0;
+      allLoads += tileLoads;
+      if (dense) {
+        denseTiles += 1.0;
+        continue;
+      }
+      // Kept updates of the pattern tile pairs inside this block, weighted by the part of each
+      // pair's area that lies in the block.
+      const int colsInBlock = std::min(BN, n - bj * BN);
+      double kept = 0.0;
+      for (int rt = rows.first; rt < rows.last; ++rt) {
+        const int r0 = std::max(rt * aG, bi * BM), r1 = std::min({(rt + 1) * aG, bi * BM + rowsInBlock, m});
+        for (int ct = cols.first; ct < cols.last; ++ct) {
+          const int c0 = std::max(ct * bG, bj * BN), c1 = std::min({(ct + 1) * bG, bj * BN + colsInBlock, n});
+          kept += static_cast<double>(joint.work(rt, ct)) * std::max(0, r1 - r0) * std::max(0, c1 - c0);
+        }
+      }
+      loads += tileLoads;
+      work += kept / (static_cast<double>(rowsInBlock) * colsInBlock);
+      partial += static_cast<double>(partlyKept) / kBlocks;
+    }
+  }
+  const double tiles = static_cast<double>(blockRows) * blockCols;
+  r.features = {denseTiles / tiles, loads / tiles, work / tiles, partial / tiles};
+  r.loadBoundSpeedup = allLoads > 0.0 ? tiles / allLoads : INFINITY;
+  return r;
+}
+
+KernelInspection inspectOne(const KernelInfo& kernel, Operands& ops, double aElementDensity, const SpeedModel& model) {
+  KernelInspection r;
+  if (kernel.skips()) {
+    r = inspectSkipping(kernel, ops);
+  } else {
+    r.kernel = &kernel;
+    if (kernel.id == "cusparse-csr") {  // CSR SpMM: its work follows A's non-zeros, not tiles
+      r.features = {0.0, 0.0, aElementDensity, 0.0};
+      r.jointDensity = aElementDensity;
+      r.idealSpeedup = aElementDensity > 0.0 ? 1.0 / aElementDensity : INFINITY;
+    }
+  }
+  r.predictedSpeedup = model.predictedSpeedup(kernel, r.features);
+  return r;
+}
+
+double elementDensity(const Matrix& m) {
+  return m.empty() ? 0.0 : static_cast<double>(m.countNonZeros()) / static_cast<double>(m.size());
+}
+
+std::string tileWords(const KernelInspection& r) {
+  std::string s;
+  if (r.aGranularity > 0) s += std::to_string(r.aGranularity) + "-row";
+  if (r.aGranularity > 0 && r.bGranularity > 0) s += " x ";
+  if (r.bGranularity > 0) s += std::to_string(r.bGranularity) + "-column";
+  return s + " tiles";
+}
+
+Recommendation recommend(const std::vector<KernelInspection>& kernels) {
+  const KernelInspection* bestDense = nullptr;
+  const KernelInspection* bestSkip = nullptr;
+  const KernelInspection* bestIdeal = nullptr;
+  for (const KernelInspection& r : kernels) {
+    if (r.kernel->skips()) {
+      if (bestSkip == nullptr || r.predictedSpeedup > bestSkip->predictedSpeedup) bestSkip = &r;
+      if (bestIdeal == nullptr || r.idealSpeedup > bestIdeal->idealSpeedup) bestIdeal = &r;
+    } else if (r.kernel->id != "cusparse-csr") {
+      if (bestDense == nullptr || r.predictedSpeedup > bestDense->predictedSpeedup) bestDense = &r;
+    }
+  }
+  const KernelInspection* csr = nullptr;
+  for (const KernelInspection& r : kernels) {
+    if (r.kernel->id == "cusparse-csr") csr = &r;
+  }
+  if (bestDense == nullptr && bestSkip == nullptr) return {kernels.front().kernel, "the only kernel this backend has"};
+  const double denseSpeed = bestDense != nullptr ? bestDense->predictedSpeedup : 0.0;
+  if (csr != nullptr && csr->predictedSpeedup > kSkipMargin * std::max(denseSpeed, bestSkip ? bestSkip->predictedSpeedup : 0.0)) {
+    return {csr->kernel, "A is " + fixed(100.0 * (1.0 - csr->jointDensity), 2) + " % zeros: CSR SpMM, predicted " +
+                             fixed(csr->predictedSpeedup, 2) + "x"};
+  }
+  if (bestSkip != nullptr && (bestDense == nullptr || bestSkip->predictedSpeedup > kSkipMargin * denseSpeed)) {
+    if (bestSkip->idealSpeedup < 1.01) {
+      return {bestSkip->kernel, "nothing to skip, and " + std::string(bestSkip->kernel->id) +
+                                    "'s dense path is predicted fastest on this device: " +
+                                    fixed(bestSkip->predictedSpeedup, 2) + "x"};
+    }
+    return {bestSkip->kernel, "zeros fill whole " + tileWords(*bestSkip) + " (joint density " +
+                                  fixed(bestSkip->jointDensity, 2) + ", load bound " + fixed(bestSkip->loadBoundSpeedup, 2) +
+                                  "x): predicted " + fixed(bestSkip->predictedSpeedup, 2) + "x"};
+  }
+  std::string why;
+  if (bestIdeal == nullptr) {
+    why = "this backend has no skipping kernel";
+  } else if (bestIdeal->idealSpeedup < 1.1) {
+    why = "no tile-aligned zeros: joint density " + fixed(bestIdeal->jointDensity, 2) + " at the finest tiles (" +
+          tileWords(*bestIdeal) + ")";
+  } else if (bestSkip->loadBoundSpeedup < 1.1) {
+    why = "zeros are not block-aligned: " + std::string(bestSkip->kernel->id) + "'s blocks still load " +
+          fixed(100.0 / bestSkip->loadBoundSpeedup, 2) + " % of their K-blocks";
+  } else {
+    why = "the best skipping kernel, " + std::string(bestSkip->kernel->id) + ", is predicted at " +
+          fixed(bestSkip->predictedSpeedup, 2) + "x, not enough over " + fixed(denseSpeed, 2) + "x";
+  }
+  return {bestDense->kernel, "stay dense: " + why};
+}
+
+// JSON has no Inf: a speedup over nothing left to do is null.
+nlohmann::json finiteOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json operandJson(const OperandSummary& s) {
+  return {{"source", s.source}, {"rows", s.rows}, {"cols", s.cols}, {"density", s.density}};
+}
+
+}  // namespace
+
+OperandSummary summarizeOperand(const Matrix& m, std::string source) {
+  return {std::move(source), m.rows(), m.cols(), elementDensity(m)};
+}
+
+struct ProblemInspector::Patterns {
+  Operands ops;
+};
+
+ProblemInspector::ProblemInspector(const Matrix& a, const Matrix& b) : a_(a) {
+  checkMultiplicable(a, b);
+  patterns_ = std::make_unique<Patterns>(Patterns{Operands{PatternCache(a, Operand::A), PatternCache(b, Operand::B)}});
+}
+
+ProblemInspector::~ProblemInspector() = default;
+
+KernelInspection ProblemInspector::inspect(const KernelInfo& kernel, const SpeedModel& model) {
+  if (kernel.id == "cusparse-csr" && aDensity_ < 0.0) aDensity_ = elementDensity(a_);
+  return inspectOne(kernel, patterns_->ops, aDensity_, model);
+}
+
+KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInfo& kernel, const SpeedModel& model) {
+  return ProblemInspector(a, b).inspect(kernel, model);
+}
+
+Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const KernelInfo* const> kernels,
+                          const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary) {
+  checkMultiplicable(a, b);
+  if (kernels.empty()) throw InputError("inspect: the backend implements no kernel");
+  Inspection result;
+  result.a = std::move(aSummary);
+  result.b = std::move(bSummary);
+  result.modelName = model.name();
+  ProblemInspector inspector(a, b);
+  for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspector.inspect(*kernel, model));
+  result.recommendation = recommend(result.kernels);
+  const double outputs = static_cast<double>(a.rows()) * b.cols();
+  if (outputs < kSmallProblemOutputs) {
+    result.recommendation.reason +=
+        "; a small problem: the model was calibrated on outputs that fill the GPU, where launch costs and idle "
+        "multiprocessors do not count (on a GPU, --kernel auto measures instead)";
+  }
+  return result;
+}
+
+Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
+                            std::string bSource) {
+  const std::vector<const KernelInfo*> kernels = backend.kernels();
+  return inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
+                        summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
+}
+
+std::string inspectionJson(const Inspection& r, const Backend& backend) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelInspection& k : r.kernels) {
+    kernels.push_back({{"kernel", k.kernel->id},
+                       {"a_granularity", k.aGranularity},
+                       {"b_granularity", k.bGranularity},
+                       {"a_pattern_density", k.aPatternDensity},
+                       {"b_pattern_density", k.bPatternDensity},
+                       {"joint_density", k.jointDensity},
+                       {"ideal_speedup", finiteOrNull(k.idealSpeedup)},
+                       {"load_bound_speedup", finiteOrNull(k.loadBoundSpeedup)},
+                       {"predicted_speedup", finiteOrNull(k.predictedSpeedup)}});
+  }
+  nlohmann::json document = {
+      {"a", operandJson(r.a)},
+      {"b", operandJson(r.b)},
+      {"backend", backend.name()},
+      {"device", backend.device().describe()},
+      {"model", r.modelName},
+      {"kernels", kernels},
+      {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},
+  };
+  return document.dump(2) + "\n";
+}
+
+}  // namespace tileskip

@@ -1,0 +1,92 @@
+// Will skipping help these matrices? For every kernel of a backend: the patterns at the kernel's
+// granularities, the joint density, the ideal speedup, the load bound and the speedup a model
+// calibrated on the device predicts; then the kernel to use and why. `tileskip inspect` prints
+// it, `--kernel auto` runs its recommendation, and the bench harness puts the prediction beside
+// each measured row (bench/calibrate_model.py fits the model from such rows).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/model/catalogue.hpp"
+#include "core/model/matrix.hpp"
+#include "core/measure/speed_model.hpp"
+
+namespace tileskip {
+
+struct OperandSummary {
+  std::string source;  // a file name, or "generator NAME density D"
+  int rows = 0, cols = 0;
+  double density = 0.0;  // fraction of non-zero elements
+};
+
+OperandSummary summarizeOperand(const Matrix& m, std::string source);
+
+struct KernelInspection {
+  const KernelInfo* kernel = nullptr;
+  int aGranularity = 0, bGranularity = 0;      // 0 where the kernel does not inspect that operand
+  double aPatternDensity = 1.0, bPatternDensity = 1.0;  // at those granularities
+  double jointDensity = 1.0;       // DESIGN.md's: kept rank-1 updates weighted by tile area, over M·N·K
+  double idealSpeedup = 1.0;       // 1 / jointDensity
+  double loadBoundSpeedup = 1.0;   // 1 / the fraction of (block tile, K-block) pairs a block loads
+  SkipFeatures features;           // what the speed model reads
+  double predictedSpeedup = 1.0;   // over the backend's dense reference kernel
+};
+
+struct Recommendation {
+  const KernelInfo* kernel = nullptr;
+  std::string reason;  // one line
+};
+
+struct Inspection {
+  OperandSummary a, b;
+  std::string modelName;  // which calibration the predictions come from
+  std::vector<KernelInspection> kernels;
+  Recommendation recommendation;
+};
+
+// A skipping kernel is recommended only when the model predicts it beats the fastest kernel
+// that does not skip by this factor: the model's error on its calibration runs, with room.
+inline constexpr double kSkipMargin = 1.05;
+
+// Below this many outputs (M·N) a recommendation says its prediction is a guess: on the H200,
+// problems this small (bench --suite real) ran fastest on the small-tile teaching kernels,
+// launch-bound, which a model fitted at 4096^3 does not see.
+inline constexpr double kSmallProblemOutputs = 1024.0 * 1024.0;
+
+// Inspects A·B for each of `kernels` (catalogue entries a backend implements) under `model`.
+// Throws InputError when the shapes do not multiply or no kernel is given.
+Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const KernelInfo* const> kernels,
+                          const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary);
+
+class Backend;
+// inspectProblem for the kernels `backend` implements, under its device's speed model.
+Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
+                            std::string bSource);
+
+// The report as `tileskip inspect --format json` writes it (and tileskip.inspect() in Python
+// returns): fixed field names, README "Will skipping help my matrices?"; null where a speedup is
+// infinite.
+std::string inspectionJson(const Inspection& inspection, const Backend& backend);
+
+// Only the statistics and prediction of one kernel.
+KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInfo& kernel, const SpeedModel& model);
+
+// Many kernels on one problem, each operand's patterns built once (the bench harness fills its
+// rows with it). Holds references to A and B: they must outlive it.
+class ProblemInspector {
+ public:
+  ProblemInspector(const Matrix& a, const Matrix& b);  // throws InputError unless they multiply
+  ~ProblemInspector();
+  KernelInspection inspect(const KernelInfo& kernel, const SpeedModel& model);
+
+ private:
+  struct Patterns;
+  std::unique_ptr<Patterns> patterns_;
+  const Matrix& a_;
+  double aDensity_ = -1.0;  // A's element density, counted when cusparse-csr first asks
+};
+
+}  // namespace tileskip

@@ -1,0 +1,64 @@
+#include "core/measure/kernel_selection.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/model/error.hpp"
+
+namespace tileskip {
+
+std::vector<const KernelInfo*> parseKernelList(const std::string& list) {
+  std::vector<const KernelInfo*> kernels;
+  if (list.empty() || list == "all") return kernels;
+  std::istringstream ids(list);
+  for (std::string id; std::getline(ids, id, ',');) {
+    if (!id.empty() && id != "auto") kernels.push_back(&kernelInfo(id));  // throws for an unknown id
+  }
+  if (kernels.empty() && !namesAuto(list)) {
+    throw InputError("--kernel '" + list + "' names no kernel; give ids separated by commas, auto, or all");
+  }
+  return kernels;
+}
+
+bool namesAuto(const std::string& list) {
+  std::istringstream ids(list);
+  for (std::string id; std::getline(ids, id, ',');) {
+    if (id == "auto") return true;
+  }
+  return false;
+}
+
+std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {
+  if (list.empty() || list == "all") return backend.kernels();
+  std::vector<const KernelInfo*> selected;
+  for (const KernelInfo* info : parseKernelList(list)) {
+    if (backend.implements(info->id)) {
+      selected.push_back(info);
+    } else if (strict) {
+      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" +
+                       std::string(info->id) + "'; see `tileskip list`");
+    }
+  }
+  return selected;
+}
+
+Recommendation chooseAuto(Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec) {
+  return chooseKernel(backend, a, b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B)).choice;
+}
+
+BenchTarget benchTarget(Backend& backend, const std::string& list, bool strict, const Matrix& a, const Matrix& b,
+                        const ProblemSpec& spec) {
+  BenchTarget target{&backend, selectKernels(list, backend, strict)};
+  if (!namesAuto(list)) return target;
+  const Recommendation choice = chooseAuto(backend, a, b, spec);
+  target.autoKernel = choice.kernel;
+  target.autoReason = choice.reason;
+  for (const KernelInfo* k : {&kernelInfo(kDenseReferenceKernel), choice.kernel}) {
+    if (backend.implements(k->id) && std::find(target.kernels.begin(), target.kernels.end(), k) == target.kernels.end()) {
+      target.kernels.push_back(k);
+    }
+  }
+  return target;
+}
+
+}  // namespace tileskip

@@ -1,0 +1,193 @@
+#include "core/measure/verify_suite.hpp"
+
+#include <sstream>
+
+#include "core/model/error.hpp"
+#include "core/model/pattern.hpp"
+
+namespace tileskip {
+
+namespace {
+
+struct Shape {
+  int m, n, k;
+  std::string text() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
+};
+
+// 1x1x1 and 7x13x5 are smaller than any tile; 100x37x259 cuts every tile and K-block
+// partially; 128^3 is an exact multiple of every block tile; 130x70x136 is one past them.
+constexpr Shape kTiny{1, 1, 1}, kOdd{7, 13, 5}, kMid{100, 37, 259}, kTile{128, 128, 128}, kOver{130, 70, 136};
+// K past 8192: more than 1024 K-blocks, so kernels that list the K-blocks a block needs walk K
+// in several passes.
+constexpr Shape kLongK{33, 40, 8300};
+
+ProblemData dense(Shape s, std::uint64_t seed) {
+  return {generate("uniform", Operand::A, s.m, s.k, 1.0, seed), generate("uniform", Operand::B, s.k, s.n, 1.0, seed)};
+}
+
+ProblemData zeros(Shape s) { return {Matrix(s.m, s.k), Matrix(s.k, s.n)}; }
+
+std::string describeDensity(double d) {
+  std::ostringstream out;
+  out << d;
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<VerifyCase> verifyCases(bool quick) {
+  std::vector<VerifyCase> cases;
+  auto add = [&](const std::string& what, Shape s, std::function<ProblemData()> make) {
+    cases.push_back({what + " " + s.text(), s.m, s.n, s.k, std::move(make)});
+  };
+
+  std::vector<Shape> denseShapes = quick ? std::vector<Shape>{kTiny, kMid} : std::vector<Shape>{kTiny, kOdd, kMid, kTile, kOver};
+  for (Shape s : denseShapes) add("dense", s, [s] { return dense(s, 1); });
+
+  std::vector<Shape> adversarialShapes = quick ? std::vector<Shape>{kMid} : std::vector<Shape>{kMid, kOver};
+  for (Shape s : adversarialShapes) {
+    add("zero-A", s, [s] { return ProblemData{Matrix(s.m, s.k), dense(s, 2).b}; });
+    add("zero-B", s, [s] { return ProblemData{dense(s, 3).a, Matrix(s.k, s.n)}; });
+    // One non-zero product in the whole problem: any kernel that skips the K-block holding it
+    // (or the tile around it) gets a C of zeros where one element should be 0.5.
+    add("single-product", s, [s] {
+      ProblemData d = zeros(s);
+      int r = s.m / 2 + 1, c = s.n / 2 + 3, k = s.k / 2 + 3;
+      d.a(r, k) = 0.5f;
+      d.b(k, c) = 1.0f;
+      return d;
+    });
+    // The same in the last, partial tile and K-block, where bounds handling goes wrong.
+    add("single-product-edge", s, [s] {
+      ProblemData d = zeros(s);
+      d.a(s.m - 1, s.k - 1) = -0.75f;
+      d.b(s.k - 1, s.n - 1) = 0.5f;
+      return d;
+    });
+    // One non-zero in one tile of A against a dense B: one row of C is non-zero.
+    add("single-nonzero-A", s, [s] {
+      ProblemData d = dense(s, 4);
+      d.a = Matrix(s.m, s.k);
+      d.a(s.m / 3, s.k / 3) = 1.0f;
+      return d;
+    });
+    add("single-nonzero-B", s, [s] {
+      ProblemData d = dense(s, 5);
+      d.b = Matrix(s.k, s.n);
+      d.b(2 * s.k / 3, s.n / 3) = 1.0f;
+      return d;
+    });
+    // A and B both have bits in one K-block but at different positions: the joint byte is
+    // zero (a skip is right there); in the next K-block the positions agree and must be kept.
+    add("overlap-without-product", s, [s] {
+      ProblemData d = zeros(s);
+      int kb = s.k / 16;
+      d.a(1, 8 * kb + 1) = 1.0f;
+      d.b(8 * kb + 2, 1) = 1.0f;
+      if (8 * kb + 9 < s.k) {
+        d.a(1, 8 * kb + 9) = 2.0f;
+        d.b(8 * kb + 9, 1) = 3.0f;
+      }
+      return d;
+    });
+  }
+
+  struct GeneratedCase {
+    const char* generator;
+    double density;
+    int granularity;
+  };
+  std::vector<GeneratedCase> generated = {{"uniform", 0.5, 32},  {"uniform", 0.05, 32}, {"segments", 0.5, 32},
+                                          {"segments", 0.3, 8},  {"segments", 0.1, 64}, {"blocks", 0.3, 32},
+                                          {"nm", 0.5, 32},       {"banded", 0.2, 32},    {"relu", 0.4, 32}};
+  if (quick) generated.resize(3);
+  if (!quick) {
+    add("dense", kLongK, [] { return dense(kLongK, 8); });
+    add("segments-0.3-g32", kLongK, [] {
+      return ProblemData{generate("segments", Operand::A, kLongK.m, kLongK.k, 0.3, 9),
+                         generate("segments", Operand::B, kLongK.k, kLongK.n, 0.3, 9)};
+    });
+  }
+  for (Shape s : {kOver, kTile}) {
+    for (const GeneratedCase& g : generated) {
+      std::string what = std::string(g.generator) + "-" + describeDensity(g.density);
+      if (std::string_view(g.generator) == "segments") what += "-g" + std::to_string(g.granularity);
+      add(what, s, [s, g] {
+        GeneratorOptions options;
+        options.granularity = g.granularity;
+        return ProblemData{generate(g.generator, Operand::A, s.m, s.k, g.density, 7, options),
+                           generate(g.generator, Operand::B, s.k, s.n, g.density, 7, options)};
+      });
+    }
+    if (quick) break;
+  }
+  return cases;
+}
+
+VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const KernelInfo& kernel, const ProblemData& data,
+                          const ReferenceProduct& reference) {
+  VerifyResult result;
+  result.backend = backend.name();
+  result.kernel = kernel.id;
+  try {
+    onDevice.prepare(kernel);
+    std::string patternFailure;
+    if (kernel.usesAPattern()) {
+      Pattern got = onDevice.downloadPattern(Operand::A, kernel.aRowGranularity);
+      if (got.bits != buildAPattern(data.a, kernel.aRowGranularity).bits) {
+        patternFailure += "device A-pattern at " + std::to_string(kernel.aRowGranularity) + " rows differs from the CPU's; ";
+      }
+    }
+    if (kernel.usesBPattern()) {
+      Pattern got = onDevice.downloadPattern(Operand::B, kernel.bColGranularity);
+      if (got.bits != buildBPattern(data.b, kernel.bColGranularity).bits) {
+        patternFailure += "device B-pattern at " + std::to_string(kernel.bColGranularity) + " columns differs from the CPU's; ";
+      }
+    }
+    result.patternsMatch = patternFailure.empty();
+    onDevice.poisonC();
+    onDevice.run(kernel);
+    result.error = compareToReference(onDevice.downloadC(), reference);
+    if (!result.error.passed) result.failure = "wrong C: " + result.error.summary();
+    if (!patternFailure.empty()) result.failure = patternFailure + result.failure;
+  } catch (const Error& e) {
+    result.failure = e.what();
+  }
+  for (const std::string& message : backend.takeDiagnostics()) {
+    if (!result.failure.empty()) result.failure += "; ";
+    result.failure += "diagnostic: " + message;
+  }
+  return result;
+}
+
+std::vector<VerifyResult> runVerify(Backend& backend, const std::vector<const KernelInfo*>& kernels,
+                                    const std::vector<VerifyCase>& cases, const VerifyProgress& progress) {
+  std::vector<VerifyResult> results;
+  for (const VerifyCase& c : cases) {
+    ProblemData data = c.make();
+    ReferenceProduct reference = referenceProduct(data.a, data.b);
+    std::unique_ptr<DeviceProblem> onDevice;
+    std::string uploadFailure;
+    try {
+      onDevice = backend.upload(data.a, data.b);
+    } catch (const Error& e) {
+      uploadFailure = std::string("upload failed: ") + e.what();
+    }
+    for (const KernelInfo* kernel : kernels) {
+      VerifyResult result;
+      if (onDevice) {
+        result = verifyKernel(backend, *onDevice, *kernel, data, reference);
+      } else {
+        result.backend = backend.name();
+        result.kernel = kernel->id;
+        result.failure = uploadFailure;
+      }
+      result.caseName = c.name;
+      if (progress) progress(result);
+      results.push_back(std::move(result));
+    }
+  }
+  return results;
+}
+
+}  // namespace tileskip

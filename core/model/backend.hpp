@@ -1,0 +1,118 @@
+// The Backend interface every implementation (cpu, vulkan, cuda) provides, and the registry
+// that finds them at run time. The CLI, the bench harness, the tests and the viewer speak only
+// to this interface; nothing outside backends/ includes a GPU API header.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model/catalogue.hpp"
+#include "core/model/matrix.hpp"
+#include "core/model/pattern.hpp"
+
+namespace tileskip {
+
+struct DeviceInfo {
+  std::string name;    // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)", the host CPU
+  std::string driver;  // "580.159.04", "Mesa 22.3.6"
+  std::string api;     // "CUDA 13.0", "Vulkan 1.3.239", "OpenBLAS 0.3.21"
+  bool isGpu = false;  // a real GPU, not a CPU implementation such as lavapipe or OpenBLAS
+  int subgroupSize = 0;                 // warp / subgroup width, 0 where it means nothing
+  std::size_t sharedMemoryBytes = 0;    // per block / workgroup
+  std::size_t memoryBytes = 0;          // device memory (host memory for CPU devices)
+
+  std::string describe() const;  // one line: name, api, driver
+};
+
+// Options a user can give any backend; a backend ignores what does not apply to it.
+struct BackendOptions {
+  int deviceIndex = -1;     // -1: the backend's own choice (a discrete GPU first)
+  bool validation = false;  // API validation (Vulkan layers); messages come back through diagnostics()
+};
+
+// One problem C = A·B resident on a device. Created by Backend::upload().
+class DeviceProblem {
+ public:
+  virtual ~DeviceProblem() = default;
+
+  // Per-kernel preprocessing: the A/B patterns a skipping kernel needs at its granularities,
+  // built on the device (cusparse-csr: the CSR conversion). Returns device milliseconds,
+  // 0 when the kernel needs none. run() calls it first if it has not been called.
+  virtual double prepare(const KernelInfo& kernel) = 0;
+
+  // Fills C with NaN, so that an output element a kernel fails to write fails verification.
+  virtual void poisonC() = 0;
+
+  // One launch of the kernel into C; returns its device time in milliseconds.
+  virtual double run(const KernelInfo& kernel) = 0;
+
+  virtual Matrix downloadC() = 0;
+
+  // The tiles and switches this problem runs `kernel` with where they replace the catalogue's
+  // (TILESKIP_VULKAN_TILES's notation: "pipelined=128x128x16/64x64/8x4/128,prefetch=0"), "" for
+  // the catalogue's own. Reports carry it per row.
+  virtual std::string variantOf(const KernelInfo& kernel) const {
+    (void)kernel;
+    return {};
+  }
+
+  // A pattern built on the device by prepare() (tests compare it byte for byte with the CPU's).
+  // Throws InputError if no kernel prepared so far uses that operand at that granularity.
+  virtual Pattern downloadPattern(Operand operand, int granularity) = 0;
+};
+
+// Operands already on the backend's device, in memory the caller owns (the Python module's
+// CUDA tensors): A, B and C fp32, row-major, contiguous. `stream` is the caller's stream (a
+// cudaStream_t; null: the legacy default stream): the work is ordered after what is queued there,
+// and what is queued there after it waits for C.
+struct DeviceOperands {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  int m = 0, n = 0, k = 0;
+  int deviceIndex = 0;
+  void* stream = nullptr;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual const DeviceInfo& device() const = 0;
+  virtual bool implements(std::string_view kernelId) const = 0;
+
+  // Copies A and B to the device and allocates C. Throws InputError on shapes that do not
+  // multiply, UnavailableError when the device lacks memory (naming bytes needed and free).
+  virtual std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) = 0;
+
+  // Messages the driver or validation layers reported since the last call (and clears them).
+  virtual std::vector<std::string> takeDiagnostics() { return {}; }
+
+  // Tuning (core/measure/tune.hpp). The variants of `kernel` this backend can run on this device without
+  // a rebuild, each a text the backend reads ("" is the catalogue's own and comes first); none
+  // where the kernel has no other (the CUDA kernels' shapes are compiled in).
+  virtual std::vector<std::string> tuningVariants(const KernelInfo& kernel) const;
+  // Runs `kernel` as `variant` from now on, in problems already uploaded too. Throws InputError
+  // for a variant that is not one of tuningVariants(kernel).
+  virtual void useVariant(const KernelInfo& kernel, const std::string& variant);
+
+  // C = A·B with `kernel` on operands that already live on this backend's device, nothing copied
+  // (the patterns a skipping kernel needs are built there first). Returns the kernel's device
+  // milliseconds. InputError when the operands are on another device or the shapes do not fit
+  // 32-bit indexing; UnavailableError from a backend that cannot take device memory from
+  // outside, which is every backend but CUDA (the default).
+  virtual double multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands);
+
+  // Catalogue entries this backend implements, in catalogue order.
+  std::vector<const KernelInfo*> kernels() const;
+};
+
+// Finding backends at run time: backends/backend_registry.hpp.
+
+}  // namespace tileskip

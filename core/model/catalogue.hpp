@@ -1,0 +1,298 @@
+// The kernel catalogue: the single source of truth for every kernel id. The CLI's help, the
+// reports, the tests, the viewer and both backends read this one table; tile shapes and
+// pattern granularities live here once. The table is constexpr so CUDA code can take its tile
+// parameters as template arguments and GLSL pipelines as specialization constants.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tileskip {
+
+// The K-block: 8 consecutive indices of K, so the pattern of one K-block fits a byte.
+inline constexpr int kKBlock = 8;
+
+// CUDA's warp. A GLSL kernel's "warp" is 32 invocations too, whatever the subgroup size, so the
+// catalogue's WM x WN tile means the same outputs in both twins.
+inline constexpr int kWarpLanes = 32;
+
+enum class KernelFamily {
+  Dense,     // computes every rank-1 update
+  SkipA,     // skips by the A-pattern only
+  SkipB,     // skips by the B-pattern only
+  Joint,     // skips by a_pat & b_pat
+  Baseline,  // a vendor library (cuBLAS, cuSPARSE, OpenBLAS), not one of our twins
+};
+
+std::string_view familyName(KernelFamily family);
+
+// Tile parameters, in the names every kernel file uses.
+//   BM x BN: output tile of one thread block / workgroup; BK: K-depth staged in shared memory
+//   WM x WN: output tile of one warp (32 invocations in GLSL, whatever the subgroup size)
+//   TM x TN: outputs per thread in one warp sub-iteration; threads: block / workgroup size
+// A field a kernel does not use is 0 (the naive kernel has no warp tile).
+struct TileShape {
+  int BM = 0, BN = 0, BK = 0;
+  int WM = 0, WN = 0;
+  int TM = 0, TN = 0;
+  int threads = 0;
+};
+
+// How the threads of a block (invocations of a workgroup) share out the block tile's outputs.
+// The rule of each mapping is written once, in threadOutputs() (core/model/tile_layout.hpp); both
+// twins and the viewer's teaching model follow it, and a conformance test probes both backends.
+enum class ThreadMapping {
+  None,               // a vendor baseline: not ours to describe
+  OutputDownColumns,  // one output per thread, consecutive threads down a column of C (K1's lesson)
+  OutputAlongRows,    // one output per thread, consecutive threads along a row of C
+  ColumnOfOutputs,    // TM consecutive rows of one column per thread, threads along N
+  ThreadTile,         // a TM x TN block of outputs per thread, threads along N
+  WarpTile,           // a WM x WN tile per warp, its 32 lanes in a 4 x 8 grid of TM x TN sub-tiles
+};
+
+// How the main loop over K stages the operands: what the shaders' shared memory and pipelines
+// follow, and what a tile shape must satisfy to be built.
+enum class MainLoop {
+  Global,          // no shared memory: every product reads global memory (BK = 1)
+  Staged,          // one BM x BK tile of A and one BK x BN of B per step, scalar loads
+  Vectorized,      // the same with 128-bit loads and A stored transposed, its rows padded
+  DoubleBuffered,  // two Vectorized stages: the next one loads while this one computes
+  Hoisted,         // DoubleBuffered with addresses hoisted out of the loop, loads in fixed passes
+  KBlockList,      // two Vectorized stages fed from a gathered list of the K-blocks a tile needs
+};
+
+// How block tiles are given to blocks.
+enum class Scheduling {
+  TilePerBlock,  // one block per block tile (blockIdx / gl_WorkGroupID)
+  Persistent,    // as many blocks as are resident; they take block tiles from a queue
+};
+
+// Who decides a skip, and so what it can save.
+enum class SkipScope {
+  None,    // a dense kernel
+  Thread,  // each thread by its own pattern byte: lanes of a warp disagree (a teaching kernel)
+  Warp,    // each warp per pattern tile of its sub-tiles, and the block per K-block for loads
+};
+
+struct KernelStructure {
+  ThreadMapping mapping = ThreadMapping::None;
+  MainLoop loop = MainLoop::Global;
+  Scheduling scheduling = Scheduling::TilePerBlock;
+  SkipScope skip = SkipScope::None;
+  // KBlockList only: the K-blocks gathered per pass (longer K takes passes). It is shared memory
+  // beside the stages: 1024 covers K = 8192 in one pass; the one-warp kernels take 512, since
+  // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (bench/NOTES.md step 14).
+  int kBlockList = 0;
+};
+
+struct KernelInfo {
+  std::string_view id;       // the dispatch key, e.g. "joint-8x32"
+  std::string_view number;   // its place in the progression, e.g. "S7"
+  std::string_view stem;     // file stem of both twins, e.g. "s07_joint_8x32" (.cuh / .comp)
+  KernelFamily family;
+  TileShape tile;
+  int aRowGranularity;       // rows per A-pattern tile (8, 32, 64), 0 when A is not inspected
+  int bColGranularity;       // columns per B-pattern tile (8, 32, 64), 0 when B is not inspected
+  KernelStructure structure;  // how both twins are built
+  std::string_view summary;  // one line: what this kernel teaches
+
+  constexpr bool skips() const {
+    return family == KernelFamily::SkipA || family == KernelFamily::SkipB || family == KernelFamily::Joint;
+  }
+  constexpr bool usesAPattern() const { return aRowGranularity > 0; }
+  constexpr bool usesBPattern() const { return bColGranularity > 0; }
+  constexpr bool isBaseline() const { return family == KernelFamily::Baseline; }
+  // The skip is decided per thread on purpose (a teaching kernel): loads are never skipped.
+  constexpr bool divergent() const { return structure.skip == SkipScope::Thread; }
+  constexpr bool persistent() const { return structure.scheduling == Scheduling::Persistent; }
+  constexpr bool hasWarpTile() const { return structure.mapping == ThreadMapping::WarpTile; }
+
+  // Shared-memory stages the main loop keeps (0: none), and the floats of one stage: the A and
+  // B tiles, plus the padding of the transposed A tile (4 floats per depth) where loads are
+  // vectorized. Both twins declare exactly this; a persistent kernel adds its K-block list
+  // (structure.kBlockList entries, fewer where a Vulkan device's shared memory is smaller).
+  constexpr int stages() const {
+    switch (structure.loop) {
+      case MainLoop::Global: return 0;
+      case MainLoop::Staged:
+      case MainLoop::Vectorized: return 1;
+      case MainLoop::DoubleBuffered:
+      case MainLoop::Hoisted:
+      case MainLoop::KBlockList: return 2;
+    }
+    return 0;
+  }
+  constexpr bool transposesA() const { return stages() > 0 && structure.loop != MainLoop::Staged; }
+  constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
+  constexpr int stagedSharedBytes() const { return stages() * stageFloats() * 4; }
+};
+
+// Why a row's structure contradicts the rest of it, or nullptr: checked for every row at
+// compile time below, so a row cannot describe a kernel that does not hang together.
+constexpr const char* structureContradiction(const KernelInfo& k) {
+  const KernelStructure& s = k.structure;
+  if (k.isBaseline() != (s.mapping == ThreadMapping::None)) return "a baseline, and only a baseline, has no thread mapping";
+  if (k.isBaseline()) return nullptr;
+  if (k.skips() != (s.skip != SkipScope::None)) return "a skipping family needs a skip scope, a dense one none";
+  if ((s.mapping == ThreadMapping::WarpTile) != (k.tile.WM > 0 && k.tile.WN > 0)) return "a warp tile mapping needs WM, WN";
+  if (s.skip == SkipScope::Thread && s.mapping != ThreadMapping::ThreadTile) return "a per-thread skip needs thread tiles";
+  if (s.skip == SkipScope::Warp && s.mapping != ThreadMapping::WarpTile) return "a warp-uniform skip needs warp tiles";
+  if ((s.loop == MainLoop::KBlockList) != (s.scheduling == Scheduling::Persistent)) {
+    return "the persistent kernels, and only they, walk a K-block list";
+  }
+  if ((s.loop == MainLoop::KBlockList) != (s.skip == SkipScope::Warp)) return "a K-block list is what a warp-uniform skip gathers";
+  if ((s.loop == MainLoop::KBlockList) != (s.kBlockList > 0)) return "a K-block list, and only one, has a length";
+  if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
+  if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
+  return nullptr;
+}
+
+// clang-format off
+inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
+  //  id              K#     stem                 family                 BM   BN  BK  WM   WN  TM TN thr   aR  bC
+  //  {thread mapping, main loop, scheduling, skip scope, K-block list}
+  //  summary
+  {"naive",        "K1",  "k01_naive",       KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
+   {ThreadMapping::OutputDownColumns, MainLoop::Global, Scheduling::TilePerBlock, SkipScope::None},
+   "one thread per output; neighbouring threads walk down a column of C, so loads are not coalesced"},
+  {"coalesced",    "K2",  "k02_coalesced",   KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
+   {ThreadMapping::OutputAlongRows, MainLoop::Global, Scheduling::TilePerBlock, SkipScope::None},
+   "neighbouring threads take neighbouring columns, so a warp's loads of B and stores of C coalesce"},
+  {"smem",         "K3",  "k03_smem",        KernelFamily::Dense,    {32,  32, 32,  0,   0, 1, 1, 1024}, 0,  0,
+   {ThreadMapping::OutputAlongRows, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
+   "stage 32x32 tiles of A and B in shared memory so each global load is reused 32 times"},
+  {"blocktile1d",  "K4",  "k04_blocktile1d", KernelFamily::Dense,    {64,  64,  8,  0,   0, 8, 1, 512},  0,  0,
+   {ThreadMapping::ColumnOfOutputs, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
+   "each thread computes a column of 8 outputs, reusing one B value from a register 8 times"},
+  {"blocktile2d",  "K5",  "k05_blocktile2d", KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
+   {ThreadMapping::ThreadTile, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
+   "each thread computes an 8x8 block of outputs: 16 shared loads feed 64 FMAs"},
+  {"vectorized",   "K6",  "k06_vectorized",  KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
+   {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::None},
+   "128-bit global loads, and the A tile stored transposed so the inner loop reads it as vectors"},
+  {"warptile",     "K10", "k10_warptile",    KernelFamily::Dense,    {128, 128, 16, 64, 64, 8, 4, 128},  0,  0,
+   {ThreadMapping::WarpTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::None},
+   "warp tiling: each warp owns a 64x64 sub-tile, matching the hardware's scheduling unit"},
+  {"pipelined",    "K11", "k11_pipelined",   KernelFamily::Dense,    {128, 128, 8,  64, 64, 8, 4, 128},  0,  0,
+   {ThreadMapping::WarpTile, MainLoop::DoubleBuffered, Scheduling::TilePerBlock, SkipScope::None},
+   "double buffering: the next K-tile travels into registers while the warps compute this one (the dense reference)"},
+  {"hoisted",      "K12", "k12_hoisted",     KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0,
+   {ThreadMapping::WarpTile, MainLoop::Hoisted, Scheduling::TilePerBlock, SkipScope::None},
+   "K11 with its addresses hoisted out of the K loop and the barrier before the last depth, in a 128x256 block of eight 64x64 warps"},
+  {"a-row",        "S1",  "s01_a_row",       KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
+   {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
+   "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
+  {"a-warp",       "S2",  "s02_a_warp",      KernelFamily::SkipA,    {128, 128, 8,  64, 64, 8, 4, 128}, 32,  0,
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
+   "A-pattern per 32 rows, one warp sub-tile's rows: every lane reads the same byte, so the skip is warp-uniform"},
+  {"b-group8",     "S3",  "s03_b_group8",    KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8,
+   {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
+   "skip B's zero 8-column segments per thread: divergence again, now along N"},
+  {"b-warp",       "S4",  "s04_b_warp",      KernelFamily::SkipB,    {128, 128, 8,  64, 64, 8, 4, 128},  0, 32,
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
+   "B-pattern per 32 columns, one warp sub-tile's columns: a warp-uniform skip along N"},
+  {"joint-64x32",  "S5",  "s05_joint_64x32", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 64, 32,
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
+   "skip only where a_pat & b_pat is zero, A at 64 rows: coarse, so few K-blocks clear"},
+  {"joint-32x32",  "S6",  "s06_joint_32x32", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 32, 32,
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
+   "joint skip with A at 32 rows: each warp sub-tile row is one pattern tile, so more K-blocks clear"},
+  {"joint-8x32",   "S7",  "s07_joint_8x32",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 2, 4, 128},  8, 32,
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
+   "joint skip with A at 8 rows: the warp walks 8-row sub-tiles, so each check stays warp-uniform"},
+  {"warp-joint-64x64", "S8", "s08_warp_joint_64x64", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   64, 64,
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
+   "a block of one warp: each 64x64 block tile lists its own K-blocks, so zeros 64 wide skip loads too"},
+  {"warp-joint-32x32", "S9", "s09_warp_joint_32x32", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32,
+   {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
+   "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
+  {"cublas",       "",    "",                KernelFamily::Baseline, {},                                  0,  0,
+   {},
+   "cuBLAS SGEMM, TF32 off: the vendor's dense baseline"},
+  {"cusparse-csr", "",    "",                KernelFamily::Baseline, {},                                  0,  0,
+   {},
+   "cuSPARSE SpMM with A converted to CSR (conversion timed apart)"},
+  {"cpu",          "",    "",                KernelFamily::Baseline, {},                                  0,  0,
+   {},
+   "OpenBLAS SGEMM on the host: the CPU baseline"},
+});
+// clang-format on
+
+constexpr bool everyRowHangsTogether() {
+  for (const KernelInfo& k : kCatalogue) {
+    if (structureContradiction(k) != nullptr) return false;
+  }
+  return true;
+}
+static_assert(everyRowHangsTogether(), "a catalogue row's structure contradicts its family or tile (structureContradiction names it)");
+
+// A twin's number is K<n> for a dense kernel and S<n> for a skipping one; 0 where `number` is not
+// of that form. K numbers keep the classic SGEMM progression's where a kernel is its step
+// (docs/teaching.md maps both series to SGEMM_CUDA's and ESMM's numbers).
+constexpr int progressionNumber(const KernelInfo& k) {
+  const char letter = k.skips() ? 'S' : 'K';
+  if (k.isBaseline() || k.number.size() < 2 || k.number.size() > 3 || k.number[0] != letter) return 0;
+  int n = 0;
+  for (char c : k.number.substr(1)) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+// Why a row's number or stem breaks the naming rule, or nullptr. The stem is the number's letter
+// in lower case, n in two digits and the id with '-' as '_' ("S7", "joint-8x32" ->
+// "s07_joint_8x32"); the numbers grow in catalogue order, the dense series before the skipping
+// one, so `tileskip list` and the files sort in the order a student reads the kernels.
+constexpr const char* namingContradiction(const KernelInfo& k, const KernelInfo* previous) {
+  if (k.isBaseline()) return k.number.empty() && k.stem.empty() ? nullptr : "a baseline has no number and no files";
+  const int n = progressionNumber(k);
+  if (n <= 0 || n > 99) return "a twin's number is K<n> (dense) or S<n> (skipping), n from 1 to 99";
+  const std::string_view id = k.id, stem = k.stem;
+  if (stem.size() != 4 + id.size() || stem[0] != (k.skips() ? 's' : 'k') || stem[1] != '0' + n / 10 ||
+      stem[2] != '0' + n % 10 || stem[3] != '_') {
+    return "a twin's stem is its number's letter in lower case, the number in two digits, '_' and its id";
+  }
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    if (stem[4 + i] != (id[i] == '-' ? '_' : id[i])) return "a twin's stem ends in its id, with '-' as '_'";
+  }
+  if (previous != nullptr && !previous->isBaseline()) {
+    if (previous->skips() && !k.skips()) return "the dense kernels come before the skipping ones";
+    if (previous->skips() == k.skips() && progressionNumber(*previous) >= n) return "numbers grow in catalogue order";
+  }
+  return nullptr;
+}
+
+constexpr bool everyRowIsNamedInOrder() {
+  const KernelInfo* previous = nullptr;
+  for (const KernelInfo& k : kCatalogue) {
+    if (namingContradiction(k, previous) != nullptr) return false;
+    previous = &k;
+  }
+  return true;
+}
+static_assert(everyRowIsNamedInOrder(), "a catalogue row's number or stem breaks the naming rule (namingContradiction names it)");
+
+// The kernel that skip efficiency and "vs dense" ratios are measured against.
+inline constexpr std::string_view kDenseReferenceKernel = "pipelined";
+
+constexpr const KernelInfo* findKernelInfo(std::string_view id) {
+  for (const KernelInfo& k : kCatalogue) {
+    if (k.id == id) return &k;
+  }
+  return nullptr;
+}
+
+// Throws InputError naming the known ids when `id` is not in the catalogue.
+const KernelInfo& kernelInfo(std::string_view id);
+
+// Catalogue ids of our twin kernels (dense and skipping), in progression order.
+std::span<const KernelInfo> twinKernels();
+
+// "id1, id2, ..." of every catalogue entry, for help texts and error messages.
+std::string catalogueIdList();
+
+}  // namespace tileskip

@@ -1,0 +1,46 @@
+// The input precisions of the tensor-core kernels (issue 13). Every matrix in the host code is
+// fp32; a problem in another precision holds fp32 values that are exactly representable in it
+// (rounded once, on the host, the way the GPU's cvt.rn rounds), so the float64 reference of the
+// rounded inputs is the exact answer the kernel should approach, and the 16-bit copies a kernel
+// reads on the device lose nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/model/matrix.hpp"
+
+namespace tileskip {
+
+enum class DType {
+  Fp32,  // IEEE single: every kernel's default
+  Tf32,  // fp32 storage, 10 explicit mantissa bits (the tensor cores' TF32 mode)
+  Fp16,  // IEEE half: 5 exponent bits, 10 mantissa bits
+  Bf16,  // bfloat16: fp32's 8 exponent bits, 7 mantissa bits
+};
+
+std::string_view dtypeName(DType type);
+
+// "fp32", "tf32", "fp16" or "bf16"; InputError naming the accepted names for anything else.
+DType parseDType(std::string_view name);
+
+// "fp32, tf32, fp16, bf16", for help texts and errors.
+std::string dtypeNames();
+
+// x rounded to the nearest value of `type`, ties to even, as cvt.rn does: fp16 overflows to
+// infinity beyond its largest finite value and keeps subnormals; a NaN stays a NaN (quiet).
+float roundTo(DType type, float x);
+
+// Every element of `m` rounded to `type` in place.
+void roundMatrix(Matrix& m, DType type);
+
+// The 16 bits of x rounded to fp16 or bf16 (InputError for the 32-bit types), and back: for a
+// value already representable, fromHalfBits(type, halfBits(type, x)) == x.
+std::uint16_t halfBits(DType type, float x);
+float fromHalfBits(DType type, std::uint16_t bits);
+
+// 2^-p for p significand bits (24, 11, 11, 8): the relative rounding error of one rounding.
+double unitRoundoff(DType type);
+
+}  // namespace tileskip

@@ -1,0 +1,53 @@
+// Seeded, reproducible sparse matrix generators. Every generator takes a density in [0,1]
+// (the expected fraction of non-zero elements) and draws its non-zero values from a
+// distribution bounded away from zero, so a zero in a generated matrix is always a zero the
+// generator meant.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/model/matrix.hpp"
+
+namespace tileskip {
+
+// Which side of C = A·B a matrix is for: A is M×K, B is K×N. Generators that align zeros to
+// patterns need it, because A-patterns tile rows and B-patterns tile columns.
+enum class Operand { A, B };
+
+std::string_view operandName(Operand operand);
+
+struct GeneratorOptions {
+  // segments: rows (A) or columns (B) per zero segment; one K-block deep.
+  // blocks: edge of the square zero blocks.
+  int granularity = 32;
+  // nm: group size M of the N:M structure (N follows from the density, e.g. 0.5 → 2:4).
+  int groupSize = 4;
+
+  bool operator==(const GeneratorOptions&) const = default;
+};
+
+struct GeneratorInfo {
+  std::string_view name;
+  std::string_view summary;
+};
+
+// uniform, segments, blocks, nm, banded, relu.
+std::span<const GeneratorInfo> generators();
+std::string generatorNameList();
+
+// Throws InputError on an unknown name, a density outside [0,1] (or NaN), a bad shape or a
+// granularity / group size that is not positive.
+Matrix generate(std::string_view generator, Operand operand, int rows, int cols, double density,
+                std::uint64_t seed, const GeneratorOptions& options = {});
+
+// Throws InputError on an unknown name or a granularity / group size that is not positive:
+// what generate() checks beyond the shape and the density.
+void checkGenerator(std::string_view generator, const GeneratorOptions& options);
+
+// Throws InputError unless 0 <= density <= 1.
+void checkDensity(double density, std::string_view what);
+
+}  // namespace tileskip

@@ -1,0 +1,107 @@
+#include "core/model/problem.hpp"
+
+#include <sstream>
+
+#include "core/model/error.hpp"
+#include "core/io/matrix_io.hpp"
+
+namespace tileskip {
+
+void ProblemSpec::validate() const {
+  checkMatrixShape(m, k, "A (M x K)");
+  checkMatrixShape(k, n, "B (K x N)");
+  checkMatrixShape(m, n, "C (M x N)");
+  checkDensity(densityA, "--density-a");
+  checkDensity(densityB, "--density-b");
+  checkGenerator(generatorOf(Operand::A), optionsOf(Operand::A));
+  checkGenerator(generatorOf(Operand::B), optionsOf(Operand::B));
+}
+
+const std::string& ProblemSpec::generatorOf(Operand operand) const {
+  return operand == Operand::B && generatorB ? *generatorB : generator;
+}
+
+const GeneratorOptions& ProblemSpec::optionsOf(Operand operand) const {
+  return operand == Operand::B && optionsB ? *optionsB : options;
+}
+
+std::string ProblemSpec::sourceOf(Operand operand) const {
+  if (!fileOf(operand).empty()) return fileOf(operand);
+  std::ostringstream out;
+  out << generatorOf(operand) << " d=" << (operand == Operand::A ? densityA : densityB);
+  const std::string& name = generatorOf(operand);
+  if (name == "segments" || name == "blocks") out << " G=" << optionsOf(operand).granularity;
+  return out.str();
+}
+
+std::string ProblemSpec::describe() const {
+  std::ostringstream out;
+  if (generatorB || optionsB || !fileA.empty() || !fileB.empty() || reordered) {
+    out << "M=" << m << " N=" << n << " K=" << k << ", A: " << sourceOf(Operand::A) << ", B: " << sourceOf(Operand::B)
+        << ", seed " << seed << (reordered ? ", reordered" : "");
+    return out.str();
+  }
+  out << "M=" << m << " N=" << n << " K=" << k << ", generator " << generator << ", density A " << densityA
+      << ", density B " << densityB << ", seed " << seed;
+  return out.str();
+}
+
+ProblemData generateProblem(const ProblemSpec& spec) {
+  spec.validate();
+  auto operand = [&](Operand which, int rows, int cols, double density) {
+    const std::string& file = spec.fileOf(which);
+    if (file.empty()) return generate(spec.generatorOf(which), which, rows, cols, density, spec.seed, spec.optionsOf(which));
+    Matrix m = readMatrix(file);
+    if (m.rows() != rows || m.cols() != cols) {
+      throw InputError(std::string(operandName(which)) + " from " + file + " is " + std::to_string(m.rows()) + "x" +
+                       std::to_string(m.cols()) + " but the problem needs " + std::to_string(rows) + "x" +
+                       std::to_string(cols));
+    }
+    return m;
+  };
+  return {operand(Operand::A, spec.m, spec.k, spec.densityA), operand(Operand::B, spec.k, spec.n, spec.densityB)};
+}
+
+
+ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& sizeGiven) {
+  std::optional<Matrix> a, b;
+  std::vector<std::string> notes;
+  auto read = [&](const std::string& file, const char* operand) {
+    MatrixReadInfo info;
+    Matrix m = readMatrix(file, &info);
+    if (!info.note.empty()) notes.push_back(std::string(operand) + " (" + file + "): " + info.note);
+    return m;
+  };
+  auto take = [&](char dimension, int& size, int fromFile, const std::string& file) {
+    if (sizeGiven(dimension) && size != fromFile) {
+      throw InputError(std::string("--") + dimension + " " + std::to_string(size) + " disagrees with " + file +
+                       ", which gives " + std::to_string(fromFile));
+    }
+    size = fromFile;
+  };
+  if (!spec.fileA.empty()) {
+    a = read(spec.fileA, "A");
+    take('m', spec.m, a->rows(), spec.fileA);
+    take('k', spec.k, a->cols(), spec.fileA);
+  }
+  if (!spec.fileB.empty()) {
+    b = read(spec.fileB, "B");
+    if (a && b->rows() != a->cols()) {
+      throw InputError("A (" + spec.fileA + ") is " + std::to_string(a->rows()) + "x" + std::to_string(a->cols()) +
+                       " but B (" + spec.fileB + ") is " + std::to_string(b->rows()) + "x" + std::to_string(b->cols()) +
+                       ": A's columns must equal B's rows");
+    }
+    take('k', spec.k, b->rows(), spec.fileB);
+    take('n', spec.n, b->cols(), spec.fileB);
+  }
+  spec.validate();
+  ProblemData data;
+  data.a = a ? std::move(*a) : generate(spec.generatorOf(Operand::A), Operand::A, spec.m, spec.k, spec.densityA, spec.seed,
+                                        spec.optionsOf(Operand::A));
+  data.b = b ? std::move(*b) : generate(spec.generatorOf(Operand::B), Operand::B, spec.k, spec.n, spec.densityB, spec.seed,
+                                        spec.optionsOf(Operand::B));
+  data.readNotes = std::move(notes);
+  return data;
+}
+
+}  // namespace tileskip

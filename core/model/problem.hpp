@@ -1,0 +1,58 @@
+// A benchmark problem: sizes, how A and B are generated, and the seed, so that any result can
+// be reproduced from what a report prints.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/generators.hpp"
+#include "core/model/matrix.hpp"
+
+namespace tileskip {
+
+struct ProblemSpec {
+  int m = 512, n = 512, k = 512;
+  std::string generator = "uniform";  // A's, and B's unless generatorB is set
+  double densityA = 1.0;
+  double densityB = 1.0;
+  std::uint64_t seed = 42;
+  GeneratorOptions options;           // A's, and B's unless optionsB is set
+  std::optional<std::string> generatorB;
+  std::optional<GeneratorOptions> optionsB;
+  // An operand read from a .npy / .mtx file instead of generated; the sizes must match it
+  // (readProblemFiles() sets them from the files).
+  std::string fileA, fileB;
+  // A's rows, B's columns and K permuted to gather zeros into tiles (core/model/reorder.hpp); C then
+  // comes out permuted the same way.
+  bool reordered = false;
+
+  const std::string& generatorOf(Operand operand) const;
+  const GeneratorOptions& optionsOf(Operand operand) const;
+  const std::string& fileOf(Operand operand) const { return operand == Operand::A ? fileA : fileB; }
+  // "a.npy" for a file, else "segments d=0.5 G=32"
+  std::string sourceOf(Operand operand) const;
+
+  // Throws InputError on bad sizes, densities or generator names.
+  void validate() const;
+  std::string describe() const;
+  bool operator==(const ProblemSpec&) const = default;  // "M=.. N=.. K=.., A: uniform d=0.5, B: ..., seed 42"
+};
+
+struct ProblemData {
+  Matrix a, b;
+  // What reading a file operand converted (float64, Fortran order, ...): "A (a.npy): ..." lines.
+  std::vector<std::string> readNotes = {};
+};
+
+// Generates A and B, or reads them where the spec names files (their shapes must be the spec's).
+ProblemData generateProblem(const ProblemSpec& spec);
+
+// Reads the operands the spec names files for once, takes M, K (and N) from them, and generates
+// the others at the spec's sizes. `sizeGiven(dimension)` says whether the user set that size
+// ('m', 'n', 'k'): such a size must agree with the file. Throws InputError on a mismatch.
+ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& sizeGiven);
+
+}  // namespace tileskip

@@ -1,0 +1,167 @@
+#include "core/model/tile_layout.hpp"
+
+#include <algorithm>
+
+#include "core/model/error.hpp"
+
+namespace tileskip {
+
+namespace {
+
+std::string shapeText(const TileShape& t) {
+  return "BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
+         " WM=" + std::to_string(t.WM) + " WN=" + std::to_string(t.WN) + " TM=" + std::to_string(t.TM) +
+         " TN=" + std::to_string(t.TN) + " threads=" + std::to_string(t.threads);
+}
+
+bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
+
+}  // namespace
+
+std::string tileNotation(const TileShape& t) {
+  auto pair = [](int a, int b) { return std::to_string(a) + "x" + std::to_string(b); };
+  return pair(t.BM, t.BN) + "x" + std::to_string(t.BK) + "/" + pair(t.WM, t.WN) + "/" + pair(t.TM, t.TN) + "/" +
+         std::to_string(t.threads);
+}
+
+std::optional<TileShape> parseTileNotation(std::string_view text) {
+  // Fields in order, each followed by the separator the notation puts after it.
+  int TileShape::*fields[] = {&TileShape::BM, &TileShape::BN, &TileShape::BK, &TileShape::WM,
+                              &TileShape::WN, &TileShape::TM, &TileShape::TN, &TileShape::threads};
+  constexpr char kAfter[] = {'x', 'x', '/', 'x', '/', 'x', '/', '\0'};
+  TileShape tile;
+  std::size_t at = 0;
+  for (std::size_t f = 0; f < std::size(fields); ++f) {
+    std::size_t start = at;
+    long value = 0;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9' && value <= 1'000'000) value = value * 10 + (text[at++] - '0');
+    if (at == start || value > 1'000'000) return std::nullopt;
+    tile.*fields[f] = static_cast<int>(value);
+    if (kAfter[f] == '\0') break;
+    if (at == text.size() || text[at] != kAfter[f]) return std::nullopt;
+    ++at;
+  }
+  if (at != text.size()) return std::nullopt;
+  return tile;
+}
+
+WarpLayout warpLayout(const KernelInfo& kernel) {
+  const TileShape& t = kernel.tile;
+  auto refuse = [&](const std::string& why) {
+    return InputError("kernel '" + std::string(kernel.id) + "' (" + shapeText(t) + "): " + why);
+  };
+  if (t.WM <= 0 || t.WN <= 0 || t.TM <= 0 || t.TN <= 0) throw refuse("no warp tile");
+  WarpLayout w;
+  w.laneRows = kWarpLaneRows;
+  w.laneCols = kWarpLaneCols;
+  w.subM = w.laneRows * t.TM;
+  w.subN = w.laneCols * t.TN;
+  if (!divides(w.subM, t.WM) || !divides(w.subN, t.WN)) {
+    throw refuse("sub-tiles of " + std::to_string(w.subM) + "x" + std::to_string(w.subN) + " (4 x 8 lanes of TM x TN) do not divide the warp tile");
+  }
+  if (kernel.aRowGranularity > 0 && kernel.aRowGranularity < t.WM && !divides(w.subM, kernel.aRowGranularity)) {
+    throw refuse("a sub-tile of " + std::to_string(w.subM) + " rows would straddle A-pattern tiles of " +
+                 std::to_string(kernel.aRowGranularity) + " rows");
+  }
+  if (kernel.bColGranularity > 0 && kernel.bColGranularity < t.WN && !divides(w.subN, kernel.bColGranularity)) {
+    throw refuse("a sub-tile of " + std::to_string(w.subN) + " columns would straddle B-pattern tiles of " +
+                 std::to_string(kernel.bColGranularity) + " columns");
+  }
+  w.iterM = t.WM / w.subM;
+  w.iterN = t.WN / w.subN;
+  return w;
+}
+
+std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
+  const TileShape& t = kernel.tile;
+  if (thread < 0 || thread >= t.threads) return {};
+  switch (kernel.structure.mapping) {
+    case ThreadMapping::None: return {};
+    case ThreadMapping::OutputDownColumns: return {{thread % t.BM, thread / t.BM, 1, 1}};
+    case ThreadMapping::OutputAlongRows: return {{thread / t.BN, thread % t.BN, 1, 1}};
+    case ThreadMapping::ColumnOfOutputs: return {{(thread / t.BN) * t.TM, thread % t.BN, t.TM, 1}};
+    case ThreadMapping::ThreadTile: {
+      const int threadCols = t.BN / t.TN;
+      return {{(thread / threadCols) * t.TM, (thread % threadCols) * t.TN, t.TM, t.TN}};
+    }
+    case ThreadMapping::WarpTile: {
+      const WarpLayout w = warpLayout(kernel);
+      const int warp = thread / kWarpLanes, lane = thread % kWarpLanes;
+      const int warpRow = (warp / (t.BN / t.WN)) * t.WM, warpCol = (warp % (t.BN / t.WN)) * t.WN;
+      const int laneRow = lane / w.laneCols, laneCol = lane % w.laneCols;
+      std::vector<OutputRect> rects;
+      for (int im = 0; im < w.iterM; ++im) {
+        for (int in = 0; in < w.iterN; ++in) {
+          rects.push_back({warpRow + im * w.subM + laneRow * t.TM, warpCol + in * w.subN + laneCol * t.TN, t.TM, t.TN});
+        }
+      }
+      return rects;
+    }
+  }
+  return {};
+}
+
+std::vector<int> outputOwners(const KernelInfo& kernel) {
+  const TileShape& t = kernel.tile;
+  std::vector<int> owners(static_cast<std::size_t>(std::max(t.BM, 0)) * static_cast<std::size_t>(std::max(t.BN, 0)), -1);
+  for (int thread = 0; thread < t.threads; ++thread) {
+    for (const OutputRect& r : threadOutputs(kernel, thread)) {
+      for (int row = r.row; row < r.row + r.rows; ++row) {
+        for (int col = r.col; col < r.col + r.cols; ++col) {
+          int& owner = owners.at(static_cast<std::size_t>(row) * static_cast<std::size_t>(t.BN) + static_cast<std::size_t>(col));
+          if (owner >= 0) {
+            throw InputError("kernel '" + std::string(kernel.id) + "': threads " + std::to_string(owner) + " and " +
+                             std::to_string(thread) + " would both own output (" + std::to_string(row) + ", " +
+                             std::to_string(col) + ")");
+          }
+          owner = thread;
+        }
+      }
+    }
+  }
+  return owners;
+}
+
+std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
+  if (kernel.structure.mapping == ThreadMapping::None) return "kernel '" + std::string(kernel.id) + "' is not a tiled twin kernel";
+  const TileShape& t = kernel.tile;
+  auto problem = [&](const std::string& why) -> std::optional<std::string> {
+    return "tile " + shapeText(t) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
+  };
+  if (t.BM < 1 || t.BN < 1 || t.BK < 1 || t.TM < 1 || t.TN < 1 || t.threads < 1) return problem("every size must be positive");
+  if (kernel.skips() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
+    return problem("a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32");
+  }
+  switch (kernel.structure.mapping) {
+    case ThreadMapping::None: break;
+    case ThreadMapping::OutputDownColumns:
+    case ThreadMapping::OutputAlongRows:
+      if (t.threads != t.BM * t.BN) return problem("needs one thread per output: threads = BM·BN");
+      break;
+    case ThreadMapping::ColumnOfOutputs:
+      if (!divides(t.TM, t.BM) || t.TN != 1) return problem("needs TM to divide BM and TN = 1");
+      if (t.threads != (t.BM / t.TM) * t.BN) return problem("needs threads = (BM/TM)·BN");
+      break;
+    case ThreadMapping::ThreadTile:
+      if (!divides(t.TM, t.BM) || !divides(t.TN, t.BN)) return problem("needs TM to divide BM and TN to divide BN");
+      if (t.threads != (t.BM / t.TM) * (t.BN / t.TN)) return problem("needs threads = (BM/TM)·(BN/TN)");
+      if (kernel.transposesA() && (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0)) {
+        return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
+      }
+      break;
+    case ThreadMapping::WarpTile: {
+      if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
+      if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
+      if (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0) return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
+      try {
+        warpLayout(kernel);
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tileskip
