@@ -566,7 +566,7 @@ TEST(VulkanDevice, APersistentTileTooLargeForSharedMemoryIsRefusedWithTheNumbers
   aWarp.tile = {128, 128, 16, 32, 64, 8, 4, 256};
   std::uint64_t needs = kernelSharedBytes(aWarp, kMinKBlockListLength);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(Matrix(64, 64), Matrix(64, 64));
-  if (needs <= backend.context().limits().maxSharedBytes) {
+  if (needs <= backend.context().device().limits().maxSharedBytes) {
     for (const VerifyResult& r : verifyOn(backend, aWarp, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
     GTEST_SKIP() << "the device has room for the tile: it ran";
   }
@@ -585,9 +585,9 @@ TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
   VULKAN_OR_SKIP(backend, false);
   KernelInfo wide = kernelInfo("a-warp");
   wide.tile = {128, 96, 16, 32, 96, 8, 4, 128};
-  std::uint32_t list = kBlockListLength(wide, backend.context().limits().maxSharedBytes);
+  std::uint32_t list = kBlockListLength(wide, backend.context().device().limits().maxSharedBytes);
   ASSERT_GE(list, kMinKBlockListLength);
-  if (backend.context().limits().maxSharedBytes <= 32 * 1024) {
+  if (backend.context().device().limits().maxSharedBytes <= 32 * 1024) {
     EXPECT_EQ(list, 764u);
   }
   ProblemData data = segments(70, 100, 6500, 0.5, 21);
@@ -687,7 +687,7 @@ TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
 
 TEST(VulkanDevice, AProblemBeyondMaxStorageBufferRangeIsUnavailable) {
   VULKAN_OR_SKIP(backend, false);
-  std::uint64_t range = backend.context().limits().maxStorageBufferRange;
+  std::uint64_t range = backend.context().device().limits().maxStorageBufferRange;
   if (range > (1ull << 30)) GTEST_SKIP() << "maxStorageBufferRange is " << byteText(range) << ": too large to exceed in a test";
   auto k = static_cast<std::int64_t>(range / sizeof(float) + 1);
   Matrix a(1, k), b(k, 1);
@@ -703,7 +703,7 @@ TEST(VulkanDevice, AProblemBeyondMaxStorageBufferRangeIsUnavailable) {
 
 TEST(VulkanDevice, AGridBeyondMaxComputeWorkGroupCountIsSplit) {
   VULKAN_OR_SKIP(backend, false);
-  std::uint64_t groups = backend.context().limits().maxGroupCountX;
+  std::uint64_t groups = backend.context().device().limits().maxGroupCountX;
   const KernelInfo& naive = kernelInfo("naive");
   std::uint64_t n = (groups + 2) * static_cast<std::uint64_t>(naive.tile.BN);
   if (n > (1u << 24)) GTEST_SKIP() << "maxComputeWorkGroupCount[0] is " << groups << ": too large to exceed in a test";
@@ -734,23 +734,23 @@ TEST(VulkanDevice, TheVerifySuiteCatchesATooEagerSkipOnTheDevice) {
 TEST(VulkanWithValidation, TheMessengerCollectsMessagesAndTheSuiteFailsOnThem) {
   VULKAN_OR_SKIP(backend, true);
   ASSERT_TRUE(backend.takeDiagnostics().empty()) << "opening with validation reported something";
-  const Context& context = backend.context();
+  const Device& device = backend.context().device();
   // A buffer of size 0 is invalid (VUID-VkBufferCreateInfo-size-00912); drivers accept it.
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = 0;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
   VkBuffer buffer = VK_NULL_HANDLE;
-  VkResult result = context.vk().vkCreateBuffer(context.device(), &info, nullptr, &buffer);
-  if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) context.vk().vkDestroyBuffer(context.device(), buffer, nullptr);
+  VkResult result = device.vk().vkCreateBuffer(device.handle(), &info, nullptr, &buffer);
+  if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) device.vk().vkDestroyBuffer(device.handle(), buffer, nullptr);
   std::vector<std::string> messages = backend.takeDiagnostics();
   ASSERT_FALSE(messages.empty()) << "the validation layers reported nothing for an invalid call";
   EXPECT_NE(messages.front().find("00912"), std::string::npos) << messages.front();
   EXPECT_TRUE(backend.takeDiagnostics().empty()) << "messages are handed out once";
 
   // The same message during a verified run fails that run.
-  result = context.vk().vkCreateBuffer(context.device(), &info, nullptr, &buffer);
-  if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) context.vk().vkDestroyBuffer(context.device(), buffer, nullptr);
+  result = device.vk().vkCreateBuffer(device.handle(), &info, nullptr, &buffer);
+  if (result == VK_SUCCESS && buffer != VK_NULL_HANDLE) device.vk().vkDestroyBuffer(device.handle(), buffer, nullptr);
   ProblemData data{generate("uniform", Operand::A, 7, 5, 1.0, 1), generate("uniform", Operand::B, 5, 13, 1.0, 2)};
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
   VerifyResult r = verifyKernel(backend, *onDevice, kernelInfo("warptile"), data, referenceProduct(data.a, data.b));
@@ -778,7 +778,7 @@ TEST_P(VulkanTileOverrideKernelConformance, PassesTheVerifySuite) {
       if (vulkanRequired()) FAIL() << "vulkan is required here but unavailable: " << e.what();
       GTEST_SKIP() << "vulkan unavailable: " << e.what();
     }
-    overrides = parseTileOverrides(GetParam(), opened->context().limits());
+    overrides = parseTileOverrides(GetParam(), opened->context().device().limits());
   }
   VulkanBackend& backend = *opened;
   ASSERT_FALSE(overrides.empty());
@@ -789,12 +789,12 @@ TEST_P(VulkanTileOverrideKernelConformance, PassesTheVerifySuite) {
     for (const VerifyResult& r : results) EXPECT_TRUE(r.passed()) << o.text << " " << r.caseName << ": " << r.failure;
     // It ran with the override's constants, not the catalogue's.
     Specialization ran = kernelConstants(o.kernel, o.switches), listed = kernelConstants(catalogued);
-    if (std::uint32_t list = kBlockListLength(o.kernel, backend.context().limits().maxSharedBytes); list > 0) {
+    if (std::uint32_t list = kBlockListLength(o.kernel, backend.context().device().limits().maxSharedBytes); list > 0) {
       ran.set(SpecId::KBlockListLength, static_cast<int>(list));
-      listed.set(SpecId::KBlockListLength, static_cast<int>(kBlockListLength(catalogued, backend.context().limits().maxSharedBytes)));
+      listed.set(SpecId::KBlockListLength, static_cast<int>(kBlockListLength(catalogued, backend.context().device().limits().maxSharedBytes)));
     }
-    EXPECT_TRUE(backend.context().hasPipeline(catalogued.stem, ran)) << o.text;
-    EXPECT_FALSE(backend.context().hasPipeline(catalogued.stem, listed)) << o.text;
+    EXPECT_TRUE(backend.context().pipelines().hasPipeline(catalogued.stem, ran)) << o.text;
+    EXPECT_FALSE(backend.context().pipelines().hasPipeline(catalogued.stem, listed)) << o.text;
   }
 }
 
@@ -882,7 +882,7 @@ TEST(VulkanDevice, TuneCachesItsChoiceAndTheNextRunUsesIt) {
   ASSERT_EQ(tuned.exitCode, 0) << tuned.output;
   EXPECT_NE(tuned.output.find("(catalogue)"), std::string::npos) << tuned.output;
   EXPECT_NE(tuned.output.find("saved to " + cache.string()), std::string::npos) << tuned.output;
-  std::string key = tuneCacheKey("vulkan", backend.context().info());
+  std::string key = tuneCacheKey("vulkan", backend.context().device().info());
   nlohmann::json written = nlohmann::json::parse(std::ifstream(cache));
   ASSERT_TRUE(written["devices"].contains(key)) << written.dump(2);
   ASSERT_TRUE(written["devices"][key]["size_classes"].contains("32")) << written.dump(2);  // 40 is nearest 32

@@ -1,6 +1,6 @@
 // Buffers on the device. Matrices and patterns live in device-local memory; on a discrete GPU
 // the host reaches them through a staging buffer and a copy, on lavapipe and integrated GPUs
-// (Context::unifiedMemory) it maps them directly.
+// (Device::unifiedMemory) it maps them directly.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@ class Buffer {
   Buffer() = default;
   // `what` names the buffer in errors ("matrix C (4096x4096)"). Throws UnavailableError, with
   // the bytes needed and available, when the device has no room.
-  Buffer(Context& context, std::uint64_t bytes, MemoryUse use, const std::string& what);
+  Buffer(Device& device, std::uint64_t bytes, MemoryUse use, const std::string& what);
   ~Buffer();
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
@@ -35,15 +35,15 @@ class Buffer {
  private:
   void release();
 
-  Context* context_ = nullptr;
+  Device* device_ = nullptr;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   std::uint64_t bytes_ = 0;
   void* mapped_ = nullptr;
 };
 
-// Host data into a device buffer and back, through `staging` (grown as needed) unless the
-// device buffer is mapped.
+// Host data into a device buffer and back, through `staging` (grown as needed) and a copy on the
+// context's queue unless the device buffer is mapped.
 void upload(Context& context, Buffer& device, Buffer& staging, const void* data, std::uint64_t bytes);
 void download(Context& context, const Buffer& device, Buffer& staging, void* data, std::uint64_t bytes);
 

@@ -1,9 +1,11 @@
 #include "backends/vulkan/pipeline_statistics.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "backends/vulkan/tile_overrides.hpp"
@@ -101,6 +103,72 @@ std::string internalRepresentationFileName(std::string_view stem, const Speciali
   std::string safe;
   for (char c : name) safe += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
   return std::string(stem) + "-" + hex + "-" + std::to_string(executable) + "-" + safe + (text ? ".txt" : ".bin");
+}
+
+void reportPipeline(const DeviceFunctions& vk, VkDevice device, VkPipeline pipeline, const PipelineReportRequest& request,
+                    std::string_view kernel, std::string_view stem, const Specialization& constants) {
+  auto query = [&](VkResult result, const char* what) {
+    if (result != VK_SUCCESS && result != VK_INCOMPLETE) throw UnavailableError(std::string(what) + ": " + resultName(result));
+  };
+  std::vector<ExecutableStatistics> executables;
+  std::vector<std::string> written;
+  try {
+    VkPipelineInfoKHR pipelineInfo{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+    pipelineInfo.pipeline = pipeline;
+    std::uint32_t count = 0;
+    query(vk.vkGetPipelineExecutablePropertiesKHR(device, &pipelineInfo, &count, nullptr), "vkGetPipelineExecutablePropertiesKHR");
+    std::vector<VkPipelineExecutablePropertiesKHR> properties(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+    query(vk.vkGetPipelineExecutablePropertiesKHR(device, &pipelineInfo, &count, properties.data()),
+          "vkGetPipelineExecutablePropertiesKHR");
+    properties.resize(count);
+    for (std::uint32_t e = 0; e < count; ++e) {
+      VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+      executable.pipeline = pipeline;
+      executable.executableIndex = e;
+      ExecutableStatistics report{properties[e].name, {{"subgroup size", std::to_string(properties[e].subgroupSize)}}};
+      std::uint32_t statistics = 0;
+      query(vk.vkGetPipelineExecutableStatisticsKHR(device, &executable, &statistics, nullptr), "vkGetPipelineExecutableStatisticsKHR");
+      std::vector<VkPipelineExecutableStatisticKHR> values(statistics, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+      query(vk.vkGetPipelineExecutableStatisticsKHR(device, &executable, &statistics, values.data()),
+            "vkGetPipelineExecutableStatisticsKHR");
+      for (std::uint32_t i = 0; i < statistics && i < values.size(); ++i) report.statistics.emplace_back(values[i].name, statisticValueText(values[i]));
+      executables.push_back(std::move(report));
+      if (request.irDirectory.empty()) continue;
+      std::uint32_t irCount = 0;
+      query(vk.vkGetPipelineExecutableInternalRepresentationsKHR(device, &executable, &irCount, nullptr),
+            "vkGetPipelineExecutableInternalRepresentationsKHR");
+      std::vector<VkPipelineExecutableInternalRepresentationKHR> irs(irCount, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+      query(vk.vkGetPipelineExecutableInternalRepresentationsKHR(device, &executable, &irCount, irs.data()),
+            "vkGetPipelineExecutableInternalRepresentationsKHR");  // the sizes
+      std::vector<std::vector<char>> data(irCount);
+      for (std::uint32_t i = 0; i < irCount; ++i) {
+        data[i].resize(irs[i].dataSize);
+        irs[i].pData = data[i].data();
+      }
+      query(vk.vkGetPipelineExecutableInternalRepresentationsKHR(device, &executable, &irCount, irs.data()),
+            "vkGetPipelineExecutableInternalRepresentationsKHR");  // the contents
+      for (std::uint32_t i = 0; i < irCount; ++i) {
+        std::filesystem::path file = std::filesystem::path(request.irDirectory) /
+                                     internalRepresentationFileName(stem, constants, e, irs[i].name, irs[i].isText);
+        std::ofstream out(file, std::ios::binary);
+        if (irs[i].isText) out << "// " << kernel << " (" << stem << ") " << specializationText(constants) << "\n";
+        auto end = irs[i].isText ? std::find(data[i].begin(), data[i].end(), '\0') : data[i].end();  // text ends at its NUL
+        out.write(data[i].data(), static_cast<std::streamsize>(end - data[i].begin()));
+        if (out) written.push_back(file.filename().string());
+      }
+    }
+  } catch (const Error& e) {
+    std::cerr << "tileskip: vulkan pipeline " << kernel << " (" << stem << "): no statistics: " << e.what() << "\n";
+    return;
+  }
+  if (request.statistics) {
+    std::string line = pipelineStatisticsLine(kernel, stem, constants, executables);
+    if (!written.empty()) {
+      line += " | internal representations:";
+      for (const std::string& name : written) line += " " + name;
+    }
+    std::cerr << "tileskip: " << line << "\n";
+  }
 }
 
 }  // namespace tileskip::vk

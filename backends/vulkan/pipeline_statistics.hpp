@@ -4,7 +4,8 @@
 // executable (registers, shared memory, spills, instruction counts: whatever the driver names).
 // TILESKIP_VULKAN_PIPELINE_IR=DIR also writes the driver's internal representations (its
 // assembly, where it gives one) into DIR. A device without the extension runs as always and
-// says so once. The formatting is plain functions, tested without such a device.
+// says so once. reportPipeline() asks the driver; the formatting is plain functions, tested
+// without such a device.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,14 @@ std::string specializationText(const Specialization& constants);
 // line splits unambiguously.
 std::string pipelineStatisticsLine(std::string_view kernel, std::string_view stem, const Specialization& constants,
                                    const std::vector<ExecutableStatistics>& executables);
+
+// Asks the driver for what it made of `pipeline` (built with the capture flags `request` asks
+// for, on a device that enabled VK_KHR_pipeline_executable_properties), then prints
+// pipelineStatisticsLine() on stderr where `request` asks for statistics and writes the internal
+// representations into its folder. A query that fails is said on stderr; the pipeline is left as
+// it is: a report is a diagnosis, not the run.
+void reportPipeline(const DeviceFunctions& vk, VkDevice device, VkPipeline pipeline, const PipelineReportRequest& request,
+                    std::string_view kernel, std::string_view stem, const Specialization& constants);
 
 // A file name for one internal representation: "STEM-HASH-EXECUTABLE-NAME.txt" (".bin" when not
 // text), HASH naming the specialization constants so variants of a kernel do not collide.

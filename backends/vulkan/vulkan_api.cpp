@@ -2,6 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cstring>
+
+#include "backends/vulkan/limits.hpp"
 #include "core/model/error.hpp"
 
 namespace tileskip::vk {
@@ -89,6 +93,19 @@ std::string resultName(VkResult result) {
 std::string versionText(std::uint32_t version) {
   return std::to_string(VK_API_VERSION_MAJOR(version)) + "." + std::to_string(VK_API_VERSION_MINOR(version)) + "." +
          std::to_string(VK_API_VERSION_PATCH(version));
+}
+
+bool hasExtension(const std::vector<VkExtensionProperties>& list, const char* name) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
+
+std::string failureText(VkResult result, const std::string& what, std::uint64_t deviceBytesAvailable) {
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY) {
+    return what + " failed: the Vulkan device is out of " + (result == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "device" : "host") +
+           " memory (" + byteText(deviceBytesAvailable) + " of device memory available)";
+  }
+  return what + " failed: " + resultName(result);
 }
 
 }  // namespace tileskip::vk

@@ -5,7 +5,9 @@
 
 #include <vulkan/vulkan.h>  // this library builds with VK_NO_PROTOTYPES: only types and constants
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tileskip::vk {
 
@@ -43,7 +45,7 @@ namespace tileskip::vk {
 #define TILESKIP_VK_DECLARE(name) PFN_##name name = nullptr;
 
 // One table per process for the loader and global functions, one per instance and device for
-// the rest (members of Context).
+// the rest (members of Instance and Device).
 struct GlobalFunctions {
   TILESKIP_VK_LOADER_FUNCTIONS(TILESKIP_VK_DECLARE)
   TILESKIP_VK_GLOBAL_FUNCTIONS(TILESKIP_VK_DECLARE)
@@ -70,5 +72,12 @@ std::string resultName(VkResult result);
 
 // "1.3.230"
 std::string versionText(std::uint32_t version);
+
+// Whether `list` names the extension `name`.
+bool hasExtension(const std::vector<VkExtensionProperties>& list, const char* name);
+
+// Why a call failed, for any result but a lost device: "WHAT failed: " and which memory ran out
+// (with the device-local bytes `deviceBytesAvailable` still free), or the result's name.
+std::string failureText(VkResult result, const std::string& what, std::uint64_t deviceBytesAvailable);
 
 }  // namespace tileskip::vk

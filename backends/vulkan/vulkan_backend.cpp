@@ -10,6 +10,7 @@
 #include <set>
 
 #include "backends/backend_registry.hpp"
+#include "backends/vulkan/compute_queue.hpp"
 #include "backends/vulkan/embedded_spirv.hpp"
 #include "backends/vulkan/memory.hpp"
 #include "backends/vulkan/tile_overrides.hpp"
@@ -60,56 +61,56 @@ class VulkanProblem final : public DeviceProblem {
  public:
   VulkanProblem(std::shared_ptr<Context> context, std::shared_ptr<const OverrideTable> overrides, const Matrix& a, const Matrix& b)
       : context_(std::move(context)), overrides_(std::move(overrides)), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
-    Context& ctx = *context_;
-    const ComputeLimits& limits = ctx.limits();
+    const ComputeLimits& limits = device().limits();
     std::uint64_t cBytes = static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(n_) * sizeof(float);
     checkBufferFits(a.bytes(), "matrix A (" + shapeText(m_, k_) + ")", limits);
     checkBufferFits(b.bytes(), "matrix B (" + shapeText(k_, n_) + ")", limits);
     checkBufferFits(cBytes, "matrix C (" + shapeText(m_, n_) + ")", limits);
     std::uint64_t needed = a.bytes() + b.bytes() + cBytes;
-    if (std::uint64_t available = ctx.deviceMemoryAvailable(); needed > available) {
+    if (std::uint64_t available = device().memoryAvailable(); needed > available) {
       throw UnavailableError("A, B and C need " + byteText(needed) + " of device memory, " + byteText(available) +
-                             " is available on " + ctx.info().name + "; use smaller matrices");
+                             " is available on " + device().info().name + "; use smaller matrices");
     }
-    a_ = Buffer(ctx, a.bytes(), MemoryUse::Device, "matrix A (" + shapeText(m_, k_) + ")");
-    b_ = Buffer(ctx, b.bytes(), MemoryUse::Device, "matrix B (" + shapeText(k_, n_) + ")");
-    c_ = Buffer(ctx, cBytes, MemoryUse::Device, "matrix C (" + shapeText(m_, n_) + ")");
-    noPattern_ = Buffer(ctx, 16, MemoryUse::Device, "an empty pattern");
+    a_ = Buffer(device(), a.bytes(), MemoryUse::Device, "matrix A (" + shapeText(m_, k_) + ")");
+    b_ = Buffer(device(), b.bytes(), MemoryUse::Device, "matrix B (" + shapeText(k_, n_) + ")");
+    c_ = Buffer(device(), cBytes, MemoryUse::Device, "matrix C (" + shapeText(m_, n_) + ")");
+    noPattern_ = Buffer(device(), 16, MemoryUse::Device, "an empty pattern");
     // The persistent kernels' block tile queue: next tile, finished workgroups. Zero once here;
     // every dispatch leaves it at zero again (shaders/tileskip_skip.glsl).
-    tileQueue_ = Buffer(ctx, 2 * sizeof(std::uint32_t), MemoryUse::Device, "the block tile queue");
-    ctx.execute([&](VkCommandBuffer cmd) { ctx.vk().vkCmdFillBuffer(cmd, tileQueue_.handle(), 0, VK_WHOLE_SIZE, 0); }, false);
-    upload(ctx, a_, staging_, a.data(), a.bytes());
-    upload(ctx, b_, staging_, b.data(), b.bytes());
+    tileQueue_ = Buffer(device(), 2 * sizeof(std::uint32_t), MemoryUse::Device, "the block tile queue");
+    context_->queue().execute([&](VkCommandBuffer cmd) { device().vk().vkCmdFillBuffer(cmd, tileQueue_.handle(), 0, VK_WHOLE_SIZE, 0); }, false);
+    upload(*context_, a_, staging_, a.data(), a.bytes());
+    upload(*context_, b_, staging_, b.data(), b.bytes());
   }
 
   ~VulkanProblem() override {
     if (processExiting()) return;  // see core/process/process_exit.hpp
-    for (VkDescriptorPool pool : pools_) context_->vk().vkDestroyDescriptorPool(context_->device(), pool, nullptr);
+    for (VkDescriptorPool pool : pools_) device().vk().vkDestroyDescriptorPool(device().handle(), pool, nullptr);
   }
 
   double prepare(const KernelInfo& kernel) override {
     bool usesA = kernel.usesAPattern(), usesB = kernel.usesBPattern();
     if (!usesA && !usesB) return 0.0;
-    Context& ctx = *context_;
+    const DeviceFunctions& vk = device().vk();
+    Pipelines& pipelines = context_->pipelines();
     VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
     Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aRowGranularity) : nullptr;
     Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bColGranularity) : nullptr;
-    VkPipeline aBuilder = usesA ? ctx.pipeline("patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : VK_NULL_HANDLE;
-    VkPipeline bBuilder = usesB ? ctx.pipeline("patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : VK_NULL_HANDLE;
+    VkPipeline aBuilder = usesA ? pipelines.pipeline("patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : VK_NULL_HANDLE;
+    VkPipeline bBuilder = usesB ? pipelines.pipeline("patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : VK_NULL_HANDLE;
     std::uint64_t words = patternWords(k_);
-    double ms = ctx.execute(
+    double ms = context_->queue().execute(
         [&](VkCommandBuffer cmd) {
           // The builders OR bits into the patterns, so they start from zero.
-          if (aPattern) ctx.vk().vkCmdFillBuffer(cmd, aPattern->handle(), 0, VK_WHOLE_SIZE, 0);
-          if (bPattern) ctx.vk().vkCmdFillBuffer(cmd, bPattern->handle(), 0, VK_WHOLE_SIZE, 0);
-          ctx.stepBarrier(cmd);
+          if (aPattern) vk.vkCmdFillBuffer(cmd, aPattern->handle(), 0, VK_WHOLE_SIZE, 0);
+          if (bPattern) vk.vkCmdFillBuffer(cmd, bPattern->handle(), 0, VK_WHOLE_SIZE, 0);
+          stepBarrier(vk, cmd);
           if (aPattern) {
-            ctx.dispatch(cmd, aBuilder, set, constants(), ceilDiv(words, kPatternAWordsPerGroup),
+            pipelines.dispatch(cmd, aBuilder, set, constants(), ceilDiv(words, kPatternAWordsPerGroup),
                          ceilDiv(static_cast<std::uint64_t>(m_), kPatternARowsPerGroup));
           }
-          if (aPattern && bPattern) ctx.stepBarrier(cmd);
-          if (bPattern) ctx.dispatch(cmd, bBuilder, set, constants(), ceilDiv(static_cast<std::uint64_t>(n_), kPatternBColsPerGroup), words);
+          if (aPattern && bPattern) stepBarrier(vk, cmd);
+          if (bPattern) pipelines.dispatch(cmd, bBuilder, set, constants(), ceilDiv(static_cast<std::uint64_t>(n_), kPatternBColsPerGroup), words);
         },
         true);
     if (usesA) built_.insert({Operand::A, kernel.aRowGranularity});
@@ -118,7 +119,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   void poisonC() override {
-    context_->execute([&](VkCommandBuffer cmd) { context_->vk().vkCmdFillBuffer(cmd, c_.handle(), 0, VK_WHOLE_SIZE, kNaN); },
+    context_->queue().execute([&](VkCommandBuffer cmd) { device().vk().vkCmdFillBuffer(cmd, c_.handle(), 0, VK_WHOLE_SIZE, kNaN); },
                       false);
   }
 
@@ -128,7 +129,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   double run(const KernelInfo& catalogued) override {
-    Context& ctx = *context_;
+    const ComputeLimits& limits = device().limits();
     // TILESKIP_VULKAN_TILES replaces the catalogue's tile and switches (tile_overrides.hpp).
     KernelInfo kernel = catalogued;
     PipelineSwitches switches;
@@ -138,7 +139,7 @@ class VulkanProblem final : public DeviceProblem {
     }
     VkPipeline pipeline = kernelPipeline(kernel, switches);
     if (std::optional<std::string> why = loopLimitProblem(kernel, static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(n_),
-                                                          static_cast<std::uint64_t>(k_), ctx.limits())) {
+                                                          static_cast<std::uint64_t>(k_), limits)) {
       throw UnavailableError(*why);
     }
     bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aRowGranularity})) &&
@@ -153,11 +154,12 @@ class VulkanProblem final : public DeviceProblem {
       if (colTiles * rowTiles > std::numeric_limits<std::uint32_t>::max()) {
         throw InputError("problem too large for kernel " + std::string(kernel.id) + ": more than 2^32 - 1 block tiles");
       }
-      colTiles = persistentWorkgroups(colTiles * rowTiles, ctx.limits(), requestedPersistentWorkgroups(),
+      colTiles = persistentWorkgroups(colTiles * rowTiles, limits, requestedPersistentWorkgroups(),
                                       static_cast<std::uint32_t>(kernel.tile.threads));
       rowTiles = 1;
     }
-    return ctx.execute([&](VkCommandBuffer cmd) { ctx.dispatch(cmd, pipeline, set, constants(), colTiles, rowTiles); }, true);
+    Pipelines& pipelines = context_->pipelines();
+    return context_->queue().execute([&](VkCommandBuffer cmd) { pipelines.dispatch(cmd, pipeline, set, constants(), colTiles, rowTiles); }, true);
   }
 
   std::array<std::uint32_t, 2> tileQueue() {
@@ -198,6 +200,8 @@ class VulkanProblem final : public DeviceProblem {
   }
 
  private:
+  Device& device() const { return context_->device(); }
+
   PushConstants constants() const {
     auto m = static_cast<std::uint32_t>(m_), n = static_cast<std::uint32_t>(n_), k = static_cast<std::uint32_t>(k_);
     return {m, n, k, k, n, n, 0, 0};
@@ -209,12 +213,12 @@ class VulkanProblem final : public DeviceProblem {
     }
     if (std::optional<std::string> why = tileShapeProblem(kernel)) throw InputError(*why);
     if (std::optional<std::string> why = pipelineShapeProblem(kernel)) throw InputError(*why);
-    if (std::optional<std::string> why = launchProblem(kernel, context_->limits())) throw UnavailableError(*why);
+    if (std::optional<std::string> why = launchProblem(kernel, device().limits())) throw UnavailableError(*why);
     Specialization constants = kernelConstants(kernel, switches);
-    if (std::uint32_t list = kBlockListLength(kernel, context_->limits().maxSharedBytes); list > 0) {
+    if (std::uint32_t list = kBlockListLength(kernel, device().limits().maxSharedBytes); list > 0) {
       constants.set(SpecId::KBlockListLength, static_cast<int>(list));
     }
-    return context_->pipeline(kernel.stem, constants, static_cast<std::uint32_t>(kernel.tile.threads), kernel.id);
+    return context_->pipelines().pipeline(kernel.stem, constants, static_cast<std::uint32_t>(kernel.tile.threads), kernel.id);
   }
 
   Buffer& pattern(Operand operand, int granularity) {
@@ -224,8 +228,8 @@ class VulkanProblem final : public DeviceProblem {
     std::uint64_t bytes = ceilDiv(static_cast<std::uint64_t>(extent), static_cast<std::uint64_t>(granularity)) *
                           patternWords(k_) * sizeof(std::uint32_t);
     std::string what = std::string(operandName(operand)) + "-pattern at granularity " + std::to_string(granularity);
-    checkBufferFits(bytes, what, context_->limits());
-    return patterns_.emplace(key, Buffer(*context_, bytes, MemoryUse::Device, what)).first->second;
+    checkBufferFits(bytes, what, device().limits());
+    return patterns_.emplace(key, Buffer(device(), bytes, MemoryUse::Device, what)).first->second;
   }
 
   // The set binding A, B, C and the patterns at these granularities (0: not used).
@@ -235,14 +239,14 @@ class VulkanProblem final : public DeviceProblem {
     const Buffer& aPattern = aGranularity > 0 ? pattern(Operand::A, aGranularity) : noPattern_;
     const Buffer& bPattern = bGranularity > 0 ? pattern(Operand::B, bGranularity) : noPattern_;
     VkDescriptorSet set = allocateSet();
-    VkDescriptorBufferInfo buffers[Context::kBindings] = {{a_.handle(), 0, VK_WHOLE_SIZE},
+    VkDescriptorBufferInfo buffers[Pipelines::kBindings] = {{a_.handle(), 0, VK_WHOLE_SIZE},
                                                           {b_.handle(), 0, VK_WHOLE_SIZE},
                                                           {c_.handle(), 0, VK_WHOLE_SIZE},
                                                           {aPattern.handle(), 0, VK_WHOLE_SIZE},
                                                           {bPattern.handle(), 0, VK_WHOLE_SIZE},
                                                           {tileQueue_.handle(), 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet writes[Context::kBindings] = {};
-    for (std::uint32_t i = 0; i < Context::kBindings; ++i) {
+    VkWriteDescriptorSet writes[Pipelines::kBindings] = {};
+    for (std::uint32_t i = 0; i < Pipelines::kBindings; ++i) {
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       writes[i].dstSet = set;
       writes[i].dstBinding = i;
@@ -250,31 +254,31 @@ class VulkanProblem final : public DeviceProblem {
       writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
       writes[i].pBufferInfo = &buffers[i];
     }
-    context_->vk().vkUpdateDescriptorSets(context_->device(), Context::kBindings, writes, 0, nullptr);
+    device().vk().vkUpdateDescriptorSets(device().handle(), Pipelines::kBindings, writes, 0, nullptr);
     return sets_.emplace(key, set).first->second;
   }
 
   VkDescriptorSet allocateSet() {
     constexpr std::uint32_t kSetsPerPool = 16;
-    const DeviceFunctions& vk = context_->vk();
+    const DeviceFunctions& vk = device().vk();
     if (pools_.empty() || setsInLastPool_ == kSetsPerPool) {
-      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, Context::kBindings * kSetsPerPool};
+      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, Pipelines::kBindings * kSetsPerPool};
       VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
       info.maxSets = kSetsPerPool;
       info.poolSizeCount = 1;
       info.pPoolSizes = &size;
       VkDescriptorPool pool = VK_NULL_HANDLE;
-      context_->check(vk.vkCreateDescriptorPool(context_->device(), &info, nullptr, &pool), "creating a descriptor pool");
+      device().check(vk.vkCreateDescriptorPool(device().handle(), &info, nullptr, &pool), "creating a descriptor pool");
       pools_.push_back(pool);
       setsInLastPool_ = 0;
     }
-    VkDescriptorSetLayout layout = context_->setLayout();
+    VkDescriptorSetLayout layout = context_->pipelines().setLayout();
     VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     info.descriptorPool = pools_.back();
     info.descriptorSetCount = 1;
     info.pSetLayouts = &layout;
     VkDescriptorSet set = VK_NULL_HANDLE;
-    context_->check(vk.vkAllocateDescriptorSets(context_->device(), &info, &set), "allocating a descriptor set");
+    device().check(vk.vkAllocateDescriptorSets(device().handle(), &info, &set), "allocating a descriptor set");
     ++setsInLastPool_;
     return set;
   }
@@ -324,15 +328,15 @@ VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make
   overrides_ = std::make_shared<OverrideTable>();
   if (const char* text = std::getenv(kTileOverridesVariable); text != nullptr) {
     // Set, even empty, it is the whole choice: a tuning experiment must not mix with the cache.
-    overrides_->everySize = parseTileOverrides(text, context_->limits());
+    overrides_->everySize = parseTileOverrides(text, context_->device().limits());
   } else if (std::optional<std::filesystem::path> cache = tuneCachePath()) {
     // What `tileskip tune` chose on this device and driver, per size class. A cache that cannot
     // be used is reported and passed over: the catalogue's tiles always run.
     try {
       std::map<int, std::vector<KernelOverride>> chosen;
-      for (const auto& [sizeClass, choices] : readTuneCache(*cache, tuneCacheKey(name(), context_->info()))) {
+      for (const auto& [sizeClass, choices] : readTuneCache(*cache, tuneCacheKey(name(), context_->device().info()))) {
         for (const auto& [kernel, variant] : choices) {
-          chosen[sizeClass].push_back(parseVariant(kernel, variant, context_->limits(), "the tune cache " + cache->string()));
+          chosen[sizeClass].push_back(parseVariant(kernel, variant, context_->device().limits(), "the tune cache " + cache->string()));
         }
       }
       overrides_->bySizeClass = std::move(chosen);  // all of them or, where one cannot be used, none
@@ -344,19 +348,19 @@ VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make
 }
 
 void VulkanBackend::describeDevice() {
-  device_ = context_->info();
+  device_ = context_->device().info();
   // The device line of every report says so: a table never passes for the catalogue's tiles.
   if (std::string note = overrides_->describe(); !note.empty()) device_.api += " (" + note + ")";
 }
 
 std::vector<std::string> VulkanBackend::tuningVariants(const KernelInfo& kernel) const {
   if (!implements(kernel.id)) return {};
-  std::vector<std::string> variants = tuningCandidates(kernel, context_->limits());
+  std::vector<std::string> variants = tuningCandidates(kernel, context_->device().limits());
   return variants.size() > 1 ? variants : std::vector<std::string>{};
 }
 
 void VulkanBackend::useVariant(const KernelInfo& kernel, const std::string& variant) {
-  std::vector<std::string> offered = tuningCandidates(kernel, context_->limits());
+  std::vector<std::string> offered = tuningCandidates(kernel, context_->device().limits());
   if (std::find(offered.begin(), offered.end(), variant) == offered.end()) {
     std::string list;
     for (const std::string& v : offered) list += (list.empty() ? "'" : ", '") + v + "'";
@@ -366,7 +370,7 @@ void VulkanBackend::useVariant(const KernelInfo& kernel, const std::string& vari
   if (!overrides_->everySize) overrides_->everySize.emplace();
   std::vector<KernelOverride>& chosen = *overrides_->everySize;
   std::erase_if(chosen, [&](const KernelOverride& o) { return o.kernel.id == kernel.id; });
-  if (!variant.empty()) chosen.push_back(parseVariant(kernel.id, variant, context_->limits(), "tune"));
+  if (!variant.empty()) chosen.push_back(parseVariant(kernel.id, variant, context_->device().limits(), "tune"));
   describeDevice();
 }
 

@@ -23,7 +23,7 @@ class VulkanBackend final : public Backend {
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
-  std::vector<std::string> takeDiagnostics() override { return context_->takeDiagnostics(); }
+  std::vector<std::string> takeDiagnostics() override { return context_->instance().takeDiagnostics(); }
   // Tile shapes and shader switches (tile_overrides.hpp), all specialization constants.
   std::vector<std::string> tuningVariants(const KernelInfo& kernel) const override;
   void useVariant(const KernelInfo& kernel, const std::string& variant) override;

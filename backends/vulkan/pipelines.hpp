@@ -1,0 +1,63 @@
+// The kernels' pipelines: one descriptor set layout and pipeline layout for every shader (six
+// storage buffers, the problem as push constants), each pipeline built on first use from the
+// embedded SPIR-V and kept per (shader, constants), and the dispatches that run one.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "backends/vulkan/device.hpp"
+#include "backends/vulkan/pipeline_statistics.hpp"
+#include "backends/vulkan/specialization.hpp"
+
+namespace tileskip::vk {
+
+// The problem every shader receives as push constants.
+struct PushConstants {
+  std::uint32_t m, n, k;
+  std::uint32_t lda, ldb, ldc;
+  std::uint32_t groupOffsetX, groupOffsetY;
+};
+
+class Pipelines {
+ public:
+  // The descriptor bindings of every shader: A, B, C, A-pattern, B-pattern, the block tile queue.
+  static constexpr std::uint32_t kBindings = 6;
+
+  // New pipelines report the driver's statistics where `report` asks for them and the device can.
+  Pipelines(Device& device, const PipelineReportRequest& report);
+  ~Pipelines();
+  Pipelines(const Pipelines&) = delete;
+  Pipelines& operator=(const Pipelines&) = delete;
+
+  VkDescriptorSetLayout setLayout() const { return setLayout_; }
+
+  // The compute pipeline of shader `stem` with these constants, built on first use.
+  // `workgroupSize` is the local size the pipeline will have (0 for a fixed size in the shader):
+  // it decides whether the subgroup size can be pinned. `kernel` names it in pipeline
+  // statistics (pipeline_statistics.hpp), which a new pipeline prints where they were asked for.
+  VkPipeline pipeline(std::string_view stem, const Specialization& constants, std::uint32_t workgroupSize,
+                      std::string_view kernel = {});
+  // Whether that pipeline was built (tests: which constants a kernel ran with).
+  bool hasPipeline(std::string_view stem, const Specialization& constants) const;
+
+  // Records dispatches of `groupsX` x `groupsY` workgroups, split into several where a count
+  // exceeds maxComputeWorkGroupCount (the shaders add groupOffset to gl_WorkGroupID).
+  void dispatch(VkCommandBuffer cmd, VkPipeline pipeline, VkDescriptorSet set, PushConstants constants,
+                std::uint64_t groupsX, std::uint64_t groupsY) const;
+
+ private:
+  void release();
+
+  Device& device_;
+  PipelineReportRequest report_;
+  bool reportPipelines_ = false;  // asked for, and the device enabled the extension
+  VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
+  VkPipelineLayout pipelineLayout_ = VK_NULL_HANDLE;
+  std::map<std::pair<std::string, Specialization>, VkPipeline> pipelines_;
+};
+
+}  // namespace tileskip::vk
