@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "core/measure/tune.hpp"
 #include "core/model/backend.hpp"
 #include "core/model/error.hpp"
 #include "core/model/pattern.hpp"
@@ -25,8 +26,9 @@ struct FakeFaults {
   // A clock that climbs as a GPU's does after idling: the backend's runs start at 5x their time
   // and each takes kClockRampStep less than the one before, down to 1x (64 runs).
   bool clockRamp = false;
-  // Run-time variants of `pipelined` for tuning: "fast" (half the time), "slow" (twice),
-  // "near" (0.5 % faster: within the tuning margin), "wrong" (fast and one element off).
+  // Run-time variants of `pipelined` for tuning, each a switch: "fast" (half the time), "slow"
+  // (twice), "near" (0.5 % faster: within the tuning margin), "wrong" (fast and one element off).
+  // Without these or noisyVariant the backend has no tuning at all.
   bool pipelinedVariants = false;
   // Instead: only "noisy", which alternates between a quarter and three quarters of the time per
   // run: faster in the median, but by less than its spread.
@@ -109,7 +111,7 @@ class FakeProblem final : public DeviceProblem {
   const std::string& pipelinedVariant_;  // the backend's, as it is when run() is called
 };
 
-class FakeBackend final : public Backend {
+class FakeBackend final : public Backend, public Tunable {
  public:
   explicit FakeBackend(FakeFaults faults = {}, std::string name = "fake") : faults_(faults), name_(std::move(name)) {
     device_.name = "fake device";
@@ -125,16 +127,21 @@ class FakeBackend final : public Backend {
     checkMultiplicable(a, b);
     return std::make_unique<FakeProblem>(a, b, faults_, runs_, pipelinedVariant_);
   }
-  std::vector<std::string> tuningVariants(const KernelInfo& kernel) const override {
+  Tunable* tuning() override { return faults_.pipelinedVariants || faults_.noisyVariant ? this : nullptr; }
+  // The switch `name` on: "fast", "slow", ...
+  static KernelVariant variantNamed(const std::string& name) { return {std::nullopt, {{name, true}}}; }
+  std::vector<KernelVariant> variants(const KernelInfo& kernel) const override {
     if (kernel.id != "pipelined") return {};
-    if (faults_.noisyVariant) return {"", "noisy"};
-    if (!faults_.pipelinedVariants) return {};
-    return {"", "fast", "slow", "near", "wrong"};
+    if (faults_.noisyVariant) return {{}, variantNamed("noisy")};
+    return {{}, variantNamed("fast"), variantNamed("slow"), variantNamed("near"), variantNamed("wrong")};
   }
-  void useVariant(const KernelInfo& kernel, const std::string& variant) override {
-    std::vector<std::string> offered = tuningVariants(kernel);
-    if (std::find(offered.begin(), offered.end(), variant) == offered.end()) return Backend::useVariant(kernel, variant);
-    if (kernel.id == "pipelined") pipelinedVariant_ = variant;
+  void useVariant(const KernelInfo& kernel, const KernelVariant& variant) override {
+    std::vector<KernelVariant> offered = variants(kernel);
+    if (std::find(offered.begin(), offered.end(), variant) == offered.end()) {
+      if (variant.isCatalogue()) return;  // the catalogue's own: what runs anyway
+      throw InputError("fake has no variant '" + variantText(variant) + "' of kernel '" + std::string(kernel.id) + "'");
+    }
+    pipelinedVariant_ = variant.isCatalogue() ? std::string() : variant.switches.front().name;
   }
   // Kernel runs of every problem uploaded so far.
   int runs() const { return runs_; }

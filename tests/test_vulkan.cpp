@@ -396,20 +396,35 @@ TEST(VulkanTileOverrides, AnEntryThatCannotRunIsBadInputNamingIt) {
   }
 }
 
-// A tune cache entry or a `tileskip tune` choice is parsed as one variant, not written back into
-// the variable's syntax and parsed again; its errors say where it came from.
-TEST(VulkanTileOverrides, AVariantIsParsedOnItsOwnAndNamesWhereItCameFrom) {
-  KernelOverride o = parseVariant("pipelined", "fma=1", lavapipeLimits(), "the tune cache x.json");
+// A tune cache entry or a `tileskip tune` choice is a typed variant, not text in the variable's
+// syntax parsed again; its errors say where it came from and name it by its text.
+TEST(VulkanTileOverrides, AVariantIsResolvedOnItsOwnAndNamesWhereItCameFrom) {
+  KernelOverride o = resolveVariant("pipelined", KernelVariant{std::nullopt, {{"fma", true}}}, lavapipeLimits(), "the tune cache x.json");
   EXPECT_TRUE(o.switches.explicitFma);
   EXPECT_EQ(o.text, "pipelined=" + tileNotation(kernelInfo("pipelined").tile) + ",fma=1");
-  try {
-    parseVariant("pipelined", "fma=7", lavapipeLimits(), "the tune cache x.json");
-    ADD_FAILURE() << "accepted fma=7";
-  } catch (const InputError& e) {
-    std::string text = e.what();
-    EXPECT_NE(text.find("the tune cache x.json: 'pipelined=fma=7'"), std::string::npos) << text;
-    EXPECT_EQ(text.find(kTileOverridesVariable), std::string::npos) << text;
+  // The report's text names switches in specialization order, whatever order the variant gave.
+  KernelOverride both = resolveVariant("pipelined", KernelVariant{std::nullopt, {{"branchfree", false}, {"fma", true}}},
+                                       lavapipeLimits(), "the tune cache x.json");
+  EXPECT_EQ(both.text, "pipelined=" + tileNotation(kernelInfo("pipelined").tile) + ",fma=1,branchfree=0");
+  struct Bad {
+    KernelVariant variant;
+    const char* why;
+  };
+  for (const Bad& b : {Bad{{std::nullopt, {{"unroll", true}}}, "'pipelined=unroll=1': no switch 'unroll'"},
+                       Bad{{TileShape{128, 128, 8, 64, 64, 8, 4, 64}, {}}, "'pipelined=128x128x8/64x64/8x4/64': "},
+                       Bad{{TileShape{128, 128, 16, 64, 64, 8, 4, 128}, {}}, "32.5 KiB"}}) {
+    try {
+      resolveVariant("pipelined", b.variant, lavapipeLimits(), "the tune cache x.json");
+      ADD_FAILURE() << "accepted " << variantText(b.variant);
+    } catch (const InputError& e) {
+      std::string text = e.what();
+      EXPECT_EQ(text.rfind("the tune cache x.json: 'pipelined=", 0), 0u) << text;
+      EXPECT_NE(text.find(b.why), std::string::npos) << text;
+      EXPECT_EQ(text.find(kTileOverridesVariable), std::string::npos) << text;
+    }
   }
+  EXPECT_THROW(resolveVariant("warptile", KernelVariant{std::nullopt, {{"prefetch", false}}}, lavapipeLimits(), "tune"), InputError);
+  EXPECT_THROW(resolveVariant("cublas", KernelVariant{std::nullopt, {{"fma", true}}}, lavapipeLimits(), "tune"), InputError);
 }
 
 TEST(VulkanTileOverrides, OnlyTheCatalogueEntryIsOverridden) {
@@ -851,24 +866,54 @@ TEST(VulkanDevice, ABadTileOverrideStopsTheBenchAsBadInput) {
 }
 
 TEST(VulkanTileOverrides, TuningTriesEverySwitchAndTheShapesThatFitTheDevice) {
-  std::vector<std::string> pipelined = tuningCandidates(kernelInfo("pipelined"), h200Limits());
+  auto texts = [](const std::vector<KernelVariant>& variants) {
+    std::vector<std::string> list;
+    for (const KernelVariant& v : variants) list.push_back(variantText(v));
+    return list;
+  };
+  std::vector<std::string> pipelined = texts(tuningCandidates(kernelInfo("pipelined"), h200Limits()));
   ASSERT_FALSE(pipelined.empty());
   EXPECT_EQ(pipelined.front(), "") << "the catalogue's own first";
   for (const char* v : {"branchfree=0", "prefetch=0", "fma=1", "128x128x8/64x32/8x4/256"}) {
     EXPECT_NE(std::find(pipelined.begin(), pipelined.end(), v), pipelined.end()) << v;
   }
-  std::vector<std::string> warptile = tuningCandidates(kernelInfo("warptile"), h200Limits());
-  EXPECT_EQ(warptile, (std::vector<std::string>{"", "fma=1", "128x128x8/64x64/8x4/128"}));
+  EXPECT_EQ(texts(tuningCandidates(kernelInfo("warptile"), h200Limits())), (std::vector<std::string>{"", "fma=1", "128x128x8/64x64/8x4/128"}));
   // K12 has no K11 loop to switch; K11's shape is its 128 x 128 ablation.
-  EXPECT_EQ(tuningCandidates(kernelInfo("hoisted"), h200Limits()), (std::vector<std::string>{"", "fma=1", "128x128x8/64x64/8x4/128"}));
+  EXPECT_EQ(texts(tuningCandidates(kernelInfo("hoisted"), h200Limits())), (std::vector<std::string>{"", "fma=1", "128x128x8/64x64/8x4/128"}));
   EXPECT_TRUE(tuningCandidates(kernelInfo("naive"), h200Limits()).empty());
-  // Every candidate of every kernel parses as an override on that device.
+  // Every candidate of every kernel parses as an override on that device, its text giving it back.
   for (const KernelInfo& k : kCatalogue) {
-    for (const std::string& v : tuningCandidates(k, lavapipeLimits())) {
-      if (v.empty()) continue;
-      EXPECT_NO_THROW(parseTileOverrides(std::string(k.id) + "=" + v, lavapipeLimits())) << k.id << "=" << v;
+    for (const KernelVariant& v : tuningCandidates(k, lavapipeLimits())) {
+      if (v.isCatalogue()) continue;
+      EXPECT_NO_THROW(parseTileOverrides(std::string(k.id) + "=" + variantText(v), lavapipeLimits())) << k.id << "=" << variantText(v);
+      EXPECT_EQ(parseVariantText(variantText(v), "test"), v) << k.id << "=" << variantText(v);
     }
   }
+}
+
+// The backend's tuning interface: variants for the warp-tiled kernels only, and a variant it does
+// not offer refused; `tileskip tune` on kernels without variants says there is nothing to tune.
+TEST(VulkanDevice, TuningOffersVariantsOfTheWarpTiledKernelsOnly) {
+  VULKAN_OR_SKIP(backend, false);
+  Tunable* tunable = backend.tuning();
+  ASSERT_NE(tunable, nullptr);
+  EXPECT_TRUE(tunable->variants(kernelInfo("naive")).empty());
+  std::vector<KernelVariant> offered = tunable->variants(kernelInfo("warptile"));
+  ASSERT_GT(offered.size(), 1u);
+  EXPECT_TRUE(offered.front().isCatalogue());
+  tunable->useVariant(kernelInfo("warptile"), offered[1]);
+  EXPECT_NE(backend.device().api.find("tiles overridden: warptile="), std::string::npos) << backend.device().api;
+  tunable->useVariant(kernelInfo("warptile"), {});
+  EXPECT_EQ(backend.device().api.find("tiles overridden"), std::string::npos) << backend.device().api;
+  try {
+    tunable->useVariant(kernelInfo("warptile"), KernelVariant{std::nullopt, {{"prefetch", false}}});
+    ADD_FAILURE() << "accepted a variant it does not offer";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("vulkan has no variant 'prefetch=0' of kernel 'warptile'"), std::string::npos) << e.what();
+  }
+  tileskip::testing::Outcome o = tileskip::testing::runTileskip("tune --backend vulkan --kernel naive,coalesced --size 16");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("backend vulkan has nothing to tune in 'naive,coalesced'"), std::string::npos) << o.output;
 }
 
 TEST(VulkanDevice, TuneCachesItsChoiceAndTheNextRunUsesIt) {
@@ -891,7 +936,7 @@ TEST(VulkanDevice, TuneCachesItsChoiceAndTheNextRunUsesIt) {
 
   // Whatever was chosen, a cache naming a variant makes the next run in that size class use it,
   // and say so: the device line names the class, the row the variant it ran.
-  written["devices"][key]["size_classes"]["32"]["variants"] = {{"warptile", "fma=1"}};
+  written["devices"][key]["size_classes"]["32"]["variants"] = {{"warptile", {{"switches", {{"fma", true}}}}}};
   std::ofstream(cache) << written.dump();
   std::filesystem::path rows = dir / "rows.json";
   auto rowVariant = [&](int size) {

@@ -13,8 +13,10 @@ namespace tileskip::ui {
 
 inline constexpr std::string_view kViewModuleSymbol = "tileskip_view_module";
 
-// Bumped whenever ViewModuleInterface or the meaning of its members changes.
-inline constexpr int kViewModuleAbiVersion = 2;
+// Bumped whenever ViewModuleInterface or the meaning of its members changes, the Backend
+// interface of the backends it is handed included (3: Backend::tuning() in place of
+// tuningVariants and useVariant).
+inline constexpr int kViewModuleAbiVersion = 3;
 
 using ViewModuleStamp = ModuleStamp<kViewModuleAbiVersion, ViewerOptions, ViewerBackends, SessionRequest, ProblemSpec,
                                     BackendOptions, DeviceInfo, KernelInfo, Matrix, Pattern>;

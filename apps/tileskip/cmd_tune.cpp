@@ -36,8 +36,11 @@ int runTuneCommand(const TuneFlags& flags) {
   requireOpened(flags.require, opened, flags.backend.options());
   Backend& backend = *opened.front();
   std::vector<const KernelInfo*> kernels;
-  for (const KernelInfo* k : selectKernels(flags.kernels, backend, flags.kernels != "all")) {
-    if (!backend.tuningVariants(*k).empty()) kernels.push_back(k);
+  std::vector<const KernelInfo*> selected = selectKernels(flags.kernels, backend, flags.kernels != "all");
+  if (const Tunable* tunable = backend.tuning()) {
+    for (const KernelInfo* k : selected) {
+      if (!tunable->variants(*k).empty()) kernels.push_back(k);
+    }
   }
   if (kernels.empty()) {
     throw InputError("backend " + std::string(backend.name()) + " has nothing to tune in '" + flags.kernels +

@@ -16,8 +16,9 @@ namespace tileskip::cuda {
 inline constexpr std::string_view kModuleSymbol = "tileskip_cuda_module";
 
 // Bumped whenever ModuleInterface or the meaning of its members changes (2: the stamp became
-// core's ModuleStamp; 3: Backend::multiplyInPlace).
-inline constexpr int kModuleAbiVersion = 3;
+// core's ModuleStamp; 3: Backend::multiplyInPlace; 4: Backend::tuning() in place of
+// tuningVariants and useVariant).
+inline constexpr int kModuleAbiVersion = 4;
 
 // Compared by the stub before anything is called.
 using LayoutStamp = ModuleStamp<kModuleAbiVersion, BackendOptions, DeviceInfo, DeviceOperands, KernelInfo, Matrix, Pattern>;

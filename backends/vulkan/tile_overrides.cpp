@@ -30,90 +30,86 @@ bool pipelinedShader(const KernelInfo& kernel) {
   return kernel.structure.loop == MainLoop::DoubleBuffered || kernel.structure.loop == MainLoop::KBlockList;
 }
 
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (std::size_t start = 0;;) {
-    std::size_t end = text.find(separator, start);
-    parts.push_back(trimmed(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
-
-std::string canonicalText(const KernelOverride& o) {
-  std::string text = std::string(o.kernel.id) + "=" + tileNotation(o.kernel.tile);
-  PipelineSwitches defaults;
+const SwitchInfo* findSwitch(std::string_view name) {
   for (const SwitchInfo& s : kSwitches) {
-    if (o.switches.*s.member != defaults.*s.member) {
-      text += ',';  // appended piecewise: GCC 12 warns (-Wrestrict, a false positive) on "," + std::string
-      text += specializationName(s.id);
-      text += o.switches.*s.member ? "=1" : "=0";
-    }
+    if (specializationName(s.id) == name) return &s;
   }
-  return text;
+  return nullptr;
 }
 
-// One kernel's variant: `variant` is the text after "id=" (a tile and/or switches). `source`
-// names where it came from in errors ("TILESKIP_VULKAN_TILES: entry 'id=...'").
-KernelOverride parseVariantOf(std::string_view id, std::string_view variant, const ComputeLimits& limits, const std::string& source) {
-  auto refuse = [&](const std::string& why) { return InputError(source + ": " + why); };
+// Why `kernel` (with `tile`, which may replace the catalogue's) has no switch `name`, or nothing.
+std::optional<std::string> switchProblem(const KernelInfo& kernel, const TileShape& tile, std::string_view name) {
+  const SwitchInfo* known = findSwitch(name);
+  if (known == nullptr) {
+    std::string names;
+    for (const SwitchInfo& s : kSwitches) names += (names.empty() ? "" : ", ") + std::string(specializationName(s.id));
+    return "no switch '" + std::string(name) + "'; the switches are " + names;
+  }
+  if (known->pipelinedOnly ? !pipelinedShader(kernel) : tile.WM == 0) {
+    return "kernel '" + std::string(kernel.id) + "' has no switch '" + std::string(name) + "' (" +
+           (known->pipelinedOnly ? "only pipelined and the warp-uniform skipping kernels do" : "only the warp-tiled kernels do") + ")";
+  }
+  return std::nullopt;
+}
+
+// The catalogue's entry of a kernel whose tile a variant may replace. `refuse` makes the error.
+template <typename Refuse>
+const KernelInfo& tiledKernel(std::string_view id, const Refuse& refuse) {
   const KernelInfo* catalogued = findKernelInfo(id);
   if (catalogued == nullptr) throw refuse("no kernel '" + std::string(id) + "'; the catalogue has: " + catalogueIdList());
   if (catalogued->isBaseline() || catalogued->tile.BM == 0) throw refuse("'" + std::string(id) + "' is not a tiled Vulkan kernel");
-  KernelOverride o{*catalogued, {}, {}};
-  bool tileGiven = false;
-  for (std::string_view item : split(variant, ',')) {
-    if (item.empty()) throw refuse("an empty item");
-    std::size_t is = item.find('=');
-    if (is == std::string_view::npos) {
-      std::optional<TileShape> tile = parseTileNotation(item);
-      if (!tile) throw refuse("'" + std::string(item) + "' is not a tile BMxBNxBK/WMxWN/TMxTN/threads (e.g. 128x128x8/64x64/8x4/128)");
-      if (tileGiven) throw refuse("two tiles");
-      o.kernel.tile = *tile;
-      tileGiven = true;
-      continue;
-    }
-    std::string_view name = trimmed(item.substr(0, is)), value = trimmed(item.substr(is + 1));
-    const SwitchInfo* known = nullptr;
-    std::string names;
-    for (const SwitchInfo& s : kSwitches) {
-      if (specializationName(s.id) == name) known = &s;
-      names += (names.empty() ? "" : ", ") + std::string(specializationName(s.id));
-    }
-    if (known == nullptr) throw refuse("no switch '" + std::string(name) + "'; the switches are " + names);
-    if (known->pipelinedOnly ? !pipelinedShader(o.kernel) : o.kernel.tile.WM == 0) {
-      throw refuse("kernel '" + std::string(id) + "' has no switch '" + std::string(name) + "' (" +
-                   (known->pipelinedOnly ? "only pipelined and the warp-uniform skipping kernels do" : "only the warp-tiled kernels do") + ")");
-    }
-    if (value != "0" && value != "1") throw refuse("switch '" + std::string(name) + "' is 0 or 1, not '" + std::string(value) + "'");
-    o.switches.*known->member = value == "1";
+  return *catalogued;
+}
+
+// The override a variant of `catalogued` makes, its switches already checked, checked as any
+// tile shape from outside the catalogue is.
+template <typename Refuse>
+KernelOverride overrideFrom(const KernelInfo& catalogued, const KernelVariant& variant, const ComputeLimits& limits, const Refuse& refuse) {
+  KernelOverride o{catalogued, {}, {}};
+  if (variant.tile) o.kernel.tile = *variant.tile;
+  for (const VariantSwitch& s : variant.switches) {
+    const SwitchInfo* known = findSwitch(s.name);
+    if (known == nullptr) throw refuse(*switchProblem(o.kernel, o.kernel.tile, s.name));
+    o.switches.*known->member = s.on;
   }
   if (std::optional<std::string> why = tileShapeProblem(o.kernel)) throw refuse(*why);
   if (std::optional<std::string> why = pipelineShapeProblem(o.kernel)) throw refuse(*why);
   if (std::optional<std::string> why = launchProblem(o.kernel, limits)) throw refuse(*why);
-  o.text = canonicalText(o);
+  // Named by its whole tile and the switches away from their defaults, in specialization order.
+  KernelVariant ran{o.kernel.tile, {}};
+  PipelineSwitches defaults;
+  for (const SwitchInfo& s : kSwitches) {
+    if (o.switches.*s.member != defaults.*s.member) ran.switches.push_back({std::string(specializationName(s.id)), o.switches.*s.member});
+  }
+  o.text = std::string(o.kernel.id) + "=" + variantText(ran);
   return o;
 }
 
 KernelOverride parseEntry(std::string_view entry, const ComputeLimits& limits) {
   const std::string source = std::string(kTileOverridesVariable) + ": entry '" + std::string(entry) + "'";
+  auto refuse = [&](const std::string& why) { return InputError(source + ": " + why); };
   std::size_t equals = entry.find('=');
   if (equals == std::string_view::npos) {
     throw InputError(source + ": expected KERNEL=TILE[,SWITCH=0|1...], e.g. pipelined=128x128x8/64x64/8x4/128,prefetch=0");
   }
-  return parseVariantOf(trimmed(entry.substr(0, equals)), entry.substr(equals + 1), limits, source);
+  const KernelInfo& catalogued = tiledKernel(trimmed(entry.substr(0, equals)), refuse);
+  // A switch is checked where it is read, against the tile given before it, if any.
+  KernelVariant variant = parseVariantText(entry.substr(equals + 1), source, [&](std::string_view name, const KernelVariant& readSoFar) {
+    return switchProblem(catalogued, readSoFar.tile.value_or(catalogued.tile), name);
+  });
+  return overrideFrom(catalogued, variant, limits, refuse);
 }
 
 }  // namespace
 
-KernelOverride parseVariant(std::string_view id, std::string_view variant, const ComputeLimits& limits, std::string_view source) {
-  return parseVariantOf(id, variant, limits, std::string(source) + ": '" + std::string(id) + "=" + std::string(variant) + "'");
+KernelOverride resolveVariant(std::string_view id, const KernelVariant& variant, const ComputeLimits& limits, std::string_view source) {
+  const std::string label = std::string(source) + ": '" + std::string(id) + "=" + variantText(variant) + "'";
+  auto refuse = [&](const std::string& why) { return InputError(label + ": " + why); };
+  const KernelInfo& catalogued = tiledKernel(id, refuse);
+  for (const VariantSwitch& s : variant.switches) {
+    if (std::optional<std::string> why = switchProblem(catalogued, variant.tile.value_or(catalogued.tile), s.name)) throw refuse(*why);
+  }
+  return overrideFrom(catalogued, variant, limits, refuse);
 }
 
 std::string_view specializationName(SpecId id) {
@@ -129,7 +125,7 @@ void setSwitches(Specialization& constants, const PipelineSwitches& switches) {
 
 std::vector<KernelOverride> parseTileOverrides(std::string_view text, const ComputeLimits& limits) {
   std::vector<KernelOverride> overrides;
-  for (std::string_view entry : split(text, ';')) {
+  for (std::string_view entry : splitList(text, ';')) {
     if (entry.empty()) continue;
     KernelOverride o = parseEntry(entry, limits);
     if (std::any_of(overrides.begin(), overrides.end(), [&](const KernelOverride& other) { return other.kernel.id == o.kernel.id; })) {
@@ -178,18 +174,21 @@ std::string OverrideTable::describe() const {
   return text;
 }
 
-std::vector<std::string> tuningCandidates(const KernelInfo& kernel, const ComputeLimits& limits) {
+std::vector<KernelVariant> tuningCandidates(const KernelInfo& kernel, const ComputeLimits& limits) {
   if (kernel.isBaseline() || kernel.tile.WM == 0) return {};
+  auto switched = [](SpecId id, bool on) { return KernelVariant{std::nullopt, {{std::string(specializationName(id)), on}}}; };
+  auto tiled = [](std::string_view notation) { return KernelVariant{parseTileNotation(notation), {}}; };
   // What the H200 runs told apart (bench/results/2026-11-22-h200-vulkan-tune.md): the switches,
   // and the shapes that did not spill there; BK = 16 and 256-wide tiles spilled and are left out.
-  std::vector<std::string> tried = pipelinedShader(kernel)
-                                       ? std::vector<std::string>{"branchfree=0", "prefetch=0", "fma=1", "128x128x8/64x32/8x4/256",
-                                                                  "128x64x8/64x32/8x4/128"}
-                                       : std::vector<std::string>{"fma=1", "128x128x8/64x64/8x4/128"};
-  std::vector<std::string> candidates = {""};
-  for (const std::string& variant : tried) {
+  std::vector<KernelVariant> tried =
+      pipelinedShader(kernel)
+          ? std::vector<KernelVariant>{switched(SpecId::FetchEveryStep, false), switched(SpecId::PrefetchFragments, false),
+                                       switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x32/8x4/256"), tiled("128x64x8/64x32/8x4/128")}
+          : std::vector<KernelVariant>{switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x64/8x4/128")};
+  std::vector<KernelVariant> candidates = {KernelVariant{}};
+  for (const KernelVariant& variant : tried) {
     try {
-      parseVariant(kernel.id, variant, limits, "tuning candidate");
+      resolveVariant(kernel.id, variant, limits, "tuning candidate");
       candidates.push_back(variant);
     } catch (const InputError&) {
       // Not for this kernel's structure or this device: not a candidate here.

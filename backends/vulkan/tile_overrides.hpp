@@ -2,8 +2,9 @@
 // the catalogue's tile shape of a kernel and sets the pipelined shaders' structural switches
 // (specialization constants 12-15), e.g.
 //   TILESKIP_VULKAN_TILES="pipelined=128x128x16/64x64/8x4/128,prefetch=0;joint-32x32=fma=1"
-// Entries are separated by ';', an entry is `id=` then, separated by ',', a tile in
-// core/model/tile_layout.hpp's notation and/or `switch=0|1`. Every entry is checked as any tile shape
+// Entries are separated by ';', an entry is `id=` then a variant in core/measure/kernel_variant.hpp's
+// text: separated by ',', a tile in core/model/tile_layout.hpp's notation and/or `switch=0|1`. Every
+// entry, like every variant from the tune cache or `tileskip tune`, is checked as any tile shape
 // from outside the catalogue is, and one that cannot run is bad input naming it; the device line
 // of a report says what was overridden, so a table never passes for the catalogue's.
 #pragma once
@@ -17,6 +18,7 @@
 
 #include "backends/vulkan/limits.hpp"
 #include "backends/vulkan/specialization.hpp"
+#include "core/measure/kernel_variant.hpp"
 #include "core/model/catalogue.hpp"
 
 namespace tileskip::vk {
@@ -46,7 +48,9 @@ void setSwitches(Specialization& constants, const PipelineSwitches& switches);
 struct KernelOverride {
   KernelInfo kernel;           // the catalogue's entry, with the overriding tile where one is given
   PipelineSwitches switches;
-  std::string text;            // "pipelined=128x128x16/64x64/8x4/128,prefetch=0": the tile and every switch not at its default
+  // "pipelined=128x128x16/64x64/8x4/128,prefetch=0": the id and variantText() of the tile and of
+  // every switch not at its default, in specialization order.
+  std::string text;
 };
 
 // The overrides in `text` (the variable's value), each checked against the kernel's structure
@@ -56,11 +60,11 @@ struct KernelOverride {
 // does not have, a value other than 0 or 1, a tile that does not fit. Empty text: none.
 std::vector<KernelOverride> parseTileOverrides(std::string_view text, const ComputeLimits& limits);
 
-// One kernel's variant as `tileskip tune` names it and its cache stores it (the text after
-// "id=" in the variable; "" is the catalogue's own, with no tile and every switch at its
-// default), checked as parseTileOverrides checks an entry. `source` names where it came from in
-// the error ("the tune cache", ...). Throws InputError.
-KernelOverride parseVariant(std::string_view id, std::string_view variant, const ComputeLimits& limits, std::string_view source);
+// One kernel's variant as `tileskip tune` tries it and its cache keeps it (the empty variant is
+// the catalogue's own, every switch at its default), checked as parseTileOverrides checks an
+// entry. `source` names where it came from in the error ("the tune cache FILE", ...), followed
+// by the variant as "id=TEXT". Throws InputError.
+KernelOverride resolveVariant(std::string_view id, const KernelVariant& variant, const ComputeLimits& limits, std::string_view source);
 
 // The override for `kernel` where it is the catalogue's entry (its id, the catalogue's tile and
 // granularities; a test build of the same kernel under another stem counts): a caller that
@@ -82,10 +86,9 @@ struct OverrideTable {
   std::string describe() const;
 };
 
-// The variants `tileskip tune` tries for a kernel (core/measure/tune.hpp): the catalogue's own ("")
-// first, then each switch away from its default and a few other tile shapes, as the text after
-// "id=" in TILESKIP_VULKAN_TILES; only those that can run on a device with these limits. None
-// for a kernel without a warp tile.
-std::vector<std::string> tuningCandidates(const KernelInfo& kernel, const ComputeLimits& limits);
+// The variants `tileskip tune` tries for a kernel (core/measure/tune.hpp): the catalogue's own
+// (empty) first, then each switch away from its default and a few other tile shapes; only those
+// that can run on a device with these limits. None for a kernel without a warp tile.
+std::vector<KernelVariant> tuningCandidates(const KernelInfo& kernel, const ComputeLimits& limits);
 
 }  // namespace tileskip::vk

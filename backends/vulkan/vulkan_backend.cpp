@@ -336,7 +336,7 @@ VulkanBackend::VulkanBackend(const BackendOptions& options) : context_(std::make
       std::map<int, std::vector<KernelOverride>> chosen;
       for (const auto& [sizeClass, choices] : readTuneCache(*cache, tuneCacheKey(name(), context_->device().info()))) {
         for (const auto& [kernel, variant] : choices) {
-          chosen[sizeClass].push_back(parseVariant(kernel, variant, context_->device().limits(), "the tune cache " + cache->string()));
+          chosen[sizeClass].push_back(resolveVariant(kernel, variant, context_->device().limits(), "the tune cache " + cache->string()));
         }
       }
       overrides_->bySizeClass = std::move(chosen);  // all of them or, where one cannot be used, none
@@ -353,24 +353,25 @@ void VulkanBackend::describeDevice() {
   if (std::string note = overrides_->describe(); !note.empty()) device_.api += " (" + note + ")";
 }
 
-std::vector<std::string> VulkanBackend::tuningVariants(const KernelInfo& kernel) const {
+std::vector<KernelVariant> VulkanBackend::variants(const KernelInfo& kernel) const {
   if (!implements(kernel.id)) return {};
-  std::vector<std::string> variants = tuningCandidates(kernel, context_->device().limits());
-  return variants.size() > 1 ? variants : std::vector<std::string>{};
+  std::vector<KernelVariant> variants = tuningCandidates(kernel, context_->device().limits());
+  return variants.size() > 1 ? variants : std::vector<KernelVariant>{};
 }
 
-void VulkanBackend::useVariant(const KernelInfo& kernel, const std::string& variant) {
-  std::vector<std::string> offered = tuningCandidates(kernel, context_->device().limits());
+void VulkanBackend::useVariant(const KernelInfo& kernel, const KernelVariant& variant) {
+  std::vector<KernelVariant> offered = tuningCandidates(kernel, context_->device().limits());
   if (std::find(offered.begin(), offered.end(), variant) == offered.end()) {
     std::string list;
-    for (const std::string& v : offered) list += (list.empty() ? "'" : ", '") + v + "'";
-    throw InputError("vulkan has no variant '" + variant + "' of kernel '" + std::string(kernel.id) + "' on this device; it has " + list);
+    for (const KernelVariant& v : offered) list += (list.empty() ? "'" : ", '") + variantText(v) + "'";
+    throw InputError("vulkan has no variant '" + variantText(variant) + "' of kernel '" + std::string(kernel.id) +
+                     "' on this device; it has " + list);
   }
   // Tuning compares each variant with the catalogue's own, at every size, whatever the cache holds.
   if (!overrides_->everySize) overrides_->everySize.emplace();
   std::vector<KernelOverride>& chosen = *overrides_->everySize;
   std::erase_if(chosen, [&](const KernelOverride& o) { return o.kernel.id == kernel.id; });
-  if (!variant.empty()) chosen.push_back(parseVariant(kernel.id, variant, context_->device().limits(), "tune"));
+  if (!variant.isCatalogue()) chosen.push_back(resolveVariant(kernel.id, variant, context_->device().limits(), "tune"));
   describeDevice();
 }
 

@@ -9,11 +9,12 @@
 
 #include "backends/vulkan/context.hpp"
 #include "backends/vulkan/tile_overrides.hpp"
+#include "core/measure/tune.hpp"
 #include "core/model/backend.hpp"
 
 namespace tileskip::vk {
 
-class VulkanBackend final : public Backend {
+class VulkanBackend final : public Backend, public Tunable {
  public:
   // Throws UnavailableError with a reason (no loader, no device, no subgroup ballot, ...).
   explicit VulkanBackend(const BackendOptions& options);
@@ -24,9 +25,10 @@ class VulkanBackend final : public Backend {
   bool implements(std::string_view kernelId) const override;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
   std::vector<std::string> takeDiagnostics() override { return context_->instance().takeDiagnostics(); }
-  // Tile shapes and shader switches (tile_overrides.hpp), all specialization constants.
-  std::vector<std::string> tuningVariants(const KernelInfo& kernel) const override;
-  void useVariant(const KernelInfo& kernel, const std::string& variant) override;
+  // Tuning: tile shapes and shader switches (tile_overrides.hpp), all specialization constants.
+  Tunable* tuning() override { return this; }
+  std::vector<KernelVariant> variants(const KernelInfo& kernel) const override;
+  void useVariant(const KernelInfo& kernel, const KernelVariant& variant) override;
 
   Context& context() { return *context_; }
 

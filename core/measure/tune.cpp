@@ -34,6 +34,11 @@ ProblemSpec tuningProblem(const KernelInfo& kernel, const TuneOptions& options) 
   return spec;
 }
 
+// "(catalogue)" or the variant's text.
+std::string trialName(const TuneTrial& trial) {
+  return trial.variant.isCatalogue() ? "(catalogue)" : variantText(trial.variant);
+}
+
 // The interquartile range of `times` relative to their median.
 double interquartileSpread(std::vector<double> times) {
   if (times.size() < 2) return 0.0;
@@ -58,7 +63,7 @@ bool winsBeyondSpread(const TuneTrial& variant, const TuneTrial& catalogue, doub
 }
 
 std::string describeTrial(const std::string& kernel, const TuneTrial& trial) {
-  std::string line = kernel + " " + (trial.variant.empty() ? "(catalogue)" : trial.variant) + ": ";
+  std::string line = kernel + " " + trialName(trial) + ": ";
   if (!trial.verified) return line + "FAILED: " + trial.failure;
   return line + "verified, median " + fixed(trial.medianMs, 3) + " ms, spread " + fixed(trial.spread * 100.0, 1) + " %";
 }
@@ -82,12 +87,14 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
   report.device = backend.device().describe();
   report.cacheKey = tuneCacheKey(backend.name(), backend.device());
   report.size = options.size;
+  Tunable* tunable = backend.tuning();
+  if (tunable == nullptr) return report;  // its kernels' shapes are fixed when it is built
   const bool isGpu = backend.device().isGpu;
   int steps = 0;
-  for (const KernelInfo* kernel : kernels) steps += static_cast<int>(backend.tuningVariants(*kernel).size()) * options.rounds;
+  for (const KernelInfo* kernel : kernels) steps += static_cast<int>(tunable->variants(*kernel).size()) * options.rounds;
   ProgressMeter meter(steps, progress);
   for (const KernelInfo* kernel : kernels) {
-    std::vector<std::string> variants = backend.tuningVariants(*kernel);
+    std::vector<KernelVariant> variants = tunable->variants(*kernel);
     if (variants.empty()) continue;
     ProblemSpec spec = tuningProblem(*kernel, options);
     ProblemData data = generateProblem(spec);
@@ -95,7 +102,7 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
     TuneResult result;
     result.kernel = kernel->id;
     result.problem = spec.describe();
-    for (const std::string& variant : variants) result.trials.push_back({variant, false, {}, 0.0, 0.0});
+    for (const KernelVariant& variant : variants) result.trials.push_back({variant, false, {}, 0.0, 0.0});
     std::vector<std::vector<double>> roundMedians(result.trials.size());
     // Every variant on one upload, in rounds that alternate them: a GPU whose speed drifts
     // between uploads or over seconds (bench/NOTES.md, step 6) then slows all variants of a
@@ -105,10 +112,10 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
       for (std::size_t index = 0; index < result.trials.size(); ++index) {
         TuneTrial& trial = result.trials[index];
         if (round > 0 && !trial.verified) continue;
-        meter.begin(std::string(kernel->id) + " " + (trial.variant.empty() ? "(catalogue)" : trial.variant) + ", round " +
+        meter.begin(std::string(kernel->id) + " " + trialName(trial) + ", round " +
                     std::to_string(round + 1) + " of " + std::to_string(options.rounds));
         try {
-          backend.useVariant(*kernel, trial.variant);
+          tunable->useVariant(*kernel, trial.variant);
           onDevice->prepare(*kernel);
           if (round == 0) {
             onDevice->poisonC();
@@ -154,7 +161,7 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
       result.chosen = best->variant;
       result.chosenMs = best->medianMs;
     }
-    backend.useVariant(*kernel, result.chosen);
+    tunable->useVariant(*kernel, result.chosen);
     report.results.push_back(std::move(result));
   }
   return report;
@@ -171,7 +178,7 @@ std::string formatTuneTable(const TuneReport& report) {
   for (const TuneResult& r : report.results) {
     for (const TuneTrial& t : r.trials) {
       std::string ratio = t.verified && t.medianMs > 0.0 && r.catalogueMs > 0.0 ? fixed(r.catalogueMs / t.medianMs, 3) + "x" : "-";
-      cells.push_back({r.kernel, t.variant.empty() ? "(catalogue)" : t.variant,
+      cells.push_back({r.kernel, trialName(t),
                        t.verified ? "yes" : "FAILED: " + t.failure, t.verified ? fixed(t.medianMs, 3) : "-",
                        t.verified ? fixed(t.spread * 100.0, 1) + " %" : "-", ratio,
                        t.variant == r.chosen && t.verified ? "<-" : ""});
@@ -207,8 +214,21 @@ int tuneSizeClass(int m, int n, int k) {
 
 namespace {
 
-constexpr const char* kCacheFormat = "tileskip-tune-2";
-constexpr const char* kFirstCacheFormat = "tileskip-tune-1";  // one entry per device, no size classes
+// Ordered: a variant's switches read back in the order they were written, and the file's entries too.
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kSecondCacheFormat = "tileskip-tune-2";  // by size class; variants as text
+constexpr const char* kFirstCacheFormat = "tileskip-tune-1";   // one entry per device, no size classes
+
+// A tile's fields in the cache, in tileNotation()'s order, and their bound (parseTileNotation's).
+constexpr std::pair<const char*, int TileShape::*> kTileFields[] = {
+    {"BM", &TileShape::BM}, {"BN", &TileShape::BN}, {"BK", &TileShape::BK}, {"WM", &TileShape::WM},
+    {"WN", &TileShape::WN}, {"TM", &TileShape::TM}, {"TN", &TileShape::TN}, {"threads", &TileShape::threads}};
+constexpr long long kLargestTileField = 1'000'000;
+
+InputError notACache(const std::filesystem::path& file, const std::string& why) {
+  return InputError(file.string() + ": not a tileskip tune cache (" + why + "); remove it or set " + kTuneCacheVariable + "=off");
+}
 
 // A size class as the cache writes it ("4096"), or 0 for anything else.
 int parseSizeClass(const std::string& text) {
@@ -217,12 +237,65 @@ int parseSizeClass(const std::string& text) {
   return value > 0 && std::has_single_bit(static_cast<unsigned>(value)) ? value : 0;
 }
 
-nlohmann::json readCacheFile(const std::filesystem::path& file) {
+Json variantJson(const KernelVariant& variant) {
+  Json json = Json::object();
+  if (variant.tile) {
+    Json tile = Json::object();
+    for (const auto& [name, field] : kTileFields) tile[name] = (*variant.tile).*field;
+    json["tile"] = std::move(tile);
+  }
+  if (!variant.switches.empty()) {
+    Json switches = Json::object();
+    for (const VariantSwitch& s : variant.switches) switches[s.name] = s.on;
+    json["switches"] = std::move(switches);
+  }
+  return json;
+}
+
+// The variant of a cache entry in the current format; `where` names the entry in errors.
+KernelVariant variantFromJson(const Json& json, const std::filesystem::path& file, const std::string& where) {
+  auto refuse = [&](const std::string& why) { return notACache(file, where + ": " + why); };
+  if (!json.is_object()) throw refuse("a variant is an object of \"tile\" and \"switches\", not " + json.dump());
+  KernelVariant variant;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "tile") {
+      if (!value.is_object()) throw refuse("\"tile\" is an object of BM, BN, BK, WM, WN, TM, TN and threads, not " + value.dump());
+      TileShape tile;
+      for (const auto& [name, field] : kTileFields) {
+        if (!value.contains(name)) throw refuse("the tile has no " + std::string(name));
+        const Json& number = value.at(name);
+        if (!number.is_number_integer() || number.get<long long>() < 0 || number.get<long long>() > kLargestTileField) {
+          throw refuse("tile field " + std::string(name) + " is a whole number from 0 to 1000000, not " + number.dump());
+        }
+        tile.*field = number.get<int>();
+      }
+      for (const auto& [name, number] : value.items()) {
+        if (std::none_of(std::begin(kTileFields), std::end(kTileFields), [&](const auto& f) { return name == f.first; })) {
+          throw refuse("a tile has no field \"" + name + "\" (it has BM, BN, BK, WM, WN, TM, TN and threads)");
+        }
+      }
+      variant.tile = tile;
+    } else if (key == "switches") {
+      if (!value.is_object()) throw refuse("\"switches\" is an object of true or false by name, not " + value.dump());
+      for (const auto& [name, on] : value.items()) {
+        if (!on.is_boolean()) throw refuse("switch '" + name + "' is true or false, not " + on.dump());
+        variant.switches.push_back({name, on.get<bool>()});
+      }
+    } else {
+      throw refuse("a variant has \"tile\" and \"switches\", not \"" + key + "\"");
+    }
+  }
+  return variant;
+}
+
+// The cache in the current format, every variant checked; an older format converted, its
+// variants' text parsed. An empty cache where the file does not exist.
+Json readCacheFile(const std::filesystem::path& file) {
   // The file's type first: a folder cannot be read as one, and opening a FIFO would block
   // every Vulkan command until someone writes to it.
   std::error_code ec;
   std::filesystem::file_status status = std::filesystem::status(file, ec);
-  if (!std::filesystem::exists(status)) return {{"format", kCacheFormat}, {"devices", nlohmann::json::object()}};  // none yet
+  if (!std::filesystem::exists(status)) return {{"format", kTuneCacheFormat}, {"devices", Json::object()}};  // none yet
   if (!std::filesystem::is_regular_file(status)) {
     std::string what = std::filesystem::is_directory(status) ? "a folder"
                        : std::filesystem::is_fifo(status)    ? "a FIFO"
@@ -232,67 +305,69 @@ nlohmann::json readCacheFile(const std::filesystem::path& file) {
   }
   std::ifstream in(file);
   if (!in) throw InputError(file.string() + ": cannot read the tune cache; set " + std::string(kTuneCacheVariable) + "=off");
-  nlohmann::json cache;
+  Json cache;
   try {
-    cache = nlohmann::json::parse(in);
+    cache = Json::parse(in);
   } catch (const std::exception& e) {  // nlohmann's errors, and a stream that fails while read
-    throw InputError(file.string() + ": not a tileskip tune cache (" + e.what() + "); remove it or set " +
-                     kTuneCacheVariable + "=off");
+    throw notACache(file, e.what());
   }
   const std::string format = cache.is_object() && cache.contains("format") && cache["format"].is_string()
                                  ? cache["format"].get<std::string>()
                                  : std::string();
-  bool wellFormed = (format == kCacheFormat || format == kFirstCacheFormat) && cache.contains("devices") &&
-                    cache["devices"].is_object();
-  if (wellFormed) {
-    for (auto& [key, entry] : cache["devices"].items()) {
-      // The first format's entry is one size's choices: it becomes that size's class.
-      if (format == kFirstCacheFormat && entry.is_object() && entry.contains("size") && entry["size"].is_number_integer()) {
-        const int size = entry["size"].get<int>();
-        if (size > 0) entry = {{"size_classes", {{std::to_string(tuneSizeClass(size, size, size)), entry}}}};
+  const InputError malformed = notACache(file, "expected {\"format\": \"" + std::string(kTuneCacheFormat) + "\", \"devices\": {...}}");
+  if ((format != kTuneCacheFormat && format != kSecondCacheFormat && format != kFirstCacheFormat) || !cache.contains("devices") ||
+      !cache["devices"].is_object()) {
+    throw malformed;
+  }
+  for (auto& [key, entry] : cache["devices"].items()) {
+    // The first format's entry is one size's choices: it becomes that size's class.
+    if (format == kFirstCacheFormat && entry.is_object() && entry.contains("size") && entry["size"].is_number_integer()) {
+      const int size = entry["size"].get<int>();
+      if (size > 0) entry = {{"size_classes", {{std::to_string(tuneSizeClass(size, size, size)), entry}}}};
+    }
+    if (!entry.is_object() || !entry.contains("size_classes") || !entry["size_classes"].is_object()) throw malformed;
+    for (auto& [sizeClass, choices] : entry["size_classes"].items()) {
+      if (parseSizeClass(sizeClass) == 0 || !choices.is_object() || !choices.contains("variants") || !choices["variants"].is_object()) {
+        throw malformed;
       }
-      if (!entry.is_object() || !entry.contains("size_classes") || !entry["size_classes"].is_object()) {
-        wellFormed = false;
-        continue;
-      }
-      for (const auto& [sizeClass, choices] : entry["size_classes"].items()) {
-        if (parseSizeClass(sizeClass) == 0 || !choices.is_object() || !choices.contains("variants") ||
-            !choices["variants"].is_object()) {
-          wellFormed = false;
+      for (auto& [kernel, variant] : choices["variants"].items()) {
+        const std::string where = "device '" + key + "', size class " + sizeClass + ", kernel '" + kernel + "'";
+        if (format == kTuneCacheFormat) {
+          variantFromJson(variant, file, where);
           continue;
         }
-        for (const auto& [kernel, variant] : choices["variants"].items()) {
-          if (!variant.is_string()) wellFormed = false;
+        // The older formats wrote a variant as its text: parsed once here, written back typed.
+        if (!variant.is_string()) throw notACache(file, where + ": a variant in format " + format + " is text, not " + variant.dump());
+        try {
+          variant = variantJson(parseVariantText(variant.get<std::string>(), "'" + variant.get<std::string>() + "'"));
+        } catch (const InputError& e) {
+          throw notACache(file, where + ": " + e.what());
         }
       }
     }
   }
-  if (!wellFormed) {
-    throw InputError(file.string() + ": not a tileskip tune cache (expected {\"format\": \"" + std::string(kCacheFormat) + "\", \"devices\": {...}}); "
-                     "remove it or set " + std::string(kTuneCacheVariable) + "=off");
-  }
-  cache["format"] = kCacheFormat;
+  cache["format"] = kTuneCacheFormat;
   return cache;
 }
 
 }  // namespace
 
 std::map<int, TuneChoices> readTuneCache(const std::filesystem::path& file, const std::string& key) {
-  nlohmann::json cache = readCacheFile(file);
+  Json cache = readCacheFile(file);
   std::map<int, TuneChoices> classes;
   if (!cache["devices"].contains(key)) return classes;
   for (const auto& [sizeClass, choices] : cache["devices"][key]["size_classes"].items()) {
     TuneChoices& chosen = classes[parseSizeClass(sizeClass)];
-    for (const auto& [kernel, variant] : choices["variants"].items()) chosen[kernel] = variant.get<std::string>();
+    for (const auto& [kernel, variant] : choices["variants"].items()) chosen[kernel] = variantFromJson(variant, file, kernel);
   }
   return classes;
 }
 
 void writeTuneCache(const std::filesystem::path& file, const TuneReport& report) {
-  nlohmann::json cache = readCacheFile(file);
-  nlohmann::json variants = nlohmann::json::object(), measured = nlohmann::json::object();
+  Json cache = readCacheFile(file);
+  Json variants = Json::object(), measured = Json::object();
   for (const TuneResult& r : report.results) {
-    if (!r.chosen.empty()) variants[r.kernel] = r.chosen;
+    if (!r.chosen.isCatalogue()) variants[r.kernel] = variantJson(r.chosen);
     measured[r.kernel] = {{"catalogue_ms", r.catalogueMs}, {"chosen_ms", r.chosenMs}, {"problem", r.problem}};
   }
   const int sizeClass = tuneSizeClass(report.size, report.size, report.size);

@@ -1,7 +1,8 @@
 // Tuning per device: a backend offers variants of a kernel it can run without a rebuild (the
-// Vulkan backend: other tile shapes and shader switches, as specialization constants); tuning
-// verifies and times each on this device, keeps the fastest, and caches the choice per device
-// and driver, where the backend finds it the next time it opens that device.
+// Vulkan backend: other tile shapes and shader switches, as specialization constants) through
+// its Tunable; tuning verifies and times each on this device, keeps the fastest, and caches the
+// choice per device, driver and size class, where the backend finds it the next time it opens
+// that device.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +12,24 @@
 #include <string>
 #include <vector>
 
-#include "core/model/backend.hpp"
 #include "core/measure/bench.hpp"
+#include "core/measure/kernel_variant.hpp"
+#include "core/model/backend.hpp"
 
 namespace tileskip {
+
+// What a backend offers tuning, reached through Backend::tuning(): run-time variants of its
+// kernels. A backend whose kernels' shapes are fixed when it is built has none (tuning() is null).
+class Tunable {
+ public:
+  virtual ~Tunable() = default;
+  // The variants of `kernel` this backend can run on this device without a rebuild, the
+  // catalogue's own (an empty variant) first; none where the kernel has no other.
+  virtual std::vector<KernelVariant> variants(const KernelInfo& kernel) const = 0;
+  // Runs `kernel` as `variant` from now on, in problems already uploaded too. Throws InputError
+  // for a variant that is not one of variants(kernel).
+  virtual void useVariant(const KernelInfo& kernel, const KernelVariant& variant) = 0;
+};
 
 struct TuneOptions {
   int size = 4096;  // M = N = K
@@ -29,7 +44,7 @@ struct TuneOptions {
 };
 
 struct TuneTrial {
-  std::string variant;  // "" is the catalogue's own
+  KernelVariant variant;  // empty: the catalogue's own
   bool verified = false;
   std::string failure;  // why it was not timed (does not verify, cannot run here)
   double medianMs = 0.0;  // of its timed runs, in its best round
@@ -48,7 +63,7 @@ struct TuneResult {
   std::string kernel;
   std::string problem;  // what it was timed on: dense kernels on dense inputs, skipping kernels on block-aligned zeros
   std::vector<TuneTrial> trials;
-  std::string chosen;  // the variant kept ("" where the catalogue's won)
+  KernelVariant chosen;  // the variant kept (empty where the catalogue's won)
   double catalogueMs = 0.0, chosenMs = 0.0;
 };
 
@@ -60,7 +75,8 @@ struct TuneReport {
 };
 
 // Tunes each kernel of `kernels` that has variants on `backend`, leaving the backend running
-// the chosen ones. Kernels without variants are left out of the report.
+// the chosen ones. Kernels without variants are left out of the report: all of them on a
+// backend without tuning.
 TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kernels, const TuneOptions& options,
                    const ProgressCallback& progress = {});
 
@@ -74,7 +90,7 @@ std::string formatTuneTable(const TuneReport& report);
 int tuneSizeClass(int m, int n, int k);
 
 // Kernel id -> variant for one size class (the catalogue's own are not listed).
-using TuneChoices = std::map<std::string, std::string>;
+using TuneChoices = std::map<std::string, KernelVariant>;
 
 // ---- The cache: one JSON file for every backend and device tuned on this machine.
 
@@ -88,14 +104,26 @@ std::optional<std::filesystem::path> tuneCachePath();
 // H200 | NVIDIA 580.159.04"). Another driver compiles shaders differently: it gets its own.
 std::string tuneCacheKey(std::string_view backend, const DeviceInfo& device);
 
+// The file (format "tileskip-tune-3"):
+//   {"format": "tileskip-tune-3", "devices": {KEY: {"size_classes": {"4096": {
+//      "date": ..., "size": 4096, "measured": {KERNEL: {"catalogue_ms", "chosen_ms", "problem"}},
+//      "variants": {KERNEL: {"tile": {"BM": 128, "BN": 128, "BK": 8, "WM": 64, "WN": 32,
+//                                     "TM": 8, "TN": 4, "threads": 256},
+//                            "switches": {"prefetch": false}}}}}}}}
+// A variant names only what differs from the catalogue: "tile" (all eight fields, whole numbers
+// up to 1000000) and "switches" (booleans) are each left out where it has none.
+inline constexpr const char* kTuneCacheFormat = "tileskip-tune-3";
+
 // The choices cached for `key`, by size class; empty where the file or the key is missing. Reads
-// the first format too (one entry per key, tuned at one size: the class of that size). Throws
-// InputError naming the file for one that is not a tune cache.
+// the two older formats too, whose variants are variantText(): "tileskip-tune-2" (by size class)
+// and "tileskip-tune-1" (one entry per key, tuned at one size: the class of that size). Throws
+// InputError naming the file for one that is not a tune cache (not JSON, a field of the wrong
+// type, a variant whose text does not parse).
 std::map<int, TuneChoices> readTuneCache(const std::filesystem::path& file, const std::string& key);
 
-// Replaces the entry of the report's key and size class (other keys and classes are kept),
-// written atomically in the second format; creates the folder. Throws InputError when the file
-// cannot be written or is not a tune cache.
+// Replaces the entry of the report's key and size class (other keys and classes are kept, those
+// of an older format converted), written atomically in the current format; creates the folder.
+// Throws InputError when the file cannot be written or is not a tune cache.
 void writeTuneCache(const std::filesystem::path& file, const TuneReport& report);
 
 }  // namespace tileskip

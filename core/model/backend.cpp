@@ -19,14 +19,6 @@ std::vector<const KernelInfo*> Backend::kernels() const {
   return list;
 }
 
-std::vector<std::string> Backend::tuningVariants(const KernelInfo&) const { return {}; }
-
-void Backend::useVariant(const KernelInfo& kernel, const std::string& variant) {
-  if (variant.empty()) return;  // the catalogue's own: what runs anyway
-  throw InputError("backend " + std::string(name()) + " has no variant '" + variant + "' of kernel '" + std::string(kernel.id) +
-                   "': its kernels' shapes are compiled in");
-}
-
 double Backend::multiplyInPlace(const KernelInfo&, const DeviceOperands&) {
   throw UnavailableError("backend " + std::string(name()) +
                          " multiplies host arrays only; device tensors in place need the cuda backend");

@@ -17,6 +17,8 @@
 
 namespace tileskip {
 
+class Tunable;  // core/measure/tune.hpp
+
 struct DeviceInfo {
   std::string name;    // "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)", the host CPU
   std::string driver;  // "580.159.04", "Mesa 22.3.6"
@@ -94,13 +96,10 @@ class Backend {
   // Messages the driver or validation layers reported since the last call (and clears them).
   virtual std::vector<std::string> takeDiagnostics() { return {}; }
 
-  // Tuning (core/measure/tune.hpp). The variants of `kernel` this backend can run on this device without
-  // a rebuild, each a text the backend reads ("" is the catalogue's own and comes first); none
-  // where the kernel has no other (the CUDA kernels' shapes are compiled in).
-  virtual std::vector<std::string> tuningVariants(const KernelInfo& kernel) const;
-  // Runs `kernel` as `variant` from now on, in problems already uploaded too. Throws InputError
-  // for a variant that is not one of tuningVariants(kernel).
-  virtual void useVariant(const KernelInfo& kernel, const std::string& variant);
+  // Run-time variants of its kernels for `tileskip tune` (core/measure/tune.hpp), or null where
+  // its kernels' shapes are fixed when it is built (the default: cpu, and cuda, whose shapes are
+  // template arguments compiled in).
+  virtual Tunable* tuning() { return nullptr; }
 
   // C = A·B with `kernel` on operands that already live on this backend's device, nothing copied
   // (the patterns a skipping kernel needs are built there first). Returns the kernel's device

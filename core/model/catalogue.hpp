@@ -39,6 +39,7 @@ struct TileShape {
   int WM = 0, WN = 0;
   int TM = 0, TN = 0;
   int threads = 0;
+  bool operator==(const TileShape&) const = default;
 };
 
 // How the threads of a block (invocations of a workgroup) share out the block tile's outputs.
