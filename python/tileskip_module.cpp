@@ -128,11 +128,16 @@ py::list takeDiagnostics(Backend& backend) {
 }
 
 py::dict matmul(const py::array& aArray, const py::array& bArray, const std::string& kernelName,
-                const std::optional<std::string>& backendName, bool verify, int device) {
+                const std::optional<std::string>& backendName, const std::string& dtype, bool verify, int device) {
   std::vector<std::string> notes;
+  const DType inputs = parseDType(dtype);
   Matrix a = toMatrix(aArray, "A", notes);
   Matrix b = toMatrix(bArray, "B", notes);
   checkMultiplicable(a, b);
+  // Rounded once: the kernel, auto and the reference see the same values (core/model/problem.hpp).
+  for (const auto& [matrix, name] : {std::pair{&a, "A"}, std::pair{&b, "B"}}) {
+    if (std::string note = roundOperand(*matrix, inputs, name); !note.empty()) notes.push_back(note);
+  }
   if (kernelName != "auto" && (kernelName == "all" || parseKernelList(kernelName).size() != 1)) {
     throw InputError("kernel '" + kernelName + "': matmul multiplies with one kernel; give a single id or auto");
   }
@@ -147,13 +152,14 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
     py::gil_scoped_release release;
     if (kernelName == "auto") {
       ProblemSpec spec;
+      spec.dtype = inputs;
       const Recommendation choice = chooseAuto(backend, a, b, spec);
       kernel = choice.kernel;
       autoReason = choice.reason;
     } else {
-      kernel = selectKernels(kernelName, backend, true).front();
+      kernel = selectKernels(kernelName, backend, true, inputs).front();
     }
-    std::unique_ptr<DeviceProblem> onDevice = backend.upload(a, b);
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(a, b, inputs);
     prepareMs = onDevice->prepare(*kernel);
     onDevice->poisonC();  // an element the kernel fails to write fails verification
     ms = onDevice->run(*kernel);
@@ -407,6 +413,11 @@ py::list listKernels() {
     row["divergent"] = k.divergent();
     row["skips"] = k.skips();
     row["baseline"] = k.isBaseline();
+    py::list dtypes;
+    for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
+      if (k.takes(type)) dtypes.append(std::string(dtypeName(type)));
+    }
+    row["dtypes"] = dtypes;
     const TileShape& t = k.tile;
     py::dict tile;
     tile["BM"] = t.BM, tile["BN"] = t.BN, tile["BK"] = t.BK, tile["WM"] = t.WM, tile["WN"] = t.WN;
@@ -479,8 +490,8 @@ PYBIND11_MODULE(_tileskip, module) {
           "granularity", [](const ProblemSpec& s) { return s.options.granularity; },
           [](ProblemSpec& s, int g) { s.options.granularity = g; });
 
-  module.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("verify"),
-             py::arg("device"));
+  module.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("dtype"),
+             py::arg("verify"), py::arg("device"));
   module.def("matmul_device", &matmulDevice, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"),
              py::arg("stream"), py::arg("device"));
   module.def("inspect", &inspect, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"),

@@ -40,6 +40,8 @@ class FakeProblem final : public DeviceProblem {
   FakeProblem(const Matrix& a, const Matrix& b, const FakeFaults& faults, int& runs, const std::string& pipelinedVariant)
       : a_(a), b_(b), c_(a.rows(), b.cols()), faults_(faults), runs_(runs), pipelinedVariant_(pipelinedVariant) {}
 
+  DType inputs_ = DType::Fp32;  // the problem's --dtype: a kernel that does not take it is refused
+
   double prepare(const KernelInfo& kernel) override {
     if (kernel.usesAPattern()) aPattern_ = buildAPattern(a_, kernel.aRowGranularity);
     if (kernel.usesBPattern()) bPattern_ = buildBPattern(b_, kernel.bColGranularity);
@@ -50,6 +52,7 @@ class FakeProblem final : public DeviceProblem {
   void poisonC() override { c_.fill(std::numeric_limits<float>::quiet_NaN()); }
 
   double run(const KernelInfo& kernel) override {
+    requireInputs(kernel, inputs_);
     ++runs_;
     constexpr double kClockRampStep = 0.975;
     const double slower = faults_.clockRamp ? std::max(1.0, 5.0 * std::pow(kClockRampStep, runs_ - 1)) : 1.0;
@@ -123,9 +126,12 @@ class FakeBackend final : public Backend, public Tunable {
     return id == "warptile" || id == "pipelined" || id == "joint-8x32" || id == "joint-32x32" || id == "joint-64x32" ||
            id == "a-warp" || id == "b-group8" || id == "cpu" || id == "cublas";
   }
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
+  using Backend::upload;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
     checkMultiplicable(a, b);
-    return std::make_unique<FakeProblem>(a, b, faults_, runs_, pipelinedVariant_);
+    auto problem = std::make_unique<FakeProblem>(a, b, faults_, runs_, pipelinedVariant_);
+    problem->inputs_ = inputs;
+    return problem;
   }
   Tunable* tuning() override { return faults_.pipelinedVariants || faults_.noisyVariant ? this : nullptr; }
   // The switch `name` on: "fast", "slow", ...

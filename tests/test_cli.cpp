@@ -130,7 +130,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bench --backend cpu --suite headline --out h.csv", 2, "writes a table or JSON, not CSV"},
         BadInput{"bench --backend cpu --size 64 --fail-on-target", 2, "--fail-on-target goes with --suite headline"},
         BadInput{"bench --backend cpu --size 64 --require cpu,tpu", 2, "'tpu' is not a backend"},
-        BadInput{"tune --backend vulkan --require gpu", 2, "'gpu' is not a backend"}));
+        BadInput{"tune --backend vulkan --require gpu", 2, "'gpu' is not a backend"},
+        // issue 13: the inputs' precision
+        BadInput{"bench --backend cpu --size 8 --dtype fp64", 2, "unknown dtype 'fp64'; choose one of fp32, tf32, fp16, bf16"},
+        BadInput{"bench --backend cpu --size 8 --kernel cpu --dtype bf16", 2, "kernel 'cpu' takes fp32 inputs, not bf16"},
+        BadInput{"bench --backend cpu --size 8 --dtype fp16", 2, "no selected kernel that takes fp16 inputs"},
+        BadInput{"bench --backend cpu --suite headline --dtype bf16", 2, "--dtype goes with a single problem"},
+        BadInput{"verify --backend cpu --dtype fp8", 2, "unknown dtype 'fp8'"},
+        BadInput{"verify --backend cpu --kernel cpu --dtype fp16", 2, "kernel 'cpu' takes fp32 inputs, not fp16"},
+        BadInput{"inspect --backend cpu --size 8 --dtype tf32", 2, "backend cpu has no kernel that takes tf32 inputs"},
+        BadInput{"run --a a.npy --b b.npy --out c.npy --dtype half", 2, "unknown dtype 'half'"}));
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "list", "bench", "verify", "gen", "run"}) {

@@ -14,6 +14,7 @@
 
 #include "backends/cuda/kernel_table.cuh"
 #include "core/model/catalogue.hpp"
+#include "core/model/dtype.hpp"
 #include "core/model/pattern.hpp"
 #include "core/model/tile_layout.hpp"
 #include "core/measure/verify_suite.hpp"
@@ -166,6 +167,8 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
     const int m = t.BM, n = t.BN, k = kKBlock;
     std::vector<float> a(static_cast<std::size_t>(m) * k, 1.0f), b(static_cast<std::size_t>(k) * n, 1.0f);
     std::vector<float> c(static_cast<std::size_t>(m) * n, std::nanf(""));
+    // The tensor-core kernels read A and B as 16-bit words (ones, exactly).
+    const std::vector<std::uint16_t> aHalf(a.size(), halfBits(DType::Fp16, 1.0f)), bHalf(b.size(), halfBits(DType::Fp16, 1.0f));
     std::vector<std::uint8_t> aPattern(patternBytes(m, k, std::max(kernel.aRowGranularity, 1)), 0x7F);
     std::vector<std::uint8_t> bPattern(patternBytes(n, k, std::max(kernel.bColGranularity, 1)), 0x7F);
     unsigned tileQueue[2] = {0u, 0u};
@@ -176,6 +179,8 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
         [&] {
           if (entry->dense != nullptr) {
             entry->dense(a.data(), b.data(), c.data(), m, n, k);
+          } else if (entry->fp16 != nullptr) {
+            entry->fp16(aHalf.data(), bHalf.data(), c.data(), m, n, k);
           } else {
             entry->skipping(a.data(), b.data(), c.data(), m, n, k, aPattern.data(), bPattern.data(), tileQueue);
           }

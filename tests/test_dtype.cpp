@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/model/dtype.hpp"
+#include "core/model/matrix.hpp"
 #include "core/model/error.hpp"
 
 using namespace tileskip;

@@ -53,7 +53,7 @@ TEST(Catalogue, NumbersAndStemsFollowTheRowAndSortInReadingOrder) {
 TEST(TileLayout, EveryCatalogueTwinHasAConsistentShape) {
   for (const KernelInfo& k : twinKernels()) {
     EXPECT_EQ(tileShapeProblem(k), std::nullopt) << k.id;
-    if (k.tile.WM == 0) continue;
+    if (!k.hasWarpTile()) continue;
     WarpLayout w = warpLayout(k);
     EXPECT_EQ(w.laneRows * w.laneCols, kWarpLanes) << k.id;
     EXPECT_EQ(w.iterM * w.subM, k.tile.WM) << k.id;

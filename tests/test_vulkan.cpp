@@ -191,9 +191,14 @@ TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
   ComputeLimits nvidia = lavapipe;
   nvidia.maxSharedBytes = 48 * 1024;
   for (const KernelInfo& k : twinKernels()) {
-    EXPECT_EQ(launchProblem(k, lavapipe), std::nullopt) << k.id;
+    // lavapipe runs a tensor-core kernel only in its emulated build (testing_emulated_<stem>).
+    KernelInfo onLavapipe = k;
+    if (k.usesTensorCores()) onLavapipe.stem = "testing_emulated_k13_mma";
+    EXPECT_EQ(launchProblem(onLavapipe, lavapipe), std::nullopt) << k.id;
     EXPECT_EQ(launchProblem(k, nvidia), std::nullopt) << k.id;
   }
+  EXPECT_GT(kernelSharedBytes(kernelInfo("mma")), static_cast<std::uint64_t>(kernelInfo("mma").stagedSharedBytes()))
+      << "the native build's per-warp scratch for C";
 }
 
 TEST(VulkanLimits, ATileBeyondSharedMemoryOrInvocationsIsRefusedWithTheNumbers) {
@@ -666,6 +671,44 @@ TEST(VulkanDevice, TheSkipIsRightWhereASubgroupSpansTwoWarps) {
   for (const VerifyResult& r : verifyOn(backend, spanning, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
 }
 
+// The tensor-core kernel's GLSL twin in its emulated build (shaders/tileskip_mma.glsl): the
+// staging, the stage ring, the indexing and the edges of k13_mma.comp, on any device with fp16
+// (lavapipe in CI), on every case of the suite and with the validation layers on.
+TEST(VulkanDevice, TheTensorCoreKernelPassesTheVerifySuiteOnEmulatedCooperativeMatrices) {
+  VULKAN_OR_SKIP(backend, true);
+  if (!backend.context().device().limits().halfArithmetic) GTEST_SKIP() << "no fp16 in shaders on " << backend.device().name;
+  KernelInfo emulated = kernelInfo("mma");
+  emulated.stem = "testing_emulated_k13_mma";
+  std::vector<VerifyResult> results = verifyOn(backend, emulated, false);
+  ASSERT_FALSE(results.empty());
+  for (const VerifyResult& r : results) {
+    EXPECT_EQ(r.inputs, DType::Fp16) << "the Vulkan twin takes fp16 only";
+    EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
+  }
+  EXPECT_TRUE(backend.takeDiagnostics().empty());
+}
+
+// Where the device has no cooperative matrix (lavapipe), the native kernel is not offered and a
+// run of it says what is missing; bf16 is refused for the Vulkan twin on any device.
+TEST(VulkanDevice, TheTensorCoreKernelSaysWhatItNeeds) {
+  VULKAN_OR_SKIP(backend, false);
+  const KernelInfo& mma = kernelInfo("mma");
+  EXPECT_FALSE(backend.takes(mma, DType::Bf16));
+  EXPECT_FALSE(backend.takes(mma, DType::Fp32));
+  if (backend.context().device().limits().cooperativeMatrix) GTEST_SKIP() << backend.device().name << " has cooperative matrices";
+  EXPECT_FALSE(backend.implements("mma"));
+  Matrix a(16, 16), b(16, 16);
+  a.fill(1.0f);
+  b.fill(1.0f);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(a, b, DType::Fp16);
+  try {
+    onDevice->run(mma);
+    ADD_FAILURE() << "ran the native tensor-core kernel without cooperative matrices";
+  } catch (const UnavailableError& e) {
+    EXPECT_NE(std::string(e.what()).find("VK_NV_cooperative_matrix"), std::string::npos) << e.what();
+  }
+}
+
 // The GLSL twins put each output in the invocation that threadOutputs() names, the rule the CUDA
 // twins follow too (LaneMap.CudaKernelsInEmulation...). Each kernel's testing_lanes_ build
 // stores its invocation index instead of the product; one workgroup's tile shows the map. A's
@@ -680,7 +723,11 @@ TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
     const TileShape& t = kernel.tile;
     ProblemData data{generate("uniform", Operand::A, t.BM, kKBlock, 1.0, 1), generate("uniform", Operand::B, kKBlock, t.BN, 1.0, 2)};
     for (int row = 0; row < t.BM; ++row) data.a(row, kKBlock - 1) = 0.0f;
-    std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+    // A tensor-core kernel takes fp16 (its probe build emulates the cooperative matrices).
+    const DType inputs = kernel.usesTensorCores() ? DType::Fp16 : DType::Fp32;
+    roundOperand(data.a, inputs, "A");
+    roundOperand(data.b, inputs, "B");
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b, inputs);
     onDevice->run(probe);
     Matrix c = onDevice->downloadC();
     const std::vector<int> owners = outputOwners(kernel);

@@ -49,7 +49,8 @@ TeachView lessonView(const KernelInfo& kernel) {
   switch (kernel.structure.loop) {
     case MainLoop::Global: return TeachView::Coalescing;
     case MainLoop::DoubleBuffered:
-    case MainLoop::Hoisted: return TeachView::Pipeline;
+    case MainLoop::Hoisted:
+    case MainLoop::StageRing: return TeachView::Pipeline;
     default: break;
   }
   switch (kernel.structure.mapping) {
@@ -58,6 +59,7 @@ TeachView lessonView(const KernelInfo& kernel) {
     case ThreadMapping::ColumnOfOutputs:
     case ThreadMapping::ThreadTile: return TeachView::Registers;
     case ThreadMapping::WarpTile: return TeachView::WarpTile;
+    case ThreadMapping::MmaTiles:  // its stage ring is drawn (MainLoop::StageRing above)
     case ThreadMapping::None: break;
   }
   return TeachView::Walk;

@@ -289,6 +289,9 @@ void LiveSession::catchUp(const SessionRequest& latest) {
       } else if (!w.backend) {
         s.state = Series::State::Unavailable;
         s.message = "the " + latest.backend + " backend is unavailable";
+      } else if (!k.takes(latest.spec.dtype)) {
+        s.state = Series::State::Unavailable;
+        s.message = std::string(k.id) + " does not take " + std::string(dtypeName(latest.spec.dtype)) + " inputs";
       } else if (w.backend->implements(k.id)) {
         t.backend = w.backend.get();
       } else if (role == SeriesRole::Baseline && k.id == "cpu" && latest.backend != "cpu") {
@@ -310,7 +313,8 @@ void LiveSession::catchUp(const SessionRequest& latest) {
       w.targets.push_back(t);
     };
     add(SeriesRole::Kernel, *kernel);
-    if (kernel->id != kDenseReferenceKernel && !kernel->isBaseline()) add(SeriesRole::DenseReference, kernelInfo(kDenseReferenceKernel));
+    const KernelInfo& dense = kernelInfo(denseReferenceKernel(latest.spec.dtype));
+    if (kernel != &dense && !kernel->isBaseline()) add(SeriesRole::DenseReference, dense);
     // The vendor baseline of this backend if it has one, else the host BLAS.
     const KernelInfo* baseline = &kernelInfo(kBaselinePreference[std::size(kBaselinePreference) - 1]);
     for (std::string_view id : kBaselinePreference) {
@@ -363,7 +367,7 @@ bool LiveSession::measureOne() {
   try {
     if (!onDevice) {
       publish([&](SessionSnapshot& s) { s.activity = "uploading A and B to " + std::string(backend.name()); });
-      onDevice = backend.upload(w.data->a, w.data->b);
+      onDevice = backend.upload(w.data->a, w.data->b, w.served.spec.dtype);
     }
     if (state == Series::State::Waiting) {
       if (!w.reference) {

@@ -53,6 +53,10 @@ void ProblemFlags::addTo(CLI::App* app, bool withReorder) {
   app->add_option("--granularity-b", granularityB, "B's --granularity (default: --granularity)");
   app->add_option("--a", fileA, "read A (M x K) from a .npy or .mtx file instead of generating it");
   app->add_option("--b", fileB, "read B (K x N) from a .npy or .mtx file instead of generating it");
+  app->add_option("--dtype", dtype,
+                  "the inputs' precision: " + dtypeNames() +
+                      "; A and B are rounded to it, only kernels that take it run, and C accumulates in fp32")
+      ->capture_default_str();
 }
 
 bool ProblemFlags::sizeGiven(char dimension) const {
@@ -99,6 +103,7 @@ ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
   spec.densityA = densityA;
   spec.densityB = densityB;
   spec.seed = seed;
+  spec.dtype = parseDType(dtype);
   spec.options.granularity = granularity;
   if (granularity < 1) throw InputError("--granularity " + std::to_string(granularity) + " must be at least 1");
   for (int g : {granularityA, granularityB}) {

@@ -56,6 +56,7 @@ struct ProblemFlags {
   int granularityA = 0, granularityB = 0;  // 0: --granularity
   std::string fileA, fileB;
   bool reorder = false;
+  std::string dtype = "fp32";  // --dtype
 
   // `withReorder`: the command also takes --reorder.
   void addTo(CLI::App* app, bool withReorder = false);

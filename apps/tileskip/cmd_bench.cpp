@@ -70,6 +70,9 @@ void validateBench(const BenchFlags& flags) {
   if (!flags.data.empty() && flags.suite != "real") throw InputError("--data goes with --suite real");
   parseReportFormat(flags.format);
   if (flags.failOnTarget && flags.suite != "headline") throw InputError("--fail-on-target goes with --suite headline");
+  if (!flags.suite.empty() && parseDType(flags.problem.dtype) != DType::Fp32) {
+    throw InputError("--dtype goes with a single problem: --suite " + flags.suite + " sets its own (fp32) problems");
+  }
   if (flags.suite == "sweep") {
     sweepCsvPath(flags);
   } else if (!flags.out.empty()) {
@@ -227,8 +230,13 @@ int runBenchCommand(const BenchFlags& flags) {
     if (target.autoKernel != nullptr) noteAuto(*b, {target.autoKernel, target.autoReason});
     if (!target.kernels.empty()) targets.push_back(std::move(target));
   }
-  if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
-  if (!flags.noBaseline) addBaselineTarget(backends, targets);
+  if (targets.empty()) {
+    throw InputError(spec.dtype == DType::Fp32
+                         ? "no selected kernel is implemented by the selected backends"
+                         : "no selected kernel that takes " + std::string(dtypeName(spec.dtype)) +
+                               " inputs is implemented by the selected backends (see `tileskip list`)");
+  }
+  if (!flags.noBaseline) addBaselineTarget(backends, targets, spec.dtype);
 
   BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
 

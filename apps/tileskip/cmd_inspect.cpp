@@ -30,7 +30,7 @@ void validateInspect(const InspectFlags& flags) {
 
 std::string granularity(int g) { return g > 0 ? std::to_string(g) : "-"; }
 
-std::string formatInspectTable(const Inspection& r, const Backend& backend) {
+std::string formatInspectTable(const Inspection& r, const Backend& backend, DType inputs) {
   std::ostringstream out;
   auto operand = [](const char* name, const OperandSummary& s) {
     return std::string(name) + "         " + s.source + ": " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
@@ -38,7 +38,7 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend) {
   };
   out << "tileskip inspect\n" << operand("A", r.a) << operand("B", r.b);
   out << "device    " << backend.name() << ": " << backend.device().describe() << "\n";
-  out << "model     " << r.modelName << " (predicted speedup over " << kDenseReferenceKernel << ")\n\n";
+  out << "model     " << r.modelName << " (predicted speedup over " << denseReferenceKernel(inputs) << ")\n\n";
   std::vector<std::vector<std::string>> cells = {
       {"kernel", "A rows", "B cols", "A pattern", "B pattern", "joint", "ideal x", "load bound x", "predicted x"}};
   for (const KernelInspection& k : r.kernels) {
@@ -46,7 +46,7 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend) {
     cells.push_back({std::string(k.kernel->id), granularity(k.aGranularity), granularity(k.bGranularity),
                      skips ? fixed(k.aPatternDensity, 3) : "-", skips ? fixed(k.bPatternDensity, 3) : "-",
                      fixed(k.jointDensity, 3), fixed(k.idealSpeedup, 2), fixed(k.loadBoundSpeedup, 2),
-                     fixed(k.predictedSpeedup, 2)});
+                     std::isfinite(k.predictedSpeedup) ? fixed(k.predictedSpeedup, 2) : "-"});
   }
   out << alignColumns(cells);
   out << "\nrecommendation: " << r.recommendation.kernel->id << ": " << r.recommendation.reason << "\n";
@@ -60,13 +60,14 @@ int runInspect(const InspectFlags& flags) {
   std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
   auto [spec, data] = flags.problem.load(defaultSizeFor(*backend));
   const Inspection result =
-      inspectOnBackend(*backend, data.a, data.b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B));
-  std::string text = format == ReportFormat::Json ? inspectionJson(result, *backend) : formatInspectTable(result, *backend);
+      inspectOnBackend(*backend, data.a, data.b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B), spec.dtype);
+  std::string text =
+      format == ReportFormat::Json ? inspectionJson(result, *backend) : formatInspectTable(result, *backend, spec.dtype);
   if (file) {
     file->stream() << text;
     file->commit();
     note("wrote " + flags.out);
-    text = formatInspectTable(result, *backend);
+    text = formatInspectTable(result, *backend, spec.dtype);
   }
   std::cout << text << std::flush;
   return 0;

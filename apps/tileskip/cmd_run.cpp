@@ -20,6 +20,7 @@ struct RunFlags {
   bool noVerify = false;
   int repeat = 1;
   bool reorder = false;
+  std::string dtype = "fp32";
 };
 
 void validateRun(const RunFlags& flags) {
@@ -31,6 +32,7 @@ void validateRun(const RunFlags& flags) {
     throw InputError("--kernel '" + flags.kernel + "': run multiplies with one kernel; give a single id or auto");
   }
   checkBenchOptions({.warmup = 0, .repeat = flags.repeat});
+  parseDType(flags.dtype);
 }
 
 int runRun(const RunFlags& flags) {
@@ -41,6 +43,11 @@ int runRun(const RunFlags& flags) {
   if (!aInfo.note.empty()) note("A (" + flags.a + "): " + aInfo.note);
   if (!bInfo.note.empty()) note("B (" + flags.b + "): " + bInfo.note);
   checkMultiplicable(a, b);
+  // Rounded once, here: the kernel, auto and the reference all see the rounded values.
+  const DType inputs = parseDType(flags.dtype);
+  for (const auto& [matrix, name] : {std::pair{&a, "A"}, std::pair{&b, "B"}}) {
+    if (std::string rounded = roundOperand(*matrix, inputs, name); !rounded.empty()) note(rounded);
+  }
   // C, the float64 reference (A·B and |A|·|B|) and float64 copies of A and B.
   checkHostMemory((sizeof(float) + 2 * sizeof(double)) * static_cast<std::uint64_t>(a.rows()) * static_cast<std::uint64_t>(b.cols()) +
                       sizeof(double) * (a.values().size() + b.values().size()),
@@ -60,18 +67,20 @@ int runRun(const RunFlags& flags) {
   std::string chosen;
   if (flags.kernel != "auto") {
     // validateRun() made sure the list names exactly one kernel; strict throws if it is missing here.
-    kernel = selectKernels(flags.kernel, *backend, true).front();
+    kernel = selectKernels(flags.kernel, *backend, true, inputs).front();
   } else {
     ProblemSpec spec;
     spec.fileA = flags.a;
     spec.fileB = flags.b;
+    spec.dtype = inputs;
     const Recommendation choice =
         permuted ? chooseAuto(*backend, permuted->a, permuted->b, spec) : chooseAuto(*backend, a, b, spec);
     kernel = choice.kernel;
     chosen = " (auto: " + choice.reason + ")";
   }
 
-  std::unique_ptr<DeviceProblem> onDevice = permuted ? backend->upload(permuted->a, permuted->b) : backend->upload(a, b);
+  std::unique_ptr<DeviceProblem> onDevice =
+      permuted ? backend->upload(permuted->a, permuted->b, inputs) : backend->upload(a, b, inputs);
   const double prepareMs = onDevice->prepare(*kernel);
   onDevice->poisonC();
   double ms = onDevice->run(*kernel);
@@ -101,7 +110,8 @@ int runRun(const RunFlags& flags) {
             << " · B " << b.rows() << "x" << b.cols() << " by " << backend->name() << " " << kernel->id << " on "
             << backend->device().name << chosen << " in " << ms << " ms"
             << (flags.repeat > 1 ? " (median of " + std::to_string(flags.repeat) + " runs after one warm-up)" : "")
-            << (prepareMs > 0.0 ? ", patterns " + std::to_string(prepareMs) + " ms" : "") << "; " << checked << "\n";
+            << (prepareMs > 0.0 ? (kernel->skips() ? ", patterns " : ", preparation ") + std::to_string(prepareMs) + " ms" : "")
+            << (inputs != DType::Fp32 ? ", inputs rounded to " + std::string(dtypeName(inputs)) : "") << "; " << checked << "\n";
   if (inputsNonFinite) {
     std::cout << "note: the inputs hold NaN/Inf (A: " << inA.describe() << "; B: " << inB.describe()
               << "), computed with IEEE arithmetic: C holds " << inC.describe();
@@ -132,6 +142,10 @@ Command addRunCommand(CLI::App& parent) {
                                              "time the single run)")
       ->capture_default_str();
   app->add_flag("--no-verify", flags->noVerify, "skip the check against the CPU reference");
+  app->add_option("--dtype", flags->dtype,
+                  "the inputs' precision: " + dtypeNames() +
+                      "; A and B are rounded to it before the kernel and the reference see them, and C accumulates in fp32")
+      ->capture_default_str();
   app->add_flag("--reorder", flags->reorder,
                 "permute A's rows, B's columns and K to gather zeros into skippable tiles; C comes back in the "
                 "original order");

@@ -24,6 +24,7 @@ struct VerifyFlags {
   std::string require;  // --require BACKEND[,...]
   std::string format = "table";
   std::string junit;  // --junit FILE
+  std::string dtype;  // --dtype: only inputs of this precision ("": every precision each kernel takes)
 };
 
 int runVerifyCommand(const VerifyFlags& flags) {
@@ -42,30 +43,37 @@ int runVerifyCommand(const VerifyFlags& flags) {
   std::optional<AtomicFile> junit;
   if (!flags.junit.empty()) junit.emplace(flags.junit);
 
+  std::optional<DType> only;
+  if (!flags.dtype.empty()) only = parseDType(flags.dtype);
   std::vector<VerifyBackendRun> runs;
-  std::vector<std::vector<const KernelInfo*>> selected;
+  std::vector<std::vector<VerifyTarget>> selected;
   int steps = 0;
   for (const auto& backend : backends) {
-    selected.push_back(selectKernels(flags.kernels, *backend, backends.size() == 1));
-    if (!selected.back().empty()) steps += static_cast<int>(cases.size());
+    // Without --dtype every precision each kernel takes; with it, a kernel named that does not take it is refused.
+    std::vector<const KernelInfo*> kernels = selectKernels(flags.kernels, *backend, backends.size() == 1, only);
+    selected.push_back(verifyTargets(*backend, kernels, only));
+    DTypeSet dtypes;
+    for (const VerifyTarget& t : selected.back()) dtypes = dtypes.with(t.inputs);
+    for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) steps += dtypes.contains(type) ? static_cast<int>(cases.size()) : 0;
   }
   ProgressMeter progress(steps, note);
   for (std::size_t b = 0; b < backends.size(); ++b) {
     Backend& backend = *backends[b];
-    const std::vector<const KernelInfo*>& kernels = selected[b];
-    if (kernels.empty()) continue;
-    note("verifying " + std::to_string(kernels.size()) + " kernels of " + std::string(backend.name()) + " on " +
+    const std::vector<VerifyTarget>& targets = selected[b];
+    if (targets.empty()) continue;
+    note("verifying " + std::to_string(targets.size()) + " kernels of " + std::string(backend.name()) + " on " +
          std::to_string(cases.size()) + " cases (" + backend.device().describe() + ")");
     VerifyBackendRun run{.backend = std::string(backend.name()), .device = backend.device(), .kernels = {}, .results = {}};
-    for (const KernelInfo* k : kernels) run.kernels.emplace_back(k->id);
-    std::size_t done = 0;
-    run.results = runVerify(backend, kernels, cases, [&](const VerifyResult& r) {
-      // Cases run one after another, every kernel on each: a case begins with its first kernel.
-      if (done++ % kernels.size() == 0) progress.begin(std::string(backend.name()) + " " + r.caseName);
+    for (const VerifyTarget& t : targets) run.kernels.push_back(verifyLabel(*t.kernel, t.inputs));
+    std::string lastStep;
+    run.results = runVerifyTargets(backend, targets, cases, [&](const VerifyResult& r) {
+      // Per dtype, cases run one after another, every kernel on each: a step per case and dtype.
+      const std::string step = std::string(backend.name()) + " " + r.caseName + (r.inputs == DType::Fp32 ? "" : " " + std::string(dtypeName(r.inputs)));
+      if (step != lastStep) progress.begin(lastStep = step);
       if (flags.verbose) {
-        std::cerr << "  " << r.kernel << " " << r.caseName << ": " << (r.passed() ? "ok" : r.failure) << "\n";
+        std::cerr << "  " << r.label() << " " << r.caseName << ": " << (r.passed() ? "ok" : r.failure) << "\n";
       }
-      if (!r.passed()) std::cerr << "FAIL " << backend.name() << " " << r.kernel << " " << r.caseName << ": " << r.failure << "\n";
+      if (!r.passed()) std::cerr << "FAIL " << backend.name() << " " << r.label() << " " << r.caseName << ": " << r.failure << "\n";
     });
     runs.push_back(std::move(run));
   }
@@ -93,10 +101,13 @@ Command addVerifyCommand(CLI::App& parent) {
   app->add_option("--format", flags->format, "table or json (schema tileskip.verify/1), each with the totals")
       ->capture_default_str();
   app->add_option("--junit", flags->junit, "also write the results as JUnit XML to this file (a test case per kernel and case)");
+  app->add_option("--dtype", flags->dtype,
+                  "only inputs of this precision: " + dtypeNames() + " (default: every precision each kernel takes)");
   auto validate = [flags] {
     flags->backend.validate(true);
     if (!flags->require.empty()) parseRequiredBackends(flags->require);
     parseKernelList(flags->kernels);
+    if (!flags->dtype.empty()) parseDType(flags->dtype);
     if (flags->format != "table" && flags->format != "json") {
       throw InputError("unknown verify format '" + flags->format + "'; use table or json");
     }

@@ -19,7 +19,7 @@ namespace {
 
 class CpuProblem final : public DeviceProblem {
  public:
-  CpuProblem(const Matrix& a, const Matrix& b) : a_(a), b_(b), c_(a.rows(), b.cols()) {}
+  CpuProblem(const Matrix& a, const Matrix& b, DType inputs) : a_(a), b_(b), c_(a.rows(), b.cols()), inputs_(inputs) {}
 
   double prepare(const KernelInfo&) override { return 0.0; }
 
@@ -27,6 +27,7 @@ class CpuProblem final : public DeviceProblem {
 
   double run(const KernelInfo& kernel) override {
     if (kernel.id != "cpu") throw InputError("the cpu backend does not implement kernel '" + std::string(kernel.id) + "'");
+    requireInputs(kernel, inputs_);
     auto start = std::chrono::steady_clock::now();
     referenceSgemm(a_, b_, c_);
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -41,6 +42,7 @@ class CpuProblem final : public DeviceProblem {
 
  private:
   Matrix a_, b_, c_;
+  DType inputs_;
 };
 
 std::string cpuModelName() {
@@ -65,9 +67,10 @@ class CpuBackend final : public Backend {
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override { return kernelId == "cpu"; }
 
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
+  using Backend::upload;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
     checkMultiplicable(a, b);
-    return std::make_unique<CpuProblem>(a, b);
+    return std::make_unique<CpuProblem>(a, b, inputs);
   }
 
  private:

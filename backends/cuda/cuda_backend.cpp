@@ -64,7 +64,8 @@ class CudaBackend final : public Backend {
   bool implements(std::string_view kernelId) const override {
     return hasGemmKernel(kernelId) || kernelId == "cublas" || kernelId == "cusparse-csr";
   }
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
+  using Backend::upload;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override;
   double multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) override;
 
   // Every entry point of a backend or problem selects its device first: a process may hold
@@ -90,7 +91,7 @@ class CudaBackend final : public Backend {
 
 class CudaProblem final : public DeviceProblem {
  public:
-  CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b);
+  CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b, DType inputs);
   // A, B and C in the caller's device memory (multiplyInPlace): nothing allocated for them.
   CudaProblem(CudaBackend& backend, const DeviceOperands& operands);
 
@@ -103,6 +104,11 @@ class CudaProblem final : public DeviceProblem {
  private:
   using PatternKey = std::pair<Operand, int>;
   bool needsPreparation(const KernelInfo& kernel) const;
+  // Whether `kernel` reads the 16-bit copies of A and B: a tensor-core kernel, or cuBLAS on a
+  // 16-bit problem.
+  bool readsHalves(const KernelInfo& kernel) const {
+    return kernel.usesTensorCores() || (kernel.id == "cublas" && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16));
+  }
   std::uint8_t* patternFor(Operand operand, int granularity);  // allocates on first use
   const std::uint8_t* builtPattern(Operand operand, int granularity) const;
   std::size_t cBytes() const { return static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float); }
@@ -110,7 +116,10 @@ class CudaProblem final : public DeviceProblem {
 
   CudaBackend& backend_;
   int m_, n_, k_;
+  DType inputs_ = DType::Fp32;
   DeviceBuffer a_, b_, c_;  // empty when the caller's memory holds them
+  DeviceBuffer aHalf_, bHalf_;  // A and B as 16-bit words of inputs_, made by prepare() where a kernel reads them
+  bool halvesMade_ = false;
   const float* aData_ = nullptr;
   const float* bData_ = nullptr;
   float* cData_ = nullptr;
@@ -160,11 +169,11 @@ CudaBackend::CudaBackend(const BackendOptions& options) {
   device_.memoryBytes = properties.totalGlobalMem;
 }
 
-std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix& b) {
+std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix& b, DType inputs) {
   checkMultiplicable(a, b);
   checkMatrixShape(a.rows(), b.cols(), "C");
   makeCurrent();
-  return std::make_unique<CudaProblem>(*this, a, b);
+  return std::make_unique<CudaProblem>(*this, a, b, inputs);
 }
 
 double CudaBackend::multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) {
@@ -195,8 +204,8 @@ double CudaBackend::multiplyInPlace(const KernelInfo& kernel, const DeviceOperan
   return milliseconds;
 }
 
-CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b)
-    : backend_(backend), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
+CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b, DType inputs)
+    : backend_(backend), m_(a.rows()), n_(b.cols()), k_(a.cols()), inputs_(inputs) {
   requireFreeDeviceMemory(a.bytes() + b.bytes() + cBytes(),
                           "A, B and C of the " + std::to_string(m_) + "x" + std::to_string(n_) + "x" +
                               std::to_string(k_) + " problem");
@@ -239,6 +248,7 @@ const std::uint8_t* CudaProblem::builtPattern(Operand operand, int granularity) 
 
 bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
   if (kernel.id == "cusparse-csr") return !csr_.converted();
+  if (readsHalves(kernel)) return !halvesMade_;
   return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aRowGranularity) == nullptr) ||
          (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bColGranularity) == nullptr);
 }
@@ -246,6 +256,24 @@ bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
 double CudaProblem::prepare(const KernelInfo& kernel) {
   backend_.makeCurrent();
   if (kernel.id == "cusparse-csr") return csr_.convert(backend_.cusparse(), backend_.stream(), aData_, m_, k_);
+  if (readsHalves(kernel)) {
+    const std::size_t aCount = static_cast<std::size_t>(m_) * k_, bCount = static_cast<std::size_t>(k_) * n_;
+    if (aHalf_.empty()) {
+      const std::string type(dtypeName(inputs_));
+      requireFreeDeviceMemory(2 * (aCount + bCount), type + " copies of A and B");
+      aHalf_ = DeviceBuffer(2 * aCount, type + " A");
+      bHalf_ = DeviceBuffer(2 * bCount, type + " B");
+    }
+    // Made again on every call, so that repeated calls time the real work.
+    const bool bf16 = inputs_ == DType::Bf16;
+    timer_.start(backend_.stream());
+    launchToHalf(aData_, static_cast<std::uint16_t*>(aHalf_.get()), aCount, bf16, backend_.stream());
+    launchToHalf(bData_, static_cast<std::uint16_t*>(bHalf_.get()), bCount, bf16, backend_.stream());
+    timer_.stop(backend_.stream());
+    const double milliseconds = timer_.milliseconds("converting A and B to 16 bits");
+    halvesMade_ = true;
+    return milliseconds;
+  }
   if (!kernel.usesAPattern() && !kernel.usesBPattern()) return 0.0;
   // Built again on every call, so that repeated calls time the real work.
   std::uint8_t* aPattern = kernel.usesAPattern() ? patternFor(Operand::A, kernel.aRowGranularity) : nullptr;
@@ -268,14 +296,16 @@ void CudaProblem::poisonC() {
 }
 
 double CudaProblem::run(const KernelInfo& kernel) {
+  requireInputs(kernel, inputs_);
   backend_.makeCurrent();
   if (needsPreparation(kernel)) prepare(kernel);
   if (kernel.id == "cusparse-csr") return csr_.multiply(backend_.cusparse(), backend_.stream(), bData_, cData_, n_);
   const std::string doing = "running kernel " + std::string(kernel.id);
   if (kernel.id == "cublas") {
     cublasHandle_t handle = backend_.cublas();
+    const bool halves = readsHalves(kernel);
     timer_.start(backend_.stream());
-    runCublasSgemm(handle, aData_, bData_, cData_, m_, n_, k_);
+    runCublasGemm(handle, inputs_, halves ? aHalf_.get() : aData_, halves ? bHalf_.get() : bData_, cData_, m_, n_, k_);
     timer_.stop(backend_.stream());
     return timer_.milliseconds(doing.c_str());
   }
@@ -286,6 +316,11 @@ double CudaProblem::run(const KernelInfo& kernel) {
   operands.m = m_;
   operands.n = n_;
   operands.k = k_;
+  if (kernel.usesTensorCores()) {
+    operands.aHalf = static_cast<const std::uint16_t*>(aHalf_.get());
+    operands.bHalf = static_cast<const std::uint16_t*>(bHalf_.get());
+    operands.bf16 = inputs_ == DType::Bf16;
+  }
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aRowGranularity);
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bColGranularity);
   operands.tileQueue = static_cast<unsigned*>(tileQueue_.get());

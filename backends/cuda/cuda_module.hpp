@@ -17,7 +17,7 @@ inline constexpr std::string_view kModuleSymbol = "tileskip_cuda_module";
 
 // Bumped whenever ModuleInterface or the meaning of its members changes (2: the stamp became
 // core's ModuleStamp; 3: Backend::multiplyInPlace; 4: Backend::tuning() in place of
-// tuningVariants and useVariant).
+// tuningVariants and useVariant, and Backend::upload takes the inputs' dtype).
 inline constexpr int kModuleAbiVersion = 4;
 
 // Compared by the stub before anything is called.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/model/catalogue.hpp"
 #include "core/model/error.hpp"
@@ -45,6 +46,10 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
   const std::string name(id);
   if (kernel->dense != nullptr) {
     kernel->dense<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k);
+  } else if (kernel->fp16 != nullptr) {
+    if (op.aHalf == nullptr || op.bHalf == nullptr) throw InputError("kernel '" + name + "' launched before its 16-bit inputs were made");
+    TensorKernel instance = op.bf16 ? kernel->bf16 : kernel->fp16;
+    instance<<<grid, block, kernel->dynamicSharedBytes, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
   } else {
     if ((entry.usesAPattern() && op.aPattern == nullptr) || (entry.usesBPattern() && op.bPattern == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its skip patterns were built");
@@ -58,9 +63,21 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
 
 void checkKernelImages() {
   for (const GemmKernel& k : kGemmKernels) {
-    cudaFuncAttributes attributes{};
-    const void* function = k.dense != nullptr ? reinterpret_cast<const void*>(k.dense) : reinterpret_cast<const void*>(k.skipping);
-    check(cudaFuncGetAttributes(&attributes, function), ("looking up kernel " + std::string(k.id)).c_str());
+    const std::string what = "looking up kernel " + std::string(k.id);
+    std::vector<const void*> functions;
+    if (k.dense != nullptr) functions.push_back(reinterpret_cast<const void*>(k.dense));
+    if (k.skipping != nullptr) functions.push_back(reinterpret_cast<const void*>(k.skipping));
+    if (k.fp16 != nullptr) functions.push_back(reinterpret_cast<const void*>(k.fp16));
+    if (k.bf16 != nullptr) functions.push_back(reinterpret_cast<const void*>(k.bf16));
+    for (const void* function : functions) {
+      cudaFuncAttributes attributes{};
+      check(cudaFuncGetAttributes(&attributes, function), what.c_str());
+      // A stage ring past 48 KiB of shared memory needs the opt-in (mma_common.cuh's dynamicSharedMemory).
+      if (k.dynamicSharedBytes > 0) {
+        check(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(k.dynamicSharedBytes)),
+              ("allowing kernel " + std::string(k.id) + " its shared memory").c_str());
+      }
+    }
   }
 }
 

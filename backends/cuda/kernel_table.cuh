@@ -27,6 +27,7 @@
 #include "s01_a_row.cuh"
 #include "k11_pipelined.cuh"
 #include "k12_hoisted.cuh"
+#include "k13_mma.cuh"
 #include "s02_a_warp.cuh"
 #include "s03_b_group8.cuh"
 #include "s04_b_warp.cuh"
@@ -43,11 +44,15 @@ static_assert(tileskip::kKBlock == kKBlock, "device and host agree on the K-bloc
 using DenseKernel = void (*)(const float*, const float*, float*, int, int, int);
 using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, const std::uint8_t*,
                             const std::uint8_t*, unsigned*);
+// A tensor-core kernel: A and B as the 16-bit words of its input type, C fp32.
+using TensorKernel = void (*)(const std::uint16_t*, const std::uint16_t*, float*, int, int, int);
 
 struct GemmKernel {
   std::string_view id;
-  DenseKernel dense;  // exactly one of dense / skipping is set
+  DenseKernel dense;  // exactly one of dense / skipping / the tensor pair is set
   SkipKernel skipping;
+  TensorKernel fp16 = nullptr, bf16 = nullptr;  // a tensor-core kernel, one instance per input type
+  unsigned dynamicSharedBytes = 0;              // what its launch asks for (the tensor kernels' stage ring)
 };
 
 inline constexpr const KernelInfo& catalogueEntry(std::string_view id) { return *findKernelInfo(id); }
@@ -61,6 +66,10 @@ inline constexpr TileShape kVectorized = catalogueEntry("vectorized").tile;
 inline constexpr TileShape kWarptile = catalogueEntry("warptile").tile;
 inline constexpr TileShape kPipelined = catalogueEntry("pipelined").tile;
 inline constexpr TileShape kHoisted = catalogueEntry("hoisted").tile;
+inline constexpr KernelInfo kMma = catalogueEntry("mma");
+// The twins declare the stage ring the row describes (KernelInfo::stagedSharedBytes).
+static_assert(mmaSharedBytes<kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.structure.ringStages>() ==
+              static_cast<std::size_t>(kMma.stagedSharedBytes()));
 inline constexpr KernelInfo kARow = catalogueEntry("a-row");
 inline constexpr KernelInfo kAWarp = catalogueEntry("a-warp");
 inline constexpr KernelInfo kBGroup8 = catalogueEntry("b-group8");
@@ -87,6 +96,12 @@ inline constexpr GemmKernel kGemmKernels[] = {
                           kPipelined.TN, kPipelined.threads>, nullptr},
   {"hoisted", hoisted<kHoisted.BM, kHoisted.BN, kHoisted.BK, kHoisted.WM, kHoisted.WN, kHoisted.TM, kHoisted.TN,
                       kHoisted.threads>, nullptr},
+  {"mma", nullptr, nullptr,
+   mmaDense<MmaInput::Fp16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN, kMma.structure.ringStages,
+            kMma.tile.threads>,
+   mmaDense<MmaInput::Bf16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN, kMma.structure.ringStages,
+            kMma.tile.threads>,
+   static_cast<unsigned>(kMma.stagedSharedBytes())},
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
   {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,
@@ -115,15 +130,21 @@ inline constexpr GemmKernel kGemmKernels[] = {
 };
 // clang-format on
 
-// Entry i is the catalogue's twin kernel i: same id, a dense launcher exactly for the dense family.
+// Entry i is the catalogue's twin kernel i: same id, a dense launcher exactly for the dense
+// family, the pair of tensor-core instances exactly for a row on the tensor cores.
 constexpr bool tableMatchesCatalogue() {
   std::size_t twins = 0;
   while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
   if (std::size(kGemmKernels) != twins) return false;
   for (std::size_t i = 0; i < twins; ++i) {
     const GemmKernel& entry = kGemmKernels[i];
-    const bool dense = kCatalogue[i].family == KernelFamily::Dense;
-    if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != dense || (entry.skipping != nullptr) == dense) return false;
+    const bool tensor = kCatalogue[i].usesTensorCores();
+    const bool dense = kCatalogue[i].family == KernelFamily::Dense && !tensor;
+    const bool skipping = kCatalogue[i].skips();
+    if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != dense || (entry.skipping != nullptr) != skipping ||
+        (entry.fp16 != nullptr) != tensor || (entry.bf16 != nullptr) != tensor) {
+      return false;
+    }
   }
   return true;
 }

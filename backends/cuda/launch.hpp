@@ -16,6 +16,10 @@ struct GemmOperands {
   const float* a = nullptr;
   const float* b = nullptr;
   float* c = nullptr;
+  // A and B as 16-bit words of `halfType` (fp16 or bf16), for the tensor-core kernels.
+  const std::uint16_t* aHalf = nullptr;
+  const std::uint16_t* bHalf = nullptr;
+  bool bf16 = false;
   int m = 0, n = 0, k = 0;
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;
@@ -30,6 +34,10 @@ void launchGemmKernel(std::string_view id, const GemmOperands& operands, cudaStr
 
 // Throws UnavailableError when this build holds no code the current device can run.
 void checkKernelImages();
+
+// Writes `count` fp32 values as fp16 (or bf16) words, rounded to nearest even (cvt.rn): exact for
+// values a problem of that dtype holds. The tensor-core kernels' inputs.
+void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool bf16, cudaStream_t stream);
 
 // Builds the A-pattern (row tiles of `rowGranularity`) or B-pattern (column tiles of
 // `colGranularity`) into `pattern`, byte for byte as core/model/pattern.cpp does on the host. Every

@@ -69,6 +69,16 @@ void runCublasSgemm(cublasHandle_t handle, const float* a, const float* b, float
   check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k, &beta, c, n), "running cublasSgemm");
 }
 
+void runCublasGemm(cublasHandle_t handle, DType inputs, const void* a, const void* b, float* c, int m, int n, int k) {
+  if (inputs == DType::Fp32) return runCublasSgemm(handle, static_cast<const float*>(a), static_cast<const float*>(b), c, m, n, k);
+  const float alpha = 1.0f, beta = 0.0f;
+  const cudaDataType_t type = inputs == DType::Tf32 ? CUDA_R_32F : inputs == DType::Fp16 ? CUDA_R_16F : CUDA_R_16BF;
+  const cublasComputeType_t compute = inputs == DType::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, type, n, a, type, k, &beta, c, CUDA_R_32F, n, compute,
+                     CUBLAS_GEMM_DEFAULT),
+        "running cublasGemmEx");
+}
+
 std::string vendorLibraryVersions() {
   int major = 0, minor = 0, patch = 0;
   check(cublasGetProperty(MAJOR_VERSION, &major), "reading the cuBLAS version");

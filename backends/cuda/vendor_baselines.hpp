@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/model/dtype.hpp"
 #include "device_resources.hpp"
 
 namespace tileskip::cuda {
@@ -39,6 +40,10 @@ class CusparseHandle {
 
 // Row-major C = A·B through column-major cuBLAS: C^T = B^T · A^T, which is the same memory.
 void runCublasSgemm(cublasHandle_t handle, const float* a, const float* b, float* c, int m, int n, int k);
+
+// The same in another input precision, fp32 accumulate and output (cublasGemmEx): tf32 on the
+// fp32 arrays (CUBLAS_COMPUTE_32F_FAST_TF32), fp16 and bf16 on 16-bit copies of A and B.
+void runCublasGemm(cublasHandle_t handle, DType inputs, const void* a, const void* b, float* c, int m, int n, int k);
 
 // "cuBLAS 13.1.0 (TF32 off), cuSPARSE 12.6.3"
 std::string vendorLibraryVersions();

@@ -50,6 +50,25 @@ Device::Device(const Instance& instance, int requestedIndex, const PipelineRepor
     featureTail = &sizeControl.pNext;
   }
   if (memoryBudget_) extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  // fp16 for the tensor-core kernels' inputs and stages, and the cooperative matrices of their
+  // native build, wherever the device has them (limits.hpp).
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features float16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperativeMatrix{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  if (limits_.halfArithmetic) {
+    if (chosen.apiVersion() < VK_API_VERSION_1_2) extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    storage16.storageBuffer16BitAccess = VK_TRUE;
+    float16.shaderFloat16 = VK_TRUE;
+    *featureTail = &storage16;
+    storage16.pNext = &float16;
+    featureTail = &float16.pNext;
+  }
+  if (limits_.cooperativeMatrix) {
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    cooperativeMatrix.cooperativeMatrix = VK_TRUE;
+    *featureTail = &cooperativeMatrix;
+    featureTail = &cooperativeMatrix.pNext;
+  }
   // Only where asked for: capturing statistics may cost the driver time or its pipeline cache.
   if (pipelineReport.wanted()) {
     if (chosen.hasExecutableProperties) {

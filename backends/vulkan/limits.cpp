@@ -28,6 +28,12 @@ std::string byteText(std::uint64_t bytes) {
 
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength) {
   auto bytes = static_cast<std::uint64_t>(kernel.stagedSharedBytes());
+  if (kernel.usesTensorCores() && kernel.tile.WM > 0 && kernel.tile.WN > 0 && kernel.stem.rfind("testing_", 0) != 0) {
+    // The native build's 16 x 16 fp32 piece per warp on its way to C (shaders/tileskip_mma.glsl);
+    // the test builds emulate the cooperative matrices and store C from the lanes.
+    const std::uint64_t warps = static_cast<std::uint64_t>(kernel.tile.BM / kernel.tile.WM) * static_cast<std::uint64_t>(kernel.tile.BN / kernel.tile.WN);
+    bytes += warps * 16 * 16 * sizeof(float);
+  }
   if (kernel.persistent()) {
     bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(kernel.tile.threads) + 2) * sizeof(std::uint32_t);
   }
@@ -45,6 +51,16 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
 
 std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   const MainLoop loop = kernel.structure.loop;
+  if (loop == MainLoop::StageRing) {
+    // k13_mma.comp copies 16-byte chunks of 8 fp16 values, one per invocation and pass.
+    const TileShape& t = kernel.tile;
+    if (t.BK % 8 != 0 || t.BN % 8 != 0 || (t.BM * t.BK / 8) % t.threads != 0 || (t.BK * t.BN / 8) % t.threads != 0) {
+      return "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) + " with " +
+             std::to_string(t.threads) + " invocations does not fit kernel '" + std::string(kernel.id) +
+             "': the A and B tiles must split evenly into one 8-element chunk per invocation and pass";
+    }
+    return std::nullopt;
+  }
   if (loop != MainLoop::DoubleBuffered && loop != MainLoop::KBlockList && loop != MainLoop::Hoisted) return std::nullopt;
   const TileShape& t = kernel.tile;
   std::string prefix = "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +

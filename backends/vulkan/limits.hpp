@@ -28,6 +28,12 @@ struct ComputeLimits {
   std::uint32_t multiprocessors = 0;          // shaderSMCount (VK_NV_shader_sm_builtins); 0: unknown
   std::uint32_t cpuThreads = 0;               // host threads of a CPU device (lavapipe); 0: a GPU
   std::uint64_t maxLoopIterations = 0;        // loop iterations one invocation may run (0: no limit)
+  // fp16 in shaders (shaderFloat16) and in storage buffers (storageBuffer16BitAccess): what the
+  // tensor-core kernels' inputs and stages need, the emulated build of them too.
+  bool halfArithmetic = false;
+  // VK_NV_cooperative_matrix with 16 x 16 x 16 fp16 x fp16 + fp32 in a subgroup of 32: what the
+  // tensor-core kernels' native build needs (shaders/tileskip_mma.glsl).
+  bool cooperativeMatrix = false;
 };
 
 // lavapipe (llvmpipe) counts the loop iterations of a shader invocation, all its loops together,

@@ -54,20 +54,46 @@ PhysicalDevice::PhysicalDevice(const InstanceFunctions& vi, VkPhysicalDevice dev
   if (hasDriverProperties) *tail = &driver;
   vi.vkGetPhysicalDeviceProperties2(device, &properties);
   bool executableExtension = hasExtension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  if (hasSizeControl || executableExtension) {
+  const bool float16Extension =
+      basic.apiVersion >= VK_API_VERSION_1_2 || hasExtension(extensions, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+  const bool cooperativeMatrixExtension = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  {
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    void** featureTail = &features.pNext;
+    features.pNext = &storage16;  // Vulkan 1.1
+    void** featureTail = &storage16.pNext;
     if (hasSizeControl) {
       *featureTail = &sizeControlFeatures;
       featureTail = &sizeControlFeatures.pNext;
     }
-    if (executableExtension) *featureTail = &executableFeatures;
+    if (executableExtension) {
+      *featureTail = &executableFeatures;
+      featureTail = &executableFeatures.pNext;
+    }
+    if (float16Extension) {
+      *featureTail = &float16;
+      featureTail = &float16.pNext;
+    }
+    if (cooperativeMatrixExtension) *featureTail = &cooperativeMatrixFeatures;
     vi.vkGetPhysicalDeviceFeatures2(device, &features);
   }
   hasExecutableProperties = executableExtension && executableFeatures.pipelineExecutableInfo;
+  hasHalfArithmetic = float16Extension && float16.shaderFloat16 && storage16.storageBuffer16BitAccess;
+  if (hasHalfArithmetic && cooperativeMatrixExtension && cooperativeMatrixFeatures.cooperativeMatrix &&
+      subgroup.subgroupSize == 32 && vi.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV != nullptr) {
+    std::uint32_t shapes = 0;
+    vi.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &shapes, nullptr);
+    std::vector<VkCooperativeMatrixPropertiesNV> offered(shapes, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    vi.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &shapes, offered.data());
+    hasCooperativeMatrix = std::any_of(offered.begin(), offered.begin() + shapes, [](const VkCooperativeMatrixPropertiesNV& m) {
+      return m.MSize == 16 && m.NSize == 16 && m.KSize == 16 && m.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+             m.BType == VK_COMPONENT_TYPE_FLOAT16_NV && m.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+             m.DType == VK_COMPONENT_TYPE_FLOAT32_NV && m.scope == VK_SCOPE_SUBGROUP_NV;
+    });
+  }
   // The chains pointed into this object; a copy must not point into another.
   for (void** next : {&properties.pNext, &subgroup.pNext, &maintenance3.pNext, &sizeControl.pNext, &smBuiltins.pNext,
-                      &driver.pNext, &sizeControlFeatures.pNext, &executableFeatures.pNext}) {
+                      &driver.pNext, &sizeControlFeatures.pNext, &executableFeatures.pNext, &storage16.pNext, &float16.pNext,
+                      &cooperativeMatrixFeatures.pNext}) {
     *next = nullptr;
   }
 }
@@ -139,6 +165,8 @@ ComputeLimits PhysicalDevice::computeLimits() const {
   if (hasSmBuiltins) limits.multiprocessors = smBuiltins.shaderSMCount;
   if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) limits.cpuThreads = std::max(1u, std::thread::hardware_concurrency());
   if (isLavapipe(p.deviceName)) limits.maxLoopIterations = kLavapipeLoopIterations;
+  limits.halfArithmetic = hasHalfArithmetic;
+  limits.cooperativeMatrix = hasCooperativeMatrix;
   return limits;
 }
 

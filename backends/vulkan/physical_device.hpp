@@ -28,6 +28,10 @@ struct PhysicalDevice {
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smBuiltins{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableFeatures{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  VkPhysicalDeviceShaderFloat16Int8Features float16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperativeMatrixFeatures{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   VkPhysicalDeviceMemoryProperties memory{};
   std::vector<VkQueueFamilyProperties> queues;
   std::vector<VkExtensionProperties> extensions;
@@ -36,6 +40,8 @@ struct PhysicalDevice {
   bool hasSmBuiltins = false;  // VK_NV_shader_sm_builtins: the SM count
   bool hasExecutableProperties = false;  // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo
   bool hasMemoryBudget = false;  // VK_EXT_memory_budget
+  bool hasHalfArithmetic = false;  // shaderFloat16 and storageBuffer16BitAccess (Vulkan 1.2 or VK_KHR_shader_float16_int8)
+  bool hasCooperativeMatrix = false;  // VK_NV_cooperative_matrix with the shape shaders/tileskip_mma.glsl uses
 
   const VkPhysicalDeviceLimits& limits() const { return properties.properties.limits; }
   std::uint32_t apiVersion() const { return properties.properties.apiVersion; }

@@ -24,8 +24,9 @@ struct PushConstants {
 
 class Pipelines {
  public:
-  // The descriptor bindings of every shader: A, B, C, A-pattern, B-pattern, the block tile queue.
-  static constexpr std::uint32_t kBindings = 6;
+  // The descriptor bindings of every shader: A, B, C, A-pattern, B-pattern, the block tile queue,
+  // and A and B in fp16 (the tensor-core kernels' inputs, made by shaders/to_half.comp).
+  static constexpr std::uint32_t kBindings = 8;
 
   // New pipelines report the driver's statistics where `report` asks for them and the device can.
   Pipelines(Device& device, const PipelineReportRequest& report);

@@ -14,6 +14,7 @@ enum class SpecId : std::uint32_t {
   // The pipelined kernels' switches (backends/vulkan/tile_overrides.hpp, PipelineSwitches).
   PrefetchFragments, ExplicitFma,     // shaders/tileskip_warptile.glsl
   StoreBeforeCompute, FetchEveryStep, // shaders/tileskip_pipeline.glsl
+  RingStages,                         // the tensor-core kernels' stage ring (shaders/k13_mma.comp)
   Count
 };
 

@@ -47,6 +47,7 @@ InstanceFunctions loadInstanceFunctions(VkInstance instance, bool debugUtils) {
 #define TILESKIP_VK_LOAD_INSTANCE(name) \
   f.name = reinterpret_cast<PFN_##name>(g.vkGetInstanceProcAddr(instance, #name));
   TILESKIP_VK_INSTANCE_FUNCTIONS(TILESKIP_VK_LOAD_INSTANCE)
+  TILESKIP_VK_COOPERATIVE_MATRIX_FUNCTIONS(TILESKIP_VK_LOAD_INSTANCE)
   if (debugUtils) {
     TILESKIP_VK_DEBUG_FUNCTIONS(TILESKIP_VK_LOAD_INSTANCE)
   }

@@ -40,6 +40,9 @@ namespace tileskip::vk {
 #define TILESKIP_VK_EXECUTABLE_FUNCTIONS(X) \
   X(vkGetPipelineExecutablePropertiesKHR) X(vkGetPipelineExecutableStatisticsKHR) \
   X(vkGetPipelineExecutableInternalRepresentationsKHR)
+// VK_NV_cooperative_matrix's query: null where the loader knows no device that has it.
+#define TILESKIP_VK_COOPERATIVE_MATRIX_FUNCTIONS(X) \
+  X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
 // clang-format on
 
 #define TILESKIP_VK_DECLARE(name) PFN_##name name = nullptr;
@@ -53,6 +56,7 @@ struct GlobalFunctions {
 struct InstanceFunctions {
   TILESKIP_VK_INSTANCE_FUNCTIONS(TILESKIP_VK_DECLARE)
   TILESKIP_VK_DEBUG_FUNCTIONS(TILESKIP_VK_DECLARE)
+  TILESKIP_VK_COOPERATIVE_MATRIX_FUNCTIONS(TILESKIP_VK_DECLARE)  // may stay null
 };
 struct DeviceFunctions {
   TILESKIP_VK_DEVICE_FUNCTIONS(TILESKIP_VK_DECLARE)

@@ -29,6 +29,7 @@ constexpr std::uint32_t kPatternAWordsPerGroup = 32;   // shaders/patterns_a.com
 constexpr std::uint32_t kPatternARowsPerGroup = 64;
 constexpr std::uint32_t kPatternBColsPerGroup = 1024;  // shaders/patterns_b.comp: 256 x 4 columns
 constexpr std::uint32_t kNaN = 0x7FC00000;              // a quiet NaN, as fill words
+constexpr std::uint64_t kToHalfThreads = 256;           // shaders/to_half.comp's workgroup
 
 // Pattern words per tile: one uint holds 4 K-blocks (32 K-indices).
 std::uint64_t patternWords(int k) { return ceilDiv(static_cast<std::uint64_t>(k), 32); }
@@ -59,8 +60,9 @@ std::uint32_t requestedPersistentWorkgroups() {
 
 class VulkanProblem final : public DeviceProblem {
  public:
-  VulkanProblem(std::shared_ptr<Context> context, std::shared_ptr<const OverrideTable> overrides, const Matrix& a, const Matrix& b)
-      : context_(std::move(context)), overrides_(std::move(overrides)), m_(a.rows()), n_(b.cols()), k_(a.cols()) {
+  VulkanProblem(std::shared_ptr<Context> context, std::shared_ptr<const OverrideTable> overrides, const Matrix& a, const Matrix& b,
+                DType inputs)
+      : context_(std::move(context)), overrides_(std::move(overrides)), m_(a.rows()), n_(b.cols()), k_(a.cols()), inputs_(inputs) {
     const ComputeLimits& limits = device().limits();
     std::uint64_t cBytes = static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(n_) * sizeof(float);
     checkBufferFits(a.bytes(), "matrix A (" + shapeText(m_, k_) + ")", limits);
@@ -81,6 +83,11 @@ class VulkanProblem final : public DeviceProblem {
     context_->queue().execute([&](VkCommandBuffer cmd) { device().vk().vkCmdFillBuffer(cmd, tileQueue_.handle(), 0, VK_WHOLE_SIZE, 0); }, false);
     upload(*context_, a_, staging_, a.data(), a.bytes());
     upload(*context_, b_, staging_, b.data(), b.bytes());
+    // fp16 copies for the tensor-core kernels, which take fp16 inputs only here (Backend::takes).
+    if (inputs_ == DType::Fp16 && limits.halfArithmetic) {
+      aHalf_ = Buffer(device(), a.bytes() / 2 + 4, MemoryUse::Device, "A in fp16 (" + shapeText(m_, k_) + ")");
+      bHalf_ = Buffer(device(), b.bytes() / 2 + 4, MemoryUse::Device, "B in fp16 (" + shapeText(k_, n_) + ")");
+    }
   }
 
   ~VulkanProblem() override {
@@ -89,6 +96,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   double prepare(const KernelInfo& kernel) override {
+    if (kernel.usesTensorCores()) return makeHalves(kernel);
     bool usesA = kernel.usesAPattern(), usesB = kernel.usesBPattern();
     if (!usesA && !usesB) return 0.0;
     const DeviceFunctions& vk = device().vk();
@@ -129,6 +137,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   double run(const KernelInfo& catalogued) override {
+    requireInputs(catalogued, inputs_);
     const ComputeLimits& limits = device().limits();
     // TILESKIP_VULKAN_TILES replaces the catalogue's tile and switches (tile_overrides.hpp).
     KernelInfo kernel = catalogued;
@@ -143,7 +152,8 @@ class VulkanProblem final : public DeviceProblem {
       throw UnavailableError(*why);
     }
     bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aRowGranularity})) &&
-                 (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bColGranularity}));
+                 (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bColGranularity})) &&
+                 (!kernel.usesTensorCores() || halvesMade_);
     if (!ready) prepare(kernel);
     VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
     const TileShape& t = kernel.tile;
@@ -211,6 +221,7 @@ class VulkanProblem final : public DeviceProblem {
     if (kernel.isBaseline() || kernel.stem.empty() || embeddedSpirv(kernel.stem).empty()) {
       throw InputError("the vulkan backend does not implement kernel '" + std::string(kernel.id) + "'");
     }
+    if (std::optional<std::string> why = tensorCoreProblem(kernel, device().limits(), device().info().name)) throw UnavailableError(*why);
     if (std::optional<std::string> why = tileShapeProblem(kernel)) throw InputError(*why);
     if (std::optional<std::string> why = pipelineShapeProblem(kernel)) throw InputError(*why);
     if (std::optional<std::string> why = launchProblem(kernel, device().limits())) throw UnavailableError(*why);
@@ -232,6 +243,29 @@ class VulkanProblem final : public DeviceProblem {
     return patterns_.emplace(key, Buffer(device(), bytes, MemoryUse::Device, what)).first->second;
   }
 
+  // A and B in fp16 for a tensor-core kernel (shaders/to_half.comp), made again on every call so
+  // that repeated calls time the real work; returns the device milliseconds.
+  double makeHalves(const KernelInfo& kernel) {
+    if (!aHalf_) {
+      if (std::optional<std::string> why = tensorCoreProblem(kernel, device().limits(), device().info().name)) throw UnavailableError(*why);
+      throw InputError("kernel '" + std::string(kernel.id) + "' on the vulkan backend takes fp16 inputs, not " +
+                       std::string(dtypeName(inputs_)) + " (--dtype fp16)");
+    }
+    Pipelines& pipelines = context_->pipelines();
+    VkPipeline convert = pipelines.pipeline("to_half", Specialization{}, 0);
+    VkDescriptorSet set = descriptorSet(0, 0);
+    const std::uint64_t largest = std::max(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(n_)) * static_cast<std::uint64_t>(k_);
+    const std::uint64_t groups = std::min<std::uint64_t>(ceilDiv(largest, kToHalfThreads), device().limits().maxGroupCountX);
+    double ms = context_->queue().execute(
+        [&](VkCommandBuffer cmd) {
+          // Row 0 of workgroups converts A, row 1 B: one dispatch, no split (to_half.comp's loop strides).
+          pipelines.dispatch(cmd, convert, set, constants(), groups, 2);
+        },
+        true);
+    halvesMade_ = true;
+    return ms;
+  }
+
   // The set binding A, B, C and the patterns at these granularities (0: not used).
   VkDescriptorSet descriptorSet(int aGranularity, int bGranularity) {
     auto key = std::pair(aGranularity, bGranularity);
@@ -244,7 +278,9 @@ class VulkanProblem final : public DeviceProblem {
                                                           {c_.handle(), 0, VK_WHOLE_SIZE},
                                                           {aPattern.handle(), 0, VK_WHOLE_SIZE},
                                                           {bPattern.handle(), 0, VK_WHOLE_SIZE},
-                                                          {tileQueue_.handle(), 0, VK_WHOLE_SIZE}};
+                                                          {tileQueue_.handle(), 0, VK_WHOLE_SIZE},
+                                                          {(aHalf_ ? aHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE},
+                                                          {(bHalf_ ? bHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet writes[Pipelines::kBindings] = {};
     for (std::uint32_t i = 0; i < Pipelines::kBindings; ++i) {
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -290,7 +326,10 @@ class VulkanProblem final : public DeviceProblem {
   std::shared_ptr<Context> context_;  // first member: destroyed last, after every buffer
   std::shared_ptr<const OverrideTable> overrides_;  // the backend's, read at every run: tune changes it
   int m_, n_, k_;
+  DType inputs_;
   Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
+  Buffer aHalf_, bHalf_;  // A and B in fp16 for the tensor-core kernels: only in an fp16 problem
+  bool halvesMade_ = false;
   std::map<std::pair<Operand, int>, Buffer> patterns_;
   std::set<std::pair<Operand, int>> built_;  // patterns prepare() has built at least once
   std::map<std::pair<int, int>, VkDescriptorSet> sets_;
@@ -313,7 +352,8 @@ Specialization kernelConstants(const KernelInfo& kernel, const PipelineSwitches&
   s.set(SpecId::WorkgroupSize, t.threads);
   s.set(SpecId::ARows, kernel.aRowGranularity);
   s.set(SpecId::BCols, kernel.bColGranularity);
-  s.set(SpecId::LaneCols, t.WM > 0 ? warpLayout(kernel).laneCols : 1);
+  s.set(SpecId::LaneCols, kernel.hasWarpTile() ? warpLayout(kernel).laneCols : 1);
+  s.set(SpecId::RingStages, kernel.structure.ringStages);
   setSwitches(s, switches);
   return s;
 }
@@ -377,12 +417,32 @@ void VulkanBackend::useVariant(const KernelInfo& kernel, const KernelVariant& va
 
 bool VulkanBackend::implements(std::string_view kernelId) const {
   const KernelInfo* info = findKernelInfo(kernelId);
-  return info != nullptr && !info->isBaseline() && !embeddedSpirv(info->stem).empty();
+  return info != nullptr && !info->isBaseline() && !embeddedSpirv(info->stem).empty() &&
+         !tensorCoreProblem(*info, context_->device().limits(), context_->device().info().name);
 }
 
-std::unique_ptr<DeviceProblem> VulkanBackend::upload(const Matrix& a, const Matrix& b) {
+bool VulkanBackend::takes(const KernelInfo& kernel, DType inputs) const {
+  // GLSL here has fp16 cooperative matrices only (Debian 12's glslang knows no bf16 ones).
+  return kernel.takes(inputs) && (!kernel.usesTensorCores() || inputs == DType::Fp16);
+}
+
+std::optional<std::string> tensorCoreProblem(const KernelInfo& kernel, const ComputeLimits& limits, const std::string& deviceName) {
+  if (!kernel.usesTensorCores()) return std::nullopt;
+  if (!limits.halfArithmetic) {
+    return "kernel " + std::string(kernel.id) + " needs fp16 in shaders and storage buffers (shaderFloat16, " +
+           "storageBuffer16BitAccess), which " + deviceName + " does not offer";
+  }
+  // The emulated build (tests: testing_emulated_<stem>) needs no cooperative matrix.
+  if (kernel.stem.rfind("testing_", 0) != 0 && !limits.cooperativeMatrix) {
+    return "kernel " + std::string(kernel.id) + " needs VK_NV_cooperative_matrix with 16x16x16 fp16 x fp16 + fp32 in " +
+           "subgroups of 32, which " + deviceName + " does not offer";
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<DeviceProblem> VulkanBackend::upload(const Matrix& a, const Matrix& b, DType inputs) {
   checkMultiplicable(a, b);
-  return std::make_unique<VulkanProblem>(context_, overrides_, a, b);
+  return std::make_unique<VulkanProblem>(context_, overrides_, a, b, inputs);
 }
 
 }  // namespace tileskip::vk

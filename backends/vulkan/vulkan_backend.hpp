@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "backends/vulkan/context.hpp"
 #include "backends/vulkan/tile_overrides.hpp"
@@ -23,7 +25,9 @@ class VulkanBackend final : public Backend, public Tunable {
   // The context's device, its api naming any tile overrides (TILESKIP_VULKAN_TILES, the tune cache).
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override;
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override;
+  bool takes(const KernelInfo& kernel, DType inputs) const override;
+  using Backend::upload;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override;
   std::vector<std::string> takeDiagnostics() override { return context_->instance().takeDiagnostics(); }
   // Tuning: tile shapes and shader switches (tile_overrides.hpp), all specialization constants.
   Tunable* tuning() override { return this; }
@@ -44,6 +48,10 @@ class VulkanBackend final : public Backend, public Tunable {
 // The two counters of a Vulkan problem's block tile queue (next tile, finished workgroups),
 // read back from the device: both are 0 whenever no dispatch runs. For tests.
 std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem);
+
+// Why a tensor-core kernel cannot run on a device with these limits (no fp16 in shaders and
+// buffers; for the product's build, no cooperative matrix of the shape it uses), or nothing.
+std::optional<std::string> tensorCoreProblem(const KernelInfo& kernel, const ComputeLimits& limits, const std::string& deviceName);
 
 // Specialization constants of a catalogue kernel (its tile shape, granularities and warp lane
 // grid, in the ids of shaders/tileskip_common.glsl) and of the pipelined shaders' switches.

@@ -113,7 +113,7 @@ std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std:
 std::string formatTable(const BenchReport& report) {
   std::ostringstream out;
   out << "tileskip bench  " << report.date << "  (tileskip " << report.toolVersion << ", commit " << report.toolCommit
-      << ", " << kDtype << ")\n";
+      << ", " << dtypeName(report.problem.dtype) << " inputs)\n";
   out << "problem   " << report.problem.describe() << "\n";
   out << "patterns  A density " << fixed(report.patternDensityA, 3) << ", B density "
       << fixed(report.patternDensityB, 3) << " (8-row / 8-column tiles)\n";
@@ -144,7 +144,7 @@ std::string formatTable(const BenchReport& report) {
     cells.push_back({row.backend, kernel, "yes", fixed(row.kernelMs.median, 3), fixed(row.kernelMs.min, 3),
                      fixed(row.kernelMs.max, 3), row.prepareMs.median > 0 ? fixed(row.prepareMs.median, 3) : "-",
                      fixed(row.effectiveGflops, 1), fixed(row.usefulGflops, 1), fixed(row.jointDensity, 3),
-                     fixed(row.idealSpeedup, 2), fixed(row.predictedSpeedup, 2) + "x", optionalFixed(row.speedupVsDense, 2, "x"),
+                     fixed(row.idealSpeedup, 2), (std::isfinite(row.predictedSpeedup) ? fixed(row.predictedSpeedup, 2) + "x" : "-"), optionalFixed(row.speedupVsDense, 2, "x"),
                      optionalFixed(row.skipEfficiency, 2), optionalFixed(row.vsBaseline, 2, "x"),
                      optionalFixed(row.endToEndVsBaseline, 2, "x")});
   }
@@ -175,7 +175,7 @@ std::string formatCsv(const BenchReport& report) {
         << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvField(row.failure) << ','
         << fixed(row.predictedSpeedup, 4) << ',' << csvField(row.autoReason) << ',' << csvField(p.sourceOf(Operand::A))
         << ',' << csvField(p.sourceOf(Operand::B)) << ',' << p.optionsOf(Operand::A).granularity << ','
-        << p.optionsOf(Operand::B).granularity << ',' << kDtype << ',' << csvField(report.toolVersion) << ','
+        << p.optionsOf(Operand::B).granularity << ',' << dtypeName(p.dtype) << ',' << csvField(report.toolVersion) << ','
         << csvField(report.toolCommit) << ',' << csvField(row.driver) << ',' << csvField(row.api) << ',' << csvField(row.tuneOverrides) << ','
         << report.options.warmup << ',' << report.options.warmupMilliseconds << ',' << report.options.repeat << ','
         << row.error.tolerance << ',' << csvField(report.host) << '\n';
@@ -218,7 +218,7 @@ std::string formatJson(const BenchReport& report) {
   nlohmann::json document = {
       {"schema", kBenchSchema},
       {"tool", {{"version", report.toolVersion}, {"commit", report.toolCommit}}},
-      {"dtype", kDtype},
+      {"dtype", dtypeName(p.dtype)},
       {"date", report.date},
       {"host", report.host},
       {"devices", report.devices},

@@ -15,6 +15,8 @@ namespace tileskip {
 namespace {
 
 struct KernelTally {
+  std::string kernel;                 // its id
+  std::string dtype = "fp32";         // the inputs it was verified on
   int passed = 0, total = 0;
   double worstError = 0.0;
   std::vector<const VerifyResult*> failures;
@@ -24,7 +26,9 @@ std::map<std::string, KernelTally> tallies(const VerifyBackendRun& run) {
   std::map<std::string, KernelTally> out;
   for (const std::string& kernel : run.kernels) out[kernel];
   for (const VerifyResult& r : run.results) {
-    KernelTally& t = out[r.kernel];
+    KernelTally& t = out[r.label()];
+    t.kernel = r.kernel;
+    t.dtype = dtypeName(r.inputs);
     ++t.total;
     t.passed += r.passed();
     t.worstError = std::max(t.worstError, r.error.relativeFrobenius);
@@ -55,6 +59,15 @@ std::string xmlEscaped(const std::string& text) {
     }
   }
   return out;
+}
+
+// The input precisions verified, in DType's order: "fp32" or "fp32, fp16, bf16".
+std::string dtypesVerified(const std::vector<VerifyBackendRun>& runs) {
+  DTypeSet seen;
+  for (const VerifyBackendRun& run : runs) {
+    for (const VerifyResult& r : run.results) seen = seen.with(r.inputs);
+  }
+  return seen.empty() ? std::string(dtypeName(DType::Fp32)) : dtypeNames(seen);
 }
 
 }  // namespace
@@ -101,7 +114,8 @@ std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs) {
       const KernelTally& t = byKernel[kernel];
       nlohmann::json failures = nlohmann::json::array();
       for (const VerifyResult* r : t.failures) failures.push_back({{"case", r->caseName}, {"failure", r->failure}});
-      kernels.push_back({{"kernel", kernel},
+      kernels.push_back({{"kernel", t.kernel.empty() ? kernel : t.kernel},
+                         {"dtype", t.dtype},
                          {"cases", t.total},
                          {"passed", t.passed},
                          {"worst_relative_frobenius", t.worstError},
@@ -118,7 +132,7 @@ std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs) {
   VerifyTotals t = verifyTotals(runs);
   nlohmann::json doc = {{"schema", kVerifySchema},
                         {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
-                        {"dtype", kDtype},
+                        {"dtype", dtypesVerified(runs)},
                         {"date", utcTimestamp()},
                         {"host", hostDescription()},
                         {"backends", backends},
@@ -147,10 +161,10 @@ std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs) {
     property("api", run.device.api);
     property("tool_version", toolVersion());
     property("tool_commit", toolCommit());
-    property("dtype", kDtype);
+    property("dtype", dtypesVerified(runs));
     out << "    </properties>\n";
     for (const VerifyResult& r : run.results) {
-      out << "    <testcase classname=\"tileskip." << xmlEscaped(run.backend) << "." << xmlEscaped(r.kernel) << "\" name=\""
+      out << "    <testcase classname=\"tileskip." << xmlEscaped(run.backend) << "." << xmlEscaped(r.label()) << "\" name=\""
           << xmlEscaped(r.caseName) << "\"";
       if (r.passed()) {
         out << "/>\n";

@@ -14,7 +14,7 @@ namespace tileskip {
 struct VerifyBackendRun {
   std::string backend;
   DeviceInfo device;
-  std::vector<std::string> kernels;  // in the order verified
+  std::vector<std::string> kernels;  // labels (VerifyResult::label: "mma (bf16)"), in the order verified
   std::vector<VerifyResult> results;
 };
 

@@ -95,15 +95,22 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
                        milliseconds(fastestMs) + skipped};
 }
 
-AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource) {
+AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource,
+                        DType inputs) {
   AutoChoice result;
-  const Inspection inspection = inspectOnBackend(backend, a, b, std::move(aSource), std::move(bSource));
+  const Inspection inspection = inspectOnBackend(backend, a, b, std::move(aSource), std::move(bSource), inputs);
   result.choice = inspection.recommendation;
-  result.measured = kernelsToMeasure(inspection, backend.device());
+  if (inputs == DType::Fp32) {
+    result.measured = kernelsToMeasure(inspection, backend.device());
+  } else if (backend.device().isGpu && inspection.kernels.size() > 1) {
+    for (const KernelInspection& k : inspection.kernels) result.measured.push_back(k.kernel);
+  }
   if (result.measured.empty()) return result;
   const double outputs = static_cast<double>(a.rows()) * b.cols();
   std::string why;
-  if (outputs < kSmallProblemOutputs) {
+  if (inputs != DType::Fp32) {
+    why = "measured, as no model ranks kernels on " + std::string(dtypeName(inputs)) + " inputs";
+  } else if (outputs < kSmallProblemOutputs) {
     why = "measured, as the model is blind to a problem this small (" + std::to_string(a.rows()) + "x" +
           std::to_string(b.cols()) + " outputs)";
   } else if (csrIsAGuess(inspection)) {
@@ -115,7 +122,7 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   }
   const auto start = std::chrono::steady_clock::now();
   {
-    std::unique_ptr<DeviceProblem> problem = backend.upload(a, b);
+    std::unique_ptr<DeviceProblem> problem = backend.upload(a, b, inputs);
     result.choice = fastestMeasured(*problem, result.measured, why);
   }
   result.measuringMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

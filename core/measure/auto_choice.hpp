@@ -51,6 +51,9 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
 
 // Inspects A·B on `backend` and chooses: the model's recommendation, or the fastest measured
 // where kernelsToMeasure() names candidates (the problem is uploaded for that and released).
-AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource);
+// For inputs other than fp32, which the model was never calibrated on, a GPU times every kernel
+// of the backend that takes them; another device takes inspect's recommendation.
+AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource,
+                        DType inputs = DType::Fp32);
 
 }  // namespace tileskip

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -36,7 +37,7 @@ void addRatios(BenchReport& report) {
   for (BenchRow& row : report.rows) {
     if (!row.timed()) continue;
     const KernelInfo& info = kernelInfo(row.kernel);
-    if (const BenchRow* dense = findTimedRow(report.rows, row.backend, kDenseReferenceKernel);
+    if (const BenchRow* dense = findTimedRow(report.rows, row.backend, denseReferenceKernel(report.problem.dtype));
         dense != nullptr && !info.isBaseline()) {
       row.speedupVsDense = dense->kernelMs.median / row.kernelMs.median;
       if (info.skips() && std::isfinite(row.idealSpeedup)) row.skipEfficiency = *row.speedupVsDense / row.idealSpeedup;
@@ -192,7 +193,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
     }
     std::unique_ptr<DeviceProblem> onDevice;
     try {
-      onDevice = backend.upload(data.a, data.b);
+      onDevice = backend.upload(data.a, data.b, problem.dtype);
     } catch (const Error& e) {
       for (const KernelInfo* kernel : target.kernels) {
         BenchRow row;
@@ -220,7 +221,9 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
         auto it = inspected.find(kernel);
         if (it == inspected.end()) it = inspected.emplace(kernel, inspector.inspect(*kernel, model)).first;
         row.features = it->second.features;
-        row.predictedSpeedup = model.predictedSpeedup(*kernel, row.features);
+        // The model knows fp32 kernels only (inspectOnBackend says the same for other inputs).
+        row.predictedSpeedup = problem.dtype == DType::Fp32 ? model.predictedSpeedup(*kernel, row.features)
+                                                            : std::numeric_limits<double>::quiet_NaN();
         if (kernel->skips()) {
           row.jointDensity = it->second.jointDensity;
           row.idealSpeedup = it->second.idealSpeedup;

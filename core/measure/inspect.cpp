@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -287,10 +288,28 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
 }
 
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
-                            std::string bSource) {
-  const std::vector<const KernelInfo*> kernels = backend.kernels();
-  return inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
-                        summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
+                            std::string bSource, DType inputs) {
+  std::vector<const KernelInfo*> kernels;
+  for (const KernelInfo* k : backend.kernels()) {
+    if (backend.takes(*k, inputs)) kernels.push_back(k);
+  }
+  if (kernels.empty()) {
+    throw InputError("backend " + std::string(backend.name()) + " has no kernel that takes " + std::string(dtypeName(inputs)) +
+                     " inputs (see `tileskip list`)");
+  }
+  Inspection inspection =
+      inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
+                     summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
+  inspection.inputs = inputs;
+  if (inputs == DType::Fp32) return inspection;
+  const std::string type(dtypeName(inputs));
+  inspection.modelName = "none for " + type + " inputs (the calibrations are of fp32 kernels)";
+  for (KernelInspection& k : inspection.kernels) k.predictedSpeedup = std::numeric_limits<double>::quiet_NaN();
+  const KernelInfo* dense = findKernelInfo(denseReferenceKernel(inputs));
+  if (dense == nullptr || std::find(kernels.begin(), kernels.end(), dense) == kernels.end()) dense = kernels.front();
+  inspection.recommendation = {dense, "the dense kernel for " + type + " inputs: no skipping kernel takes " + type +
+                                          " yet, and no model ranks these kernels (--kernel auto measures them on a GPU)"};
+  return inspection;
 }
 
 std::string inspectionJson(const Inspection& r, const Backend& backend) {
@@ -311,6 +330,7 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
       {"b", operandJson(r.b)},
       {"backend", backend.name()},
       {"device", backend.device().describe()},
+      {"dtype", dtypeName(r.inputs)},
       {"model", r.modelName},
       {"kernels", kernels},
       {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},

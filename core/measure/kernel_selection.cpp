@@ -28,32 +28,44 @@ bool namesAuto(const std::string& list) {
   return false;
 }
 
-std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict) {
-  if (list.empty() || list == "all") return backend.kernels();
+std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict,
+                                             std::optional<DType> inputs) {
   std::vector<const KernelInfo*> selected;
+  if (list.empty() || list == "all") {
+    for (const KernelInfo* info : backend.kernels()) {
+      if (!inputs || backend.takes(*info, *inputs)) selected.push_back(info);
+    }
+    return selected;
+  }
   for (const KernelInfo* info : parseKernelList(list)) {
-    if (backend.implements(info->id)) {
-      selected.push_back(info);
-    } else if (strict) {
+    if (!backend.implements(info->id)) {
+      if (!strict) continue;
       throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" +
                        std::string(info->id) + "'; see `tileskip list`");
     }
+    if (inputs && !backend.takes(*info, *inputs)) {
+      if (!strict) continue;
+      requireInputs(*info, *inputs);
+      throw InputError("backend '" + std::string(backend.name()) + "' runs kernel '" + std::string(info->id) +
+                       "' on other inputs than " + std::string(dtypeName(*inputs)) + "; see `tileskip list`");
+    }
+    selected.push_back(info);
   }
   return selected;
 }
 
 Recommendation chooseAuto(Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec) {
-  return chooseKernel(backend, a, b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B)).choice;
+  return chooseKernel(backend, a, b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B), spec.dtype).choice;
 }
 
 BenchTarget benchTarget(Backend& backend, const std::string& list, bool strict, const Matrix& a, const Matrix& b,
                         const ProblemSpec& spec) {
-  BenchTarget target{&backend, selectKernels(list, backend, strict)};
+  BenchTarget target{&backend, selectKernels(list, backend, strict, spec.dtype)};
   if (!namesAuto(list)) return target;
   const Recommendation choice = chooseAuto(backend, a, b, spec);
   target.autoKernel = choice.kernel;
   target.autoReason = choice.reason;
-  for (const KernelInfo* k : {&kernelInfo(kDenseReferenceKernel), choice.kernel}) {
+  for (const KernelInfo* k : {&kernelInfo(denseReferenceKernel(spec.dtype)), choice.kernel}) {
     if (backend.implements(k->id) && std::find(target.kernels.begin(), target.kernels.end(), k) == target.kernels.end()) {
       target.kernels.push_back(k);
     }

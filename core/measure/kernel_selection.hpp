@@ -3,6 +3,7 @@
 // the same names and refuse the rest with the same messages.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,16 @@ std::vector<const KernelInfo*> parseKernelList(const std::string& list);
 // Whether a --kernel list holds "auto": the kernel inspect recommends for the operands.
 bool namesAuto(const std::string& list);
 
-// "all" or a comma list of catalogue ids, filtered to what `backend` implements. Throws
-// InputError for an unknown id, and for an id the backend lacks when `strict`.
-std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict);
+// "all" or a comma list of catalogue ids, filtered to what `backend` implements and to the
+// kernels it runs on `inputs` (Backend::takes; nullopt: any precision). Throws InputError for an
+// unknown id, and, when `strict`, for an id the backend lacks or one that does not take `inputs`
+// (naming those that do).
+std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict,
+                                             std::optional<DType> inputs = DType::Fp32);
 
 // auto's choice for these operands on this backend (core/measure/auto_choice.hpp): inspect's
-// recommendation, or the fastest of the kernels it timed where the model is blind.
+// recommendation, or the fastest of the kernels it timed where the model is blind. The spec's
+// dtype is the operands'.
 Recommendation chooseAuto(Backend& backend, const Matrix& a, const Matrix& b, const ProblemSpec& spec);
 
 // What bench runs on `backend` for a --kernel list: selectKernels(), and where the list holds

@@ -160,31 +160,70 @@ VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const Kerne
   return result;
 }
 
+std::string verifyLabel(const KernelInfo& kernel, DType inputs) {
+  if (inputs == DType::Fp32) return std::string(kernel.id);
+  return std::string(kernel.id) + " (" + std::string(dtypeName(inputs)) + ")";
+}
+
+std::string VerifyResult::label() const {
+  if (inputs == DType::Fp32) return kernel;
+  return kernel + " (" + std::string(dtypeName(inputs)) + ")";
+}
+
+std::vector<VerifyTarget> verifyTargets(const Backend& backend, const std::vector<const KernelInfo*>& kernels,
+                                        std::optional<DType> only) {
+  std::vector<VerifyTarget> targets;
+  for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
+    if (only && type != *only) continue;
+    for (const KernelInfo* kernel : kernels) {
+      if (backend.takes(*kernel, type)) targets.push_back({kernel, type});
+    }
+  }
+  return targets;
+}
+
 std::vector<VerifyResult> runVerify(Backend& backend, const std::vector<const KernelInfo*>& kernels,
                                     const std::vector<VerifyCase>& cases, const VerifyProgress& progress) {
+  return runVerifyTargets(backend, verifyTargets(backend, kernels), cases, progress);
+}
+
+std::vector<VerifyResult> runVerifyTargets(Backend& backend, const std::vector<VerifyTarget>& targets,
+                                    const std::vector<VerifyCase>& cases, const VerifyProgress& progress) {
   std::vector<VerifyResult> results;
-  for (const VerifyCase& c : cases) {
-    ProblemData data = c.make();
-    ReferenceProduct reference = referenceProduct(data.a, data.b);
-    std::unique_ptr<DeviceProblem> onDevice;
-    std::string uploadFailure;
-    try {
-      onDevice = backend.upload(data.a, data.b);
-    } catch (const Error& e) {
-      uploadFailure = std::string("upload failed: ") + e.what();
+  for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
+    std::vector<const KernelInfo*> kernels;
+    for (const VerifyTarget& t : targets) {
+      if (t.inputs == type) kernels.push_back(t.kernel);
     }
-    for (const KernelInfo* kernel : kernels) {
-      VerifyResult result;
-      if (onDevice) {
-        result = verifyKernel(backend, *onDevice, *kernel, data, reference);
-      } else {
-        result.backend = backend.name();
-        result.kernel = kernel->id;
-        result.failure = uploadFailure;
+    if (kernels.empty()) continue;
+    for (const VerifyCase& c : cases) {
+      std::unique_ptr<DeviceProblem> onDevice;
+      std::optional<ProblemData> data;
+      std::optional<ReferenceProduct> reference;
+      std::string uploadFailure;
+      try {
+        data = c.make();
+        roundOperand(data->a, type, "A");
+        roundOperand(data->b, type, "B");
+        reference = referenceProduct(data->a, data->b);
+        onDevice = backend.upload(data->a, data->b, type);
+      } catch (const Error& e) {
+        uploadFailure = std::string("upload failed: ") + e.what();
       }
-      result.caseName = c.name;
-      if (progress) progress(result);
-      results.push_back(std::move(result));
+      for (const KernelInfo* kernel : kernels) {
+        VerifyResult result;
+        if (onDevice) {
+          result = verifyKernel(backend, *onDevice, *kernel, *data, *reference);
+        } else {
+          result.backend = backend.name();
+          result.kernel = kernel->id;
+          result.failure = uploadFailure;
+        }
+        result.inputs = type;
+        result.caseName = c.name;
+        if (progress) progress(result);
+        results.push_back(std::move(result));
+      }
     }
   }
   return results;

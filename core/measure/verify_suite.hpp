@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,16 +27,39 @@ std::vector<VerifyCase> verifyCases(bool quick = false);
 struct VerifyResult {
   std::string backend;
   std::string kernel;
+  DType inputs = DType::Fp32;  // the case's A and B rounded to this before the reference and the kernel
   std::string caseName;
   ErrorReport error;
   bool patternsMatch = true;  // device patterns equal CPU patterns byte for byte
   std::string failure;        // empty when passed
   bool passed() const { return failure.empty(); }
+  // "joint-8x32", or with the inputs where they are not fp32: "mma (bf16)".
+  std::string label() const;
 };
+
+// One kernel checked on inputs of one precision.
+struct VerifyTarget {
+  const KernelInfo* kernel = nullptr;
+  DType inputs = DType::Fp32;
+};
+
+// Each kernel at every dtype `backend` runs it on (Backend::takes), or only at `only` (kernels
+// that do not take it left out), in the order given, fp32 first.
+std::vector<VerifyTarget> verifyTargets(const Backend& backend, const std::vector<const KernelInfo*>& kernels,
+                                        std::optional<DType> only = {});
+
+// verifyKernel's label for a target, as VerifyResult::label() gives it.
+std::string verifyLabel(const KernelInfo& kernel, DType inputs);
 
 using VerifyProgress = std::function<void(const VerifyResult&)>;
 
-// Runs every case on every kernel; never throws for a kernel failure (the result says why).
+// Runs every case on every target: per dtype, each case's A and B rounded to it, the float64
+// reference of the rounded values, one upload, then every target of that dtype. Never throws for
+// a kernel failure (the result says why). The products of rounded inputs are exact in fp32, so
+// every dtype is held to the fp32 accumulation bound (core/model/reference.hpp).
+std::vector<VerifyResult> runVerifyTargets(Backend& backend, const std::vector<VerifyTarget>& targets,
+                                    const std::vector<VerifyCase>& cases, const VerifyProgress& progress = {});
+// The same for every dtype the backend runs each kernel on.
 std::vector<VerifyResult> runVerify(Backend& backend, const std::vector<const KernelInfo*>& kernels,
                                     const std::vector<VerifyCase>& cases, const VerifyProgress& progress = {});
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/model/dtype.hpp"
+
 namespace tileskip {
 
 // The K-block: 8 consecutive indices of K, so the pattern of one K-block fits a byte.
@@ -52,6 +54,8 @@ enum class ThreadMapping {
   ColumnOfOutputs,    // TM consecutive rows of one column per thread, threads along N
   ThreadTile,         // a TM x TN block of outputs per thread, threads along N
   WarpTile,           // a WM x WN tile per warp, its 32 lanes in a 4 x 8 grid of TM x TN sub-tiles
+  MmaTiles,           // a WM x WN tile per warp in the tensor cores' 16 x 8 output tiles, each lane holding
+                      // rows l/4 and l/4 + 8, columns 2(l%4) and 2(l%4) + 1 of every one (TM = TN = 0)
 };
 
 // How the main loop over K stages the operands: what the shaders' shared memory and pipelines
@@ -63,6 +67,8 @@ enum class MainLoop {
   DoubleBuffered,  // two Vectorized stages: the next one loads while this one computes
   Hoisted,         // DoubleBuffered with addresses hoisted out of the loop, loads in fixed passes
   KBlockList,      // two Vectorized stages fed from a gathered list of the K-blocks a tile needs
+  StageRing,       // ringStages stages of 16-bit tiles, rows padded by 8 elements, in a ring: K-tile
+                   // t + ringStages - 1 is on its way while t is multiplied (no transposed A)
 };
 
 // How block tiles are given to blocks.
@@ -87,6 +93,11 @@ struct KernelStructure {
   // beside the stages: 1024 covers K = 8192 in one pass; the one-warp kernels take 512, since
   // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (bench/NOTES.md step 14).
   int kBlockList = 0;
+  // The input precisions it takes (the problem's --dtype): fp32 for the SIMT kernels, the 16-bit
+  // types for the tensor-core ones. Accumulation is fp32 everywhere.
+  DTypeSet inputs = kFp32Inputs;
+  // StageRing only: the shared-memory stages of its ring.
+  int ringStages = 0;
 };
 
 struct KernelInfo {
@@ -110,11 +121,19 @@ struct KernelInfo {
   constexpr bool divergent() const { return structure.skip == SkipScope::Thread; }
   constexpr bool persistent() const { return structure.scheduling == Scheduling::Persistent; }
   constexpr bool hasWarpTile() const { return structure.mapping == ThreadMapping::WarpTile; }
+  constexpr bool usesTensorCores() const { return structure.mapping == ThreadMapping::MmaTiles; }
+  // Whether it takes inputs of `type`: its structure's, and for the baselines what the vendor
+  // library offers (cuBLAS every type, the others fp32).
+  constexpr bool takes(DType type) const {
+    if (isBaseline()) return id == "cublas" || type == DType::Fp32;
+    return structure.inputs.contains(type);
+  }
 
-  // Shared-memory stages the main loop keeps (0: none), and the floats of one stage: the A and
+  // Shared-memory stages the main loop keeps (0: none), and the bytes of one stage: the A and
   // B tiles, plus the padding of the transposed A tile (4 floats per depth) where loads are
-  // vectorized. Both twins declare exactly this; a persistent kernel adds its K-block list
-  // (structure.kBlockList entries, fewer where a Vulkan device's shared memory is smaller).
+  // vectorized, or for a stage ring the 16-bit tiles with 8 elements of padding per row. Both
+  // twins declare exactly this; a persistent kernel adds its K-block list (structure.kBlockList
+  // entries, fewer where a Vulkan device's shared memory is smaller).
   constexpr int stages() const {
     switch (structure.loop) {
       case MainLoop::Global: return 0;
@@ -123,12 +142,19 @@ struct KernelInfo {
       case MainLoop::DoubleBuffered:
       case MainLoop::Hoisted:
       case MainLoop::KBlockList: return 2;
+      case MainLoop::StageRing: return structure.ringStages;
     }
     return 0;
   }
-  constexpr bool transposesA() const { return stages() > 0 && structure.loop != MainLoop::Staged; }
+  constexpr bool transposesA() const {
+    return stages() > 0 && structure.loop != MainLoop::Staged && structure.loop != MainLoop::StageRing;
+  }
   constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
-  constexpr int stagedSharedBytes() const { return stages() * stageFloats() * 4; }
+  constexpr int stageBytes() const {
+    if (structure.loop == MainLoop::StageRing) return 2 * (tile.BM * (tile.BK + 8) + tile.BK * (tile.BN + 8));
+    return 4 * stageFloats();
+  }
+  constexpr int stagedSharedBytes() const { return stages() * stageBytes(); }
 };
 
 // Why a row's structure contradicts the rest of it, or nullptr: checked for every row at
@@ -138,7 +164,9 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if (k.isBaseline() != (s.mapping == ThreadMapping::None)) return "a baseline, and only a baseline, has no thread mapping";
   if (k.isBaseline()) return nullptr;
   if (k.skips() != (s.skip != SkipScope::None)) return "a skipping family needs a skip scope, a dense one none";
-  if ((s.mapping == ThreadMapping::WarpTile) != (k.tile.WM > 0 && k.tile.WN > 0)) return "a warp tile mapping needs WM, WN";
+  if ((s.mapping == ThreadMapping::WarpTile || s.mapping == ThreadMapping::MmaTiles) != (k.tile.WM > 0 && k.tile.WN > 0)) {
+    return "a warp tile mapping needs WM, WN";
+  }
   if (s.skip == SkipScope::Thread && s.mapping != ThreadMapping::ThreadTile) return "a per-thread skip needs thread tiles";
   if (s.skip == SkipScope::Warp && s.mapping != ThreadMapping::WarpTile) return "a warp-uniform skip needs warp tiles";
   if ((s.loop == MainLoop::KBlockList) != (s.scheduling == Scheduling::Persistent)) {
@@ -148,6 +176,16 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if ((s.loop == MainLoop::KBlockList) != (s.kBlockList > 0)) return "a K-block list, and only one, has a length";
   if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
+  if (k.usesTensorCores() != (s.inputs == kHalfInputs)) {
+    return "the tensor-core mapping, and only it, takes the 16-bit inputs (fp16, bf16); the others take fp32";
+  }
+  if (k.usesTensorCores() != (s.loop == MainLoop::StageRing)) return "the tensor-core kernels, and only they, fill a stage ring";
+  if ((s.loop == MainLoop::StageRing) != (s.ringStages >= 2)) return "a stage ring, and only one, has two stages or more";
+  if (k.usesTensorCores() && (k.tile.WM % 16 != 0 || k.tile.WN % 16 != 0 || k.tile.BK % 16 != 0 || k.tile.TM != 0 ||
+                              k.tile.TN != 0)) {
+    return "a tensor-core warp tile is whole 16 x 16 pieces (B's fragments come two 8-column tiles at a time), BK whole "
+           "16-deep steps, and no TM x TN";
+  }
   return nullptr;
 }
 
@@ -183,6 +221,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"hoisted",      "K12", "k12_hoisted",     KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::Hoisted, Scheduling::TilePerBlock, SkipScope::None},
    "K11 with its addresses hoisted out of the K loop and the barrier before the last depth, in a 128x256 block of eight 64x64 warps"},
+  {"mma",          "K13", "k13_mma",         KernelFamily::Dense,    {128, 128, 16, 64, 32, 0, 0, 256},  0,  0,
+   {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs, 3},
+   "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out), fed from a ring of three shared-memory stages"},
   {"a-row",        "S1",  "s01_a_row",       KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
@@ -212,7 +253,7 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
   {"cublas",       "",    "",                KernelFamily::Baseline, {},                                  0,  0,
    {},
-   "cuBLAS SGEMM, TF32 off: the vendor's dense baseline"},
+   "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},
   {"cusparse-csr", "",    "",                KernelFamily::Baseline, {},                                  0,  0,
    {},
    "cuSPARSE SpMM with A converted to CSR (conversion timed apart)"},
@@ -277,8 +318,20 @@ constexpr bool everyRowIsNamedInOrder() {
 }
 static_assert(everyRowIsNamedInOrder(), "a catalogue row's number or stem breaks the naming rule (namingContradiction names it)");
 
-// The kernel that skip efficiency and "vs dense" ratios are measured against.
+// The kernel that skip efficiency and "vs dense" ratios are measured against, for fp32 inputs.
 inline constexpr std::string_view kDenseReferenceKernel = "pipelined";
+
+// The same for inputs of `type`: the fp32 reference, K13 for the 16-bit types, cuBLAS for tf32
+// (no twin takes tf32 yet).
+constexpr std::string_view denseReferenceKernel(DType type) {
+  switch (type) {
+    case DType::Fp32: return kDenseReferenceKernel;
+    case DType::Tf32: return "cublas";
+    case DType::Fp16:
+    case DType::Bf16: return "mma";
+  }
+  return kDenseReferenceKernel;
+}
 
 constexpr const KernelInfo* findKernelInfo(std::string_view id) {
   for (const KernelInfo& k : kCatalogue) {

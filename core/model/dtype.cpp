@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/model/error.hpp"
+#include "core/model/matrix.hpp"
 
 namespace tileskip {
 
@@ -74,9 +75,13 @@ std::string_view dtypeName(DType type) {
   return "?";
 }
 
-std::string dtypeNames() {
+std::string dtypeNames() { return dtypeNames(kEveryInput); }
+
+std::string dtypeNames(DTypeSet set) {
   std::string names;
-  for (DType type : kAll) names += (names.empty() ? "" : ", ") + std::string(dtypeName(type));
+  for (DType type : kAll) {
+    if (set.contains(type)) names += (names.empty() ? "" : ", ") + std::string(dtypeName(type));
+  }
   return names;
 }
 

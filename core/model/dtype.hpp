@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/model/matrix.hpp"
-
 namespace tileskip {
+
+class Matrix;
 
 enum class DType {
   Fp32,  // IEEE single: every kernel's default
@@ -20,7 +20,38 @@ enum class DType {
   Bf16,  // bfloat16: fp32's 8 exponent bits, 7 mantissa bits
 };
 
+// The input precisions a kernel takes, as a set (the catalogue's KernelStructure::inputs).
+class DTypeSet {
+ public:
+  constexpr DTypeSet() = default;
+  template <class... Types>
+  static constexpr DTypeSet of(Types... types) {
+    DTypeSet set;
+    ((set.bits_ |= bit(types)), ...);
+    return set;
+  }
+  constexpr bool contains(DType type) const { return (bits_ & bit(type)) != 0; }
+  constexpr DTypeSet with(DType type) const {
+    DTypeSet set = *this;
+    set.bits_ |= bit(type);
+    return set;
+  }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr bool operator==(const DTypeSet&) const = default;
+
+ private:
+  static constexpr unsigned bit(DType type) { return 1u << static_cast<unsigned>(type); }
+  unsigned bits_ = 0;
+};
+
+inline constexpr DTypeSet kFp32Inputs = DTypeSet::of(DType::Fp32);
+inline constexpr DTypeSet kHalfInputs = DTypeSet::of(DType::Fp16, DType::Bf16);
+inline constexpr DTypeSet kEveryInput = DTypeSet::of(DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16);
+
 std::string_view dtypeName(DType type);
+
+// "fp16, bf16": the names in `set`, in DType's order.
+std::string dtypeNames(DTypeSet set);
 
 // "fp32", "tf32", "fp16" or "bf16"; InputError naming the accepted names for anything else.
 DType parseDType(std::string_view name);

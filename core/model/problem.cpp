@@ -1,5 +1,7 @@
 #include "core/model/problem.hpp"
 
+#include <cmath>
+
 #include <sstream>
 
 #include "core/model/error.hpp"
@@ -43,7 +45,27 @@ std::string ProblemSpec::describe() const {
   }
   out << "M=" << m << " N=" << n << " K=" << k << ", generator " << generator << ", density A " << densityA
       << ", density B " << densityB << ", seed " << seed;
+  if (dtype != DType::Fp32) out << ", " << dtypeName(dtype) << " inputs";
   return out.str();
+}
+
+std::string roundOperand(Matrix& m, DType type, std::string_view name) {
+  if (type == DType::Fp32) return "";
+  std::size_t overflowed = 0, vanished = 0;
+  for (float& x : m.values()) {
+    const float rounded = roundTo(type, x);
+    if (std::isfinite(x) && !std::isfinite(rounded)) ++overflowed;
+    if (x != 0.0f && rounded == 0.0f) ++vanished;
+    x = rounded;
+  }
+  if (overflowed > 0) {
+    throw InputError(std::string(name) + " holds " + std::to_string(overflowed) + " value(s) beyond " +
+                     std::string(dtypeName(type)) + "'s range (its largest finite value is 65504): scale it, or use " +
+                     "--dtype bf16 or fp32");
+  }
+  if (vanished == 0) return "";
+  return std::string(name) + ": " + std::to_string(vanished) + " non-zero value(s) below " + std::string(dtypeName(type)) +
+         "'s smallest subnormal became zero";
 }
 
 ProblemData generateProblem(const ProblemSpec& spec) {
@@ -59,7 +81,11 @@ ProblemData generateProblem(const ProblemSpec& spec) {
     }
     return m;
   };
-  return {operand(Operand::A, spec.m, spec.k, spec.densityA), operand(Operand::B, spec.k, spec.n, spec.densityB)};
+  ProblemData data{operand(Operand::A, spec.m, spec.k, spec.densityA), operand(Operand::B, spec.k, spec.n, spec.densityB)};
+  for (const auto& [matrix, name] : {std::pair{&data.a, "A"}, std::pair{&data.b, "B"}}) {
+    if (std::string note = roundOperand(*matrix, spec.dtype, name); !note.empty()) data.readNotes.push_back(note);
+  }
+  return data;
 }
 
 
@@ -101,6 +127,9 @@ ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& size
   data.b = b ? std::move(*b) : generate(spec.generatorOf(Operand::B), Operand::B, spec.k, spec.n, spec.densityB, spec.seed,
                                         spec.optionsOf(Operand::B));
   data.readNotes = std::move(notes);
+  for (const auto& [matrix, name] : {std::pair{&data.a, "A"}, std::pair{&data.b, "B"}}) {
+    if (std::string note = roundOperand(*matrix, spec.dtype, name); !note.empty()) data.readNotes.push_back(note);
+  }
   return data;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model/generators.hpp"
+#include "core/model/dtype.hpp"
 #include "core/model/matrix.hpp"
 
 namespace tileskip {
@@ -28,6 +29,9 @@ struct ProblemSpec {
   // A's rows, B's columns and K permuted to gather zeros into tiles (core/model/reorder.hpp); C then
   // comes out permuted the same way.
   bool reordered = false;
+  // The inputs' precision: A and B are rounded to it once they are generated or read
+  // (core/model/dtype.hpp), and every kernel and the reference see the rounded values.
+  DType dtype = DType::Fp32;
 
   const std::string& generatorOf(Operand operand) const;
   const GeneratorOptions& optionsOf(Operand operand) const;
@@ -43,9 +47,15 @@ struct ProblemSpec {
 
 struct ProblemData {
   Matrix a, b;
-  // What reading a file operand converted (float64, Fortran order, ...): "A (a.npy): ..." lines.
+  // What reading a file operand converted (float64, Fortran order, ...) and what rounding to the
+  // dtype changed: "A (a.npy): ..." lines.
   std::vector<std::string> readNotes = {};
 };
+
+// Rounds `m` (operand `name`: "A" or "B") to `type` in place. InputError where a finite value
+// would become infinite (beyond fp16's 65504); a note, returned, where non-zero values become
+// zero (below the type's smallest subnormal), else "".
+std::string roundOperand(Matrix& m, DType type, std::string_view name);
 
 // Generates A and B, or reads them where the spec names files (their shapes must be the spec's).
 ProblemData generateProblem(const ProblemSpec& spec);

@@ -97,6 +97,23 @@ std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
       }
       return rects;
     }
+    case ThreadMapping::MmaTiles: {
+      // Warps in the block's warp grid as above; in each 16 x 8 MMA tile of its warp tile, lane
+      // l holds row g = l / 4 and g + 8, columns 2t and 2t + 1 (t = l % 4): the fragment layout
+      // of the PTX ISA's mma.m16n8k16 and of K13's GLSL twin.
+      const int warp = thread / kWarpLanes, lane = thread % kWarpLanes;
+      const int warpRow = (warp / (t.BN / t.WN)) * t.WM, warpCol = (warp % (t.BN / t.WN)) * t.WN;
+      const int g = lane / 4, pair = 2 * (lane % 4);
+      std::vector<OutputRect> rects;
+      for (int i = 0; i < t.WM / kMmaTileRows; ++i) {
+        for (int j = 0; j < t.WN / kMmaTileCols; ++j) {
+          for (int half = 0; half < 2; ++half) {
+            rects.push_back({warpRow + i * kMmaTileRows + g + half * 8, warpCol + j * kMmaTileCols + pair, 1, 2});
+          }
+        }
+      }
+      return rects;
+    }
   }
   return {};
 }
@@ -128,7 +145,10 @@ std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
   auto problem = [&](const std::string& why) -> std::optional<std::string> {
     return "tile " + shapeText(t) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
   };
-  if (t.BM < 1 || t.BN < 1 || t.BK < 1 || t.TM < 1 || t.TN < 1 || t.threads < 1) return problem("every size must be positive");
+  const bool threadTile = kernel.structure.mapping != ThreadMapping::MmaTiles;
+  if (t.BM < 1 || t.BN < 1 || t.BK < 1 || (threadTile && (t.TM < 1 || t.TN < 1)) || t.threads < 1) {
+    return problem("every size must be positive");
+  }
   if (kernel.skips() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
     return problem("a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32");
   }
@@ -160,6 +180,13 @@ std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
       }
       break;
     }
+    case ThreadMapping::MmaTiles:
+      if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
+      if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
+      if (t.WM % 16 != 0 || t.WN % 16 != 0 || t.BK % 16 != 0 || t.TM != 0 || t.TN != 0) {
+        return problem("needs WM, WN and BK in whole 16s and TM = TN = 0 (the MMA's tiles are the thread mapping)");
+      }
+      break;
   }
   return std::nullopt;
 }

@@ -21,6 +21,10 @@ namespace tileskip {
 inline constexpr int kWarpLaneRows = 4;
 inline constexpr int kWarpLaneCols = 8;
 
+// The output tile of one tensor-core MMA (m16n8k16): ThreadMapping::MmaTiles.
+inline constexpr int kMmaTileRows = 16;
+inline constexpr int kMmaTileCols = 8;
+
 struct WarpLayout {
   int laneRows = 0, laneCols = 0;
   int subM = 0, subN = 0;    // sub-tile: laneRows·TM x laneCols·TN
@@ -46,6 +50,8 @@ struct OutputRect {
 //   ThreadTile:        rows (t / (BN/TN))·TM .., columns (t % (BN/TN))·TN ...
 //   WarpTile:          warp w = t / 32 at (w / (BN/WN), w % (BN/WN)) in the block's warp grid;
 //                      lane l = t % 32 at (l / 8, l % 8) in each of its sub-tiles (warpLayout()).
+//   MmaTiles:          warps as WarpTile; lane l holds rows l/4 and l/4 + 8, columns 2(l%4) and
+//                      2(l%4) + 1 of each 16 x 8 MMA tile of its warp tile.
 std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread);
 
 // The thread that owns each output of a block tile by threadOutputs(), BM x BN row-major; -1

@@ -49,17 +49,15 @@ __all__ = [
 # interpreter tears down the modules they use.
 atexit.register(_tileskip.close)
 
-SUPPORTED_DTYPES: Sequence[str] = ("fp32",)
+SUPPORTED_DTYPES: Sequence[str] = ("fp32", "tf32", "fp16", "bf16")
 
 
-def _check_dtype(dtype: Optional[str]) -> None:
-    if dtype is None or dtype in SUPPORTED_DTYPES:
-        return
-    raise ValueError(
-        f"dtype {dtype!r} is not supported: the kernels take {', '.join(SUPPORTED_DTYPES)} "
-        "(dtype=None means fp32); tf32, fp16 and bf16 need the tensor-core kernels, which this "
-        "build does not have"
-    )
+def _check_dtype(dtype: Optional[str]) -> str:
+    if dtype is None:
+        return "fp32"
+    if dtype in SUPPORTED_DTYPES:
+        return dtype
+    raise ValueError(f"dtype {dtype!r} is not supported: choose one of {', '.join(SUPPORTED_DTYPES)} (None means fp32)")
 
 
 def _device_index(device: Optional[int]) -> int:
@@ -158,7 +156,9 @@ def matmul(
             recommends for these operands on the backend.
         backend: ``"cpu"``, ``"vulkan"`` or ``"cuda"`` (:func:`backends`); None: the best
             available, a GPU first.
-        dtype: None or ``"fp32"``, the only precision the kernels take so far.
+        dtype: the inputs' precision: None or ``"fp32"``, ``"tf32"``, ``"fp16"``, ``"bf16"``. A and B
+            are rounded to it once, and only kernels that take it run (:func:`kernels` lists each
+            kernel's ``dtypes``); C accumulates in fp32. The CUDA-tensor path takes fp32 only.
         verify: check every element of C against the float64 reference (the command's error
             bound) and raise :class:`VerificationError` if one misses it.
         device: device index within the backend; None: the backend's own choice.
@@ -175,15 +175,17 @@ def matmul(
         UnavailableError: the backend or device cannot run here (the message says why).
         VerificationError: with ``verify=True``, a C beyond the error bound.
     """
-    _check_dtype(dtype)
+    inputs = _check_dtype(dtype)
     index = _device_index(device)
     torch_in = _is_torch(a) or _is_torch(b)
     on_cuda = torch_in and (getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False))
     if on_cuda and backend in (None, "cuda"):
         if not (_is_torch(a) and _is_torch(b) and a.is_cuda and b.is_cuda):
             raise ValueError("A and B must both be CUDA tensors for the cuda backend's in-place path")
+        if inputs != "fp32":
+            raise ValueError(f"dtype {inputs!r}: the in-place path for CUDA tensors takes fp32 only; pass NumPy arrays")
         return _matmul_cuda_tensors(a, b, kernel, index, verify)
-    result = _tileskip.matmul(_as_array(a), _as_array(b), kernel, backend, verify, index)
+    result = _tileskip.matmul(_as_array(a), _as_array(b), kernel, backend, inputs, verify, index)
     _warn(result)
     c = result["c"]
     if torch_in:
@@ -316,9 +318,10 @@ def backends(device: Optional[int] = None) -> List[Dict[str, Any]]:
 
 
 def kernels() -> List[Dict[str, Any]]:
-    """The kernel catalogue: ``id``, ``number`` (K#), ``stem``, ``family``, ``summary``,
+    """The kernel catalogue: ``id``, ``number`` (K# or S#), ``stem``, ``family``, ``summary``,
     ``tile`` (BM, BN, BK, WM, WN, TM, TN, threads), ``a_granularity``, ``b_granularity``
-    (0: that operand is not inspected), ``divergent``, ``skips``, ``baseline``."""
+    (0: that operand is not inspected), ``divergent``, ``skips``, ``baseline``, ``dtypes``
+    (the input precisions it takes)."""
     return _tileskip.kernels()
 
 

@@ -13,6 +13,7 @@
 #include "backends/cuda/kernel_table.cuh"
 #include "backends/cuda/pattern_a.cuh"
 #include "backends/cuda/pattern_b.cuh"
+#include "core/model/dtype.hpp"
 #include "core/model/error.hpp"
 #include "core/model/reference.hpp"
 
@@ -33,8 +34,8 @@ constexpr long long kPersistentBlocks = 3;
 
 class EmulatedProblem final : public DeviceProblem {
  public:
-  EmulatedProblem(const Matrix& a, const Matrix& b)
-      : m_(a.rows()), n_(b.cols()), k_(a.cols()), a_(a.values().begin(), a.values().end()),
+  EmulatedProblem(const Matrix& a, const Matrix& b, DType inputs)
+      : m_(a.rows()), n_(b.cols()), k_(a.cols()), inputs_(inputs), a_(a.values().begin(), a.values().end()),
         b_(b.values().begin(), b.values().end()), c_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_)) {}
 
   double prepare(const KernelInfo& kernel) override {
@@ -63,6 +64,7 @@ class EmulatedProblem final : public DeviceProblem {
   void poisonC() override { std::fill(c_.begin(), c_.end(), std::numeric_limits<float>::quiet_NaN()); }
 
   double run(const KernelInfo& kernel) override {
+    requireInputs(kernel, inputs_);
     const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);
     if (entry == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(kernel.id) + "'");
     const std::uint8_t* aPattern = kernel.usesAPattern() ? patterns_.at({Operand::A, kernel.aRowGranularity}).data() : nullptr;
@@ -71,9 +73,17 @@ class EmulatedProblem final : public DeviceProblem {
     // A persistent kernel gets fewer blocks than tiles, as on a GPU, so each block walks the
     // tile queue more than once.
     if (kernel.persistent()) blocks = std::min(blocks, kPersistentBlocks);
+    // A tensor-core kernel reads A and B as 16-bit words, as the CUDA backend's prepare() makes them.
+    std::vector<std::uint16_t> aHalf, bHalf;
+    if (kernel.usesTensorCores()) {
+      for (float x : a_) aHalf.push_back(halfBits(inputs_, x));
+      for (float x : b_) bHalf.push_back(halfBits(inputs_, x));
+    }
     emulate(blocks, kernel.tile.threads, [&] {
       if (entry->dense != nullptr) {
         entry->dense(a_.data(), b_.data(), c_.data(), m_, n_, k_);
+      } else if (entry->fp16 != nullptr) {
+        (inputs_ == DType::Bf16 ? entry->bf16 : entry->fp16)(aHalf.data(), bHalf.data(), c_.data(), m_, n_, k_);
       } else {
         entry->skipping(a_.data(), b_.data(), c_.data(), m_, n_, k_, aPattern, bPattern, tileQueue_);
       }
@@ -98,6 +108,7 @@ class EmulatedProblem final : public DeviceProblem {
 
  private:
   int m_, n_, k_;
+  DType inputs_;
   std::vector<float> a_, b_, c_;
   std::map<std::pair<Operand, int>, std::vector<std::uint8_t>> patterns_;
   unsigned tileQueue_[2] = {0u, 0u};
@@ -112,9 +123,10 @@ class EmulatedCudaBackend final : public Backend {
   std::string_view name() const override { return "cuda-emulated"; }
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view id) const override { return cuda::findGemmKernel(id) != nullptr; }
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) override {
+  using Backend::upload;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
     checkMultiplicable(a, b);
-    return std::make_unique<EmulatedProblem>(a, b);
+    return std::make_unique<EmulatedProblem>(a, b, inputs);
   }
 
  private:

@@ -1,0 +1,104 @@
+// The tensor cores' step, the twin of backends/cuda/mma_common.cuh: a warp multiplies 16 x 16
+// pieces of A and B, 16-bit in, fp32 accumulate. A warp is 32 consecutive invocations, as
+// everywhere; here it must also be the subgroup (gl_ScopeSubgroup), which it is on NVIDIA.
+//
+// Two builds of one source:
+//  - native (the product): GL_NV_cooperative_matrix 16 x 16 x 16 fp16 -> fp32, what NVIDIA's
+//    Vulkan driver offers (docs/vulkan.md). The CUDA twin does one piece as two m16n8k16 MMAs.
+//  - TILESKIP_MMA_EMULATION (test-only, for devices without cooperative matrices: lavapipe in
+//    CI): the same calls, each lane holding its outputs in mma_common.cuh's fragment layout (rows
+//    g and g + 8, columns 2t and 2t + 1 of each 16 x 8 half, g = lane / 4, t = lane % 4: the
+//    catalogue's ThreadMapping::MmaTiles) and reading its products from the shared stages. It
+//    checks everything the kernel does around the instruction: staging, indexing, the ring, the
+//    edges. A lane probe (TILESKIP_TEST_LANE_PROBE) reads the lane map, which only the emulation
+//    defines: a native cooperative matrix's lanes are the driver's.
+// Needs tileskip_common.glsl first, GL_EXT_shader_explicit_arithmetic_types_float16 in the
+// kernel, and the kernel's M_PIECES, N_PIECES and WARPS, and its shared float16_t stageA[] and
+// stageB[], declared before it is included.
+#if defined(TILESKIP_TEST_LANE_PROBE) && !defined(TILESKIP_MMA_EMULATION)
+#define TILESKIP_MMA_EMULATION
+#endif
+#ifndef TILESKIP_MMA_EMULATION
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#endif
+
+const uint MMA_PIECE = 16u;  // rows, columns and depth of one piece
+
+#ifndef TILESKIP_MMA_EMULATION
+
+fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> mmaA[M_PIECES];
+fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> mmaB[N_PIECES];
+fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> mmaAcc[M_PIECES * N_PIECES];
+// One 16 x 16 fp32 piece per warp on its way from the accumulators to C: a native matrix's
+// elements sit in lanes only the driver knows, so C is written from here, bounds-checked.
+shared float mmaScratch[WARPS * MMA_PIECE * MMA_PIECE];
+
+void mmaZeroAccumulators() {
+  [[unroll]] for (uint p = 0u; p < M_PIECES * N_PIECES; ++p) mmaAcc[p] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+}
+
+// Piece i of A: 16 rows from stage element `first` on, rows `stride` elements apart.
+void mmaLoadA(uint i, uint first, uint stride) { coopMatLoadNV(mmaA[i], stageA, first, stride, false); }
+// Piece j of B: 16 K-rows from `first` on, `stride` apart.
+void mmaLoadB(uint j, uint first, uint stride) { coopMatLoadNV(mmaB[j], stageB, first, stride, false); }
+
+void mmaMultiplyAdd(uint i, uint j) { mmaAcc[i * N_PIECES + j] = coopMatMulAddNV(mmaA[i], mmaB[j], mmaAcc[i * N_PIECES + j]); }
+
+// Piece (i, j) of the accumulators to C at (row, col), bounds-checked; every lane of the warp calls it.
+void mmaStore(uint i, uint j, uint row, uint col) {
+  uint warp = gl_LocalInvocationIndex / 32u, lane = gl_LocalInvocationIndex % 32u;
+  uint base = warp * MMA_PIECE * MMA_PIECE;
+  coopMatStoreNV(mmaAcc[i * N_PIECES + j], mmaScratch, base, MMA_PIECE, false);
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  [[unroll]] for (uint e = lane; e < MMA_PIECE * MMA_PIECE; e += 32u) {
+    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, mmaScratch[base + e]);
+  }
+  // The next piece overwrites the scratch only after every lane has read this one.
+  subgroupBarrier();
+}
+
+#else  // TILESKIP_MMA_EMULATION
+
+// The lane's 8 outputs of each piece: [0..3] the left 16 x 8 half, [4..7] the right, each as
+// mma_common.cuh's d: (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1).
+float mmaAcc[M_PIECES * N_PIECES * 8u];
+// Where the pieces of A and B were "loaded" from: the emulation reads the stage itself.
+uint mmaAFirst[M_PIECES], mmaAStride[M_PIECES], mmaBFirst[N_PIECES], mmaBStride[N_PIECES];
+
+void mmaZeroAccumulators() {
+  [[unroll]] for (uint e = 0u; e < M_PIECES * N_PIECES * 8u; ++e) mmaAcc[e] = 0.0;
+}
+
+void mmaLoadA(uint i, uint first, uint stride) {
+  mmaAFirst[i] = first;
+  mmaAStride[i] = stride;
+}
+
+void mmaLoadB(uint j, uint first, uint stride) {
+  mmaBFirst[j] = first;
+  mmaBStride[j] = stride;
+}
+
+// Output e (0..7) of this lane in a piece: its row and column there.
+uint mmaRow(uint e) { return (gl_LocalInvocationIndex % 32u) / 4u + ((e & 2u) != 0u ? 8u : 0u); }
+uint mmaCol(uint e) { return 2u * (gl_LocalInvocationIndex % 4u) + (e & 1u) + (e >= 4u ? 8u : 0u); }
+
+void mmaMultiplyAdd(uint i, uint j) {
+  [[unroll]] for (uint e = 0u; e < 8u; ++e) {
+    // Products of two 16-bit values are exact in fp32; summed in K order onto the accumulator,
+    // as the CPU emulation of the CUDA twin's MMA does (tests/cuda_emulation).
+    float sum = mmaAcc[(i * N_PIECES + j) * 8u + e];
+    for (uint k = 0u; k < MMA_PIECE; ++k) {
+      sum += float(stageA[mmaAFirst[i] + mmaRow(e) * mmaAStride[i] + k]) * float(stageB[mmaBFirst[j] + k * mmaBStride[j] + mmaCol(e)]);
+    }
+    mmaAcc[(i * N_PIECES + j) * 8u + e] = sum;
+  }
+}
+
+void mmaStore(uint i, uint j, uint row, uint col) {
+  [[unroll]] for (uint e = 0u; e < 8u; ++e) storeC(row + mmaRow(e), col + mmaCol(e), mmaAcc[(i * N_PIECES + j) * 8u + e]);
+}
+
+#endif
