@@ -10,6 +10,12 @@ for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done
 ldconfig
 mkdir -p /tmp/hostlibs && tar -C /tmp/hostlibs -xJf .carry/hostlibs.tar.xz
 export LD_LIBRARY_PATH=/tmp/hostlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The NVIDIA ICD's manifest: where the image's driver mount puts it, else the usual place.
+if [ -z "${VK_DRIVER_FILES:-}" ]; then
+  for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
+    if [ -f "$icd" ]; then VK_DRIVER_FILES=$icd; break; fi
+  done
+fi
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/nvidia_icd.json}
 # The test binary looks for its run-time modules in the build folder it was built in: with
 # TILESKIP_BUILD_DIR set to that path (e.g. /work/main/build/test), it is made a link to BIN.

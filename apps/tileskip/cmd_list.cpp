@@ -10,11 +10,21 @@ namespace tileskip::cli {
 
 namespace {
 
-std::string tileText(const TileShape& t) {
+std::string tileText(const KernelInfo& k) {
+  const TileShape& t = k.tile;
   if (t.BM == 0) return "-";
   std::string text = std::to_string(t.BM) + "x" + std::to_string(t.BN) + "x" + std::to_string(t.BK);
   if (t.WM > 0) text += " warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
-  text += " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN) + ", " + std::to_string(t.threads) + " thr";
+  text += k.usesTensorCores() ? " mma 16x8x16" : " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN);
+  return text + ", " + std::to_string(t.threads) + " thr";
+}
+
+// "fp32" or "fp16 bf16": the input precisions the kernel takes (--dtype).
+std::string inputsText(const KernelInfo& k) {
+  std::string text;
+  for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
+    if (k.takes(type)) text += (text.empty() ? "" : " ") + std::string(dtypeName(type));
+  }
   return text;
 }
 
@@ -38,14 +48,14 @@ int runList(const BackendFlags& flags, const std::string& require) {
   }
 
   std::cout << "\nKernels\n";
-  std::vector<std::vector<std::string>> cells = {{"id", "K#", "family", "tile", "pattern", "implemented by", "what it teaches"}};
+  std::vector<std::vector<std::string>> cells = {{"id", "#", "family", "tile", "pattern", "inputs", "implemented by", "what it teaches"}};
   for (const KernelInfo& k : kCatalogue) {
     std::string by;
     for (const BackendStatus& s : found) {
       if (s.backend && s.backend->implements(k.id)) by += (by.empty() ? "" : ",") + s.name;
     }
-    cells.push_back({std::string(k.id), std::string(k.number), std::string(familyName(k.family)), tileText(k.tile),
-                     granularityText(k), by.empty() ? "-" : by, std::string(k.summary)});
+    cells.push_back({std::string(k.id), std::string(k.number), std::string(familyName(k.family)), tileText(k),
+                     granularityText(k), inputsText(k), by.empty() ? "-" : by, std::string(k.summary)});
   }
   std::cout << alignColumns(cells, cells.front().size());
 
