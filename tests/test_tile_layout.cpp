@@ -26,11 +26,10 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
 
 // The naming rule is a static_assert too; this shows each part of it catching a row that breaks it.
 TEST(Catalogue, NumbersAndStemsFollowTheRowAndSortInReadingOrder) {
-  const KernelInfo* previous = nullptr;
-  for (const KernelInfo& k : kCatalogue) {
-    const char* why = namingContradiction(k, previous);
+  for (std::size_t i = 0; i < kCatalogue.size(); ++i) {
+    const KernelInfo& k = kCatalogue[i];
+    const char* why = i == 0 ? namingContradiction(k) : namingContradiction(k, kCatalogue[i - 1]);
     EXPECT_EQ(why, nullptr) << k.id << ": " << why;
-    previous = &k;
   }
   const KernelInfo& warptile = kernelInfo("warptile");
   const KernelInfo& joint = kernelInfo("joint-8x32");
@@ -38,16 +37,16 @@ TEST(Catalogue, NumbersAndStemsFollowTheRowAndSortInReadingOrder) {
   EXPECT_EQ(progressionNumber(joint), 7);
   KernelInfo wrongLetter = joint;
   wrongLetter.number = "K7";
-  EXPECT_NE(namingContradiction(wrongLetter, nullptr), nullptr);
+  EXPECT_NE(namingContradiction(wrongLetter), nullptr);
   KernelInfo wrongStem = joint;
   wrongStem.stem = "s07_joint_32x32";
-  EXPECT_NE(namingContradiction(wrongStem, nullptr), nullptr);
+  EXPECT_NE(namingContradiction(wrongStem), nullptr);
   KernelInfo unpadded = joint;
   unpadded.stem = "s7_joint_8x32";
-  EXPECT_NE(namingContradiction(unpadded, nullptr), nullptr);
-  EXPECT_NE(namingContradiction(kernelInfo("joint-64x32"), &joint), nullptr) << "S5 after S7";
-  EXPECT_NE(namingContradiction(warptile, &joint), nullptr) << "a dense kernel after a skipping one";
-  EXPECT_EQ(namingContradiction(joint, &warptile), nullptr);
+  EXPECT_NE(namingContradiction(unpadded), nullptr);
+  EXPECT_NE(namingContradiction(kernelInfo("joint-64x32"), joint), nullptr) << "S5 after S7";
+  EXPECT_NE(namingContradiction(warptile, joint), nullptr) << "a dense kernel after a skipping one";
+  EXPECT_EQ(namingContradiction(joint, warptile), nullptr);
 }
 
 TEST(TileLayout, EveryCatalogueTwinHasAConsistentShape) {

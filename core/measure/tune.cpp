@@ -269,7 +269,9 @@ KernelVariant variantFromJson(const Json& json, const std::filesystem::path& fil
         }
         tile.*field = number.get<int>();
       }
-      for (const auto& [name, number] : value.items()) {
+      for (const auto& item : value.items()) {
+        // A named string, not a structured binding: clang before 16 cannot capture one in a lambda.
+        const std::string& name = item.key();
         if (std::none_of(std::begin(kTileFields), std::end(kTileFields), [&](const auto& f) { return name == f.first; })) {
           throw refuse("a tile has no field \"" + name + "\" (it has BM, BN, BK, WM, WN, TM, TN and threads)");
         }
