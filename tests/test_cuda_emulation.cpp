@@ -181,6 +181,8 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
             entry->dense(a.data(), b.data(), c.data(), m, n, k);
           } else if (entry->fp16 != nullptr) {
             entry->fp16(aHalf.data(), bHalf.data(), c.data(), m, n, k);
+          } else if (entry->fp16Skipping != nullptr) {
+            entry->fp16Skipping(aHalf.data(), bHalf.data(), c.data(), m, n, k, aPattern.data(), bPattern.data(), tileQueue);
           } else {
             entry->skipping(a.data(), b.data(), c.data(), m, n, k, aPattern.data(), bPattern.data(), tileQueue);
           }

@@ -88,16 +88,17 @@ TEST(Inputs, RoundingRefusesValuesBeyondTheRangeAndNotesValuesThatVanish) {
 TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByName) {
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   std::vector<const KernelInfo*> all = selectKernels("all", *cuda, true, DType::Bf16);
-  ASSERT_EQ(all.size(), 1u);
-  EXPECT_EQ(all.front()->id, "mma");
-  for (const KernelInfo* k : selectKernels("all", *cuda, true, DType::Fp32)) EXPECT_NE(k->id, "mma");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0]->id, "mma");
+  EXPECT_EQ(all[1]->id, "mma-joint-64x32");
+  for (const KernelInfo* k : selectKernels("all", *cuda, true, DType::Fp32)) EXPECT_FALSE(k->takes(DType::Bf16)) << k->id;
   try {
     selectKernels("pipelined,mma", *cuda, true, DType::Fp16);
     ADD_FAILURE() << "selected pipelined for fp16 inputs";
   } catch (const InputError& e) {
     const std::string text = e.what();
     EXPECT_NE(text.find("kernel 'pipelined' takes fp32 inputs, not fp16"), std::string::npos) << text;
-    EXPECT_NE(text.find("the kernels that take fp16: mma, cublas"), std::string::npos) << text;
+    EXPECT_NE(text.find("the kernels that take fp16: mma, mma-joint-64x32, cublas"), std::string::npos) << text;
   }
   // Not strict (several backends): the ones that do not take it are left out.
   EXPECT_EQ(selectKernels("pipelined,mma", *cuda, false, DType::Fp16).size(), 1u);
@@ -149,13 +150,13 @@ TEST(Inputs, InspectSaysNoModelRanksAnotherPrecisionAndRecommendsItsDenseKernel)
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   ProblemData data = generateProblem(smallSpec(DType::Fp16));
   Inspection r = inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Fp16);
-  ASSERT_EQ(r.kernels.size(), 1u);
-  EXPECT_TRUE(std::isnan(r.kernels[0].predictedSpeedup));
+  ASSERT_EQ(r.kernels.size(), 2u);  // mma and mma-joint-64x32
+  for (const auto& k : r.kernels) EXPECT_TRUE(std::isnan(k.predictedSpeedup));
   EXPECT_NE(r.modelName.find("none for fp16 inputs"), std::string::npos) << r.modelName;
   EXPECT_EQ(r.recommendation.kernel->id, "mma");
   const nlohmann::json json = nlohmann::json::parse(inspectionJson(r, *cuda));
   EXPECT_EQ(json["dtype"], "fp16");
-  EXPECT_TRUE(json["kernels"][0]["predicted_speedup"].is_null());
+  for (const auto& k : json["kernels"]) EXPECT_TRUE(k["predicted_speedup"].is_null());
   // No kernel of the emulated backend takes tf32 (only cuBLAS does, on a GPU).
   EXPECT_THROW(inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Tf32), InputError);
 }

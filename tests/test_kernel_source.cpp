@@ -89,22 +89,30 @@ TEST(KernelSource, EverySkippingKernelShowsWhereItsSkipIsDecided) {
       }
       ASSERT_EQ(sources.size(), 2u) << kernel.id << ": the include that decides the skip is not followed";
       const MarkedSource& decision = sources.back();
-      EXPECT_EQ(decision.file.relativePath,
-                language == SourceLanguage::Cuda ? "backends/cuda/skip_common.cuh" : "shaders/tileskip_skip.glsl");
-      auto marked = [&](std::string_view name) {
-        std::istringstream in(decision.file.text);
+      auto marked = [](const MarkedSource& source, std::string_view name) {
+        std::istringstream in(source.file.text);
         int number = 0;
         for (std::string line; std::getline(in, line);) {
           ++number;
           if (line.find(name) != std::string::npos &&
-              std::find(decision.marks.begin(), decision.marks.end(), number) != decision.marks.end()) {
+              std::find(source.marks.begin(), source.marks.end(), number) != source.marks.end()) {
             return true;
           }
         }
         return false;
       };
-      EXPECT_TRUE(marked("gatherKBlocks(")) << kernel.id;
-      EXPECT_TRUE(marked("updateKBlock(")) << kernel.id;
+      const bool cuda = language == SourceLanguage::Cuda;
+      if (kernel.usesTensorCores()) {
+        // The block's gather is shared; each warp's decision to issue an MMA step is the kernel's own.
+        EXPECT_EQ(decision.file.relativePath, cuda ? "backends/cuda/skip_common.cuh" : "shaders/tileskip_block_skip.glsl");
+        EXPECT_TRUE(marked(sources.front(), "warpKeptSteps")) << kernel.id;
+        EXPECT_TRUE(marked(sources.front(), "kept >>")) << kernel.id;
+        EXPECT_TRUE(marked(decision, "gatherKBlocks(")) << kernel.id;
+        continue;
+      }
+      EXPECT_EQ(decision.file.relativePath, cuda ? "backends/cuda/skip_common.cuh" : "shaders/tileskip_skip.glsl");
+      EXPECT_TRUE(marked(decision, "gatherKBlocks(")) << kernel.id;
+      EXPECT_TRUE(marked(decision, "updateKBlock(")) << kernel.id;
     }
   }
   // A dense kernel's source is shown alone and unmarked.

@@ -22,6 +22,14 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
   KernelInfo contradicting = kernelInfo("a-warp");
   contradicting.structure.scheduling = Scheduling::TilePerBlock;
   EXPECT_NE(structureContradiction(contradicting), nullptr);
+  // A tensor-core warp issues an MMA step whole: its tile may not straddle two pattern tiles.
+  KernelInfo straddling = kernelInfo("mma-joint-64x32");
+  EXPECT_EQ(structureContradiction(straddling), nullptr);
+  straddling.aRowGranularity = 32;
+  EXPECT_NE(structureContradiction(straddling), nullptr);
+  KernelInfo unlisted = kernelInfo("mma-joint-64x32");
+  unlisted.structure.kBlockList = 0;
+  EXPECT_NE(structureContradiction(unlisted), nullptr) << "a warp-uniform skip gathers a K-block list";
 }
 
 // The naming rule is a static_assert too; this shows each part of it catching a row that breaks it.

@@ -80,10 +80,24 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"backends/cuda/skip_common.cuh", "updateKBlock("},
     {"backends/cuda/skip_common.cuh", "jointPattern"},
     {"shaders/tileskip_skip.glsl", "gatherKBlocks("},
-    {"shaders/tileskip_skip.glsl", "subgroupBallot("},
-    {"shaders/tileskip_skip.glsl", "blockKeepsEverything("},
+    {"shaders/tileskip_skip.glsl", "placeBlockPatternTiles("},
     {"shaders/tileskip_skip.glsl", "updateKBlock("},
     {"shaders/tileskip_skip.glsl", "jointPattern"},
+    {"shaders/tileskip_block_skip.glsl", "gatherKBlocks("},
+    {"shaders/tileskip_block_skip.glsl", "subgroupBallot("},
+    {"shaders/tileskip_block_skip.glsl", "blockKeepsEverything("},
+    // The tensor-core joint kernel decides its warps' multiplies in its own file; the block's
+    // K-block list comes from the shared gather above.
+    {"backends/cuda/s10_mma_joint_64x32.cuh", "keepsEverything<"},
+    {"backends/cuda/s10_mma_joint_64x32.cuh", "gatherKBlocks<"},
+    {"backends/cuda/s10_mma_joint_64x32.cuh", "warpKeptSteps"},
+    {"backends/cuda/s10_mma_joint_64x32.cuh", "joint"},
+    {"backends/cuda/s10_mma_joint_64x32.cuh", "kept >>"},
+    {"shaders/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
+    {"shaders/s10_mma_joint_64x32.comp", "gatherKBlocks("},
+    {"shaders/s10_mma_joint_64x32.comp", "warpKeptSteps("},
+    {"shaders/s10_mma_joint_64x32.comp", "warpJointBits("},
+    {"shaders/s10_mma_joint_64x32.comp", "kept >>"},
 };
 
 // A folder entry applies to the kernel twins in that folder: files named by a catalogue stem.

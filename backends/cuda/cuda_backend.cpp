@@ -109,6 +109,9 @@ class CudaProblem final : public DeviceProblem {
   bool readsHalves(const KernelInfo& kernel) const {
     return kernel.usesTensorCores() || (kernel.id == "cublas" && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16));
   }
+  // prepare()'s two parts, each returning the device milliseconds it took.
+  double makeHalves();
+  double buildPatterns(const KernelInfo& kernel);
   std::uint8_t* patternFor(Operand operand, int granularity);  // allocates on first use
   const std::uint8_t* builtPattern(Operand operand, int granularity) const;
   std::size_t cBytes() const { return static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float); }
@@ -248,7 +251,7 @@ const std::uint8_t* CudaProblem::builtPattern(Operand operand, int granularity) 
 
 bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
   if (kernel.id == "cusparse-csr") return !csr_.converted();
-  if (readsHalves(kernel)) return !halvesMade_;
+  if (readsHalves(kernel) && !halvesMade_) return true;
   return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aRowGranularity) == nullptr) ||
          (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bColGranularity) == nullptr);
 }
@@ -256,24 +259,32 @@ bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
 double CudaProblem::prepare(const KernelInfo& kernel) {
   backend_.makeCurrent();
   if (kernel.id == "cusparse-csr") return csr_.convert(backend_.cusparse(), backend_.stream(), aData_, m_, k_);
-  if (readsHalves(kernel)) {
-    const std::size_t aCount = static_cast<std::size_t>(m_) * k_, bCount = static_cast<std::size_t>(k_) * n_;
-    if (aHalf_.empty()) {
-      const std::string type(dtypeName(inputs_));
-      requireFreeDeviceMemory(2 * (aCount + bCount), type + " copies of A and B");
-      aHalf_ = DeviceBuffer(2 * aCount, type + " A");
-      bHalf_ = DeviceBuffer(2 * bCount, type + " B");
-    }
-    // Made again on every call, so that repeated calls time the real work.
-    const bool bf16 = inputs_ == DType::Bf16;
-    timer_.start(backend_.stream());
-    launchToHalf(aData_, static_cast<std::uint16_t*>(aHalf_.get()), aCount, bf16, backend_.stream());
-    launchToHalf(bData_, static_cast<std::uint16_t*>(bHalf_.get()), bCount, bf16, backend_.stream());
-    timer_.stop(backend_.stream());
-    const double milliseconds = timer_.milliseconds("converting A and B to 16 bits");
-    halvesMade_ = true;
-    return milliseconds;
+  // A skipping tensor-core kernel needs both: its 16-bit inputs and its patterns (built from the
+  // fp32 copies, which hold the rounded values, so the zeros are the same).
+  const double halves = readsHalves(kernel) ? makeHalves() : 0.0;
+  return halves + buildPatterns(kernel);
+}
+
+double CudaProblem::makeHalves() {
+  const std::size_t aCount = static_cast<std::size_t>(m_) * k_, bCount = static_cast<std::size_t>(k_) * n_;
+  if (aHalf_.empty()) {
+    const std::string type(dtypeName(inputs_));
+    requireFreeDeviceMemory(2 * (aCount + bCount), type + " copies of A and B");
+    aHalf_ = DeviceBuffer(2 * aCount, type + " A");
+    bHalf_ = DeviceBuffer(2 * bCount, type + " B");
   }
+  // Made again on every call, so that repeated calls time the real work.
+  const bool bf16 = inputs_ == DType::Bf16;
+  timer_.start(backend_.stream());
+  launchToHalf(aData_, static_cast<std::uint16_t*>(aHalf_.get()), aCount, bf16, backend_.stream());
+  launchToHalf(bData_, static_cast<std::uint16_t*>(bHalf_.get()), bCount, bf16, backend_.stream());
+  timer_.stop(backend_.stream());
+  const double milliseconds = timer_.milliseconds("converting A and B to 16 bits");
+  halvesMade_ = true;
+  return milliseconds;
+}
+
+double CudaProblem::buildPatterns(const KernelInfo& kernel) {
   if (!kernel.usesAPattern() && !kernel.usesBPattern()) return 0.0;
   // Built again on every call, so that repeated calls time the real work.
   std::uint8_t* aPattern = kernel.usesAPattern() ? patternFor(Operand::A, kernel.aRowGranularity) : nullptr;

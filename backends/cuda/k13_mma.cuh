@@ -9,14 +9,15 @@
 // WM x WN (kMTiles x kNTiles mma tiles), an instruction 16 x 8 x 16. A and B arrive as 16-bit
 // words of kInputs, row-major (A: M x K, B: K x N); C is fp32, row-major.
 //
-// Not a catalogue row yet (it needs the dtype in the problem and a Vulkan twin): checked in the
-// CPU emulator (tests/test_mma_emulation.cpp) and on the GPU (bench/tune/k13_check.cu, which
-// also times it against cuBLAS; bench/NOTES.md step 17).
+// Its shape, stages and inputs are the catalogue row's (kernel_table.cuh); the GLSL twin is
+// shaders/k13_mma.comp. The ring main loop over a schedule of K-blocks is shared with the
+// joint tensor-core kernel (s10_mma_joint_64x32.cuh), as K11's loop is with the fp32 ones.
 #pragma once
 
 #include <cstdint>
 
 #include "gemm_common.cuh"
+#include "k11_pipelined.cuh"  // AllKBlocks: K-tiles as slots of K-blocks, the dense schedule
 #include "mma_common.cuh"
 
 namespace tileskip::cuda {
@@ -41,30 +42,33 @@ __host__ __device__ constexpr std::size_t mmaSharedBytes() {
   return static_cast<std::size_t>(kStages) * MmaStageLayout<BM, BN, BK>::kElements * sizeof(std::uint16_t);
 }
 
-// Copies one K-tile (A: BM x BK at (rowBase, kBase), B: BK x BN at (kBase, colBase)) into a
-// stage. Where every row starts 16-byte aligned (K and N multiples of 8), 16-byte cp.async
-// chunks, each wholly inside or wholly outside the matrix; otherwise element by element, plain
-// loads and stores, which the barrier before the stage is read publishes all the same.
+// Copies one K-tile into a stage. A K-tile is BK / 8 K-blocks that need not be neighbours in K
+// (K11's slots, k11_pipelined.cuh): slot s holds K-block kBlocks[s], a negative one zeros. A
+// 16-byte chunk is one K-block's 8 values of a row of A, or 8 columns of a K-row of B. Where every
+// row starts 16-byte aligned (K and N multiples of 8), 16-byte cp.async chunks, each wholly inside
+// or wholly outside the matrix; otherwise element by element, plain loads and stores, which the
+// barrier before the stage is read publishes all the same.
 template <int BM, int BN, int BK, int kThreads>
 __device__ void loadMmaKTile(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M, int N,
-                             int K, int rowBase, int colBase, int kBase, std::uint16_t* As, std::uint16_t* Bs,
-                             bool chunked, int tid) {
+                             int K, int rowBase, int colBase, const int (&kBlocks)[BK / kKBlock], std::uint16_t* As,
+                             std::uint16_t* Bs, bool chunked, int tid) {
   using Layout = MmaStageLayout<BM, BN, BK>;
-  constexpr int kAChunksPerRow = BK / kMmaChunk, kBChunksPerRow = BN / kMmaChunk;
-  constexpr int kAChunks = BM * kAChunksPerRow, kBChunks = BK * kBChunksPerRow;
+  constexpr int kSlots = BK / kKBlock, kBChunksPerRow = BN / kMmaChunk;
+  constexpr int kAChunks = BM * kSlots, kBChunks = BK * kBChunksPerRow;
+  static_assert(kMmaChunk == kKBlock, "a chunk of A is one K-block of a row");
   static_assert(kAChunks % kThreads == 0 && kBChunks % kThreads == 0, "the tiles must split evenly into chunks");
 #pragma unroll
   for (int i = 0; i < kAChunks / kThreads; ++i) {
     const int chunk = tid + i * kThreads;
-    const int m = chunk / kAChunksPerRow, kk = (chunk % kAChunksPerRow) * kMmaChunk;
-    const int row = rowBase + m, k = kBase + kk;
-    std::uint16_t* destination = As + m * Layout::kAStride + kk;
+    const int m = chunk / kSlots, slot = chunk % kSlots;
+    const int row = rowBase + m, k = kBlocks[slot] * kKBlock;  // negative for an empty slot
+    std::uint16_t* destination = As + m * Layout::kAStride + slot * kKBlock;
     if (chunked) {
-      const bool inside = row < M && k < K;
+      const bool inside = row < M && k >= 0 && k < K;
       copyAsync16(destination, inside ? A + row * K + k : A, inside ? 16 : 0);
     } else {
       for (int e = 0; e < kMmaChunk; ++e) {
-        destination[e] = row < M && k + e < K ? A[row * K + k + e] : std::uint16_t{0};
+        destination[e] = row < M && k >= 0 && k + e < K ? A[row * K + k + e] : std::uint16_t{0};
       }
     }
   }
@@ -72,52 +76,112 @@ __device__ void loadMmaKTile(const std::uint16_t* __restrict__ A, const std::uin
   for (int i = 0; i < kBChunks / kThreads; ++i) {
     const int chunk = tid + i * kThreads;
     const int kk = chunk / kBChunksPerRow, nn = (chunk % kBChunksPerRow) * kMmaChunk;
-    const int k = kBase + kk, col = colBase + nn;
+    const int kBlock = kBlocks[kk / kKBlock], k = kBlock * kKBlock + kk % kKBlock, col = colBase + nn;
     std::uint16_t* destination = Bs + kk * Layout::kBStride + nn;
     if (chunked) {
-      const bool inside = k < K && col < N;
+      const bool inside = kBlock >= 0 && k < K && col < N;
       copyAsync16(destination, inside ? B + k * N + col : B, inside ? 16 : 0);
     } else {
       for (int e = 0; e < kMmaChunk; ++e) {
-        destination[e] = k < K && col + e < N ? B[k * N + col + e] : std::uint16_t{0};
+        destination[e] = kBlock >= 0 && k < K && col + e < N ? B[k * N + col + e] : std::uint16_t{0};
       }
     }
   }
 }
 
-template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
-__global__ void __launch_bounds__(kThreads)
-    mmaDense(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M,
-             int N, int K) {
+// One warp's tile of the tensor-core kernels: kMTiles x kNTiles MMA tiles of 16 x 8, their
+// accumulators in the fragment layout of mma_common.cuh (the catalogue's ThreadMapping::MmaTiles).
+template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kThreads>
+struct MmaWarpTile {
   using Layout = MmaStageLayout<BM, BN, BK>;
-  constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
-  constexpr int kMTiles = WM / kMmaM, kNTiles = WN / kMmaN;
+  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+  static constexpr int kMTiles = WM / kMmaM, kNTiles = WN / kMmaN;
   static_assert(kWarpsM * kWarpsN * 32 == kThreads, "one warp per warp tile");
   static_assert(WM % kMmaM == 0 && WN % (2 * kMmaN) == 0 && BK % kMmaK == 0,
                 "warp tiles are whole mma tiles; B's fragments come two column tiles per ldmatrix.x4");
-  static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is read");
 
-  const BlockTile<BM, BN> block(N);
+  int warpRow, warpCol, lane;
+  float acc[kMTiles][kNTiles][4] = {};
+
+  __device__ explicit MmaWarpTile(int tid) {
+    const int warp = tid / 32;
+    lane = tid % 32;
+    warpRow = (warp / kWarpsN) * WM;
+    warpCol = (warp % kWarpsN) * WN;
+  }
+
+  // The MMAs of the 16 depths kk .. kk + 15 of a stage.
+  __device__ void multiplyStep(const std::uint16_t* As, const std::uint16_t* Bs, int kk) {
+    // A's fragment of m tile i: its four 8x8 quarters, lane l addressing row l % 16 of the
+    // tile at column 8 * (l / 16) (mma_common.cuh's order: rows 0-7/8-15, then columns 8-15).
+    unsigned aFragments[kMTiles][4];
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i) {
+      loadMatrixX4(aFragments[i], As + (warpRow + i * kMmaM + lane % 16) * Layout::kAStride + kk + 8 * (lane / 16));
+    }
+    // B's fragments of column tiles j and j + 1 in one x4.trans: lane l addresses k-row l % 16
+    // at column 8 * (l / 16) of the pair (registers 0-1: tile j, 2-3: tile j + 1).
+    unsigned bFragments[kNTiles][2];
+#pragma unroll
+    for (int j = 0; j < kNTiles; j += 2) {
+      unsigned pair[4];
+      loadMatrixX4Transposed(pair, Bs + (kk + lane % 16) * Layout::kBStride + warpCol + j * kMmaN + 8 * (lane / 16));
+      bFragments[j][0] = pair[0];
+      bFragments[j][1] = pair[1];
+      bFragments[j + 1][0] = pair[2];
+      bFragments[j + 1][1] = pair[3];
+    }
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i) {
+#pragma unroll
+      for (int j = 0; j < kNTiles; ++j) mmaM16N8K16<kInputs>(acc[i][j], aFragments[i], bFragments[j]);
+    }
+  }
+
+  // acc[i][j] holds C rows g and g + 8, columns 2t and 2t + 1 of mma tile (i, j).
+  __device__ void store(float* C, int M, int N, int rowBase, int colBase) const {
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < kMTiles; ++i) {
+#pragma unroll
+      for (int j = 0; j < kNTiles; ++j) {
+        const int row = rowBase + warpRow + i * kMmaM + g;
+        const int col = colBase + warpCol + j * kMmaN + 2 * t;
+        storeScalar(C, M, N, row, col, acc[i][j][0]);
+        storeScalar(C, M, N, row, col + 1, acc[i][j][1]);
+        storeScalar(C, M, N, row + 8, col, acc[i][j][2]);
+        storeScalar(C, M, N, row + 8, col + 1, acc[i][j][3]);
+      }
+    }
+  }
+};
+
+// The ring main loop, the tensor cores' pipelinedMainLoop: `schedule` names the K-blocks of each
+// K-tile (steps(), kBlocksOf(step, kBlocks)), K-tiles 0 .. kStages - 2 are in flight before the
+// first is multiplied, and `compute(As, Bs, step)` does the warp's MMAs of the staged K-tile. The
+// stage pointers are shared memory of mmaSharedBytes(); every thread runs the same steps, so the
+// barrier per K-tile is block-uniform.
+template <int BM, int BN, int BK, int kStages, int kThreads, class Schedule, class Compute>
+__device__ void mmaRingMainLoop(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M, int N,
+                                int K, const BlockTile<BM, BN>& block, const Schedule& schedule, Compute&& compute,
+                                std::uint16_t* stages) {
+  using Layout = MmaStageLayout<BM, BN, BK>;
+  static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is read");
   const int tid = static_cast<int>(threadIdx.x);
-  const int warp = tid / 32, lane = tid % 32;
-  const int warpRow = (warp / kWarpsN) * WM, warpCol = (warp % kWarpsN) * WN;
-  auto* stages = reinterpret_cast<std::uint16_t*>(dynamicSharedMemory(mmaSharedBytes<BM, BN, BK, kStages>()));
   auto stageA = [&](int stage) { return stages + stage * Layout::kElements; };
   auto stageB = [&](int stage) { return stages + stage * Layout::kElements + Layout::kAElements; };
-
   // 16-byte copies need every row of A and B to start 16-byte aligned: K and N multiples of 8
   // (cudaMalloc'd bases are 256-byte aligned). The decision is the same for every thread.
   const bool chunked = K % kMmaChunk == 0 && N % kMmaChunk == 0 &&
                        (reinterpret_cast<std::uintptr_t>(A) | reinterpret_cast<std::uintptr_t>(B)) % 16 == 0;
-  const int kTiles = (K + BK - 1) / BK;
+  const int kTiles = schedule.steps();
   auto load = [&](int kTile) {
+    int kBlocks[BK / kKBlock];
+    schedule.kBlocksOf(kTile, kBlocks);
     const int stage = kTile % kStages;
-    loadMmaKTile<BM, BN, BK, kThreads>(A, B, M, N, K, block.rowBase, block.colBase, kTile * BK, stageA(stage),
-                                       stageB(stage), chunked, tid);
+    loadMmaKTile<BM, BN, BK, kThreads>(A, B, M, N, K, block.rowBase, block.colBase, kBlocks, stageA(stage), stageB(stage),
+                                       chunked, tid);
   };
-
-  float acc[kMTiles][kNTiles][4] = {};
-
   // Prologue: K-tiles 0 .. kStages-2 in flight. Every thread commits one group per K-tile slot,
   // empty or not, so "the group of K-tile t" is the same count of commits in every thread.
   for (int t = 0; t < kStages - 1; ++t) {
@@ -131,53 +195,28 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     if (kTile + kStages - 1 < kTiles) load(kTile + kStages - 1);
     commitCopies();
-
-    const std::uint16_t* As = stageA(kTile % kStages);
-    const std::uint16_t* Bs = stageB(kTile % kStages);
-#pragma unroll
-    for (int kk = 0; kk < BK; kk += kMmaK) {
-      // A's fragment of m tile i: its four 8x8 quarters, lane l addressing row l % 16 of the
-      // tile at column 8 * (l / 16) (mma_common.cuh's order: rows 0-7/8-15, then columns 8-15).
-      unsigned aFragments[kMTiles][4];
-#pragma unroll
-      for (int i = 0; i < kMTiles; ++i) {
-        loadMatrixX4(aFragments[i], As + (warpRow + i * kMmaM + lane % 16) * Layout::kAStride + kk + 8 * (lane / 16));
-      }
-      // B's fragments of column tiles j and j + 1 in one x4.trans: lane l addresses k-row l % 16
-      // at column 8 * (l / 16) of the pair (registers 0-1: tile j, 2-3: tile j + 1).
-      unsigned bFragments[kNTiles][2];
-#pragma unroll
-      for (int j = 0; j < kNTiles; j += 2) {
-        unsigned pair[4];
-        loadMatrixX4Transposed(pair, Bs + (kk + lane % 16) * Layout::kBStride + warpCol + j * kMmaN + 8 * (lane / 16));
-        bFragments[j][0] = pair[0];
-        bFragments[j][1] = pair[1];
-        bFragments[j + 1][0] = pair[2];
-        bFragments[j + 1][1] = pair[3];
-      }
-#pragma unroll
-      for (int i = 0; i < kMTiles; ++i) {
-#pragma unroll
-        for (int j = 0; j < kNTiles; ++j) mmaM16N8K16<kInputs>(acc[i][j], aFragments[i], bFragments[j]);
-      }
-    }
+    compute(stageA(kTile % kStages), stageB(kTile % kStages), kTile);
   }
-  waitCopies<0>();  // no copy may still target shared memory when the block exits
+  waitCopies<0>();  // no copy may still target shared memory when the loop is left
+  __syncthreads();  // nor may a warp still read a stage that the next block tile's prologue fills
+}
 
-  // acc[i][j] holds C rows g and g + 8, columns 2t and 2t + 1 of mma tile (i, j).
-  const int g = lane / 4, t = lane % 4;
+template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
+__global__ void __launch_bounds__(kThreads)
+    mmaDense(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M,
+             int N, int K) {
+  const BlockTile<BM, BN> block(N);
+  auto* stages = reinterpret_cast<std::uint16_t*>(dynamicSharedMemory(mmaSharedBytes<BM, BN, BK, kStages>()));
+  MmaWarpTile<kInputs, BM, BN, BK, WM, WN, kThreads> tile(static_cast<int>(threadIdx.x));
+  const AllKBlocks<BK> schedule{(K + kKBlock - 1) / kKBlock};
+  mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
+      A, B, M, N, K, block, schedule,
+      [&](const std::uint16_t* As, const std::uint16_t* Bs, int) {
 #pragma unroll
-  for (int i = 0; i < kMTiles; ++i) {
-#pragma unroll
-    for (int j = 0; j < kNTiles; ++j) {
-      const int row = block.rowBase + warpRow + i * kMmaM + g;
-      const int col = block.colBase + warpCol + j * kMmaN + 2 * t;
-      storeScalar(C, M, N, row, col, acc[i][j][0]);
-      storeScalar(C, M, N, row, col + 1, acc[i][j][1]);
-      storeScalar(C, M, N, row + 8, col, acc[i][j][2]);
-      storeScalar(C, M, N, row + 8, col + 1, acc[i][j][3]);
-    }
-  }
+        for (int kk = 0; kk < BK; kk += kMmaK) tile.multiplyStep(As, Bs, kk);
+      },
+      stages);
+  tile.store(C, M, N, block.rowBase, block.colBase);
 }
 
 }  // namespace tileskip::cuda

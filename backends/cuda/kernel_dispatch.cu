@@ -15,12 +15,14 @@ namespace tileskip::cuda {
 
 namespace {
 
-// Blocks of `function` that are resident on the current device at once.
-int residentBlocks(const void* function, int threads) {
+// Blocks of `function` that are resident on the current device at once, each with
+// `dynamicSharedBytes` of dynamic shared memory.
+int residentBlocks(const void* function, int threads, unsigned dynamicSharedBytes) {
   int device = 0, multiprocessors = 0, perMultiprocessor = 0;
   check(cudaGetDevice(&device), "querying the current device");
   check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "querying multiprocessors");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, function, threads, 0), "querying occupancy");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, function, threads, dynamicSharedBytes),
+        "querying occupancy");
   return std::max(1, perMultiprocessor) * multiprocessors;
 }
 
@@ -29,7 +31,7 @@ dim3 gridFor(const GemmKernel& kernel, const KernelInfo& entry, const GemmOperan
   long long blocks = gemmBlockCount(tile, op.m, op.n);
   if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large: more than 2^31 - 1 thread blocks");
   if (entry.persistent()) {
-    blocks = std::min<long long>(blocks, residentBlocks(reinterpret_cast<const void*>(kernel.skipping), tile.threads));
+    blocks = std::min<long long>(blocks, residentBlocks(kernel.function(op.bf16), tile.threads, kernel.dynamicSharedBytes));
   }
   return dim3(static_cast<unsigned>(blocks));
 }
@@ -46,17 +48,24 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
   const std::string name(id);
   if (kernel->dense != nullptr) {
     kernel->dense<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k);
-  } else if (kernel->fp16 != nullptr) {
-    if (op.aHalf == nullptr || op.bHalf == nullptr) throw InputError("kernel '" + name + "' launched before its 16-bit inputs were made");
-    TensorKernel instance = op.bf16 ? kernel->bf16 : kernel->fp16;
-    instance<<<grid, block, kernel->dynamicSharedBytes, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
   } else {
+    if (kernel->usesTensorCores() && (op.aHalf == nullptr || op.bHalf == nullptr)) {
+      throw InputError("kernel '" + name + "' launched before its 16-bit inputs were made");
+    }
     if ((entry.usesAPattern() && op.aPattern == nullptr) || (entry.usesBPattern() && op.bPattern == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its skip patterns were built");
     }
     if (entry.persistent() && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
-    kernel->skipping<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
-                                                 op.tileQueue);
+    const unsigned shared = kernel->dynamicSharedBytes;
+    if (kernel->fp16 != nullptr) {
+      (op.bf16 ? kernel->bf16 : kernel->fp16)<<<grid, block, shared, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+    } else if (kernel->fp16Skipping != nullptr) {
+      (op.bf16 ? kernel->bf16Skipping : kernel->fp16Skipping)<<<grid, block, shared, stream>>>(
+          op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern, op.tileQueue);
+    } else {
+      kernel->skipping<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
+                                                   op.tileQueue);
+    }
   }
   checkLaunch(name.c_str());
 }
@@ -64,11 +73,8 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
 void checkKernelImages() {
   for (const GemmKernel& k : kGemmKernels) {
     const std::string what = "looking up kernel " + std::string(k.id);
-    std::vector<const void*> functions;
-    if (k.dense != nullptr) functions.push_back(reinterpret_cast<const void*>(k.dense));
-    if (k.skipping != nullptr) functions.push_back(reinterpret_cast<const void*>(k.skipping));
-    if (k.fp16 != nullptr) functions.push_back(reinterpret_cast<const void*>(k.fp16));
-    if (k.bf16 != nullptr) functions.push_back(reinterpret_cast<const void*>(k.bf16));
+    const std::vector<const void*> functions =
+        k.usesTensorCores() ? std::vector<const void*>{k.function(false), k.function(true)} : std::vector<const void*>{k.function(false)};
     for (const void* function : functions) {
       cudaFuncAttributes attributes{};
       check(cudaFuncGetAttributes(&attributes, function), what.c_str());

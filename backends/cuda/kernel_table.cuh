@@ -36,6 +36,7 @@
 #include "s06_joint_32x32.cuh"
 #include "s08_warp_joint_64x64.cuh"
 #include "s09_warp_joint_32x32.cuh"
+#include "s10_mma_joint_64x32.cuh"
 
 namespace tileskip::cuda {
 
@@ -46,13 +47,26 @@ using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, c
                             const std::uint8_t*, unsigned*);
 // A tensor-core kernel: A and B as the 16-bit words of its input type, C fp32.
 using TensorKernel = void (*)(const std::uint16_t*, const std::uint16_t*, float*, int, int, int);
+using TensorSkipKernel = void (*)(const std::uint16_t*, const std::uint16_t*, float*, int, int, int, const std::uint8_t*,
+                                  const std::uint8_t*, unsigned*);
 
+// Exactly one of dense, skipping, the tensor pair and the tensor skipping pair is set.
 struct GemmKernel {
   std::string_view id;
-  DenseKernel dense;  // exactly one of dense / skipping / the tensor pair is set
+  DenseKernel dense;
   SkipKernel skipping;
-  TensorKernel fp16 = nullptr, bf16 = nullptr;  // a tensor-core kernel, one instance per input type
-  unsigned dynamicSharedBytes = 0;              // what its launch asks for (the tensor kernels' stage ring)
+  TensorKernel fp16 = nullptr, bf16 = nullptr;  // a dense tensor-core kernel, one instance per input type
+  TensorSkipKernel fp16Skipping = nullptr, bf16Skipping = nullptr;  // a skipping one
+  unsigned dynamicSharedBytes = 0;  // what its launch asks for (the tensor kernels' stage ring)
+
+  bool usesTensorCores() const { return fp16 != nullptr || fp16Skipping != nullptr; }
+  // The kernel function of an instance, for the runtime's attribute and occupancy queries.
+  const void* function(bool bf16Inputs) const {
+    if (dense != nullptr) return reinterpret_cast<const void*>(dense);
+    if (skipping != nullptr) return reinterpret_cast<const void*>(skipping);
+    if (fp16 != nullptr) return reinterpret_cast<const void*>(bf16Inputs ? bf16 : fp16);
+    return reinterpret_cast<const void*>(bf16Inputs ? bf16Skipping : fp16Skipping);
+  }
 };
 
 inline constexpr const KernelInfo& catalogueEntry(std::string_view id) { return *findKernelInfo(id); }
@@ -79,6 +93,9 @@ inline constexpr KernelInfo kJoint32x32 = catalogueEntry("joint-32x32");
 inline constexpr KernelInfo kJoint8x32 = catalogueEntry("joint-8x32");
 inline constexpr KernelInfo kWarpJoint64x64 = catalogueEntry("warp-joint-64x64");
 inline constexpr KernelInfo kWarpJoint32x32 = catalogueEntry("warp-joint-32x32");
+inline constexpr KernelInfo kMmaJoint64x32 = catalogueEntry("mma-joint-64x32");
+static_assert(mmaSharedBytes<kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK,
+                             kMmaJoint64x32.structure.ringStages>() == static_cast<std::size_t>(kMmaJoint64x32.stagedSharedBytes()));
 
 // clang-format off
 inline constexpr GemmKernel kGemmKernels[] = {
@@ -101,7 +118,7 @@ inline constexpr GemmKernel kGemmKernels[] = {
             kMma.tile.threads>,
    mmaDense<MmaInput::Bf16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN, kMma.structure.ringStages,
             kMma.tile.threads>,
-   static_cast<unsigned>(kMma.stagedSharedBytes())},
+   nullptr, nullptr, static_cast<unsigned>(kMma.stagedSharedBytes())},
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
   {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,
@@ -127,22 +144,30 @@ inline constexpr GemmKernel kGemmKernels[] = {
                                                kWarpJoint32x32.tile.WM, kWarpJoint32x32.tile.WN, kWarpJoint32x32.tile.TM,
                                                kWarpJoint32x32.tile.TN, kWarpJoint32x32.tile.threads,
                                                kWarpJoint32x32.aRowGranularity, kWarpJoint32x32.bColGranularity, kWarpJoint32x32.structure.kBlockList>},
+  {"mma-joint-64x32", nullptr, nullptr, nullptr, nullptr,
+   mmaJoint64x32<MmaInput::Fp16, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK, kMmaJoint64x32.tile.WM,
+                 kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages, kMmaJoint64x32.tile.threads,
+                 kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity, kMmaJoint64x32.structure.kBlockList>,
+   mmaJoint64x32<MmaInput::Bf16, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK, kMmaJoint64x32.tile.WM,
+                 kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages, kMmaJoint64x32.tile.threads,
+                 kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity, kMmaJoint64x32.structure.kBlockList>,
+   static_cast<unsigned>(kMmaJoint64x32.stagedSharedBytes())},
 };
 // clang-format on
 
-// Entry i is the catalogue's twin kernel i: same id, a dense launcher exactly for the dense
-// family, the pair of tensor-core instances exactly for a row on the tensor cores.
+// Entry i is the catalogue's twin kernel i: same id, and of its kind: a dense or skipping SIMT
+// launcher, or a pair of tensor-core instances, dense or skipping, for a row on the tensor cores.
 constexpr bool tableMatchesCatalogue() {
   std::size_t twins = 0;
   while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
   if (std::size(kGemmKernels) != twins) return false;
   for (std::size_t i = 0; i < twins; ++i) {
     const GemmKernel& entry = kGemmKernels[i];
-    const bool tensor = kCatalogue[i].usesTensorCores();
-    const bool dense = kCatalogue[i].family == KernelFamily::Dense && !tensor;
-    const bool skipping = kCatalogue[i].skips();
-    if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != dense || (entry.skipping != nullptr) != skipping ||
-        (entry.fp16 != nullptr) != tensor || (entry.bf16 != nullptr) != tensor) {
+    const bool tensor = kCatalogue[i].usesTensorCores(), skips = kCatalogue[i].skips();
+    if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != (!tensor && !skips) ||
+        (entry.skipping != nullptr) != (!tensor && skips) || (entry.fp16 != nullptr) != (tensor && !skips) ||
+        (entry.bf16 != nullptr) != (tensor && !skips) || (entry.fp16Skipping != nullptr) != (tensor && skips) ||
+        (entry.bf16Skipping != nullptr) != (tensor && skips) || (entry.dynamicSharedBytes > 0) != tensor) {
       return false;
     }
   }

@@ -1,4 +1,4 @@
-// What the warp-uniform skipping kernels (S2, S4, S5, S6, S7) share: K11's pipelined main
+// What the warp-uniform skipping kernels (S2, S4-S9, and the block level of S10) share: K11's pipelined main
 // loop run over only the K-blocks a block needs, and the skip policy of warp sub-tiles that lie
 // inside one pattern tile each.
 //
@@ -94,43 +94,31 @@ struct ListedKBlocks {
   }
 };
 
-// The skip of a warp whose sub-tiles (WSUBM x WSUBN) each lie inside one A-pattern tile
-// (kARows rows) and one B-pattern tile (kBCols columns); 0 for an operand not inspected.
-// kARows = WSUBM is S7's 8-row walk; kARows >= WM makes the byte the same for the whole warp.
-template <int BM, int BN, int kARows, int kBCols, class Tile>
-struct SubTileSkip {
-  static constexpr int WMITER = Tile::WMITER, WNITER = Tile::WNITER;
+// The pattern tiles of one block tile (kARows rows of A, kBCols columns of B; 0 for an operand
+// not inspected): which K-blocks some warp of the block needs (blockBits, what gatherKBlocks
+// compacts) and whether every tile keeps everything (the dense path). Read alike by every
+// thread of the block. Shared by the SIMT skipping kernels (SubTileSkip) and the tensor-core one.
+template <int BM, int BN, int kARows, int kBCols>
+struct BlockPatternTiles {
   static constexpr int kRows = kARows > 0 ? kARows : BM, kCols = kBCols > 0 ? kBCols : BN;
-  static_assert(kARows == 0 || kARows % Tile::WSUBM == 0, "a sub-tile's rows lie in one A-pattern tile");
-  static_assert(kBCols == 0 || kBCols % Tile::WSUBN == 0, "a sub-tile's columns lie in one B-pattern tile");
   static_assert(BM % kRows == 0 || kRows % BM == 0, "pattern tiles and block tiles nest");
   static_assert(BN % kCols == 0 || kCols % BN == 0, "pattern tiles and block tiles nest");
   static_assert(kARows > 0 || kBCols > 0, "a skipping kernel inspects at least one operand");
+  static constexpr int kBlockRowTiles = BM >= kRows ? BM / kRows : 1, kBlockColTiles = BN >= kCols ? BN / kCols : 1;
 
   const std::uint8_t* aPattern;  // null when A is not inspected (patternByte reads 0xFF)
   const std::uint8_t* bPattern;
   int aTiles, bTiles, kBlocks;
   int blockRowTile, blockColTile;  // the block's first pattern tiles
-  int subTileRowTile[WMITER];      // the A-pattern tile of each sub-tile row of this warp
-  int subTileColTile[WNITER];      // the B-pattern tile of each sub-tile column
 
-  __device__ SubTileSkip(const std::uint8_t* a, const std::uint8_t* b, int M, int N, int K,
-                         const BlockTile<BM, BN>& block, const Tile& tile)
+  __device__ BlockPatternTiles(const std::uint8_t* a, const std::uint8_t* b, int M, int N, int K, const BlockTile<BM, BN>& block)
       : aPattern(kARows > 0 ? a : nullptr), bPattern(kBCols > 0 ? b : nullptr) {
     aTiles = (M + kRows - 1) / kRows;
     bTiles = (N + kCols - 1) / kCols;
     kBlocks = (K + kKBlock - 1) / kKBlock;
     blockRowTile = block.rowBase / kRows;
     blockColTile = block.colBase / kCols;
-#pragma unroll
-    for (int wm = 0; wm < WMITER; ++wm) subTileRowTile[wm] = (block.rowBase + tile.subTileRow(wm)) / kRows;
-#pragma unroll
-    for (int wn = 0; wn < WNITER; ++wn) {
-      subTileColTile[wn] = (block.colBase + tile.warpCol + wn * Tile::WSUBN) / kCols;
-    }
   }
-
-  static constexpr int kBlockRowTiles = BM >= kRows ? BM / kRows : 1, kBlockColTiles = BN >= kCols ? BN / kCols : 1;
 
   __device__ unsigned blockBits(int kBlock) const {
     return patternUnion<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
@@ -152,6 +140,31 @@ struct SubTileSkip {
     }
     return __syncthreads_and(every) != 0;
   }
+};
+
+// The skip of a warp whose sub-tiles (WSUBM x WSUBN) each lie inside one A-pattern tile
+// (kARows rows) and one B-pattern tile (kBCols columns); 0 for an operand not inspected.
+// kARows = WSUBM is S7's 8-row walk; kARows >= WM makes the byte the same for the whole warp.
+template <int BM, int BN, int kARows, int kBCols, class Tile>
+struct SubTileSkip : BlockPatternTiles<BM, BN, kARows, kBCols> {
+  using Tiles = BlockPatternTiles<BM, BN, kARows, kBCols>;
+  static constexpr int WMITER = Tile::WMITER, WNITER = Tile::WNITER;
+  static_assert(kARows == 0 || kARows % Tile::WSUBM == 0, "a sub-tile's rows lie in one A-pattern tile");
+  static_assert(kBCols == 0 || kBCols % Tile::WSUBN == 0, "a sub-tile's columns lie in one B-pattern tile");
+
+  int subTileRowTile[WMITER];  // the A-pattern tile of each sub-tile row of this warp
+  int subTileColTile[WNITER];  // the B-pattern tile of each sub-tile column
+
+  __device__ SubTileSkip(const std::uint8_t* a, const std::uint8_t* b, int M, int N, int K,
+                         const BlockTile<BM, BN>& block, const Tile& tile)
+      : Tiles(a, b, M, N, K, block) {
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm) subTileRowTile[wm] = (block.rowBase + tile.subTileRow(wm)) / Tiles::kRows;
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn) {
+      subTileColTile[wn] = (block.colBase + tile.warpCol + wn * Tile::WSUBN) / Tiles::kCols;
+    }
+  }
 
   // The pattern bits this warp's sub-tiles keep in one K-block: read one pipeline step ahead.
   struct KBlockBits {
@@ -162,9 +175,13 @@ struct SubTileSkip {
   __device__ KBlockBits bitsOf(int kBlock) const {
     KBlockBits bits;
 #pragma unroll
-    for (int wm = 0; wm < WMITER; ++wm) bits.a[wm] = kBlock < 0 ? 0u : patternByte(aPattern, subTileRowTile[wm], aTiles, kBlock, kBlocks);
+    for (int wm = 0; wm < WMITER; ++wm) {
+      bits.a[wm] = kBlock < 0 ? 0u : patternByte(this->aPattern, subTileRowTile[wm], this->aTiles, kBlock, this->kBlocks);
+    }
 #pragma unroll
-    for (int wn = 0; wn < WNITER; ++wn) bits.b[wn] = kBlock < 0 ? 0u : patternByte(bPattern, subTileColTile[wn], bTiles, kBlock, kBlocks);
+    for (int wn = 0; wn < WNITER; ++wn) {
+      bits.b[wn] = kBlock < 0 ? 0u : patternByte(this->bPattern, subTileColTile[wn], this->bTiles, kBlock, this->kBlocks);
+    }
     return bits;
   }
 

@@ -51,13 +51,20 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
 
 std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   const MainLoop loop = kernel.structure.loop;
+  auto nests = [](int pattern, int block) { return pattern % block == 0 || block % pattern == 0; };
   if (loop == MainLoop::StageRing) {
-    // k13_mma.comp copies 16-byte chunks of 8 fp16 values, one per invocation and pass.
+    // tileskip_ring.glsl copies 16-byte chunks of 8 fp16 values, one per invocation and pass.
     const TileShape& t = kernel.tile;
+    const std::string prefix = "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
+                               " with " + std::to_string(t.threads) + " invocations does not fit kernel '" +
+                               std::string(kernel.id) + "': ";
     if (t.BK % 8 != 0 || t.BN % 8 != 0 || (t.BM * t.BK / 8) % t.threads != 0 || (t.BK * t.BN / 8) % t.threads != 0) {
-      return "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) + " with " +
-             std::to_string(t.threads) + " invocations does not fit kernel '" + std::string(kernel.id) +
-             "': the A and B tiles must split evenly into one 8-element chunk per invocation and pass";
+      return prefix + "the A and B tiles must split evenly into one 8-element chunk per invocation and pass";
+    }
+    // S10: each warp reads one byte of each pattern per K-block.
+    if ((kernel.usesAPattern() && (kernel.aRowGranularity % t.WM != 0 || !nests(kernel.aRowGranularity, t.BM))) ||
+        (kernel.usesBPattern() && (kernel.bColGranularity % t.WN != 0 || !nests(kernel.bColGranularity, t.BN)))) {
+      return prefix + "each warp tile must lie in one A-pattern tile and one B-pattern tile, and pattern tiles must nest with block tiles";
     }
     return std::nullopt;
   }
@@ -81,7 +88,6 @@ std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   }
   if (loop != MainLoop::KBlockList) return std::nullopt;
   WarpLayout w = warpLayout(kernel);
-  auto nests = [](int pattern, int block) { return pattern % block == 0 || block % pattern == 0; };
   if (kernel.usesAPattern() && (kernel.aRowGranularity % w.subM != 0 || !nests(kernel.aRowGranularity, t.BM))) {
     return prefix + "A-pattern tiles of " + std::to_string(kernel.aRowGranularity) + " rows must hold whole sub-tiles of " +
            std::to_string(w.subM) + " rows and nest with the block's " + std::to_string(t.BM) + " rows";

@@ -36,6 +36,7 @@ constexpr KernelCoefficients kDefaults[] = {
   // this row only keeps the table whole. K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
   // bf16 against pipelined's 3.28 ms fp32 (bench/results/2026-11-24-h200-k13-check.md).
   {"mma",             0.14,  0.0,   0.0,  0.0,  0.0},
+  {"mma-joint-64x32", 0.14,  0.03,  0.45, 0.55, 0.4},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},

@@ -89,7 +89,7 @@ struct KernelStructure {
   MainLoop loop = MainLoop::Global;
   Scheduling scheduling = Scheduling::TilePerBlock;
   SkipScope skip = SkipScope::None;
-  // KBlockList only: the K-blocks gathered per pass (longer K takes passes). It is shared memory
+  // A warp-uniform skip only: the K-blocks gathered per pass (longer K takes passes). It is shared memory
   // beside the stages: 1024 covers K = 8192 in one pass; the one-warp kernels take 512, since
   // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (bench/NOTES.md step 14).
   int kBlockList = 0;
@@ -168,12 +168,18 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
     return "a warp tile mapping needs WM, WN";
   }
   if (s.skip == SkipScope::Thread && s.mapping != ThreadMapping::ThreadTile) return "a per-thread skip needs thread tiles";
-  if (s.skip == SkipScope::Warp && s.mapping != ThreadMapping::WarpTile) return "a warp-uniform skip needs warp tiles";
-  if ((s.loop == MainLoop::KBlockList) != (s.scheduling == Scheduling::Persistent)) {
-    return "the persistent kernels, and only they, walk a K-block list";
+  if (s.skip == SkipScope::Warp && s.mapping != ThreadMapping::WarpTile && s.mapping != ThreadMapping::MmaTiles) {
+    return "a warp-uniform skip needs warp tiles (of FMAs or of MMAs)";
   }
-  if ((s.loop == MainLoop::KBlockList) != (s.skip == SkipScope::Warp)) return "a K-block list is what a warp-uniform skip gathers";
-  if ((s.loop == MainLoop::KBlockList) != (s.kBlockList > 0)) return "a K-block list, and only one, has a length";
+  if ((s.skip == SkipScope::Warp) != (s.scheduling == Scheduling::Persistent)) {
+    return "the warp-uniform skipping kernels, and only they, are persistent";
+  }
+  // The SIMT ones walk it in K11's two stages (KBlockList), the tensor-core one in its stage ring.
+  if ((s.skip == SkipScope::Warp) != (s.kBlockList > 0)) return "a warp-uniform skip, and only one, gathers a K-block list of some length";
+  if (s.loop == MainLoop::KBlockList && s.skip != SkipScope::Warp) return "a K-block list is what a warp-uniform skip gathers";
+  if (s.skip == SkipScope::Warp && s.loop != MainLoop::KBlockList && s.loop != MainLoop::StageRing) {
+    return "a warp-uniform skip walks its K-block list in two stages (KBlockList) or in a stage ring";
+  }
   if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
   if (k.usesTensorCores() != (s.inputs == kHalfInputs)) {
@@ -185,6 +191,10 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
                               k.tile.TN != 0)) {
     return "a tensor-core warp tile is whole 16 x 16 pieces (B's fragments come two 8-column tiles at a time), BK whole "
            "16-deep steps, and no TM x TN";
+  }
+  if (k.usesTensorCores() && k.skips() &&
+      ((k.usesAPattern() && k.aRowGranularity % k.tile.WM != 0) || (k.usesBPattern() && k.bColGranularity % k.tile.WN != 0))) {
+    return "a tensor-core warp issues each MMA step whole or not at all: its warp tile lies in one A-pattern and one B-pattern tile";
   }
   return nullptr;
 }
@@ -251,6 +261,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"warp-joint-32x32", "S9", "s09_warp_joint_32x32", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
+  {"mma-joint-64x32", "S10", "s10_mma_joint_64x32", KernelFamily::Joint, {128, 128, 16, 64, 32, 0, 0, 256}, 64, 32,
+   {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::Persistent, SkipScope::Warp, 1024, kHalfInputs, 3},
+   "K13 skipping by a_pat & b_pat: the block loads only the K-blocks some warp needs, and a warp whose 64x32 tile keeps neither K-block of a 16-deep step issues none of its MMAs"},
   {"cublas",       "",    "",                KernelFamily::Baseline, {},                                  0,  0,
    {},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

@@ -84,6 +84,9 @@ class EmulatedProblem final : public DeviceProblem {
         entry->dense(a_.data(), b_.data(), c_.data(), m_, n_, k_);
       } else if (entry->fp16 != nullptr) {
         (inputs_ == DType::Bf16 ? entry->bf16 : entry->fp16)(aHalf.data(), bHalf.data(), c_.data(), m_, n_, k_);
+      } else if (entry->fp16Skipping != nullptr) {
+        (inputs_ == DType::Bf16 ? entry->bf16Skipping : entry->fp16Skipping)(aHalf.data(), bHalf.data(), c_.data(), m_, n_,
+                                                                               k_, aPattern, bPattern, tileQueue_);
       } else {
         entry->skipping(a_.data(), b_.data(), c_.data(), m_, n_, k_, aPattern, bPattern, tileQueue_);
       }

@@ -1,0 +1,98 @@
+// S10 mma-joint-64x32: K13's tensor cores, skipping by the joint pattern a_pat & b_pat. The
+// two decisions of the SIMT joint kernels (skip_common.cuh) stay, at the MMA's granularity:
+//  - the block gathers the K-blocks some warp of its tile needs (gatherKBlocks over the union
+//    of its pattern tiles' bytes) and its stage ring loads only those, two to a 16-deep K-tile
+//    slot pair, so a K-block nobody needs is never loaded;
+//  - a warp's WM x WN tile lies in one A-pattern tile and one B-pattern tile (asserted below), so
+//    the warp reads one byte of each per K-block. An MMA consumes a 16-deep step, two K-block
+//    slots: where the warp's joint byte is zero in both, it issues none of the step's loads
+//    from shared memory and none of its MMAs. The whole warp issues an MMA or none, and every
+//    lane reads the same two bytes: warp-uniform by construction, no vote needed.
+// A block tile whose every pattern tile keeps everything runs K13's loop over every K-block.
+// Persistent, as the SIMT joint kernels: blocks take block tiles from a queue. The GLSL twin is
+// shaders/s10_mma_joint_64x32.comp.
+#pragma once
+
+#include <cstdint>
+
+#include "k13_mma.cuh"
+#include "skip_common.cuh"
+
+namespace tileskip::cuda {
+
+// Which of a K-tile's 16-deep MMA steps a warp keeps, bit i for step i: the warp's joint byte of
+// either K-block slot of the step is non-zero. Read one K-tile ahead of its MMAs, so the pattern
+// loads' latency hides behind the MMAs of the K-tile before.
+template <int BK, class Tiles>
+__device__ unsigned warpKeptSteps(const Tiles& skip, int aTile, int bTile, const int (&kBlocks)[BK / kKBlock]) {
+  constexpr int kSlotsPerStep = kMmaK / kKBlock;
+  unsigned kept = 0u;
+#pragma unroll
+  for (int s = 0; s < BK / kKBlock; ++s) {
+    const int kBlock = kBlocks[s];
+    const unsigned joint = kBlock < 0 ? 0u
+                                      : patternByte(skip.aPattern, aTile, skip.aTiles, kBlock, skip.kBlocks) &
+                                            patternByte(skip.bPattern, bTile, skip.bTiles, kBlock, skip.kBlocks);
+    kept |= joint != 0u ? 1u << (s / kSlotsPerStep) : 0u;
+  }
+  return kept;
+}
+
+template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads, int kARows, int kBCols,
+          int kList>
+__global__ void __launch_bounds__(kThreads)
+    mmaJoint64x32(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M,
+                  int N, int K, const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern,
+                  unsigned* tileQueue) {
+  static_assert(kARows % WM == 0 && kBCols % WN == 0, "a warp tile lies in one A-pattern tile and one B-pattern tile");
+  static_assert(kMmaK % kKBlock == 0 && BK % kMmaK == 0, "an MMA step is whole K-block slots; a K-tile whole steps");
+  using Tiles = BlockPatternTiles<BM, BN, kARows, kBCols>;
+  using Warp = MmaWarpTile<kInputs, BM, BN, BK, WM, WN, kThreads>;
+  auto* stages = reinterpret_cast<std::uint16_t*>(dynamicSharedMemory(mmaSharedBytes<BM, BN, BK, kStages>()));
+  __shared__ int kBlockList[kList];
+  __shared__ int warpTotals[kGatherPerThread * kThreads / 32];
+  __shared__ int takenTile;
+  const int tiles = blockTileCount<BM, BN>(M, N);
+  for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {
+    const BlockTile<BM, BN> block(N, index);
+    const Tiles skip(aPattern, bPattern, M, N, K, block);
+    Warp warp(static_cast<int>(threadIdx.x));
+    if (skip.template keepsEverything<kThreads>(K)) {  // K13 exactly, over every K-block
+      mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
+          A, B, M, N, K, block, AllKBlocks<BK>{skip.kBlocks},
+          [&](const std::uint16_t* As, const std::uint16_t* Bs, int) {
+#pragma unroll
+            for (int kk = 0; kk < BK; kk += kMmaK) warp.multiplyStep(As, Bs, kk);
+          },
+          stages);
+      warp.store(C, M, N, block.rowBase, block.colBase);
+      continue;
+    }
+    const int aTile = (block.rowBase + warp.warpRow) / Tiles::kRows, bTile = (block.colBase + warp.warpCol) / Tiles::kCols;
+    for (int first = 0; first < skip.kBlocks; first += kList) {
+      const int count = gatherKBlocks<kThreads>(skip, first, min(kList, skip.kBlocks - first), kBlockList, warpTotals);
+      const ListedKBlocks<BK> schedule{kBlockList, count};
+      auto keptSteps = [&](int step) {
+        int kBlocks[BK / kKBlock];
+        schedule.kBlocksOf(step, kBlocks);
+        return warpKeptSteps<BK>(skip, aTile, bTile, kBlocks);
+      };
+      unsigned next = keptSteps(0);
+      mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
+          A, B, M, N, K, block, schedule,
+          [&](const std::uint16_t* As, const std::uint16_t* Bs, int step) {
+            const unsigned kept = next;
+            next = keptSteps(step + 1);
+#pragma unroll
+            for (int kk = 0; kk < BK; kk += kMmaK) {
+              if ((kept >> (kk / kMmaK)) & 1u) warp.multiplyStep(As, Bs, kk);
+            }
+          },
+          stages);
+    }
+    warp.store(C, M, N, block.rowBase, block.colBase);
+  }
+  leaveBlockTileQueue(tileQueue);
+}
+
+}  // namespace tileskip::cuda

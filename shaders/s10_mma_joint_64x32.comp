@@ -1,0 +1,82 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+// S10 mma-joint-64x32: K13's tensor cores, skipping by the joint pattern a_pat & b_pat. The two
+// decisions of the SIMT joint kernels stay, at the multiply's granularity:
+//  - the workgroup gathers the K-blocks some warp of its tile needs (gatherKBlocks,
+//    tileskip_block_skip.glsl) and its stage ring loads only those, K_SLOTS to a K-tile, so a
+//    K-block nobody needs is never loaded;
+//  - a warp's WM x WN tile lies in one A-pattern tile and one B-pattern tile (the catalogue
+//    checks it), so the warp reads one byte of each per K-block. A cooperative-matrix
+//    multiply-add consumes a 16-deep step, two K-block slots: where the warp's joint byte is
+//    zero in both, it issues none of the step's loads and none of its multiplies. Every
+//    invocation of the warp (the subgroup, for a cooperative matrix) reads the same two bytes:
+//    warp-uniform by construction, no vote needed.
+// A block tile whose every pattern tile keeps everything runs K13's loop over every K-block.
+// The CUDA twin is s10_mma_joint_64x32.cuh.
+#include "tileskip_common.glsl"
+#include "tileskip_ring.glsl"
+#include "tileskip_block_skip.glsl"
+
+const uint SLOTS_PER_STEP = MMA_PIECE / K_BLOCK;  // K-block slots one multiply-add consumes
+uint warpATile, warpBTile;  // the pattern tiles this warp's tile lies in
+uint nextKeptSteps;         // warpKeptSteps of the next K-tile, read one K-tile ahead
+
+// The depths of K-block `kBlock` this warp keeps: its A byte & its B byte (all ones for an
+// operand not inspected).
+uint warpJointBits(uint kBlock) {
+  uint aBits = USES_A_PATTERN ? (aPatternWord(warpATile, kBlock / 4u) >> (8u * (kBlock & 3u))) & 0xFFu : 0xFFu;
+  uint bBits = USES_B_PATTERN ? (bPatternWord(warpBTile, kBlock / 4u) >> (8u * (kBlock & 3u))) & 0xFFu : 0xFFu;
+  return aBits & bBits;
+}
+
+// Which of K-tile `step`'s 16-deep steps this warp keeps, bit i for step i: its joint byte of
+// either K-block slot of the step is non-zero.
+uint warpKeptSteps(uint step) {
+  uint kept = 0u;
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
+    int kBlock = scheduledKBlock(step * K_SLOTS + s);
+    uint joint = kBlock < 0 ? 0u : warpJointBits(uint(kBlock));
+    kept |= joint != 0u ? 1u << (s / SLOTS_PER_STEP) : 0u;
+  }
+  return kept;
+}
+
+void computeKTile(uint stage, uint step) {
+  if (denseBlock) {  // K13's multiplies (empty slots hold zeros)
+    [[unroll]] for (uint kk = 0u; kk < BK; kk += MMA_PIECE) multiplyStep(stage, kk);
+    return;
+  }
+  uint kept = nextKeptSteps;
+  nextKeptSteps = warpKeptSteps(step + 1u);  // its latency hides behind this K-tile's multiplies
+  [[unroll]] for (uint kk = 0u; kk < BK; kk += MMA_PIECE) {
+    if (((kept >> (kk / MMA_PIECE)) & 1u) != 0u) multiplyStep(stage, kk);
+  }
+}
+
+// A persistent workgroup takes block tiles from the queue; for each it gathers the K-blocks the
+// tile needs, then runs K13's ring over them with each warp deciding its multiplies.
+void main() {
+  uint colTiles = (problem.N + BN - 1u) / BN;
+  uint tiles = ((problem.M + BM - 1u) / BM) * colTiles;
+  startPatternTiles();
+  placeMmaWarp();
+  for (uint index = takeBlockTile(); index < tiles; index = takeBlockTile()) {
+    uint row0 = (index / colTiles) * BM, col0 = (index % colTiles) * BN;
+    placeBlockPatternTiles(row0, col0);
+    mmaZeroAccumulators();
+    if (denseBlock) {
+      mmaRingMainLoop(row0, col0, (kBlocksTotal + K_SLOTS - 1u) / K_SLOTS);
+    } else {
+      warpATile = (row0 + warpRow) / A_TILE_ROWS;
+      warpBTile = (col0 + warpCol) / B_TILE_COLS;
+      for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
+        kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first));
+        nextKeptSteps = warpKeptSteps(0u);
+        mmaRingMainLoop(row0, col0, (kBlockListCount + K_SLOTS - 1u) / K_SLOTS);
+      }
+    }
+    storeMmaWarpTile(row0, col0);
+  }
+  leaveBlockTileQueue();
+}

@@ -1,0 +1,176 @@
+// The block level of the warp-uniform skipping kernels, shared by the SIMT ones
+// (tileskip_skip.glsl) and the tensor-core one (s10_mma_joint_64x32.comp): the twin of
+// skip_common.cuh's gatherKBlocks, BlockPatternTiles and K-block schedules, and of
+// gemm_common.cuh's block tile queue. The kernels are persistent: a dispatch has only as many
+// workgroups as run at once, and each takes block tiles from a queue until none is left. For
+// each, the workgroup decides which K-blocks to load and compute at all, from the union of its
+// pattern tiles' bytes, and compacts them into a list before the main loop. Every invocation
+// reads the same pattern words, so the list (and every barrier the loop passes) is the same for
+// the whole workgroup (DESIGN.md: "uniform enough?"). A K-block nobody needs costs neither
+// loads nor barriers: skipping loads, not only the multiplies.
+// Needs tileskip_common.glsl first.
+
+// ---- The block tile queue (gemm_common.cuh's takeBlockTile and leaveBlockTileQueue): the
+// next tile to take and the workgroups that have finished. The last workgroup out resets both,
+// so the next dispatch starts from zero without a fill of its own. The backend zeroes it once,
+// when it creates the problem.
+layout(set = 0, binding = 5, std430) coherent buffer BlockTileQueue {
+  uint nextTile;
+  uint finishedWorkgroups;
+} tileQueue;
+
+shared uint takenTile;
+
+uint takeBlockTile() {
+  if (gl_LocalInvocationIndex == 0u) takenTile = atomicAdd(tileQueue.nextTile, 1u);
+  barrier();
+  uint tile = takenTile;
+  barrier();  // every invocation has read it before invocation 0 writes the next one
+  return tile;
+}
+
+void leaveBlockTileQueue() {
+  if (gl_LocalInvocationIndex != 0u) return;
+  // This workgroup's takes are ordered before its leave; the last one's reset after every leave.
+  memoryBarrierBuffer();
+  if (atomicAdd(tileQueue.finishedWorkgroups, 1u) == gl_NumWorkGroups.x * gl_NumWorkGroups.y - 1u) {
+    memoryBarrierBuffer();
+    atomicExchange(tileQueue.nextTile, 0u);  // no workgroup of this dispatch touches the queue any more
+    atomicExchange(tileQueue.finishedWorkgroups, 0u);
+  }
+}
+
+// ---- Pattern tiles.
+// Row (column) tiles per block tile: pattern tiles and block tiles nest (the backend checks it).
+const uint BLOCK_A_TILES = BM >= A_TILE_ROWS ? BM / A_TILE_ROWS : 1u;
+const uint BLOCK_B_TILES = BN >= B_TILE_COLS ? BN / B_TILE_COLS : 1u;
+
+uint patternWords;               // words per pattern tile
+uint aTiles, bTiles;             // pattern tiles along M and N
+uint blockRowTile, blockColTile; // the block tile's first pattern tiles
+
+// The pattern word `word` of A-tile `tile`, 0 past M (a K-block past K is 0 in the word).
+uint aPatternWord(uint tile, uint word) { return tile < aTiles ? aPattern[tile * patternWords + word] : 0u; }
+uint bPatternWord(uint tile, uint word) { return tile < bTiles ? bPattern[tile * patternWords + word] : 0u; }
+
+// The K-blocks of pattern word `word` (4 of them, a byte each) that some warp of the block
+// keeps: the OR over the block's A tiles AND the OR over its B tiles. An operand the kernel
+// does not inspect counts as all ones.
+uint blockBits(uint word) {
+  uint aBits = ~0u, bBits = ~0u;
+  if (USES_A_PATTERN) {
+    aBits = 0u;
+    [[unroll]] for (uint t = 0u; t < BLOCK_A_TILES; ++t) aBits |= aPatternWord(blockRowTile + t, word);
+  }
+  if (USES_B_PATTERN) {
+    bBits = 0u;
+    [[unroll]] for (uint t = 0u; t < BLOCK_B_TILES; ++t) bBits |= bPatternWord(blockColTile + t, word);
+  }
+  return aBits & bBits;
+}
+
+// ---- Nothing to skip: a block tile whose every pattern tile keeps every depth of every
+// K-block runs its dense kernel's loop (K11's, or K13's for S10) over all K-blocks, without the
+// warps' pattern reads: skipping must cost nothing when it finds nothing (skip_common.cuh's
+// keepsEverything in the CUDA twin).
+bool denseBlock;     // the same in every invocation of the workgroup
+uint kBlocksTotal;   // K-blocks of the problem
+shared uint denseVetoes;
+
+// The bits of pattern word `word` that every tile of the block keeps.
+uint blockEveryBits(uint word) {
+  uint aBits = ~0u, bBits = ~0u;
+  if (USES_A_PATTERN) {
+    [[unroll]] for (uint t = 0u; t < BLOCK_A_TILES; ++t) aBits &= aPatternWord(blockRowTile + t, word);
+  }
+  if (USES_B_PATTERN) {
+    [[unroll]] for (uint t = 0u; t < BLOCK_B_TILES; ++t) bBits &= bPatternWord(blockColTile + t, word);
+  }
+  return aBits & bBits;
+}
+
+// Whether every K index of the block's pattern words is kept (bits past K do not exist).
+bool blockKeepsEverything() {
+  bool every = true;
+  for (uint word = gl_LocalInvocationIndex; word < patternWords; word += THREADS) {
+    uint realBits = problem.K - 32u * word;
+    uint real = realBits >= 32u ? ~0u : (1u << realBits) - 1u;
+    every = (blockEveryBits(word) & real) == real;
+    if (!every) break;  // a tile with something to skip says so at its first such word
+  }
+  if (gl_LocalInvocationIndex == 0u) denseVetoes = 0u;
+  barrier();
+  if (!every) atomicAdd(denseVetoes, 1u);
+  barrier();
+  bool result = denseVetoes == 0u;
+  barrier();  // every invocation has read it before the next block tile resets it
+  return result;
+}
+
+// ---- Gathering the K-blocks a block tile needs.
+// K-blocks compacted per pass (a specialization constant, so the backend can shorten it where
+// shared memory is scarce; a multiple of 4). Longer K is walked in passes, the accumulators
+// carrying over.
+layout(constant_id = 11) const uint K_BLOCK_LIST_LENGTH = 1024u;
+shared int kBlockList[K_BLOCK_LIST_LENGTH];
+shared uint subgroupTotals[THREADS];  // one per subgroup: at most one per invocation
+uint kBlockListCount;
+
+// Writes, in order, the K-blocks of [first, first + count) that blockBits keeps into kBlockList
+// and returns how many there are (the same in every invocation). `first` is a multiple of 4:
+// each invocation reads one pattern word, four K-blocks. Ballots order the K-blocks inside a
+// subgroup, per-subgroup totals in shared memory order the subgroups; nothing assumes a
+// subgroup size. Invocation i's K-blocks precede invocation i + 1's, so the list is in K order
+// where subgroups hold consecutive invocations (every driver we know); it holds each kept
+// K-block exactly once whatever the driver does.
+uint gatherKBlocks(uint first, uint count) {
+  uint total = 0u;
+  for (uint base = 0u; base < count; base += 4u * THREADS) {
+    uint offset = base + 4u * gl_LocalInvocationIndex;
+    uint bits = offset < count ? blockBits((first + offset) / 4u) : 0u;
+    uint before = 0u, subgroupTotal = 0u, kept = 0u;
+    [[unroll]] for (uint b = 0u; b < 4u; ++b) {
+      bool keep = offset + b < count && ((bits >> (8u * b)) & 0xFFu) != 0u;
+      uvec4 votes = subgroupBallot(keep);
+      before += subgroupBallotExclusiveBitCount(votes);
+      subgroupTotal += subgroupBallotBitCount(votes);
+      kept |= keep ? 1u << b : 0u;
+    }
+    if (subgroupElect()) subgroupTotals[gl_SubgroupID] = subgroupTotal;
+    barrier();
+    uint passTotal = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+      uint t = subgroupTotals[s];
+      passTotal += t;
+      before += s < gl_SubgroupID ? t : 0u;
+    }
+    uint at = total + before;
+    [[unroll]] for (uint b = 0u; b < 4u; ++b) {
+      if (((kept >> b) & 1u) != 0u) kBlockList[at++] = int(first + offset + b);
+    }
+    total += passTotal;
+    barrier();  // subgroupTotals is rewritten by the next pass; the list is complete
+  }
+  return total;
+}
+
+int scheduledKBlock(uint index) {
+  if (denseBlock) return index < kBlocksTotal ? int(index) : -1;
+  return index < kBlockListCount ? kBlockList[index] : -1;
+}
+
+// ---- Per dispatch and per block tile (BlockPatternTiles' constructor in the CUDA twin).
+// The problem's K-blocks and pattern tiles.
+void startPatternTiles() {
+  kBlocksTotal = (problem.K + K_BLOCK - 1u) / K_BLOCK;
+  patternWords = patternWordsPerTile();
+  aTiles = (problem.M + A_TILE_ROWS - 1u) / A_TILE_ROWS;
+  bTiles = (problem.N + B_TILE_COLS - 1u) / B_TILE_COLS;
+}
+
+// The block tile at (row0, col0): its first pattern tiles, and whether it has anything to skip.
+void placeBlockPatternTiles(uint row0, uint col0) {
+  blockRowTile = row0 / A_TILE_ROWS;
+  blockColTile = col0 / B_TILE_COLS;
+  denseBlock = blockKeepsEverything();
+}

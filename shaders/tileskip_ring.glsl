@@ -1,0 +1,174 @@
+// The tensor-core kernels' stage ring, the twin of k13_mma.cuh's loadMmaKTile, MmaWarpTile and
+// mmaRingMainLoop: K-tiles pass through a ring of RING_STAGES shared-memory stages, so while the
+// warps multiply one, the next ones are already staged or on their way. A K-tile is K_SLOTS
+// K-blocks that need not be neighbours in K (K11's slots, tileskip_pipeline.glsl): every K-block
+// in order for K13, only those a block tile needs for S10 (tileskip_block_skip.glsl).
+//
+// Where the CUDA twin copies global to shared memory with cp.async, which GLSL does not have, a
+// K-tile travels through registers: fetched before the warps multiply, stored into its stage
+// after, one K-tile ahead of what the ring already holds.
+//
+// A kernel that includes this file defines the two functions declared below. Needs
+// tileskip_common.glsl first and GL_EXT_shader_explicit_arithmetic_types_float16 in the kernel.
+
+layout(constant_id = 16) const uint RING_STAGES = 3;  // shared-memory stages of the ring
+
+// A and B as fp16 (made from the fp32 A and B by to_half.comp before the kernel runs, as the
+// CUDA backend's prepare() makes its 16-bit copies); C is fp32.
+layout(set = 0, binding = 6, std430) restrict readonly buffer MatrixAHalf { float16_t AH[]; };
+layout(set = 0, binding = 6, std430) restrict readonly buffer MatrixAHalf8 { uvec4 AH8[]; };
+layout(set = 0, binding = 7, std430) restrict readonly buffer MatrixBHalf { float16_t BH[]; };
+layout(set = 0, binding = 7, std430) restrict readonly buffer MatrixBHalf8 { uvec4 BH8[]; };
+
+// A stage: A's BM x BK tile and B's BK x BN tile, rows padded by one 16-byte chunk (PAD) so that
+// the 16 rows a piece reads start in different banks (the CUDA twin's kMmaPad; the catalogue's
+// KernelInfo::stageBytes).
+const uint CHUNK = 8u;  // 16-bit elements per 16-byte copy: one K-block of a row of A
+const uint PAD = 8u;
+const uint A_STRIDE = BK + PAD, B_STRIDE = BN + PAD;
+const uint A_ELEMENTS = BM * A_STRIDE, B_ELEMENTS = BK * B_STRIDE;
+const uint WARPS_N = BN / WN;
+const uint WARPS = (BM / WM) * WARPS_N;
+const uint M_PIECES = WM / 16u, N_PIECES = WN / 16u;
+const uint K_SLOTS = BK / K_BLOCK;  // K-blocks per K-tile
+shared float16_t stageA[RING_STAGES * A_ELEMENTS];
+shared float16_t stageB[RING_STAGES * B_ELEMENTS];
+#include "tileskip_mma.glsl"
+
+// ---- What the including kernel defines.
+// The K-block at position `index` of the schedule; -1 past its end.
+int scheduledKBlock(uint index);
+// The warp's multiplies of K-tile `step` of the schedule, staged in `stage`.
+void computeKTile(uint stage, uint step);
+
+// The K-tile in flight: this invocation's chunks of A (chunk c: row c / K_SLOTS of the tile, the
+// K-block of slot c % K_SLOTS) and of B (K-row c / (BN/8), its (c % (BN/8))-th 8 columns), as the
+// CUDA twin's loadMmaKTile numbers them.
+const uint B_CHUNKS_PER_ROW = BN / CHUNK;
+const uint A_PASSES = BM * K_SLOTS / THREADS, B_PASSES = BK * B_CHUNKS_PER_ROW / THREADS;
+uvec4 aChunk[A_PASSES], bChunk[B_PASSES];
+int fetchedKBlocks[K_SLOTS];  // the K-blocks of the K-tile in flight; -1: an empty slot
+
+// The K-block of slot `slot` of the K-tile in flight; a select, not a dynamic register index.
+int fetchedKBlockOfSlot(uint slot) {
+  int kBlock = -1;
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
+    if (s == slot) kBlock = fetchedKBlocks[s];
+  }
+  return kBlock;
+}
+
+// 16-byte chunks where every row starts 16-byte aligned (K and N multiples of 8), each wholly
+// inside or wholly outside the matrix; element by element otherwise. Zero outside the matrix
+// and in an empty slot (kBlock < 0).
+bool chunked;
+
+uvec4 halvesAsChunk(float16_t h[8]) {
+  return uvec4(packFloat2x16(f16vec2(h[0], h[1])), packFloat2x16(f16vec2(h[2], h[3])), packFloat2x16(f16vec2(h[4], h[5])),
+               packFloat2x16(f16vec2(h[6], h[7])));
+}
+
+uvec4 fetchAChunk(uint row, int kBlock) {
+  uint k = uint(kBlock) * K_BLOCK;
+  if (kBlock < 0 || row >= problem.M) return uvec4(0u);
+  if (chunked) return k < problem.K ? AH8[(row * problem.K + k) / CHUNK] : uvec4(0u);
+  float16_t h[8];
+  [[unroll]] for (uint e = 0u; e < CHUNK; ++e) h[e] = k + e < problem.K ? AH[row * problem.K + k + e] : float16_t(0.0);
+  return halvesAsChunk(h);
+}
+
+uvec4 fetchBChunk(int kBlock, uint kInBlock, uint col) {
+  uint k = uint(kBlock) * K_BLOCK + kInBlock;
+  if (kBlock < 0 || k >= problem.K) return uvec4(0u);
+  if (chunked) return col < problem.N ? BH8[(k * problem.N + col) / CHUNK] : uvec4(0u);
+  float16_t h[8];
+  [[unroll]] for (uint e = 0u; e < CHUNK; ++e) h[e] = col + e < problem.N ? BH[k * problem.N + col + e] : float16_t(0.0);
+  return halvesAsChunk(h);
+}
+
+// Global loads of K-tile `step` of the schedule, into registers.
+void fetchKTile(uint row0, uint col0, uint step) {
+  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) fetchedKBlocks[s] = scheduledKBlock(step * K_SLOTS + s);
+  [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
+    uint c = gl_LocalInvocationIndex + p * THREADS;
+    aChunk[p] = fetchAChunk(row0 + c / K_SLOTS, fetchedKBlockOfSlot(c % K_SLOTS));
+  }
+  [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
+    uint c = gl_LocalInvocationIndex + p * THREADS;
+    uint kk = c / B_CHUNKS_PER_ROW;
+    bChunk[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);
+  }
+}
+
+void storeChunk(bool toA, uint at, uvec4 chunk) {
+  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
+    f16vec2 pair = unpackFloat2x16(chunk[w]);
+    if (toA) {
+      stageA[at + 2u * w] = pair.x;
+      stageA[at + 2u * w + 1u] = pair.y;
+    } else {
+      stageB[at + 2u * w] = pair.x;
+      stageB[at + 2u * w + 1u] = pair.y;
+    }
+  }
+}
+
+// The K-tile in registers into `stage` of the ring: slot s of A's rows at columns 8s .. 8s + 7.
+void storeKTile(uint stage) {
+  [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
+    uint c = gl_LocalInvocationIndex + p * THREADS;
+    storeChunk(true, stage * A_ELEMENTS + (c / K_SLOTS) * A_STRIDE + (c % K_SLOTS) * CHUNK, aChunk[p]);
+  }
+  [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
+    uint c = gl_LocalInvocationIndex + p * THREADS;
+    storeChunk(false, stage * B_ELEMENTS + (c / B_CHUNKS_PER_ROW) * B_STRIDE + (c % B_CHUNKS_PER_ROW) * CHUNK, bChunk[p]);
+  }
+}
+
+// ---- The warp's tile (MmaWarpTile in the CUDA twin).
+uint warpRow, warpCol;  // this warp's tile inside the block tile
+
+void placeMmaWarp() {
+  uint warp = gl_LocalInvocationIndex / 32u;
+  warpRow = (warp / WARPS_N) * WM;
+  warpCol = (warp % WARPS_N) * WN;
+}
+
+// The warp's pieces of the 16 depths kk .. kk + 15 of `stage`: every piece of A with every one of B.
+void multiplyStep(uint stage, uint kk) {
+  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) mmaLoadA(i, stage * A_ELEMENTS + (warpRow + i * MMA_PIECE) * A_STRIDE + kk, A_STRIDE);
+  [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaLoadB(j, stage * B_ELEMENTS + kk * B_STRIDE + warpCol + j * MMA_PIECE, B_STRIDE);
+  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {
+    [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaMultiplyAdd(i, j);
+  }
+}
+
+void storeMmaWarpTile(uint row0, uint col0) {
+  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {
+    [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaStore(i, j, row0 + warpRow + i * MMA_PIECE, col0 + warpCol + j * MMA_PIECE);
+  }
+}
+
+// The ring over `steps` K-tiles of the block tile at (row0, col0). `steps` is the same in every
+// invocation of the workgroup, so every barrier is uniform. The last barrier also keeps a
+// persistent kernel's next block tile from filling a stage a warp still reads.
+void mmaRingMainLoop(uint row0, uint col0, uint steps) {
+  chunked = problem.K % CHUNK == 0u && problem.N % CHUNK == 0u;
+  // Prologue: K-tiles 0 .. RING_STAGES - 2 into their stages.
+  for (uint t = 0u; t + 1u < RING_STAGES; ++t) {
+    if (t < steps) {
+      fetchKTile(row0, col0, t);
+      storeKTile(t);
+    }
+  }
+  barrier();
+  for (uint step = 0u; step < steps; ++step) {
+    // K-tile step + RING_STAGES - 1 goes into the stage step - 1 used, which every warp
+    // finished reading before the last barrier. Every invocation takes the same branch.
+    uint incoming = step + RING_STAGES - 1u;
+    if (incoming < steps) fetchKTile(row0, col0, incoming);  // in flight during the multiplies
+    computeKTile(step % RING_STAGES, step);
+    if (incoming < steps) storeKTile(incoming % RING_STAGES);
+    barrier();
+  }
+}
