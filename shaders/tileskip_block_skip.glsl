@@ -19,12 +19,16 @@ layout(set = 0, binding = 5, std430) coherent buffer BlockTileQueue {
   uint finishedWorkgroups;
 } tileQueue;
 
-shared uint takenTile;
+// Each of this file's shared scalars takes 16 bytes (a uvec4 of which .x is used): NVIDIA's driver
+// lays shared variables out in an order of its own, and with a 4-byte one before them the stages
+// S10 loads cooperative matrices from were misaligned (every case of its verify suite was wrong;
+// bench/NOTES.md step 20). Sizes that are multiples of 16 keep every variable 16-byte aligned.
+shared uvec4 takenTile;
 
 uint takeBlockTile() {
-  if (gl_LocalInvocationIndex == 0u) takenTile = atomicAdd(tileQueue.nextTile, 1u);
+  if (gl_LocalInvocationIndex == 0u) takenTile.x = atomicAdd(tileQueue.nextTile, 1u);
   barrier();
-  uint tile = takenTile;
+  uint tile = takenTile.x;
   barrier();  // every invocation has read it before invocation 0 writes the next one
   return tile;
 }
@@ -75,7 +79,7 @@ uint blockBits(uint word) {
 // keepsEverything in the CUDA twin).
 bool denseBlock;     // the same in every invocation of the workgroup
 uint kBlocksTotal;   // K-blocks of the problem
-shared uint denseVetoes;
+shared uvec4 denseVetoes;  // .x, 16 bytes as takenTile
 
 // The bits of pattern word `word` that every tile of the block keeps.
 uint blockEveryBits(uint word) {
@@ -98,11 +102,11 @@ bool blockKeepsEverything() {
     every = (blockEveryBits(word) & real) == real;
     if (!every) break;  // a tile with something to skip says so at its first such word
   }
-  if (gl_LocalInvocationIndex == 0u) denseVetoes = 0u;
+  if (gl_LocalInvocationIndex == 0u) denseVetoes.x = 0u;
   barrier();
-  if (!every) atomicAdd(denseVetoes, 1u);
+  if (!every) atomicAdd(denseVetoes.x, 1u);
   barrier();
-  bool result = denseVetoes == 0u;
+  bool result = denseVetoes.x == 0u;
   barrier();  // every invocation has read it before the next block tile resets it
   return result;
 }

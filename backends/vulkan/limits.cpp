@@ -35,7 +35,9 @@ std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLeng
     bytes += warps * 16 * 16 * sizeof(float);
   }
   if (kernel.persistent()) {
-    bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(kernel.tile.threads) + 2) * sizeof(std::uint32_t);
+    // The K-block list, a total per subgroup, and the taken tile and dense veto, 16 bytes each
+    // (shaders/tileskip_block_skip.glsl says why).
+    bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(kernel.tile.threads) + 2 * 4) * sizeof(std::uint32_t);
   }
   return bytes;
 }
