@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry and .gl, made by bench/prepare_carry.sh, and
 # .carry/tune/dense_variants from bench/tune/run_dense_variants.sh with BUILD_ONLY=1): issue 13's
-# checks and timings of the tensor-core kernel K13 in both backends, with cuBLAS in the same
-# precision, plus the whole verify suite of both backends. Logs land in $OUT as one archive
+# checks and timings of the tensor-core kernels (K13 mma, S10 mma-joint-64x32) in both backends,
+# with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
+# operands (bench/triton_bsr.py), plus the whole verify suite of both backends. Logs land in $OUT as one archive
 # (tensor-cores.tgz: the device tool brings back 8 files at most); a line per step on stdout.
-#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune]    (default: all three)
+#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10]   (default: all four)
 set -u
 cd "$(dirname "$0")/.."
 source bench/gpu_setup.sh
@@ -46,9 +47,37 @@ tune_steps() {
   [ -x .carry/tune/dense_variants ] || return 0
   TAIL=12 step dense-branchfree env NVIDIA_TF32_OVERRIDE=0 .carry/tune/dense_variants --filter branchfree --sizes 2048,4096,8192 --repeat 15
 }
+# S10 on block-aligned zeros: A and B of edge-64 blocks at densities 0.5 (joint 0.25) and 0.25
+# (joint 0.0625), written once and read by every row, so Triton BSR sees the same operands.
+s10_steps() {
+  local ops=/tmp/s10-operands n=${S10_SIZE:-4096}
+  mkdir -p $ops
+  TAIL=12 step verify-cuda-s10 "$T" verify --backend cuda --kernel mma-joint-64x32,mma --format table
+  for tool in memcheck racecheck synccheck; do
+    TAIL=3 step "sanitize-s10-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --kernel mma-joint-64x32 --quick
+  done
+  TAIL=8 step verify-vulkan-s10 env TILESKIP_VALIDATION=1 "$T" verify --backend vulkan --kernel mma-joint-64x32
+  for d in 0.5 0.25; do
+    "$T" gen --generator blocks --granularity 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
+    "$T" gen --generator blocks --granularity 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
+    for dt in bf16 fp16; do
+      TAIL=6 step "bench-s10-cuda-$dt-$d" "$T" bench --backend cuda --dtype $dt --kernel mma-joint-64x32,mma,cublas \
+        --a $ops/a-$d.npy --b $ops/b-$d.npy --repeat 20 --format json --out "$OUT/bench-s10-cuda-$dt-$d.json"
+    done
+    TAIL=6 step "bench-s10-vulkan-fp16-$d" "$T" bench --backend vulkan --dtype fp16 --kernel mma-joint-64x32,mma \
+      --a $ops/a-$d.npy --b $ops/b-$d.npy --repeat 20 --format json --out "$OUT/bench-s10-vulkan-fp16-$d.json"
+    TAIL=30 step "triton-bsr-bf16-$d" python3 bench/triton_bsr.py $ops/a-$d.npy $ops/b-$d.npy --dtype bf16 --block 64
+  done
+  # Where S10's time goes beside K13's on the joint-0.25 operands: one launch of each under ncu.
+  for k in mma-joint-64x32:mmaJoint mma:mmaDense; do
+    LIMIT=240 TAIL=60 step "ncu-${k%%:*}" ncu --launch-skip 2 --launch-count 1 -k regex:"${k##*:}" --section SpeedOfLight \
+      --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats \
+      "$T" bench --backend cuda --dtype bf16 --kernel "${k%%:*}" --no-baseline --a $ops/a-0.5.npy --b $ops/b-0.5.npy --warmup 1 --repeat 1
+  done
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
 TAIL=40 step list "$T" list
-for part in "${@:-cuda vulkan tune}"; do
+for part in "${@:-cuda vulkan tune s10}"; do
   for p in $part; do "${p}_steps"; done
 done
 tar -C "$OUT" -czf /tmp/tensor-cores.tgz . && rm -f "$OUT"/* && mv /tmp/tensor-cores.tgz "$OUT/"
