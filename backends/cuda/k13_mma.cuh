@@ -48,6 +48,17 @@ __host__ __device__ constexpr std::size_t mmaSharedBytes() {
 // row starts 16-byte aligned (K and N multiples of 8), 16-byte cp.async chunks, each wholly inside
 // or wholly outside the matrix; otherwise element by element, plain loads and stores, which the
 // barrier before the stage is read publishes all the same.
+// kBlocks[slot] for a slot that depends on the thread: a select over the slots, so the array
+// stays in registers. Indexed directly, it went to local memory, and every chunk's address waited
+// on a load from it (K13 14 % slower on the H200, bench/NOTES.md step 20).
+template <int kSlots>
+__device__ int kBlockOfSlot(const int (&kBlocks)[kSlots], int slot) {
+  int kBlock = kBlocks[0];
+#pragma unroll
+  for (int s = 1; s < kSlots; ++s) kBlock = slot == s ? kBlocks[s] : kBlock;
+  return kBlock;
+}
+
 template <int BM, int BN, int BK, int kThreads>
 __device__ void loadMmaKTile(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M, int N,
                              int K, int rowBase, int colBase, const int (&kBlocks)[BK / kKBlock], std::uint16_t* As,
@@ -61,7 +72,7 @@ __device__ void loadMmaKTile(const std::uint16_t* __restrict__ A, const std::uin
   for (int i = 0; i < kAChunks / kThreads; ++i) {
     const int chunk = tid + i * kThreads;
     const int m = chunk / kSlots, slot = chunk % kSlots;
-    const int row = rowBase + m, k = kBlocks[slot] * kKBlock;  // negative for an empty slot
+    const int row = rowBase + m, k = kBlockOfSlot(kBlocks, slot) * kKBlock;  // negative for an empty slot
     std::uint16_t* destination = As + m * Layout::kAStride + slot * kKBlock;
     if (chunked) {
       const bool inside = row < M && k >= 0 && k < K;
@@ -76,7 +87,7 @@ __device__ void loadMmaKTile(const std::uint16_t* __restrict__ A, const std::uin
   for (int i = 0; i < kBChunks / kThreads; ++i) {
     const int chunk = tid + i * kThreads;
     const int kk = chunk / kBChunksPerRow, nn = (chunk % kBChunksPerRow) * kMmaChunk;
-    const int kBlock = kBlocks[kk / kKBlock], k = kBlock * kKBlock + kk % kKBlock, col = colBase + nn;
+    const int kBlock = kBlockOfSlot(kBlocks, kk / kKBlock), k = kBlock * kKBlock + kk % kKBlock, col = colBase + nn;
     std::uint16_t* destination = Bs + kk * Layout::kBStride + nn;
     if (chunked) {
       const bool inside = kBlock >= 0 && k < K && col < N;

@@ -33,7 +33,7 @@ constexpr KernelCoefficients kDefaults[] = {
   {"warp-joint-64x64", 1.15, 0.03,  0.55, 0.6,  0.4},
   {"warp-joint-32x32", 1.15, 0.03,  0.55, 0.6,  0.4},
   // The tensor-core kernels run on 16-bit problems, which no model ranks (auto measures them):
-  // this row only keeps the table whole. K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
+  // their rows only keep the table whole (S10 borrows the SIMT joint kernels' proportions). K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
   // bf16 against pipelined's 3.28 ms fp32 (bench/results/2026-11-24-h200-k13-check.md).
   {"mma",             0.14,  0.0,   0.0,  0.0,  0.0},
   {"mma-joint-64x32", 0.14,  0.03,  0.45, 0.55, 0.4},
