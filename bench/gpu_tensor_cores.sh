@@ -5,7 +5,8 @@
 # with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
 # operands (bench/triton_bsr.py), plus the whole verify suite of both backends. Logs land in $OUT as one archive
 # (tensor-cores.tgz: the device tool brings back 8 files at most); a line per step on stdout.
-#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10]   (default: all four)
+#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10] [stalls]   (default: all but stalls,
+#   which needs the operands s10 writes)
 set -u
 cd "$(dirname "$0")/.."
 source bench/gpu_setup.sh
@@ -73,6 +74,21 @@ s10_steps() {
     LIMIT=240 TAIL=60 step "ncu-${k%%:*}" ncu --launch-skip 2 --launch-count 1 -k regex:"${k##*:}" --section SpeedOfLight \
       --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats \
       "$T" bench --backend cuda --dtype bf16 --kernel "${k%%:*}" --no-baseline --a $ops/a-0.5.npy --b $ops/b-0.5.npy --warmup 1 --repeat 1
+  done
+}
+# Where S10's and K13's warps wait, per SASS instruction (bench/tune/ncu_stall_sources.py reads
+# the CSVs), on the 0.5/0.5 operands that s10_steps wrote.
+stalls_steps() {
+  local ops=/tmp/s10-operands reasons='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
+  for k in mma-joint-64x32:mmaJoint mma:mmaDense; do
+    local id=${k%%:*}
+    ncu --clock-control none --section WarpStateStats --section SourceCounters --section SchedulerStats --metrics "$reasons" \
+      --kernel-name regex:"${k##*:}" --launch-skip 2 --launch-count 1 -o "/tmp/stall-$id" \
+      "$T" bench --backend cuda --dtype bf16 --kernel "$id" --no-baseline --a $ops/a-0.5.npy --b $ops/b-0.5.npy --warmup 1 \
+      --repeat 1 > "$OUT/stall-$id.log" 2>&1
+    echo "[stall-$id] ncu rc=$?"
+    ncu -i "/tmp/stall-$id.ncu-rep" --print-details all --page details > "$OUT/stall-$id.txt" 2>&1
+    ncu -i "/tmp/stall-$id.ncu-rep" --page source --print-source sass --csv > "$OUT/stall-$id.csv" 2>&1
   done
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
