@@ -124,7 +124,7 @@ class FakeBackend final : public Backend, public Tunable {
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view id) const override {
     return id == "warptile" || id == "pipelined" || id == "joint-8x32" || id == "joint-32x32" || id == "joint-64x32" ||
-           id == "a-warp" || id == "b-group8" || id == "cpu" || id == "cublas";
+           id == "a-warp" || id == "b-group8" || id == "mma" || id == "mma-joint-64x32" || id == "cpu" || id == "cublas";
   }
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {

@@ -33,7 +33,7 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   // No time-based warm-up: the fake has no clock to settle, and 500 ms of its 2 ms runs per kernel
   // is minutes under the sanitizers.
   HeadlineReport report = runHeadlineSuite({&cuda}, {.size = 128, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0});
-  ASSERT_EQ(report.measures.size(), 8u);
+  ASSERT_EQ(report.measures.size(), 12u);
   const HeadlineMeasure& dense = report.measures[0];
   ASSERT_TRUE(dense.value.has_value());
   EXPECT_NEAR(*dense.value, 1.0, 1e-9);
@@ -48,15 +48,31 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   const HeadlineMeasure& efficiency = report.measures[6];
   ASSERT_TRUE(efficiency.value.has_value());
   EXPECT_NEAR(*efficiency.value, 1.0, 1e-6);  // the fake skips perfectly
-  EXPECT_EQ(report.runs.size(), 7u);
+  // The tensor-core lines, from the fake's mma kernels: dense as fast as cuBLAS, the joint one in
+  // proportion to the work it keeps; the fake has no Vulkan twin, which that line says.
+  ASSERT_TRUE(report.measures[8].value.has_value()) << report.measures[8].detail;
+  EXPECT_NEAR(*report.measures[8].value, 1.0, 1e-9);
+  EXPECT_NE(report.measures[8].measure.find("bf16"), std::string::npos);
+  EXPECT_FALSE(report.measures[9].value.has_value());
+  EXPECT_NE(report.measures[9].detail.find("vulkan mma"), std::string::npos) << report.measures[9].detail;
+  for (std::size_t i : {10u, 11u}) {
+    ASSERT_TRUE(report.measures[i].value.has_value()) << report.measures[i].detail;
+    EXPECT_GT(*report.measures[i].value, 1.0) << report.measures[i].measure;
+    EXPECT_NE(report.measures[i].detail.find("end to end"), std::string::npos) << report.measures[i].detail;
+  }
+  EXPECT_GT(*report.measures[11].value, *report.measures[10].value);  // sparser, faster
+  EXPECT_EQ(report.measures[11].target, ">= 10");
+  EXPECT_EQ(report.runs.size(), 11u);
+  EXPECT_EQ(report.runs[7].problem.dtype, DType::Bf16);
+  EXPECT_EQ(report.runs[8].problem.dtype, DType::Fp16);
   for (const BenchReport& run : report.runs) {
     for (const BenchRow& row : run.rows) EXPECT_TRUE(row.verified) << row.kernel << ": " << row.failure;
   }
   std::string table = formatHeadlineTable(report);
   EXPECT_NE(table.find(">= 0.95"), std::string::npos);
   nlohmann::json json = nlohmann::json::parse(formatHeadlineJson(report));
-  EXPECT_EQ(json["measures"].size(), 8u);
-  EXPECT_EQ(json["runs"].size(), 7u);
+  EXPECT_EQ(json["measures"].size(), 12u);
+  EXPECT_EQ(json["runs"].size(), 11u);
 }
 
 TEST(HeadlineSuite, MetComparesInTheTargetsDirection) {

@@ -20,14 +20,18 @@ namespace {
 constexpr const char* kDenseCandidates[] = {"vectorized", "warptile", "pipelined", "hoisted"};
 // Every joint kernel, the one-warp ones included: "best joint kernel" is whichever runs fastest.
 constexpr const char* kJointCandidates[] = {"joint-64x32", "joint-32x32", "joint-8x32", "warp-joint-64x64", "warp-joint-32x32"};
+// The tensor-core kernels (issue 13): dense, and skipping by the joint pattern.
+constexpr const char* kTensorDense = "mma";
+constexpr const char* kTensorJoint = "mma-joint-64x32";
 
-// Targets: every kernel in `ids` on every backend that implements it.
-std::vector<BenchTarget> targetsFor(const std::vector<Backend*>& backends, const std::vector<std::string>& ids) {
+// Targets: every kernel in `ids` on every backend that implements it for `inputs`.
+std::vector<BenchTarget> targetsFor(const std::vector<Backend*>& backends, const std::vector<std::string>& ids,
+                                    DType inputs = DType::Fp32) {
   std::vector<BenchTarget> targets;
   for (Backend* backend : backends) {
     BenchTarget target{backend, {}};
     for (const std::string& id : ids) {
-      if (backend->implements(id)) target.kernels.push_back(&kernelInfo(id));
+      if (backend->implements(id) && backend->takes(kernelInfo(id), inputs)) target.kernels.push_back(&kernelInfo(id));
     }
     if (!target.kernels.empty()) targets.push_back(std::move(target));
   }
@@ -81,6 +85,29 @@ HeadlineMeasure jointVsCublas(const BenchReport& run, const std::string& what, c
   return m;
 }
 
+// How many times faster `fastKernel` runs than `slowKernel` in one run: the slow one's time over
+// the fast one's, each the fastest verified row of that kernel on its backend ("" for any).
+HeadlineMeasure speedRatio(const BenchReport& run, const std::string& what, const std::string& target,
+                           std::optional<double> threshold, const std::string& slowBackend, const char* slowKernel,
+                           const std::string& fastBackend, const char* fastKernel) {
+  HeadlineMeasure m{what, target, std::nullopt, threshold, false, ""};
+  const BenchRow* slow = fastest(run, slowBackend, {slowKernel});
+  const BenchRow* fast = fastest(run, fastBackend, {fastKernel});
+  if (slow == nullptr || fast == nullptr) {
+    m.detail = std::string("needs ") + (fastBackend.empty() ? "" : fastBackend + " ") + fastKernel + " and " +
+               (slowBackend.empty() ? "" : slowBackend + " ") + slowKernel + " in one run";
+    return m;
+  }
+  m.value = slow->kernelMs.median / fast->kernelMs.median;
+  m.detail = label(*fast) + " " + fixed(fast->kernelMs.median, 3) + " ms vs " + label(*slow) + " " +
+             fixed(slow->kernelMs.median, 3) + " ms";
+  if (fast->jointDensity < 1.0) {
+    m.detail += "; joint density " + fixed(fast->jointDensity, 3) + "; end to end (patterns included) " +
+                fixed(slow->kernelMs.median / (fast->kernelMs.median + fast->prepareMs.median), 2) + "x";
+  }
+  return m;
+}
+
 }  // namespace
 
 std::optional<bool> HeadlineMeasure::met() const {
@@ -96,13 +123,14 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   report.options = options;
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
   const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds};
-  // Dense; joint at 0.5 and 0.25, aligned and not; skip efficiency at 0.707 and 0.354.
-  constexpr int kHeadlineRuns = 7;
+  // Dense; joint at 0.5 and 0.25, aligned and not; skip efficiency at 0.707 and 0.354; the
+  // tensor cores: dense bf16 and fp16, joint bf16 at 0.5 and 0.25.
+  constexpr int kHeadlineRuns = 11;
   ProgressMeter meter(kHeadlineRuns, progress);
   // Runs one bench and returns its index in report.runs (indices, not references: the vector grows).
   auto run = [&](const ProblemSpec& spec, const std::vector<std::string>& kernels) {
     meter.begin("headline: " + spec.describe());
-    report.runs.push_back(runBench(targetsFor(backends, kernels), spec, generateProblem(spec), bench, progress));
+    report.runs.push_back(runBench(targetsFor(backends, kernels, spec.dtype), spec, generateProblem(spec), bench, progress));
     return report.runs.size() - 1;
   };
   // Block-aligned zero tiles: segments as tall (A) and wide (B) as the kernels' 128 x 128 block
@@ -182,6 +210,29 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   }
   if (!preprocessing.value) preprocessing.detail = "needs a joint kernel and the dense reference in one run";
   report.measures.push_back(preprocessing);
+
+  // 7, 8: the dense tensor-core kernel against cuBLAS in bf16, and its Vulkan twin (cooperative
+  // matrices, fp16 only) against it in fp16.
+  ProblemSpec tensorDense = segments(n, 1.0, aligned, options.seed);
+  tensorDense.dtype = DType::Bf16;
+  report.measures.push_back(speedRatio(report.runs[run(tensorDense, {kTensorDense, "cublas"})],
+                                       "dense tensor-core kernel / cuBLAS, bf16", ">= 0.8", 0.8, "", "cublas", "cuda", kTensorDense));
+  tensorDense.dtype = DType::Fp16;
+  report.measures.push_back(speedRatio(report.runs[run(tensorDense, {kTensorDense})],
+                                       "dense tensor-core kernel, Vulkan / CUDA, fp16", ">= 0.9", 0.9, "cuda", kTensorDense,
+                                       "vulkan", kTensorDense));
+  // 9, 10: the joint tensor-core kernel against cuBLAS bf16 on zeros in 64 x 64 blocks, the
+  // granularity its warps skip at (A and B at density 0.5, joint 0.25; and 0.25, joint 0.0625).
+  const int tensorBlock = kernelInfo(kTensorJoint).aRowGranularity;
+  for (JointCase c : {JointCase{0.5, ">= 3", 3.0}, JointCase{0.25, ">= 10", 10.0}}) {
+    ProblemSpec spec = segments(n, c.density, tensorBlock, options.seed);
+    spec.generator = "blocks";
+    spec.dtype = DType::Bf16;
+    report.measures.push_back(speedRatio(report.runs[run(spec, {kTensorJoint, kTensorDense, "cublas"})],
+                                         "joint tensor-core kernel / cuBLAS, bf16, A and B at density " + fixed(c.density, 2) +
+                                             ", " + std::to_string(tensorBlock) + " x " + std::to_string(tensorBlock) + " blocks",
+                                         c.target, c.threshold, "", "cublas", "", kTensorJoint));
+  }
   return report;
 }
 
