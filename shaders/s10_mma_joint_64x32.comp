@@ -7,11 +7,13 @@
 //    tileskip_block_skip.glsl) and its stage ring loads only those, K_SLOTS to a K-tile, so a
 //    K-block nobody needs is never loaded;
 //  - a warp's WM x WN tile lies in one A-pattern tile and one B-pattern tile (the catalogue
-//    checks it), so the warp reads one byte of each per K-block. A cooperative-matrix
+//    checks it), so the warp's joint byte of a K-block is one byte of each. A cooperative-matrix
 //    multiply-add consumes a 16-deep step, two K-block slots: where the warp's joint byte is
 //    zero in both, it issues none of the step's loads and none of its multiplies. Every
-//    invocation of the warp (the subgroup, for a cooperative matrix) reads the same two bytes:
-//    warp-uniform by construction, no vote needed.
+//    invocation of the warp (the subgroup, for a cooperative matrix) reads the same bit:
+//    warp-uniform by construction, no vote needed. Beside the gathered list the workgroup
+//    writes, once per pass, each K-tile's kept steps for every warp (recordKeptSteps), so a
+//    warp's decision in the loop is one shared-memory read (bench/NOTES.md step 20).
 // A block tile whose every pattern tile keeps everything runs K13's loop over every K-block.
 // The CUDA twin is s10_mma_joint_64x32.cuh.
 #include "tileskip_common.glsl"
@@ -19,27 +21,43 @@
 #include "tileskip_block_skip.glsl"
 
 const uint SLOTS_PER_STEP = MMA_PIECE / K_BLOCK;  // K-block slots one multiply-add consumes
-uint warpATile, warpBTile;  // the pattern tiles this warp's tile lies in
-uint nextKeptSteps;         // warpKeptSteps of the next K-tile, read one K-tile ahead
+const uint STEPS_PER_TILE = BK / MMA_PIECE;        // multiply-add steps per K-tile
+// recordKeptSteps' words: warp w's kept steps of K-tile t at bit w * STEPS_PER_TILE of word t.
+// Whole 16-byte multiples, as every shared variable here (tileskip_block_skip.glsl says why).
+shared uint stepKept[(K_BLOCK_LIST_LENGTH / K_SLOTS + 3u) / 4u * 4u];
 
-// The depths of K-block `kBlock` this warp keeps: its A byte & its B byte (all ones for an
-// operand not inspected).
-uint warpJointBits(uint kBlock) {
-  uint aBits = USES_A_PATTERN ? (aPatternWord(warpATile, kBlock / 4u) >> (8u * (kBlock & 3u))) & 0xFFu : 0xFFu;
-  uint bBits = USES_B_PATTERN ? (bPatternWord(warpBTile, kBlock / 4u) >> (8u * (kBlock & 3u))) & 0xFFu : 0xFFu;
+// The depths of K-block `kBlock` a warp whose tile lies in A-tile `aTile` and B-tile `bTile`
+// keeps: its A byte & its B byte (all ones for an operand not inspected).
+uint warpJointBits(uint aTile, uint bTile, uint kBlock) {
+  uint aBits = USES_A_PATTERN ? (aPatternWord(aTile, kBlock / 4u) >> (8u * (kBlock & 3u))) & 0xFFu : 0xFFu;
+  uint bBits = USES_B_PATTERN ? (bPatternWord(bTile, kBlock / 4u) >> (8u * (kBlock & 3u))) & 0xFFu : 0xFFu;
   return aBits & bBits;
 }
 
-// Which of K-tile `step`'s 16-deep steps this warp keeps, bit i for step i: its joint byte of
+// Which of K-tile `step`'s 16-deep steps such a warp keeps, bit i for step i: its joint byte of
 // either K-block slot of the step is non-zero.
-uint warpKeptSteps(uint step) {
+uint warpKeptSteps(uint aTile, uint bTile, uint step) {
   uint kept = 0u;
   [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
     int kBlock = scheduledKBlock(step * K_SLOTS + s);
-    uint joint = kBlock < 0 ? 0u : warpJointBits(uint(kBlock));
+    uint joint = kBlock < 0 ? 0u : warpJointBits(aTile, bTile, uint(kBlock));
     kept |= joint != 0u ? 1u << (s / SLOTS_PER_STEP) : 0u;
   }
   return kept;
+}
+
+// Every warp's kept steps of every K-tile of the list into stepKept. Each invocation fills
+// K-tiles of its own; the ring's first barrier comes before any warp reads them.
+void recordKeptSteps(uint row0, uint col0) {
+  uint steps = (kBlockListCount + K_SLOTS - 1u) / K_SLOTS;
+  for (uint step = gl_LocalInvocationIndex; step < steps; step += THREADS) {
+    uint bits = 0u;
+    [[unroll]] for (uint w = 0u; w < WARPS; ++w) {
+      uint aTile = (row0 + (w / WARPS_N) * WM) / A_TILE_ROWS, bTile = (col0 + (w % WARPS_N) * WN) / B_TILE_COLS;
+      bits |= warpKeptSteps(aTile, bTile, step) << (w * STEPS_PER_TILE);
+    }
+    stepKept[step] = bits;
+  }
 }
 
 void computeKTile(uint stage, uint step) {
@@ -47,8 +65,7 @@ void computeKTile(uint stage, uint step) {
     [[unroll]] for (uint kk = 0u; kk < BK; kk += MMA_PIECE) multiplyStep(stage, kk);
     return;
   }
-  uint kept = nextKeptSteps;
-  nextKeptSteps = warpKeptSteps(step + 1u);  // its latency hides behind this K-tile's multiplies
+  uint kept = stepKept[step] >> ((gl_LocalInvocationIndex / 32u) * STEPS_PER_TILE);
   [[unroll]] for (uint kk = 0u; kk < BK; kk += MMA_PIECE) {
     if (((kept >> (kk / MMA_PIECE)) & 1u) != 0u) multiplyStep(stage, kk);
   }
@@ -68,11 +85,9 @@ void main() {
     if (denseBlock) {
       mmaRingMainLoop(row0, col0, (kBlocksTotal + K_SLOTS - 1u) / K_SLOTS);
     } else {
-      warpATile = (row0 + warpRow) / A_TILE_ROWS;
-      warpBTile = (col0 + warpCol) / B_TILE_COLS;
       for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
         kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first));
-        nextKeptSteps = warpKeptSteps(0u);
+        recordKeptSteps(row0, col0);
         mmaRingMainLoop(row0, col0, (kBlockListCount + K_SLOTS - 1u) / K_SLOTS);
       }
     }

@@ -226,6 +226,14 @@ TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
   EXPECT_EQ(s10.structure.ringStages, 2);
   EXPECT_EQ(kBlockListLength(s10, lavapipe.maxSharedBytes), 1024u);
   EXPECT_EQ(emulatedTensorCoreKernel(kernelInfo("mma"), lavapipe).structure.ringStages, 3);
+  // Natively on NVIDIA: three stages, the C scratch, the list with its subgroup totals and two
+  // 16-byte scalars, and a kept-steps word per listed K-tile (two K-blocks each).
+  const KernelInfo& native = kernelInfo("mma-joint-64x32");
+  constexpr std::uint64_t kNative = 3u * (128 * 24 + 16 * 136) * 2 + 8 * 16 * 16 * 4 + (1024 + 256 + 8) * 4 + 512 * 4;
+  EXPECT_EQ(kernelSharedBytes(native, 1024), kNative);
+  EXPECT_EQ(kBlockListLength(native, nvidia.maxSharedBytes), 1024u);
+  // 24 bytes less: the list and its kept steps shrink together (1016 entries, 508 words).
+  EXPECT_EQ(kBlockListLength(native, kNative - 24), 1016u);
 }
 
 TEST(VulkanLimits, ATileBeyondSharedMemoryOrInvocationsIsRefusedWithTheNumbers) {

@@ -91,12 +91,14 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"backends/cuda/s10_mma_joint_64x32.cuh", "keepsEverything<"},
     {"backends/cuda/s10_mma_joint_64x32.cuh", "gatherKBlocks<"},
     {"backends/cuda/s10_mma_joint_64x32.cuh", "warpKeptSteps"},
-    {"backends/cuda/s10_mma_joint_64x32.cuh", "joint"},
+    {"backends/cuda/s10_mma_joint_64x32.cuh", "unsigned joint"},
+    {"backends/cuda/s10_mma_joint_64x32.cuh", "recordKeptSteps<"},
     {"backends/cuda/s10_mma_joint_64x32.cuh", "kept >>"},
     {"shaders/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
     {"shaders/s10_mma_joint_64x32.comp", "gatherKBlocks("},
     {"shaders/s10_mma_joint_64x32.comp", "warpKeptSteps("},
     {"shaders/s10_mma_joint_64x32.comp", "warpJointBits("},
+    {"shaders/s10_mma_joint_64x32.comp", "recordKeptSteps("},
     {"shaders/s10_mma_joint_64x32.comp", "kept >>"},
 };
 

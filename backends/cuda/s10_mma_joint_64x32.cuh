@@ -4,10 +4,13 @@
 //    of its pattern tiles' bytes) and its stage ring loads only those, two to a 16-deep K-tile
 //    slot pair, so a K-block nobody needs is never loaded;
 //  - a warp's WM x WN tile lies in one A-pattern tile and one B-pattern tile (asserted below), so
-//    the warp reads one byte of each per K-block. An MMA consumes a 16-deep step, two K-block
-//    slots: where the warp's joint byte is zero in both, it issues none of the step's loads
-//    from shared memory and none of its MMAs. The whole warp issues an MMA or none, and every
-//    lane reads the same two bytes: warp-uniform by construction, no vote needed.
+//    the warp's joint byte of a K-block is one byte of each. An MMA consumes a 16-deep step, two
+//    K-block slots: where the warp's joint byte is zero in both, it issues none of the step's
+//    loads from shared memory and none of its MMAs. The whole warp issues an MMA or none, and
+//    every lane reads the same bit: warp-uniform by construction, no vote needed. Beside the
+//    gathered list the block writes, once per pass, each K-tile's kept steps for every warp
+//    (recordKeptSteps), so a warp's decision in the loop is one shared-memory read: read per
+//    step from the patterns, it cost more than the MMAs it saved (bench/NOTES.md step 20).
 // A block tile whose every pattern tile keeps everything runs K13's loop over every K-block.
 // Persistent, as the SIMT joint kernels: blocks take block tiles from a queue. The GLSL twin is
 // shaders/s10_mma_joint_64x32.comp.
@@ -21,8 +24,7 @@
 namespace tileskip::cuda {
 
 // Which of a K-tile's 16-deep MMA steps a warp keeps, bit i for step i: the warp's joint byte of
-// either K-block slot of the step is non-zero. Read one K-tile ahead of its MMAs, so the pattern
-// loads' latency hides behind the MMAs of the K-tile before.
+// either K-block slot of the step is non-zero.
 template <int BK, class Tiles>
 __device__ unsigned warpKeptSteps(const Tiles& skip, int aTile, int bTile, const int (&kBlocks)[BK / kKBlock]) {
   constexpr int kSlotsPerStep = kMmaK / kKBlock;
@@ -38,6 +40,28 @@ __device__ unsigned warpKeptSteps(const Tiles& skip, int aTile, int bTile, const
   return kept;
 }
 
+// Every warp's kept steps of every K-tile of `schedule` into stepKept: warp w's bits of K-tile t
+// at bit w * (BK / 16) of stepKept[t]. Each thread fills K-tiles of its own; the ring's first
+// barrier comes before any warp reads them.
+template <int BK, int WM, int WN, class Warp, class Tiles, class Schedule, int BM, int BN>
+__device__ void recordKeptSteps(const Tiles& skip, const BlockTile<BM, BN>& block, const Schedule& schedule,
+                                unsigned* stepKept) {
+  constexpr int kStepsPerTile = BK / kMmaK;
+  static_assert(Warp::kWarpsM * Warp::kWarpsN * kStepsPerTile <= 32, "every warp's steps of a K-tile in one word");
+  for (int step = static_cast<int>(threadIdx.x); step < schedule.steps(); step += static_cast<int>(blockDim.x)) {
+    int kBlocks[BK / kKBlock];
+    schedule.kBlocksOf(step, kBlocks);
+    unsigned bits = 0u;
+#pragma unroll
+    for (int w = 0; w < Warp::kWarpsM * Warp::kWarpsN; ++w) {
+      const int aTile = (block.rowBase + (w / Warp::kWarpsN) * WM) / Tiles::kRows;
+      const int bTile = (block.colBase + (w % Warp::kWarpsN) * WN) / Tiles::kCols;
+      bits |= warpKeptSteps<BK>(skip, aTile, bTile, kBlocks) << (w * kStepsPerTile);
+    }
+    stepKept[step] = bits;
+  }
+}
+
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads, int kARows, int kBCols,
           int kList>
 __global__ void __launch_bounds__(kThreads)
@@ -49,7 +73,9 @@ __global__ void __launch_bounds__(kThreads)
   using Tiles = BlockPatternTiles<BM, BN, kARows, kBCols>;
   using Warp = MmaWarpTile<kInputs, BM, BN, BK, WM, WN, kThreads>;
   auto* stages = reinterpret_cast<std::uint16_t*>(dynamicSharedMemory(mmaSharedBytes<BM, BN, BK, kStages>()));
+  constexpr int kStepsPerTile = BK / kMmaK;
   __shared__ int kBlockList[kList];
+  __shared__ unsigned stepKept[kList / (BK / kKBlock)];  // recordKeptSteps
   __shared__ int warpTotals[kGatherPerThread * kThreads / 32];
   __shared__ int takenTile;
   const int tiles = blockTileCount<BM, BN>(M, N);
@@ -68,21 +94,15 @@ __global__ void __launch_bounds__(kThreads)
       warp.store(C, M, N, block.rowBase, block.colBase);
       continue;
     }
-    const int aTile = (block.rowBase + warp.warpRow) / Tiles::kRows, bTile = (block.colBase + warp.warpCol) / Tiles::kCols;
+    const int warpIndex = static_cast<int>(threadIdx.x) / 32;
     for (int first = 0; first < skip.kBlocks; first += kList) {
       const int count = gatherKBlocks<kThreads>(skip, first, min(kList, skip.kBlocks - first), kBlockList, warpTotals);
       const ListedKBlocks<BK> schedule{kBlockList, count};
-      auto keptSteps = [&](int step) {
-        int kBlocks[BK / kKBlock];
-        schedule.kBlocksOf(step, kBlocks);
-        return warpKeptSteps<BK>(skip, aTile, bTile, kBlocks);
-      };
-      unsigned next = keptSteps(0);
+      recordKeptSteps<BK, WM, WN, Warp>(skip, block, schedule, stepKept);
       mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
           A, B, M, N, K, block, schedule,
           [&](const std::uint16_t* As, const std::uint16_t* Bs, int step) {
-            const unsigned kept = next;
-            next = keptSteps(step + 1);
+            const unsigned kept = stepKept[step] >> (warpIndex * kStepsPerTile);
 #pragma unroll
             for (int kk = 0; kk < BK; kk += kMmaK) {
               if ((kept >> (kk / kMmaK)) & 1u) warp.multiplyStep(As, Bs, kk);

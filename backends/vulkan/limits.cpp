@@ -38,6 +38,12 @@ std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLeng
     // The K-block list, a total per subgroup, and the taken tile and dense veto, 16 bytes each
     // (shaders/tileskip_block_skip.glsl says why).
     bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(kernel.tile.threads) + 2 * 4) * sizeof(std::uint32_t);
+    if (kernel.usesTensorCores()) {
+      // S10's kept steps of every listed K-tile, a word each, in whole 16 bytes
+      // (shaders/s10_mma_joint_64x32.comp).
+      const std::uint64_t kTiles = listLength / static_cast<std::uint64_t>(kernel.tile.BK / kKBlock);
+      bytes += (kTiles + 3) / 4 * 4 * sizeof(std::uint32_t);
+    }
   }
   return bytes;
 }
@@ -47,6 +53,8 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
   std::uint64_t withoutList = kernelSharedBytes(kernel, 0);
   if (withoutList >= maxSharedBytes) return 0;
   std::uint64_t fits = (maxSharedBytes - withoutList) / sizeof(std::int32_t) / 4 * 4;
+  // What grows with the list beside it (S10's kept steps) takes a little more per entry.
+  while (fits >= kMinKBlockListLength && kernelSharedBytes(kernel, static_cast<std::uint32_t>(fits)) > maxSharedBytes) fits -= 4;
   if (fits < kMinKBlockListLength) return 0;
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(fits, static_cast<std::uint64_t>(kernel.structure.kBlockList)));
 }
