@@ -41,7 +41,7 @@ __device__ unsigned warpKeptSteps(const Tiles& skip, int aTile, int bTile, const
 }
 
 // Every warp's kept steps of every K-tile of `schedule` into stepKept: warp w's bits of K-tile t
-// at bit w * (BK / 16) of stepKept[t]. Each thread fills K-tiles of its own; the ring's first
+// at bit w * kStepsPerTile of stepKept[t]. Each thread fills K-tiles of its own; the ring's first
 // barrier comes before any warp reads them.
 template <int BK, int WM, int WN, class Warp, class Tiles, class Schedule, int BM, int BN>
 __device__ void recordKeptSteps(const Tiles& skip, const BlockTile<BM, BN>& block, const Schedule& schedule,

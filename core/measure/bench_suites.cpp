@@ -102,7 +102,7 @@ HeadlineMeasure speedRatio(const BenchReport& run, const std::string& what, cons
   m.detail = label(*fast) + " " + fixed(fast->kernelMs.median, 3) + " ms vs " + label(*slow) + " " +
              fixed(slow->kernelMs.median, 3) + " ms";
   if (fast->jointDensity < 1.0) {
-    m.detail += "; joint density " + fixed(fast->jointDensity, 3) + "; end to end (patterns included) " +
+    m.detail += "; joint density " + fixed(fast->jointDensity, 3) + "; end to end (its preparation included) " +
                 fixed(slow->kernelMs.median / (fast->kernelMs.median + fast->prepareMs.median), 2) + "x";
   }
   return m;
