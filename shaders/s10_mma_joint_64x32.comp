@@ -53,7 +53,7 @@ void recordKeptSteps(uint row0, uint col0) {
   for (uint step = gl_LocalInvocationIndex; step < steps; step += THREADS) {
     uint bits = 0u;
     [[unroll]] for (uint w = 0u; w < WARPS; ++w) {
-      uint aTile = (row0 + (w / WARPS_N) * WM) / A_TILE_ROWS, bTile = (col0 + (w % WARPS_N) * WN) / B_TILE_COLS;
+      uint aTile = (row0 + mmaWarpRow(w)) / A_TILE_ROWS, bTile = (col0 + mmaWarpCol(w)) / B_TILE_COLS;
       bits |= warpKeptSteps(aTile, bTile, step) << (w * STEPS_PER_TILE);
     }
     stepKept[step] = bits;
@@ -65,7 +65,7 @@ void computeKTile(uint stage, uint step) {
     [[unroll]] for (uint kk = 0u; kk < BK; kk += MMA_PIECE) multiplyStep(stage, kk);
     return;
   }
-  uint kept = stepKept[step] >> ((gl_LocalInvocationIndex / 32u) * STEPS_PER_TILE);
+  uint kept = stepKept[step] >> (warpIndex * STEPS_PER_TILE);
   [[unroll]] for (uint kk = 0u; kk < BK; kk += MMA_PIECE) {
     if (((kept >> (kk / MMA_PIECE)) & 1u) != 0u) multiplyStep(stage, kk);
   }

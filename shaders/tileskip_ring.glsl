@@ -126,12 +126,17 @@ void storeKTile(uint stage) {
 }
 
 // ---- The warp's tile (MmaWarpTile in the CUDA twin).
-uint warpRow, warpCol;  // this warp's tile inside the block tile
+// Where warp `w` of the workgroup sits in the block tile: the one rule, for this warp and for
+// code that works out every warp's share (S10's recordKeptSteps).
+uint mmaWarpRow(uint w) { return (w / WARPS_N) * WM; }
+uint mmaWarpCol(uint w) { return (w % WARPS_N) * WN; }
+
+uint warpIndex, warpRow, warpCol;  // this warp, and its tile inside the block tile
 
 void placeMmaWarp() {
-  uint warp = gl_LocalInvocationIndex / 32u;
-  warpRow = (warp / WARPS_N) * WM;
-  warpCol = (warp % WARPS_N) * WN;
+  warpIndex = gl_LocalInvocationIndex / 32u;
+  warpRow = mmaWarpRow(warpIndex);
+  warpCol = mmaWarpCol(warpIndex);
 }
 
 // The warp's pieces of the 16 depths kk .. kk + 15 of `stage`: every piece of A with every one of B.

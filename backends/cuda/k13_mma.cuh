@@ -111,15 +111,15 @@ struct MmaWarpTile {
   static_assert(WM % kMmaM == 0 && WN % (2 * kMmaN) == 0 && BK % kMmaK == 0,
                 "warp tiles are whole mma tiles; B's fragments come two column tiles per ldmatrix.x4");
 
-  int warpRow, warpCol, lane;
+  // Where warp `warp` of the block sits in the block tile: the one rule, for this warp and for
+  // code that works out every warp's share (S10's recordKeptSteps).
+  static __device__ constexpr int rowOf(int warp) { return (warp / kWarpsN) * WM; }
+  static __device__ constexpr int colOf(int warp) { return (warp % kWarpsN) * WN; }
+
+  int index, warpRow, warpCol, lane;  // index: the warp in its block
   float acc[kMTiles][kNTiles][4] = {};
 
-  __device__ explicit MmaWarpTile(int tid) {
-    const int warp = tid / 32;
-    lane = tid % 32;
-    warpRow = (warp / kWarpsN) * WM;
-    warpCol = (warp % kWarpsN) * WN;
-  }
+  __device__ explicit MmaWarpTile(int tid) : index(tid / 32), warpRow(rowOf(tid / 32)), warpCol(colOf(tid / 32)), lane(tid % 32) {}
 
   // The MMAs of the 16 depths kk .. kk + 15 of a stage.
   __device__ void multiplyStep(const std::uint16_t* As, const std::uint16_t* Bs, int kk) {

@@ -43,7 +43,7 @@ __device__ unsigned warpKeptSteps(const Tiles& skip, int aTile, int bTile, const
 // Every warp's kept steps of every K-tile of `schedule` into stepKept: warp w's bits of K-tile t
 // at bit w * kStepsPerTile of stepKept[t]. Each thread fills K-tiles of its own; the ring's first
 // barrier comes before any warp reads them.
-template <int BK, int WM, int WN, class Warp, class Tiles, class Schedule, int BM, int BN>
+template <int BK, class Warp, class Tiles, class Schedule, int BM, int BN>
 __device__ void recordKeptSteps(const Tiles& skip, const BlockTile<BM, BN>& block, const Schedule& schedule,
                                 unsigned* stepKept) {
   constexpr int kStepsPerTile = BK / kMmaK;
@@ -54,8 +54,8 @@ __device__ void recordKeptSteps(const Tiles& skip, const BlockTile<BM, BN>& bloc
     unsigned bits = 0u;
 #pragma unroll
     for (int w = 0; w < Warp::kWarpsM * Warp::kWarpsN; ++w) {
-      const int aTile = (block.rowBase + (w / Warp::kWarpsN) * WM) / Tiles::kRows;
-      const int bTile = (block.colBase + (w % Warp::kWarpsN) * WN) / Tiles::kCols;
+      const int aTile = (block.rowBase + Warp::rowOf(w)) / Tiles::kRows;
+      const int bTile = (block.colBase + Warp::colOf(w)) / Tiles::kCols;
       bits |= warpKeptSteps<BK>(skip, aTile, bTile, kBlocks) << (w * kStepsPerTile);
     }
     stepKept[step] = bits;
@@ -94,15 +94,14 @@ __global__ void __launch_bounds__(kThreads)
       warp.store(C, M, N, block.rowBase, block.colBase);
       continue;
     }
-    const int warpIndex = static_cast<int>(threadIdx.x) / 32;
     for (int first = 0; first < skip.kBlocks; first += kList) {
       const int count = gatherKBlocks<kThreads>(skip, first, min(kList, skip.kBlocks - first), kBlockList, warpTotals);
       const ListedKBlocks<BK> schedule{kBlockList, count};
-      recordKeptSteps<BK, WM, WN, Warp>(skip, block, schedule, stepKept);
+      recordKeptSteps<BK, Warp>(skip, block, schedule, stepKept);
       mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
           A, B, M, N, K, block, schedule,
           [&](const std::uint16_t* As, const std::uint16_t* Bs, int step) {
-            const unsigned kept = stepKept[step] >> (warpIndex * kStepsPerTile);
+            const unsigned kept = stepKept[step] >> (warp.index * kStepsPerTile);
 #pragma unroll
             for (int kk = 0; kk < BK; kk += kMmaK) {
               if ((kept >> (kk / kMmaK)) & 1u) warp.multiplyStep(As, Bs, kk);
