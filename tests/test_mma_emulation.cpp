@@ -2,7 +2,9 @@
 // their operands indexed directly: what each lane receives from ldmatrix (plain and transposed),
 // what a warp's mma.sync computes, cp.async's zero fill, and a lane that misses a warp-wide
 // instruction; and K13, the dense tensor-core kernel built on them, against the fp64 product of
-// its rounded inputs. The GPU side: bench/tune/mma_probe.cu and bench/tune/k13_check.cu.
+// its rounded inputs; then K14 (Hopper's warp-specialized wgmma kernel, hopper_common.cuh's
+// instructions) the same way, through the copy engine and through its element-by-element copies.
+// The GPU side: bench/tune/mma_probe.cu, bench/tune/k13_check.cu and bench/tune/wgmma_probe.cu.
 #include <gtest/gtest.h>
 
 // clang-format off
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "backends/cuda/k13_mma.cuh"
+#include "backends/cuda/k14_wgmma.cuh"
 #include "backends/cuda/mma_common.cuh"
 #include "core/model/dtype.hpp"
 
@@ -184,11 +187,30 @@ void runMmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::ve
   });
 }
 
-// A and B drawn by `draw` and rounded to the dtype; K13's C against the fp64 product of the
+// K14 at the shape bench/tune/wgmma_probe.cu times: 128 x 256 blocks, BK 64, four stages. The copy
+// engine where rows are 16-byte aligned, unless `byElements`; its maps are the emulator's plain ones.
+void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
+                   std::vector<float>& c, int m, int n, int k, bool byElements) {
+  constexpr int BM = 128, BN = 256, BK = 64, kStages = 4;
+  const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, BM}, bMap{b.data(), n, k, kSwizzleRowElements, BK};
+  const bool bulk = !byElements && k % 8 == 0 && n % 8 == 0;
+  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
+  emu::launch(blocks, kWgmmaThreads, [&] {
+    if (dtype == DType::Bf16) {
+      wgmmaDense<MmaInput::Bf16, BM, BN, BK, kStages>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
+    } else {
+      wgmmaDense<MmaInput::Fp16, BM, BN, BK, kStages>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
+    }
+  });
+}
+
+enum class Kernel { Mma, WgmmaBulk, WgmmaByElements };
+
+// A and B drawn by `draw` and rounded to the dtype; K13's (or K14's) C against the fp64 product of the
 // rounded values within fp32 accumulation error, (k + 1) half-ulps of the sum of |products|:
 // one product dropped or counted twice is far outside it wherever it is not tiny.
 template <class Draw>
-void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw) {
+void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw, Kernel kernel = Kernel::Mma) {
   const int m = shape.m, n = shape.n, k = shape.k;
   std::vector<double> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n);
   std::vector<std::uint16_t> aBits(A.size()), bBits(B.size());
@@ -201,7 +223,11 @@ void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw) {
     B[i] = fromHalfBits(dtype, bBits[i]);
   }
   std::vector<float> C(static_cast<std::size_t>(m) * n, std::nanf(""));
-  runMmaDense(dtype, aBits, bBits, C, m, n, k);
+  if (kernel == Kernel::Mma) {
+    runMmaDense(dtype, aBits, bBits, C, m, n, k);
+  } else {
+    runWgmmaDense(dtype, aBits, bBits, C, m, n, k, kernel == Kernel::WgmmaByElements);
+  }
   int wrong = 0;
   for (int r = 0; r < m; ++r) {
     for (int col = 0; col < n; ++col) {
@@ -268,4 +294,65 @@ TEST(MmaDenseEmulation, LongKRunsThePipelineThroughManyStages) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   checkMmaDense(DType::Bf16, {24, 40, 2048, "long K, 16-byte copies"}, [&](std::size_t, bool) { return uniform(rng); });
   checkMmaDense(DType::Fp16, {20, 17, 1003, "long K, element-wise loads"}, [&](std::size_t, bool) { return uniform(rng); });
+}
+
+TEST(WgmmaDenseEmulation, MatchesTheProductOfRoundedInputsThroughEitherCopy) {
+  const MmaDenseCase cases[] = {
+      {37, 45, 70, "odd shape (element-wise copies)"},
+      {128, 256, 64, "one whole block tile, one K-tile"},
+      {136, 264, 200, "partial tiles, four K-tiles and a part"},
+      {1, 1, 1, "1 x 1 x 1"},
+  };
+  std::mt19937 rng(21);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (DType dtype : kMmaTypes) {
+    for (const MmaDenseCase& shape : cases) {
+      for (Kernel kernel : {Kernel::WgmmaBulk, Kernel::WgmmaByElements}) {
+        checkMmaDense(dtype, shape, [&](std::size_t, bool) { return normal(rng); }, kernel);
+      }
+    }
+  }
+}
+
+TEST(WgmmaDenseEmulation, ASingleNonZeroAndCancellationThroughTheRing) {
+  const int m = 150, n = 300, k = 136;
+  checkMmaDense(DType::Bf16, {m, n, k, "single non-zero"}, [&](std::size_t i, bool isA) {
+    if (isA) return i == 140u * k + 97 ? 3.0f : 0.0f;
+    return i == 97u * n + 290 ? -5.0f : 0.0f;
+  }, Kernel::WgmmaBulk);
+  checkMmaDense(DType::Fp16, {40, 24, 96, "cancellation"}, [&](std::size_t i, bool isA) {
+    if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / 96 % 5));
+    return 0.75f;
+  }, Kernel::WgmmaByElements);
+}
+
+TEST(WgmmaDenseEmulation, LongKRefillsEveryStageManyTimes) {
+  std::mt19937 rng(22);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  checkMmaDense(DType::Bf16, {20, 40, 1600, "long K, copy engine"}, [&](std::size_t, bool) { return uniform(rng); },
+                Kernel::WgmmaBulk);
+  checkMmaDense(DType::Fp16, {20, 17, 1003, "long K, element-wise copies"}, [&](std::size_t, bool) { return uniform(rng); },
+                Kernel::WgmmaByElements);
+}
+
+// An mbarrier wait that no arrival can end is reported, not a hang; so is one used uninitialized.
+TEST(WgmmaDenseEmulation, AnMbarrierThatNeverCompletesIsReported) {
+  auto waitsForever = [] {
+    auto* bar = reinterpret_cast<std::uint64_t*>(dynamicSharedMemory(64));
+    if (threadIdx.x == 0) barrierInit(bar, 2);  // two arrivals, and only thread 0 arrives
+    __syncthreads();
+    if (threadIdx.x == 0) barrierArrive(bar);
+    barrierWait(bar, 0);
+  };
+  EXPECT_THROW(emu::launch(1, 64, waitsForever), std::logic_error);
+  auto neverInitialized = [] { barrierWait(reinterpret_cast<std::uint64_t*>(dynamicSharedMemory(64)), 0); };
+  EXPECT_THROW(emu::launch(1, 32, neverInitialized), std::logic_error);
+  auto completes = [] {
+    auto* bar = reinterpret_cast<std::uint64_t*>(dynamicSharedMemory(64));
+    if (threadIdx.x == 0) barrierInit(bar, 64);
+    __syncthreads();
+    barrierArrive(bar);
+    barrierWait(bar, 0);
+  };
+  EXPECT_NO_THROW(emu::launch(1, 64, completes));
 }

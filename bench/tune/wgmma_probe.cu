@@ -14,8 +14,10 @@
 // With a K-tile list (skip mode) the producer copies only the listed K-tiles of its tile, and a
 // consumer warpgroup whose 64 rows have no product in a listed K-tile issues no MMA for it.
 // Square sizes that are multiples of the tile only: a probe, not the product kernel.
-//   nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a bench/tune/wgmma_probe.cu -lcublas -o wgmma_probe
-//   ./wgmma_probe [sizes, default 4096,8192] [repeat, default 15]
+//   nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I. -Ibackends/cuda bench/tune/wgmma_probe.cu -lcublas -o wgmma_probe
+//   ./wgmma_probe [sizes, default 4096,8192] [repeat, default 15] [k14]
+// With "k14" it checks and times K14 (backends/cuda/k14_wgmma.cuh, the product form of the dense
+// kernel, on any shape) instead, against cuBLAS in fp16 and bf16.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -32,6 +34,10 @@
 #include <string>
 #include <vector>
 
+#include "bulk_copy_host.hpp"
+#include "hopper_common.cuh"
+#include "k14_wgmma.cuh"
+
 #define CHECK(call)                                                                           \
   do {                                                                                        \
     auto status_ = (call);                                                                    \
@@ -41,67 +47,14 @@
     }                                                                                         \
   } while (0)
 
+using namespace tileskip::cuda;
+
 namespace {
 
-constexpr int kBK = 64;           // K per stage: one 128-byte swizzled row of bf16 per row of A
-constexpr int kBox = 64;          // columns of B per bulk copy: one 128-byte swizzled row
-constexpr int kSwizzleBytes = 128;
-constexpr int kAtomBytes = 8 * kSwizzleBytes;  // 8 rows of 128 bytes: the unit the swizzle repeats over
-
-// --- mbarriers, bulk tensor copies, warpgroup MMAs (PTX) ---
-
-__device__ __forceinline__ uint32_t sharedAddress(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void barrierInit(uint64_t* bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(sharedAddress(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void barrierExpectBytes(uint64_t* bar, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sharedAddress(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void barrierArrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(sharedAddress(bar)) : "memory");
-}
-__device__ __forceinline__ void barrierWait(uint64_t* bar, int parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(sharedAddress(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-// A box of the tensor `map` at coordinates (inner, outer) into shared memory, completing `bar`'s bytes.
-__device__ __forceinline__ void copyBox(void* dst, const CUtensorMap* map, int inner, int outer, uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          sharedAddress(dst)),
-      "l"(map), "r"(inner), "r"(outer), "r"(sharedAddress(bar))
-      : "memory");
-}
-__device__ __forceinline__ void wgmmaFence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wgmmaCommit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int PENDING>
-__device__ __forceinline__ void wgmmaWait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
-}
-template <int REGISTERS>
-__device__ __forceinline__ void registersDown() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGISTERS));
-}
-template <int REGISTERS>
-__device__ __forceinline__ void registersUp() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGISTERS));
-}
-
-// A shared-memory matrix descriptor for 128-byte swizzled rows: start address, leading- and
-// stride-dimension byte offsets (each stored >> 4), swizzle mode 1 (128 bytes) in bits 62-63.
-__device__ __forceinline__ uint64_t swizzledDescriptor(const void* start, uint32_t leadingBytes, uint32_t strideBytes) {
-  const uint64_t address = sharedAddress(start);
-  return ((address & 0x3FFFF) >> 4) | (static_cast<uint64_t>((leadingBytes & 0x3FFFF) >> 4) << 16) |
-         (static_cast<uint64_t>((strideBytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
-}
+constexpr int kBK = 64;           // K per stage: one swizzled row of bf16 per row of A
+constexpr int kBox = kSwizzleRowElements;  // columns of B per bulk copy: one swizzled row
+constexpr int kSwizzleBytes = kSwizzleRowBytes;
+constexpr int kAtomBytes = kSwizzleAtomBytes;
 
 // D (64 x 128, fp32: 64 registers a thread) += A (64 x 16) B (16 x 128), both read through descriptors.
 __device__ __forceinline__ void wgmmaBf16M64N128K16(float (&d)[64], uint64_t aDesc, uint64_t bDesc) {
@@ -124,38 +77,6 @@ __device__ __forceinline__ void wgmmaBf16M64N128K16(float (&d)[64], uint64_t aDe
       : "l"(aDesc), "l"(bDesc), "n"(1));
 }
 
-// D (64 x 256, fp32: 128 registers a thread) += A (64 x 16) B (16 x 256), both read through descriptors.
-__device__ __forceinline__ void wgmmaBf16M64N256K16(float (&d)[128], uint64_t aDesc, uint64_t bDesc) {
-  asm volatile(
-      "{\n.reg .pred keep;\nsetp.ne.b32 keep, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-      "}, %128, %129, keep, 1, 1, 0, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
-        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
-        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
-        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
-        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
-        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
-        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(aDesc), "l"(bDesc), "n"(1));
-}
 
 // Tiles of BM = 128 rows (two consumer warpgroups of 64) by BN columns; STAGES K-tiles of 64 in
 // flight. BN = 256 is issued as two m64n128k16 MMAs per 16-deep step when SPLIT is set, as one
@@ -191,19 +112,19 @@ __global__ void __launch_bounds__(384, 1)
       barrierInit(&full[s], 1);
       barrierInit(&empty[s], 8);  // lane 0 of each consumer warp
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    barrierInitFence();
   }
   __syncthreads();
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
-    registersDown<40>();
+    keepFewerRegisters<40>();
     if (threadIdx.x == 0) {
       for (int i = 0; i < count; ++i) {
         const int s = i % STAGES;
         if (i >= STAGES) barrierWait(&empty[s], (i / STAGES + 1) & 1);
         const int kTile = list != nullptr ? list[1 + i] : i;
-        barrierExpectBytes(&full[s], kAStageBytes + kBStageBytes);
+        barrierArriveExpectingBytes(&full[s], kAStageBytes + kBStageBytes);
         copyBox(aStages + s * kAStageBytes, &aMap, kTile * kBK, tileRow * BM, &full[s]);
 #pragma unroll
         for (int j = 0; j < BN / kBox; ++j) {
@@ -213,7 +134,7 @@ __global__ void __launch_bounds__(384, 1)
     }
     return;
   }
-  registersUp<232>();
+  takeMoreRegisters<232>();
   const int g = warpgroup - 1, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   float acc[kAccumulators];
 #pragma unroll
@@ -241,7 +162,7 @@ __global__ void __launch_bounds__(384, 1)
           wgmmaBf16M64N128K16(left, aDesc, swizzledDescriptor(bStep, kBoxBytes, kAtomBytes));
           wgmmaBf16M64N128K16(right, aDesc, swizzledDescriptor(bStep + 2 * kBoxBytes, kBoxBytes, kAtomBytes));
         } else {
-          wgmmaBf16M64N256K16(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kAtomBytes));
+          wgmmaM64N256K16<MmaInput::Bf16>(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kAtomBytes));
         }
       }
     }
@@ -288,27 +209,9 @@ float medianMs(Launch launch, int repeat) {
   return times[times.size() / 2];
 }
 
-// A row-major bf16 matrix of `outer` rows and `inner` columns, copied in boxes of 64 columns
-// (128 bytes, swizzled) by `boxRows` rows.
+// A row-major bf16 matrix of `outer` rows and `inner` columns, copied in boxes of 64 columns by `boxRows` rows.
 CUtensorMap tensorMap(const void* data, int inner, int outer, int boxRows) {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess) {
-      std::printf("cuTensorMapEncodeTiled not found\n");
-      std::exit(1);
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-  }();
-  CUtensorMap map{};
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(inner) * 2};
-  const cuuint32_t box[2] = {kBox, static_cast<cuuint32_t>(boxRows)}, elementStrides[2] = {1, 1};
-  CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(data), dims, strides, box, elementStrides,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-  return map;
+  return encodeBulkTensorMap(static_cast<const std::uint16_t*>(data), inner, outer, boxRows);
 }
 
 struct Problem {
@@ -453,6 +356,76 @@ void freeProblem(Problem& p) {
   CHECK(cudaFree(p.reference));
 }
 
+
+// K14 (backends/cuda/k14_wgmma.cuh), the product form of the dense kernel above: any M, N, K (the
+// copy engine where rows are 16-byte aligned, element-by-element copies otherwise), fp16 or bf16.
+// Checked against cuBLAS in the same type on the same operands, and timed where `repeat` > 0.
+template <MmaInput T>
+void checkK14(cublasHandle_t handle, int m, int n, int k, int repeat) {
+  constexpr int BM = 128, BN = 256, BK = 64, kStages = 4;
+  constexpr bool bf16 = T == MmaInput::Bf16;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<std::uint16_t> hostA(static_cast<size_t>(m) * k), hostB(static_cast<size_t>(k) * n);
+  auto bits = [&](float x) {
+    if constexpr (bf16) return __bfloat16_as_ushort(__float2bfloat16(x));
+    else return __half_as_ushort(__float2half(x));
+  };
+  for (auto& x : hostA) x = bits(uniform(rng));
+  for (auto& x : hostB) x = bits(uniform(rng));
+  std::uint16_t *a = nullptr, *b = nullptr;
+  float *c = nullptr, *reference = nullptr;
+  CHECK(cudaMalloc(&a, 2 * hostA.size()));
+  CHECK(cudaMalloc(&b, 2 * hostB.size()));
+  CHECK(cudaMalloc(&c, sizeof(float) * m * n));
+  CHECK(cudaMalloc(&reference, sizeof(float) * m * n));
+  CHECK(cudaMemcpy(a, hostA.data(), 2 * hostA.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(b, hostB.data(), 2 * hostB.size(), cudaMemcpyHostToDevice));
+  const cudaDataType_t type = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  const float one = 1.0f, zero = 0.0f;
+  auto cublas = [&] {
+    CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, type, n, a, type, k, &zero, reference, CUDA_R_32F, n,
+                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+  cublas();
+  const bool bulk = k % 8 == 0 && n % 8 == 0;
+  CUtensorMap aMap{}, bMap{};
+  if (bulk) {
+    aMap = encodeBulkTensorMap(a, k, m, BM);
+    bMap = encodeBulkTensorMap(b, n, k, BK);
+  }
+  auto kernel = wgmmaDense<T, BM, BN, BK, kStages>;
+  constexpr size_t shared = WgmmaLayout<BM, BN, BK, kStages>::kSharedBytes;
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  const int blocks = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+  auto launch = [&] { kernel<<<blocks, kWgmmaThreads, shared>>>(aMap, bMap, bulk, a, b, c, m, n, k); };
+  CHECK(cudaMemset(c, 0xFF, sizeof(float) * m * n));
+  launch();
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> ours(static_cast<size_t>(m) * n), expected(ours.size());
+  CHECK(cudaMemcpy(ours.data(), c, sizeof(float) * ours.size(), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(expected.data(), reference, sizeof(float) * ours.size(), cudaMemcpyDeviceToHost));
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const double d = std::isnan(ours[i]) ? INFINITY : std::fabs(static_cast<double>(ours[i]) - expected[i]);
+    worst = std::max(worst, d);
+    scale = std::max(scale, std::fabs(static_cast<double>(expected[i])));
+  }
+  std::printf("K14 %s %dx%dx%d (%s): max|diff| %.2e of max|C| %.1e%s", bf16 ? "bf16" : "fp16", m, n, k,
+              bulk ? "copy engine" : "element copies", worst, scale, worst <= 1e-5 * scale ? "" : "  WRONG");
+  if (repeat > 0) {
+    const float ours = medianMs(launch, repeat), theirs = medianMs(cublas, repeat);
+    std::printf("  %.3f ms (%.1f TFLOPS), cuBLAS %.3f ms: %.3f of cuBLAS", ours, 2.0 * m * n * k / ours / 1e9, theirs,
+                theirs / ours);
+  }
+  std::printf("\n");
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+  CHECK(cudaFree(c));
+  CHECK(cudaFree(reference));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -471,6 +444,19 @@ int main(int argc, char** argv) {
               properties.multiProcessorCount, runtime, repeat);
   cublasHandle_t handle;
   CHECK(cublasCreate(&handle));
+  if (argc > 3 && std::string(argv[3]) == "k14") {
+    const int shapes[][3] = {{1000, 1000, 1000}, {999, 1001, 1003}, {130, 260, 70}, {1, 1, 1}, {4096, 4096, 8}};
+    for (const auto& s : shapes) {
+      checkK14<MmaInput::Bf16>(handle, s[0], s[1], s[2], 0);
+      checkK14<MmaInput::Fp16>(handle, s[0], s[1], s[2], 0);
+    }
+    for (int n : sizes) {
+      checkK14<MmaInput::Bf16>(handle, n, n, n, repeat);
+      checkK14<MmaInput::Fp16>(handle, n, n, n, repeat);
+    }
+    CHECK(cublasDestroy(handle));
+    return 0;
+  }
   for (int n : sizes) {
     Problem dense = makeProblem(n, 1.0, handle, repeat);
     tryShape<128, 4, false>(dense, false, repeat);

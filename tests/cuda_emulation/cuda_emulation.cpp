@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -94,7 +95,7 @@ void poisonSharedMemory() {
 
 constexpr std::size_t kStackBytes = 256 * 1024;
 
-enum class State { Ready, AtBarrier, AtCollective, Done };
+enum class State { Ready, AtBarrier, AtCollective, Sleeping, Done };
 enum class Collective { Ballot, ShuffleXor, Exchange };
 
 struct Fiber {
@@ -109,6 +110,7 @@ struct Fiber {
   WarpResolver resolver = nullptr;  // Exchange: its instruction, its operands and results
   const void* input = nullptr;
   void* output = nullptr;
+  unsigned long long phasesSeen = 0;  // Sleeping: the count of completed mbarrier phases it saw
 };
 
 struct BlockRun {
@@ -117,6 +119,9 @@ struct BlockRun {
   unsigned current = 0;
   const std::function<void()>* kernel = nullptr;
   const std::function<void(unsigned)>* afterRun = nullptr;
+  // What a thread threw (an emulated instruction's check, say): the scheduler rethrows it, since
+  // an exception cannot leave a fiber's own stack.
+  std::exception_ptr error;
 #ifdef TILESKIP_EMU_ASAN
   const void* mainStack = nullptr;
   std::size_t mainStackSize = 0;
@@ -124,6 +129,7 @@ struct BlockRun {
 };
 
 BlockRun* run = nullptr;
+unsigned long long completedPhases = 0;  // mbarrier phases completed so far, in any block
 
 void switchToScheduler() {
   Fiber& self = run->fibers[run->current];
@@ -141,7 +147,11 @@ void fiberMain() {
 #ifdef TILESKIP_EMU_ASAN
   __sanitizer_finish_switch_fiber(nullptr, &run->mainStack, &run->mainStackSize);
 #endif
-  (*run->kernel)();
+  try {
+    (*run->kernel)();
+  } catch (...) {
+    run->error = std::current_exception();
+  }
   run->fibers[run->current].state = State::Done;
 #ifdef TILESKIP_EMU_ASAN
   __sanitizer_start_switch_fiber(nullptr, run->mainStack, run->mainStackSize);
@@ -240,10 +250,18 @@ void runBlock(BlockRun& block) {
     for (unsigned t = 0; t < threads; ++t) {
       if (block.fibers[t].state != State::Ready) continue;
       resume(t);
+      if (block.error) std::rethrow_exception(block.error);
       if (block.afterRun != nullptr && *block.afterRun) (*block.afterRun)(t);
     }
     bool progressed = false;
     for (unsigned w = 0; w < threads / 32; ++w) progressed |= resolveWarp(w);
+    // A sleeper looks again once a phase has completed since it went to sleep.
+    for (Fiber& f : block.fibers) {
+      if (f.state == State::Sleeping && f.phasesSeen != completedPhases) {
+        f.state = State::Ready;
+        progressed = true;
+      }
+    }
     if (progressed) continue;
 
     unsigned done = 0, atBarrier = 0, first = threads;
@@ -274,6 +292,13 @@ void runBlock(BlockRun& block) {
     }
     for (unsigned t = 0; t < threads; ++t) {
       const Fiber& f = block.fibers[t];
+      if (f.state == State::Sleeping) {
+        throw std::logic_error("an mbarrier wait can never complete (no thread left to arrive or copy): " +
+                               where(t, f.file, f.line));
+      }
+    }
+    for (unsigned t = 0; t < threads; ++t) {
+      const Fiber& f = block.fibers[t];
       if (f.state == State::AtCollective) {
         throw std::logic_error("a warp collective is not reached by all 32 lanes (some wait at a barrier or exited): " +
                                where(t, f.file, f.line));
@@ -292,6 +317,17 @@ void syncThreads(const char* file, int line) {
   self.line = line;
   switchToScheduler();
 }
+
+void sleepUntilBarrierPhase(const char* file, int line) {
+  Fiber& self = run->fibers[run->current];
+  self.state = State::Sleeping;
+  self.phasesSeen = completedPhases;
+  self.file = file;
+  self.line = line;
+  switchToScheduler();
+}
+
+void noteBarrierPhase() { ++completedPhases; }
 
 void warpExchange(WarpResolver resolve, const void* input, void* output, const char* file, int line) {
   Fiber& self = run->fibers[run->current];

@@ -27,6 +27,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __grid_constant__
 #define __shared__ static __attribute__((section("tileskip_emu_shared")))
 #define __align__(n) __attribute__((aligned(n)))
 #define __syncthreads() ::tileskip::emu::syncThreads(__FILE__, __LINE__)
@@ -76,6 +77,26 @@ void warpExchange(WarpResolver resolve, const void* input, void* output, const c
 // documents (tensor_core_emulation.cpp).
 void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line);
 void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line);
+
+// Hopper's mbarriers, bulk tensor copies and warpgroup MMAs (backends/cuda/hopper_common.cuh),
+// carried out by hopper_emulation.cpp. Shared-memory addresses are offsets into the block's
+// dynamic shared memory, which starts on a 1024-byte boundary as the swizzle needs.
+std::uint32_t sharedOffset(const void* p);
+void barrierInit(std::uint64_t* bar, int arrivals);
+// One arrival; `bytes` > 0 also announces that many bytes of copies for the current phase.
+void barrierArrive(std::uint64_t* bar, int bytes, const char* file, int line);
+// Yields to the block's other threads until the phase of parity `parity` has completed.
+void barrierWait(std::uint64_t* bar, int parity, const char* file, int line);
+void copyBox(void* dst, const std::uint16_t* base, int inner, int outer, int boxInner, int boxOuter, int atInner, int atOuter,
+             std::uint64_t* bar, const char* file, int line);
+void wgmmaM64N256K16(bool bf16, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
+                     int line);
+
+// The scheduler's side of an mbarrier wait: the running thread sleeps until some barrier phase
+// completes (noteBarrierPhase), then runs again to look. If every thread that has not finished
+// sleeps so, or waits at a __syncthreads(), with no phase left to complete, the block is stuck.
+void sleepUntilBarrierPhase(const char* file, int line);
+void noteBarrierPhase();
 
 // The block's dynamic shared memory (extern __shared__ on the device): as much as one block of
 // an H100 or H200 may ask for, in the shared section, so it starts each block as NaN too.

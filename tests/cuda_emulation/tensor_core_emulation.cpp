@@ -88,7 +88,7 @@ void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char
 }
 
 namespace {
-__shared__ __align__(128) unsigned char dynamicShared[kDynamicSharedBytes];
+__shared__ __align__(1024) unsigned char dynamicShared[kDynamicSharedBytes];  // 1024: the swizzle's atom
 }  // namespace
 
 unsigned char* dynamicSharedMemory(std::size_t bytes) {

@@ -1,0 +1,43 @@
+// The host's half of hopper_common.cuh's bulk tensor copies: the tensor map that names a row-major
+// 16-bit matrix and the box one copy moves (64 columns, one swizzled row, by `boxRows` rows), made
+// by the driver's cuTensorMapEncodeTiled. The runtime hands out the driver entry point, so nothing
+// links libcuda itself (the executables must start where there is no CUDA at all).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tileskip::cuda {
+
+// Throws std::runtime_error when the driver has no such entry point or refuses the map: the rows
+// must start 16-byte aligned (`inner` a multiple of 8) at a 16-byte aligned `base`.
+inline CUtensorMap encodeBulkTensorMap(const std::uint16_t* base, int inner, int outer, int boxRows) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      throw std::runtime_error("the CUDA driver offers no cuTensorMapEncodeTiled (bulk tensor copies need CUDA 12 or newer)");
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
+  const cuuint64_t rowBytes[1] = {static_cast<cuuint64_t>(inner) * 2};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(boxRows)}, elementStrides[2] = {1, 1};
+  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<std::uint16_t*>(base), dims, rowBytes, box,
+                                 elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    throw std::runtime_error("cuTensorMapEncodeTiled refused a " + std::to_string(outer) + " x " + std::to_string(inner) +
+                             " matrix (error " + std::to_string(static_cast<int>(result)) + ")");
+  }
+  return map;
+}
+
+}  // namespace tileskip::cuda

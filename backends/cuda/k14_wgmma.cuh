@@ -1,0 +1,179 @@
+// K14 wgmma, Hopper's dense tensor-core kernel (issue 13's stretch; sm_90a, not yet a catalogue
+// row: bench/tune/wgmma_probe.cu times it, tests/test_hopper_emulation.cpp checks it on the CPU).
+// What changes from K13 is who feeds the tensor cores. K13's eight warps each load their MMA
+// operands from shared memory into registers (ldmatrix) before every mma.sync, and every thread
+// issues cp.async copies: at the MMA's rate that is most of what shared memory can deliver
+// (bench/NOTES.md step 16). Here the warps specialize. The first warpgroup (four warps) is the
+// producer: one of its threads asks the copy engine for each K-tile's A and B boxes, which land
+// swizzled in a ring of stages and count themselves off a "full" mbarrier. The other two
+// warpgroups are consumers, each multiplying 64 rows of the block tile by all its columns with
+// wgmma, which reads A and B from the stage itself; once the MMAs that read a stage have retired,
+// each consumer warp arrives at the stage's "empty" mbarrier and the producer may refill it.
+//
+// Levels: a block computes BM x BN of C (grid: one block per tile, in groups of kGroupRows tile
+// rows for L2), a consumer warpgroup kWgmmaM x BN (one m64n256k16 MMA per 16-deep step), a warp
+// 16 x BN in mma.sync's fragment layout. A and B are 16-bit words of kInputs, row-major (A: M x K,
+// B: K x N), C fp32 row-major.
+//
+// Any M, N, K: the copy engine fills what lies outside the matrices with zeros, and the stores
+// are bounds-checked. It needs every row to start 16-byte aligned (K and N multiples of 8); where
+// one does not, the producer warpgroup's threads copy element by element instead, into the same
+// swizzled places, and arrive at the full mbarrier themselves.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gemm_common.cuh"
+#include "hopper_common.cuh"
+#include "mma_common.cuh"
+
+namespace tileskip::cuda {
+
+inline constexpr int kWgmmaThreads = 3 * 128;  // a producer warpgroup and two consumers
+inline constexpr int kWgmmaConsumerWarps = 8;
+
+// A stage: A's BM rows of BK = 64 values (one swizzled row each), then B in boxes of 64 columns,
+// each BK swizzled rows; after the ring, a full and an empty mbarrier per stage. The block asks for
+// an atom more than it uses, to start the ring on a 1024-byte boundary.
+template <int BM, int BN, int BK, int kStages>
+struct WgmmaLayout {
+  static_assert(BK == kSwizzleRowElements, "a K-tile is one swizzled row of A");
+  static_assert(BN % kSwizzleRowElements == 0, "B comes in boxes of one swizzled row");
+  static constexpr int kABytes = BM * kSwizzleRowBytes;
+  static constexpr int kBBoxBytes = BK * kSwizzleRowBytes;
+  static constexpr int kBBytes = (BN / kSwizzleRowElements) * kBBoxBytes;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBoxBytes % kSwizzleAtomBytes == 0, "every box starts on an atom");
+  static constexpr std::size_t kSharedBytes =
+      static_cast<std::size_t>(kStages) * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
+};
+
+// The element-by-element copy of K-tile `kTile` into a stage, by the producer warpgroup's thread
+// `thread` (0-127): zeros outside the matrices, each value where the copy engine would put it.
+template <int BM, int BN, int BK, int kStages>
+__device__ void copyWgmmaKTileByElements(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M,
+                                         int N, int K, int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
+  using Layout = WgmmaLayout<BM, BN, BK, kStages>;
+  const int k0 = kTile * BK;
+  for (int e = thread; e < BM * BK; e += 128) {
+    const int r = e / BK, c = e % BK, row = rowBase + r, k = k0 + c;
+    const std::uint16_t v = row < M && k < K ? A[static_cast<std::size_t>(row) * K + k] : std::uint16_t{0};
+    *reinterpret_cast<std::uint16_t*>(stage + swizzled(r * kSwizzleRowBytes + c * 2)) = v;
+  }
+  for (int e = thread; e < BK * BN; e += 128) {
+    const int kk = e / BN, c = e % BN, k = k0 + kk, col = colBase + c;
+    const std::uint16_t v = k < K && col < N ? B[static_cast<std::size_t>(k) * N + col] : std::uint16_t{0};
+    unsigned char* box = stage + Layout::kABytes + (c / kSwizzleRowElements) * Layout::kBBoxBytes;
+    *reinterpret_cast<std::uint16_t*>(box + swizzled(kk * kSwizzleRowBytes + (c % kSwizzleRowElements) * 2)) = v;
+  }
+}
+
+template <MmaInput kInputs, int BM, int BN, int BK, int kStages>
+__global__ void __launch_bounds__(kWgmmaThreads, 1)
+    wgmmaDense(const __grid_constant__ BulkTensorMap aMap, const __grid_constant__ BulkTensorMap bMap, bool bulk,
+               const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M, int N,
+               int K) {
+  using Layout = WgmmaLayout<BM, BN, BK, kStages>;
+  static_assert(BM == 2 * kWgmmaM && BN == kWgmmaN, "two consumer warpgroups of one m64n256 MMA each");
+  static_assert(BK % kWgmmaK == 0, "whole MMA steps per K-tile");
+  constexpr int kGroupRows = 8;
+
+  unsigned char* raw = dynamicSharedMemory(Layout::kSharedBytes);
+  const std::uint32_t misaligned = sharedAddress(raw) % kSwizzleAtomBytes;
+  unsigned char* stages = raw + (misaligned == 0 ? 0 : kSwizzleAtomBytes - misaligned);
+  auto* full = reinterpret_cast<std::uint64_t*>(stages + kStages * Layout::kStageBytes);
+  std::uint64_t* empty = full + kStages;
+
+  const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kGroupRows>(M, N);
+  const int kTiles = (K + BK - 1) / BK;
+  const int tid = static_cast<int>(threadIdx.x), warpgroup = tid / 128;
+
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      barrierInit(&full[s], bulk ? 1 : 128);
+      barrierInit(&empty[s], kWgmmaConsumerWarps);
+    }
+    barrierInitFence();
+  }
+  __syncthreads();  // the last block-wide barrier: from here the warpgroups meet only at mbarriers
+
+  if (warpgroup == 0) {
+    keepFewerRegisters<40>();
+    // The n-th fill of a stage (n >= 1) waits for the consumers' n-th release of it: parity (n - 1) % 2.
+    if (bulk) {
+      if (tid != 0) return;
+      for (int t = 0; t < kTiles; ++t) {
+        const int s = t % kStages;
+        if (t >= kStages) barrierWait(&empty[s], (t / kStages + 1) & 1);
+        unsigned char* stage = stages + s * Layout::kStageBytes;
+        barrierArriveExpectingBytes(&full[s], Layout::kStageBytes);
+        copyBox(stage, &aMap, t * BK, block.rowBase, &full[s]);
+#pragma unroll
+        for (int box = 0; box < BN / kSwizzleRowElements; ++box) {
+          copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, &bMap, block.colBase + box * kSwizzleRowElements, t * BK,
+                  &full[s]);
+        }
+      }
+    } else {
+      for (int t = 0; t < kTiles; ++t) {
+        const int s = t % kStages;
+        if (t >= kStages) barrierWait(&empty[s], (t / kStages + 1) & 1);
+        copyWgmmaKTileByElements<BM, BN, BK, kStages>(A, B, M, N, K, block.rowBase, block.colBase, t,
+                                                      stages + s * Layout::kStageBytes, tid);
+        fenceSharedForAsync();
+        barrierArrive(&full[s]);
+      }
+    }
+    return;
+  }
+
+  takeMoreRegisters<232>();
+  const int consumer = warpgroup - 1, warp = (tid % 128) / 32, lane = tid % 32;
+  float acc[kWgmmaAccumulators];
+#pragma unroll
+  for (int i = 0; i < kWgmmaAccumulators; ++i) acc[i] = 0.0f;
+
+  for (int t = 0; t < kTiles; ++t) {
+    const int s = t % kStages;
+    barrierWait(&full[s], (t / kStages) & 1);
+    const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * kWgmmaM * kSwizzleRowBytes;
+    const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
+    wgmmaFence();
+#pragma unroll
+    for (int step = 0; step < BK / kWgmmaK; ++step) {
+      // A: a 16-deep step is 32 bytes along the swizzled rows. B: it is 16 K-rows (two atoms) down.
+      const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kWgmmaK * 2, 16, kSwizzleAtomBytes);
+      const std::uint64_t bDescriptor =
+          swizzledDescriptor(bStage + step * kWgmmaK * kSwizzleRowBytes, Layout::kBBoxBytes, kSwizzleAtomBytes);
+      wgmmaM64N256K16<kInputs>(acc, aDescriptor, bDescriptor);
+    }
+    wgmmaCommit();
+    wgmmaWait<1>();  // K-tile t - 1's MMAs have retired: its stage may be refilled
+    if (t > 0 && lane == 0) barrierArrive(&empty[(t - 1) % kStages]);
+  }
+  wgmmaWait<0>();
+
+  // hopper_common.cuh's accumulator layout: rows g and g + 8 of the warp's 16, columns 2t, 2t + 1
+  // of every 8.
+  const int g = lane / 4, t2 = 2 * (lane % 4);
+  const int row = block.rowBase + consumer * kWgmmaM + warp * 16 + g;
+  const bool pairs = N % 2 == 0;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    const int col = block.colBase + j * 8 + t2;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = row + 8 * half;
+      const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
+      if (pairs && r < M && col + 1 < N) {
+        *reinterpret_cast<float2*>(C + static_cast<std::size_t>(r) * N + col) = float2{x, y};
+      } else {
+        storeScalar(C, M, N, r, col, x);
+        storeScalar(C, M, N, r, col + 1, y);
+      }
+    }
+  }
+}
+
+}  // namespace tileskip::cuda
