@@ -8,6 +8,8 @@
 //  - all threads of a block reach the same __syncthreads() (same source line), and none has
 //    exited while others wait there: a skip that jumps a barrier must be block-uniform;
 //  - all 32 lanes of a warp reach the same collective (__ballot_sync, __shfl_xor_sync);
+//  - an mbarrier is initialized before use, gets no more arrivals or copied bytes than it
+//    expects, and a wait on one ends (some thread can still complete its phase);
 //  - shared memory starts each block filled with NaN, so a read of shared memory that the
 //    block did not write this time poisons C and fails verification (templated kernels' arrays
 //    included, which GCC keeps out of the shared section: cuda_emulation.cpp finds them by name).
