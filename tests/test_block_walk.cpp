@@ -53,7 +53,12 @@ TEST(BlockWalk, WarpGridsMatchTheCataloguesThreadCounts) {
     SCOPED_TRACE(kernel.id);
     KernelPatterns patterns = kernelPatterns(kernel, data.a, data.b);
     KBlockStep step = BlockWalk(kernel, patterns, 0, 0).step(0);
-    EXPECT_EQ(static_cast<int>(step.warps.size()) * kWarpLanes, kernel.tile.threads);
+    // A warpgroup kernel's walk shows its consumer warpgroups' tiles; its producer warpgroup computes none.
+    if (kernel.structure.mapping == ThreadMapping::WarpgroupMmaTiles) {
+      EXPECT_EQ(static_cast<int>(step.warps.size() + 1) * kWarpgroupThreads, kernel.tile.threads);
+    } else {
+      EXPECT_EQ(static_cast<int>(step.warps.size()) * kWarpLanes, kernel.tile.threads);
+    }
     // Together the warps cover the block tile exactly once.
     long covered = 0;
     for (const WarpView& w : step.warps) {

@@ -174,19 +174,10 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
     unsigned tileQueue[2] = {0u, 0u};
     std::vector<int> stored(c.size(), -1);
     int twice = 0;
+    const tileskip::testing::EmulatedOperands op{a.data(),      b.data(),        c.data(), m, n, k, aHalf.data(), bHalf.data(), false,
+                                       aPattern.data(), bPattern.data(), tileQueue};
     emu::launch(
-        1, static_cast<unsigned>(t.threads),
-        [&] {
-          if (entry->dense != nullptr) {
-            entry->dense(a.data(), b.data(), c.data(), m, n, k);
-          } else if (entry->fp16 != nullptr) {
-            entry->fp16(aHalf.data(), bHalf.data(), c.data(), m, n, k);
-          } else if (entry->fp16Skipping != nullptr) {
-            entry->fp16Skipping(aHalf.data(), bHalf.data(), c.data(), m, n, k, aPattern.data(), bPattern.data(), tileQueue);
-          } else {
-            entry->skipping(a.data(), b.data(), c.data(), m, n, k, aPattern.data(), bPattern.data(), tileQueue);
-          }
-        },
+        1, static_cast<unsigned>(t.threads), [&] { tileskip::testing::callEmulatedKernel(*entry, kernel, op); },
         [&](unsigned thread) {
           for (std::size_t i = 0; i < c.size(); ++i) {
             if (std::isnan(c[i])) continue;

@@ -34,6 +34,11 @@ TEST(KernelSource, FindsTheTwinsByStemAndSaysWhenOneIsMissing) {
   KernelSourceFile vendor = loadKernelSource(kernelInfo("cublas"), SourceLanguage::Cuda, {root});
   EXPECT_FALSE(vendor.found());
   EXPECT_NE(vendor.note.find("vendor library"), std::string::npos);
+  // A Hopper kernel has CUDA source and no GLSL twin, and says why rather than "not found".
+  KernelSourceFile hopper = loadKernelSource(kernelInfo("wgmma"), SourceLanguage::Glsl, {root});
+  EXPECT_FALSE(hopper.found());
+  EXPECT_NE(hopper.note.find("no GLSL twin"), std::string::npos) << hopper.note;
+  EXPECT_EQ(kernelSourceCandidates(kernelInfo("wgmma"), SourceLanguage::Cuda).front(), "backends/cuda/k14_wgmma.cuh");
   fs::remove_all(root);
 }
 

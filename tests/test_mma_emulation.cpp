@@ -191,15 +191,15 @@ void runMmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::ve
 // engine where rows are 16-byte aligned, unless `byElements`; its maps are the emulator's plain ones.
 void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
                    std::vector<float>& c, int m, int n, int k, bool byElements) {
-  constexpr int BM = 128, BN = 256, BK = 64, kStages = 4;
+  constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 256, kStages = 4, kThreads = 384;
   const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, BM}, bMap{b.data(), n, k, kSwizzleRowElements, BK};
-  const bool bulk = !byElements && k % 8 == 0 && n % 8 == 0;
+  const bool bulk = !byElements && bulkCopiesFit(n, k);
   const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
-  emu::launch(blocks, kWgmmaThreads, [&] {
+  emu::launch(blocks, kThreads, [&] {
     if (dtype == DType::Bf16) {
-      wgmmaDense<MmaInput::Bf16, BM, BN, BK, kStages>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
+      wgmmaDense<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
     } else {
-      wgmmaDense<MmaInput::Fp16, BM, BN, BK, kStages>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
+      wgmmaDense<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
     }
   });
 }

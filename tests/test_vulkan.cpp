@@ -28,6 +28,7 @@
 #include "core/model/generators.hpp"
 #include "core/io/matrix_io.hpp"
 #include "core/model/tile_layout.hpp"
+#include "core/measure/kernel_selection.hpp"
 #include "core/measure/tune.hpp"
 #include "core/measure/verify_suite.hpp"
 #include "run_command.hpp"
@@ -114,10 +115,19 @@ KernelInfo emulatedTensorCoreKernel(const KernelInfo& kernel, const ComputeLimit
   return emulated;
 }
 
-std::vector<const KernelInfo*> tensorCoreKernels() {
+// The catalogue kernels that have a GLSL twin: all but the Hopper ones (KernelInfo::needsHopper).
+std::vector<const KernelInfo*> glslTwins() {
   std::vector<const KernelInfo*> kernels;
   for (const KernelInfo& k : twinKernels()) {
-    if (k.usesTensorCores()) kernels.push_back(&k);
+    if (k.hasGlslTwin()) kernels.push_back(&k);
+  }
+  return kernels;
+}
+
+std::vector<const KernelInfo*> tensorCoreKernels() {
+  std::vector<const KernelInfo*> kernels;
+  for (const KernelInfo* k : glslTwins()) {
+    if (k->usesTensorCores()) kernels.push_back(k);
   }
   return kernels;
 }
@@ -213,7 +223,8 @@ TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
   ComputeLimits lavapipe = lavapipeLimits();
   ComputeLimits nvidia = lavapipe;
   nvidia.maxSharedBytes = 48 * 1024;
-  for (const KernelInfo& k : twinKernels()) {
+  for (const KernelInfo* twin : glslTwins()) {
+    const KernelInfo& k = *twin;
     const KernelInfo onLavapipe = k.usesTensorCores() ? emulatedTensorCoreKernel(k, lavapipe) : k;
     EXPECT_EQ(launchProblem(onLavapipe, lavapipe), std::nullopt) << k.id;
     EXPECT_EQ(launchProblem(k, nvidia), std::nullopt) << k.id;
@@ -302,7 +313,7 @@ TEST(VulkanLimits, AShorterKBlockListFitsADeviceWithLessSharedMemoryUntilNoneDoe
 }
 
 TEST(VulkanLimits, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPatternTile) {
-  for (const KernelInfo& k : twinKernels()) EXPECT_EQ(pipelineShapeProblem(k), std::nullopt) << k.id;
+  for (const KernelInfo* k : glslTwins()) EXPECT_EQ(pipelineShapeProblem(*k), std::nullopt) << k->id;
   KernelInfo uneven = kernelInfo("pipelined");
   uneven.tile = {64, 64, 8, 32, 32, 4, 4, 128};  // 128 vectors of A and of B: one each
   EXPECT_EQ(pipelineShapeProblem(uneven), std::nullopt);
@@ -539,7 +550,7 @@ TEST(VulkanPipelineStatistics, OneLineNamesTheKernelItsConstantsAndEveryStatisti
 
 TEST(VulkanShaders, EveryCatalogueTwinAndPatternBuilderIsEmbedded) {
   std::vector<std::string_view> stems;
-  for (const KernelInfo& k : twinKernels()) stems.push_back(k.stem);
+  for (const KernelInfo* k : glslTwins()) stems.push_back(k->stem);
   stems.insert(stems.end(), {"patterns_a", "patterns_b"});
   for (std::string_view stem : stems) {
     std::span<const std::uint32_t> words = embeddedSpirv(stem);
@@ -547,11 +558,30 @@ TEST(VulkanShaders, EveryCatalogueTwinAndPatternBuilderIsEmbedded) {
     EXPECT_EQ(words[0], kSpirvMagic) << stem;
   }
   EXPECT_TRUE(embeddedSpirv("k99_nonsense").empty());
+  // A Hopper row has no GLSL twin, so nothing of its stem is embedded and Vulkan does not offer it.
+  for (const KernelInfo& k : twinKernels()) {
+    if (k.hasGlslTwin()) continue;
+    EXPECT_TRUE(embeddedSpirv(k.stem).empty()) << k.stem;
+  }
   // The test-only builds are not the product's.
   for (std::string_view stem : embeddedStems()) EXPECT_NE(stem.rfind("testing_", 0), 0u) << stem;
 }
 
 // ---- On the device.
+
+TEST(VulkanDevice, AHopperKernelIsRefusedSayingWhereItRuns) {
+  VULKAN_OR_SKIP(backend, false);
+  for (const KernelInfo& k : twinKernels()) {
+    if (k.hasGlslTwin()) continue;
+    EXPECT_FALSE(backend.implements(k.id)) << k.id;
+    try {
+      selectKernels(std::string(k.id), backend, true, DType::Fp16);
+      ADD_FAILURE() << k.id << " was selected on Vulkan";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("compute capability 9.0"), std::string::npos) << e.what();
+    }
+  }
+}
 
 TEST(VulkanDevice, GpuPatternsEqualCpuPatternsAtEveryGranularity) {
   VULKAN_OR_SKIP(backend, false);
@@ -787,7 +817,8 @@ TEST(VulkanShaders, TheTensorCoreKernelsDeclareNoSharedScalarSmallerThanSixteenB
 // skipping path, as in the CUDA probe.
 TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
   VULKAN_OR_SKIP(backend, true);
-  for (const KernelInfo& kernel : twinKernels()) {
+  for (const KernelInfo* twin : glslTwins()) {
+    const KernelInfo& kernel = *twin;
     const std::string stem = "testing_lanes_" + std::string(kernel.stem);
     KernelInfo probe = kernel;
     probe.stem = stem;

@@ -32,6 +32,7 @@ std::vector<std::string> kernelSourceCandidates(const KernelInfo& kernel, Source
   if (kernel.stem.empty()) return {};
   std::string stem(kernel.stem);
   if (language == SourceLanguage::Cuda) return {"backends/cuda/" + stem + ".cuh", "backends/cuda/" + stem + ".cu"};
+  if (!kernel.hasGlslTwin()) return {};
   return {"shaders/" + stem + ".comp"};
 }
 
@@ -40,7 +41,10 @@ KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage langu
   const char* what = language == SourceLanguage::Cuda ? "CUDA" : "GLSL";
   std::vector<std::string> candidates = kernelSourceCandidates(kernel, language);
   if (candidates.empty()) {
-    file.note = std::string(kernel.id) + " is a vendor library: there is no " + what + " source to show.";
+    file.note = kernel.isBaseline() ? std::string(kernel.id) + " is a vendor library: there is no " + what + " source to show."
+                                    : std::string(kernel.id) +
+                                          " has no GLSL twin: it is built on Hopper's warpgroup MMAs and copy engine, which "
+                                          "Vulkan does not have (see its CUDA source).";
     return file;
   }
   file.relativePath = candidates.front();

@@ -50,7 +50,8 @@ TeachView lessonView(const KernelInfo& kernel) {
     case MainLoop::Global: return TeachView::Coalescing;
     case MainLoop::DoubleBuffered:
     case MainLoop::Hoisted:
-    case MainLoop::StageRing: return TeachView::Pipeline;
+    case MainLoop::StageRing:
+    case MainLoop::BulkCopyRing: return TeachView::Pipeline;
     default: break;
   }
   switch (kernel.structure.mapping) {
@@ -60,6 +61,7 @@ TeachView lessonView(const KernelInfo& kernel) {
     case ThreadMapping::ThreadTile: return TeachView::Registers;
     case ThreadMapping::WarpTile: return TeachView::WarpTile;
     case ThreadMapping::MmaTiles:  // its stage ring is drawn (MainLoop::StageRing above)
+    case ThreadMapping::WarpgroupMmaTiles:  // so is its copy-engine ring (MainLoop::BulkCopyRing)
     case ThreadMapping::None: break;
   }
   return TeachView::Walk;

@@ -14,8 +14,12 @@ std::string tileText(const KernelInfo& k) {
   const TileShape& t = k.tile;
   if (t.BM == 0) return "-";
   std::string text = std::to_string(t.BM) + "x" + std::to_string(t.BN) + "x" + std::to_string(t.BK);
-  if (t.WM > 0) text += " warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
-  text += k.usesTensorCores() ? " mma 16x8x16" : " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN);
+  if (k.structure.mapping == ThreadMapping::WarpgroupMmaTiles) {
+    text += " warpgroup " + std::to_string(t.WM) + "x" + std::to_string(t.WN) + " wgmma 64x256x16";
+  } else {
+    if (t.WM > 0) text += " warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
+    text += k.usesTensorCores() ? " mma 16x8x16" : " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN);
+  }
   return text + ", " + std::to_string(t.threads) + " thr";
 }
 
@@ -55,7 +59,8 @@ int runList(const BackendFlags& flags, const std::string& require) {
       if (s.backend && s.backend->implements(k.id)) by += (by.empty() ? "" : ",") + s.name;
     }
     cells.push_back({std::string(k.id), std::string(k.number), std::string(familyName(k.family)), tileText(k),
-                     granularityText(k), inputsText(k), by.empty() ? "-" : by, std::string(k.summary)});
+                     granularityText(k), inputsText(k), by.empty() ? (k.needsHopper() ? "- (a Hopper GPU, CUDA)" : "-") : by,
+                     std::string(k.summary)});
   }
   std::cout << alignColumns(cells, cells.front().size());
 

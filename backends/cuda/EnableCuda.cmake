@@ -25,9 +25,10 @@ endif()
 
 if(_tileskip_build_cuda)
   # The presets choose the architectures; a plain configure gets the release set: real code
-  # for Ampere, Ada and Hopper, and PTX that newer GPUs compile at load time.
+  # for Ampere, Ada and Hopper (sm_90a: K14's warpgroup MMAs and copy engine exist only in the
+  # arch-specific target), and PTX that newer GPUs compile at load time.
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
-    set(CMAKE_CUDA_ARCHITECTURES "80-real;86-real;89-real;90-real;90-virtual" CACHE STRING
+    set(CMAKE_CUDA_ARCHITECTURES "80-real;86-real;89-real;90a-real;90-virtual" CACHE STRING
         "CUDA architectures for the tileskip kernels" FORCE)
   endif()
   enable_language(CUDA)

@@ -62,7 +62,10 @@ class CudaBackend final : public Backend {
   std::string_view name() const override { return "cuda"; }
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override {
-    return hasGemmKernel(kernelId) || kernelId == "cublas" || kernelId == "cusparse-csr";
+    if (kernelId == "cublas" || kernelId == "cusparse-csr") return true;
+    // A Hopper kernel's instructions exist on compute capability 9.0 only.
+    const KernelInfo* info = findKernelInfo(kernelId);
+    return hasGemmKernel(kernelId) && info != nullptr && (!info->needsHopper() || hopper_);
   }
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override;
@@ -83,6 +86,7 @@ class CudaBackend final : public Backend {
 
  private:
   int deviceIndex_ = 0;
+  bool hopper_ = false;  // compute capability 9.0: the warpgroup kernels run here
   DeviceInfo device_;
   std::unique_ptr<CudaStream> stream_;
   std::unique_ptr<CublasHandle> cublas_;  // created on first use: cuBLAS and cuSPARSE take
@@ -150,6 +154,7 @@ CudaBackend::CudaBackend(const BackendOptions& options) {
   cudaDeviceProp properties{};
   check(cudaGetDeviceProperties(&properties, deviceIndex_), "reading the CUDA device's properties");
   const std::string capability = std::to_string(properties.major) + "." + std::to_string(properties.minor);
+  hopper_ = properties.major == 9 && properties.minor == 0;
   try {
     checkKernelImages();
   } catch (const UnavailableError& e) {

@@ -1,5 +1,5 @@
-// K14 wgmma, Hopper's dense tensor-core kernel (issue 13's stretch; sm_90a, not yet a catalogue
-// row: bench/tune/wgmma_probe.cu times it, tests/test_hopper_emulation.cpp checks it on the CPU).
+// K14 wgmma, Hopper's dense tensor-core kernel (issue 13's stretch; sm_90a only, so it has no GLSL
+// twin: Vulkan has neither warpgroup MMAs nor the copy engine).
 // What changes from K13 is who feeds the tensor cores. K13's eight warps each load their MMA
 // operands from shared memory into registers (ldmatrix) before every mma.sync, and every thread
 // issues cp.async copies: at the MMA's rate that is most of what shared memory can deliver
@@ -11,8 +11,9 @@
 // each consumer warp arrives at the stage's "empty" mbarrier and the producer may refill it.
 //
 // Levels: a block computes BM x BN of C (grid: one block per tile, in groups of kGroupRows tile
-// rows for L2), a consumer warpgroup kWgmmaM x BN (one m64n256k16 MMA per 16-deep step), a warp
-// 16 x BN in mma.sync's fragment layout. A and B are 16-bit words of kInputs, row-major (A: M x K,
+// rows for L2), a consumer warpgroup WM x WN = 64 x 256 (one m64n256k16 MMA per 16-deep step), a
+// warp 16 x WN in mma.sync's fragment layout (the catalogue's ThreadMapping::WarpgroupMmaTiles).
+// Its shape and stages are the catalogue row's (kernel_table.cuh). A and B are 16-bit words of kInputs, row-major (A: M x K,
 // B: K x N), C fp32 row-major.
 //
 // Any M, N, K: the copy engine fills what lies outside the matrices with zeros, and the stores
@@ -30,8 +31,12 @@
 
 namespace tileskip::cuda {
 
-inline constexpr int kWgmmaThreads = 3 * 128;  // a producer warpgroup and two consumers
-inline constexpr int kWgmmaConsumerWarps = 8;
+inline constexpr int kWarpgroupThreads = 128;
+
+// Whether the copy engine can move A (M x K) and B (K x N): each row must start 16-byte aligned
+// (cudaMalloc'd bases are), so K and N multiples of 8 16-bit values; the kernel's element copies
+// take every other shape.
+__host__ __device__ constexpr bool bulkCopiesFit(int n, int k) { return k % 8 == 0 && n % 8 == 0; }
 
 // A stage: A's BM rows of BK = 64 values (one swizzled row each), then B in boxes of 64 columns,
 // each BK swizzled rows; after the ring, a full and an empty mbarrier per stage. The block asks for
@@ -50,18 +55,18 @@ struct WgmmaLayout {
 };
 
 // The element-by-element copy of K-tile `kTile` into a stage, by the producer warpgroup's thread
-// `thread` (0-127): zeros outside the matrices, each value where the copy engine would put it.
+// `thread` (0 .. kWarpgroupThreads - 1): zeros outside the matrices, each value where the copy engine would put it.
 template <int BM, int BN, int BK, int kStages>
 __device__ void copyWgmmaKTileByElements(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M,
                                          int N, int K, int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
   using Layout = WgmmaLayout<BM, BN, BK, kStages>;
   const int k0 = kTile * BK;
-  for (int e = thread; e < BM * BK; e += 128) {
+  for (int e = thread; e < BM * BK; e += kWarpgroupThreads) {
     const int r = e / BK, c = e % BK, row = rowBase + r, k = k0 + c;
     const std::uint16_t v = row < M && k < K ? A[static_cast<std::size_t>(row) * K + k] : std::uint16_t{0};
     *reinterpret_cast<std::uint16_t*>(stage + swizzled(r * kSwizzleRowBytes + c * 2)) = v;
   }
-  for (int e = thread; e < BK * BN; e += 128) {
+  for (int e = thread; e < BK * BN; e += kWarpgroupThreads) {
     const int kk = e / BN, c = e % BN, k = k0 + kk, col = colBase + c;
     const std::uint16_t v = k < K && col < N ? B[static_cast<std::size_t>(k) * N + col] : std::uint16_t{0};
     unsigned char* box = stage + Layout::kABytes + (c / kSwizzleRowElements) * Layout::kBBoxBytes;
@@ -69,13 +74,15 @@ __device__ void copyWgmmaKTileByElements(const std::uint16_t* __restrict__ A, co
   }
 }
 
-template <MmaInput kInputs, int BM, int BN, int BK, int kStages>
-__global__ void __launch_bounds__(kWgmmaThreads, 1)
+template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1)
     wgmmaDense(const __grid_constant__ BulkTensorMap aMap, const __grid_constant__ BulkTensorMap bMap, bool bulk,
                const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M, int N,
                int K) {
   using Layout = WgmmaLayout<BM, BN, BK, kStages>;
-  static_assert(BM == 2 * kWgmmaM && BN == kWgmmaN, "two consumer warpgroups of one m64n256 MMA each");
+  static_assert(WM == kWgmmaM && WN == kWgmmaN && BN == WN && BM % WM == 0, "consumer warpgroups of one m64n256 MMA, down the tile");
+  constexpr int kConsumers = BM / WM;
+  static_assert(kThreads == kWarpgroupThreads * (1 + kConsumers), "a producer warpgroup and one per consumer tile");
   static_assert(BK % kWgmmaK == 0, "whole MMA steps per K-tile");
   constexpr int kGroupRows = 8;
 
@@ -87,12 +94,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
 
   const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kGroupRows>(M, N);
   const int kTiles = (K + BK - 1) / BK;
-  const int tid = static_cast<int>(threadIdx.x), warpgroup = tid / 128;
+  const int tid = static_cast<int>(threadIdx.x), warpgroup = tid / kWarpgroupThreads;
 
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
-      barrierInit(&full[s], bulk ? 1 : 128);
-      barrierInit(&empty[s], kWgmmaConsumerWarps);
+      barrierInit(&full[s], bulk ? 1 : kWarpgroupThreads);
+      barrierInit(&empty[s], kConsumers * (kWarpgroupThreads / 32));  // lane 0 of every consumer warp
     }
     barrierInitFence();
   }
@@ -129,7 +136,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   }
 
   takeMoreRegisters<232>();
-  const int consumer = warpgroup - 1, warp = (tid % 128) / 32, lane = tid % 32;
+  const int consumer = warpgroup - 1, warp = (tid % kWarpgroupThreads) / 32, lane = tid % 32;
   float acc[kWgmmaAccumulators];
 #pragma unroll
   for (int i = 0; i < kWgmmaAccumulators; ++i) acc[i] = 0.0f;
@@ -137,7 +144,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   for (int t = 0; t < kTiles; ++t) {
     const int s = t % kStages;
     barrierWait(&full[s], (t / kStages) & 1);
-    const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * kWgmmaM * kSwizzleRowBytes;
+    const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * WM * kSwizzleRowBytes;
     const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
     wgmmaFence();
 #pragma unroll
@@ -157,7 +164,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1)
   // hopper_common.cuh's accumulator layout: rows g and g + 8 of the warp's 16, columns 2t, 2t + 1
   // of every 8.
   const int g = lane / 4, t2 = 2 * (lane % 4);
-  const int row = block.rowBase + consumer * kWgmmaM + warp * 16 + g;
+  const int row = block.rowBase + consumer * WM + warp * 16 + g;
   const bool pairs = N % 2 == 0;
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {

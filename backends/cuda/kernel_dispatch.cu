@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "bulk_copy_host.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/error.hpp"
 #include "cuda_check.hpp"
@@ -35,7 +36,39 @@ dim3 gridFor(const GemmKernel& kernel, const KernelInfo& entry, const GemmOperan
   }
   return dim3(static_cast<unsigned>(blocks));
 }
+
+// Whether the current device is a Hopper GPU (compute capability 9.0), the only one whose
+// instructions the warpgroup kernels' sm_90a code uses.
+bool currentDeviceIsHopper() {
+  int device = 0, major = 0, minor = 0;
+  check(cudaGetDevice(&device), "querying the current device");
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "querying the compute capability");
+  check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "querying the compute capability");
+  return major == 9 && minor == 0;
+}
+
+// A Hopper kernel's launch: the copy engine's tensor maps where they fit (bulkCopiesFit), the
+// kernel's own element copies otherwise.
+void launchWarpgroupKernel(const GemmKernel& kernel, const KernelInfo& entry, const GemmOperands& op, dim3 grid, dim3 block,
+                           cudaStream_t stream) {
+  if (!currentDeviceIsHopper()) {
+    throw UnavailableError("kernel '" + std::string(entry.id) + "' needs a Hopper GPU (compute capability 9.0)");
+  }
+  const bool bulk = bulkCopiesFit(op.n, op.k);
+  BulkTensorMap aMap{}, bMap{};
+  if (bulk) {
+    try {
+      aMap = encodeBulkTensorMap(op.aHalf, op.k, op.m, entry.tile.BM);
+      bMap = encodeBulkTensorMap(op.bHalf, op.n, op.k, entry.tile.BK);
+    } catch (const std::runtime_error& e) {
+      throw UnavailableError(std::string(e.what()));
+    }
+  }
+  (op.bf16 ? kernel.bf16Warpgroup : kernel.fp16Warpgroup)<<<grid, block, kernel.dynamicSharedBytes, stream>>>(
+      aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+}
 }  // namespace
+
 
 bool hasGemmKernel(std::string_view id) { return findGemmKernel(id) != nullptr; }
 
@@ -57,7 +90,9 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
     }
     if (entry.persistent() && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
     const unsigned shared = kernel->dynamicSharedBytes;
-    if (kernel->fp16 != nullptr) {
+    if (kernel->fp16Warpgroup != nullptr) {
+      launchWarpgroupKernel(*kernel, entry, op, grid, block, stream);
+    } else if (kernel->fp16 != nullptr) {
       (op.bf16 ? kernel->bf16 : kernel->fp16)<<<grid, block, shared, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
     } else if (kernel->fp16Skipping != nullptr) {
       (op.bf16 ? kernel->bf16Skipping : kernel->fp16Skipping)<<<grid, block, shared, stream>>>(
@@ -71,7 +106,10 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
 }
 
 void checkKernelImages() {
+  const bool hopper = currentDeviceIsHopper();
   for (const GemmKernel& k : kGemmKernels) {
+    // A Hopper kernel asks for more shared memory than other GPUs have; elsewhere it is not offered.
+    if (k.fp16Warpgroup != nullptr && !hopper) continue;
     const std::string what = "looking up kernel " + std::string(k.id);
     const std::vector<const void*> functions =
         k.usesTensorCores() ? std::vector<const void*>{k.function(false), k.function(true)} : std::vector<const void*>{k.function(false)};

@@ -28,6 +28,7 @@
 #include "k11_pipelined.cuh"
 #include "k12_hoisted.cuh"
 #include "k13_mma.cuh"
+#include "k14_wgmma.cuh"
 #include "s02_a_warp.cuh"
 #include "s03_b_group8.cuh"
 #include "s04_b_warp.cuh"
@@ -41,6 +42,7 @@
 namespace tileskip::cuda {
 
 static_assert(tileskip::kKBlock == kKBlock, "device and host agree on the K-block");
+static_assert(tileskip::kWarpgroupThreads == kWarpgroupThreads, "device and host agree on the warpgroup");
 
 using DenseKernel = void (*)(const float*, const float*, float*, int, int, int);
 using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, const std::uint8_t*,
@@ -49,8 +51,12 @@ using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, c
 using TensorKernel = void (*)(const std::uint16_t*, const std::uint16_t*, float*, int, int, int);
 using TensorSkipKernel = void (*)(const std::uint16_t*, const std::uint16_t*, float*, int, int, int, const std::uint8_t*,
                                   const std::uint8_t*, unsigned*);
+// A Hopper warpgroup kernel: A and B also as the copy engine's tensor maps, and whether to use them
+// (`bulk`: every row 16-byte aligned), hopper_common.cuh.
+using WarpgroupKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::uint16_t*, const std::uint16_t*, float*, int, int,
+                                 int);
 
-// Exactly one of dense, skipping, the tensor pair and the tensor skipping pair is set.
+// Exactly one of dense, skipping, the tensor pair, the tensor skipping pair and the warpgroup pair is set.
 struct GemmKernel {
   std::string_view id;
   DenseKernel dense;
@@ -58,13 +64,15 @@ struct GemmKernel {
   TensorKernel fp16 = nullptr, bf16 = nullptr;  // a dense tensor-core kernel, one instance per input type
   TensorSkipKernel fp16Skipping = nullptr, bf16Skipping = nullptr;  // a skipping one
   unsigned dynamicSharedBytes = 0;  // what its launch asks for (the tensor kernels' stage ring)
+  WarpgroupKernel fp16Warpgroup = nullptr, bf16Warpgroup = nullptr;  // a Hopper kernel
 
-  bool usesTensorCores() const { return fp16 != nullptr || fp16Skipping != nullptr; }
+  bool usesTensorCores() const { return fp16 != nullptr || fp16Skipping != nullptr || fp16Warpgroup != nullptr; }
   // The kernel function of an instance, for the runtime's attribute and occupancy queries.
   const void* function(bool bf16Inputs) const {
     if (dense != nullptr) return reinterpret_cast<const void*>(dense);
     if (skipping != nullptr) return reinterpret_cast<const void*>(skipping);
     if (fp16 != nullptr) return reinterpret_cast<const void*>(bf16Inputs ? bf16 : fp16);
+    if (fp16Warpgroup != nullptr) return reinterpret_cast<const void*>(bf16Inputs ? bf16Warpgroup : fp16Warpgroup);
     return reinterpret_cast<const void*>(bf16Inputs ? bf16Skipping : fp16Skipping);
   }
 };
@@ -84,6 +92,9 @@ inline constexpr KernelInfo kMma = catalogueEntry("mma");
 // The twins declare the stage ring the row describes (KernelInfo::stagedSharedBytes).
 static_assert(mmaSharedBytes<kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.structure.ringStages>() ==
               static_cast<std::size_t>(kMma.stagedSharedBytes()));
+inline constexpr KernelInfo kWgmma = catalogueEntry("wgmma");
+using WgmmaRowLayout = WgmmaLayout<kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.structure.ringStages>;
+static_assert(WgmmaRowLayout::kStageBytes * kWgmma.structure.ringStages == kWgmma.stagedSharedBytes());
 inline constexpr KernelInfo kARow = catalogueEntry("a-row");
 inline constexpr KernelInfo kAWarp = catalogueEntry("a-warp");
 inline constexpr KernelInfo kBGroup8 = catalogueEntry("b-group8");
@@ -119,6 +130,11 @@ inline constexpr GemmKernel kGemmKernels[] = {
    mmaDense<MmaInput::Bf16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN, kMma.structure.ringStages,
             kMma.tile.threads>,
    nullptr, nullptr, static_cast<unsigned>(kMma.stagedSharedBytes())},
+  {"wgmma", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, static_cast<unsigned>(WgmmaRowLayout::kSharedBytes),
+   wgmmaDense<MmaInput::Fp16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.tile.WM, kWgmma.tile.WN,
+              kWgmma.structure.ringStages, kWgmma.tile.threads>,
+   wgmmaDense<MmaInput::Bf16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.tile.WM, kWgmma.tile.WN,
+              kWgmma.structure.ringStages, kWgmma.tile.threads>},
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
   {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,
@@ -156,18 +172,21 @@ inline constexpr GemmKernel kGemmKernels[] = {
 // clang-format on
 
 // Entry i is the catalogue's twin kernel i: same id, and of its kind: a dense or skipping SIMT
-// launcher, or a pair of tensor-core instances, dense or skipping, for a row on the tensor cores.
+// launcher, or a pair of tensor-core instances, dense or skipping (or warpgroup ones, on Hopper),
+// for a row on the tensor cores.
 constexpr bool tableMatchesCatalogue() {
   std::size_t twins = 0;
   while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
   if (std::size(kGemmKernels) != twins) return false;
   for (std::size_t i = 0; i < twins; ++i) {
     const GemmKernel& entry = kGemmKernels[i];
-    const bool tensor = kCatalogue[i].usesTensorCores(), skips = kCatalogue[i].skips();
-    if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != (!tensor && !skips) ||
-        (entry.skipping != nullptr) != (!tensor && skips) || (entry.fp16 != nullptr) != (tensor && !skips) ||
+    const bool hopper = kCatalogue[i].needsHopper();
+    const bool tensor = kCatalogue[i].usesTensorCores() && !hopper, skips = kCatalogue[i].skips();
+    if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != (!tensor && !hopper && !skips) ||
+        (entry.skipping != nullptr) != (!tensor && !hopper && skips) || (entry.fp16 != nullptr) != (tensor && !skips) ||
         (entry.bf16 != nullptr) != (tensor && !skips) || (entry.fp16Skipping != nullptr) != (tensor && skips) ||
-        (entry.bf16Skipping != nullptr) != (tensor && skips) || (entry.dynamicSharedBytes > 0) != tensor) {
+        (entry.bf16Skipping != nullptr) != (tensor && skips) || (entry.fp16Warpgroup != nullptr) != hopper ||
+        (entry.bf16Warpgroup != nullptr) != hopper || (entry.dynamicSharedBytes > 0) != (tensor || hopper)) {
       return false;
     }
   }

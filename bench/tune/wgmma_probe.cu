@@ -388,17 +388,17 @@ void checkK14(cublasHandle_t handle, int m, int n, int k, int repeat) {
                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   };
   cublas();
-  const bool bulk = k % 8 == 0 && n % 8 == 0;
+  const bool bulk = bulkCopiesFit(n, k);
   CUtensorMap aMap{}, bMap{};
   if (bulk) {
     aMap = encodeBulkTensorMap(a, k, m, BM);
     bMap = encodeBulkTensorMap(b, n, k, BK);
   }
-  auto kernel = wgmmaDense<T, BM, BN, BK, kStages>;
+  auto kernel = wgmmaDense<T, BM, BN, BK, 64, 256, kStages, 384>;
   constexpr size_t shared = WgmmaLayout<BM, BN, BK, kStages>::kSharedBytes;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   const int blocks = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
-  auto launch = [&] { kernel<<<blocks, kWgmmaThreads, shared>>>(aMap, bMap, bulk, a, b, c, m, n, k); };
+  auto launch = [&] { kernel<<<blocks, 384, shared>>>(aMap, bMap, bulk, a, b, c, m, n, k); };
   CHECK(cudaMemset(c, 0xFF, sizeof(float) * m * n));
   launch();
   CHECK(cudaGetLastError());

@@ -40,8 +40,11 @@ std::vector<const KernelInfo*> selectKernels(const std::string& list, const Back
   for (const KernelInfo* info : parseKernelList(list)) {
     if (!backend.implements(info->id)) {
       if (!strict) continue;
-      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" +
-                       std::string(info->id) + "'; see `tileskip list`");
+      const std::string why = info->needsHopper() ? " (it is built on Hopper's own instructions: it runs on the cuda backend "
+                                                    "with a GPU of compute capability 9.0)"
+                                                  : "";
+      throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" + std::string(info->id) +
+                       "'" + why + "; see `tileskip list`");
     }
     if (inputs && !backend.takes(*info, *inputs)) {
       if (!strict) continue;

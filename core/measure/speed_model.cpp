@@ -36,6 +36,7 @@ constexpr KernelCoefficients kDefaults[] = {
   // their rows only keep the table whole (S10 borrows the SIMT joint kernels' proportions). K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
   // bf16 against pipelined's 3.28 ms fp32 (bench/results/2026-11-24-h200-k13-check.md).
   {"mma",             0.14,  0.0,   0.0,  0.0,  0.0},
+  {"wgmma",           0.068, 0.0,   0.0,  0.0,  0.0},  // K14: 0.222 ms bf16 at 4096^3 (2026-11-24-h200-k14-wgmma.md)
   {"mma-joint-64x32", 0.14,  0.03,  0.45, 0.55, 0.4},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},

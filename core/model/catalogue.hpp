@@ -20,6 +20,8 @@ inline constexpr int kKBlock = 8;
 // CUDA's warp. A GLSL kernel's "warp" is 32 invocations too, whatever the subgroup size, so the
 // catalogue's WM x WN tile means the same outputs in both twins.
 inline constexpr int kWarpLanes = 32;
+// A warpgroup: the four warps that issue one Hopper warpgroup MMA together (WarpgroupMmaTiles).
+inline constexpr int kWarpgroupThreads = 4 * kWarpLanes;
 
 enum class KernelFamily {
   Dense,     // computes every rank-1 update
@@ -56,6 +58,8 @@ enum class ThreadMapping {
   WarpTile,           // a WM x WN tile per warp, its 32 lanes in a 4 x 8 grid of TM x TN sub-tiles
   MmaTiles,           // a WM x WN tile per warp in the tensor cores' 16 x 8 output tiles, each lane holding
                       // rows l/4 and l/4 + 8, columns 2(l%4) and 2(l%4) + 1 of every one (TM = TN = 0)
+  WarpgroupMmaTiles,  // the first warpgroup (4 warps) owns no outputs (it copies); every other owns a WM x WN
+                      // tile, its warp w the rows 16w .. 16w + 15 of it in MmaTiles' 16 x 8 fragments
 };
 
 // How the main loop over K stages the operands: what the shaders' shared memory and pipelines
@@ -69,6 +73,9 @@ enum class MainLoop {
   KBlockList,      // two Vectorized stages fed from a gathered list of the K-blocks a tile needs
   StageRing,       // ringStages stages of 16-bit tiles, rows padded by 8 elements, in a ring: K-tile
                    // t + ringStages - 1 is on its way while t is multiplied (no transposed A)
+  BulkCopyRing,    // ringStages stages of 16-bit tiles in 128-byte swizzled rows (BK = 64 values), filled by
+                   // the copy engine for a producer warpgroup and read by the consumers' warpgroup MMAs, a
+                   // full and an empty mbarrier per stage between them: Hopper only, so CUDA only
 };
 
 // How block tiles are given to blocks.
@@ -96,14 +103,14 @@ struct KernelStructure {
   // The input precisions it takes (the problem's --dtype): fp32 for the SIMT kernels, the 16-bit
   // types for the tensor-core ones. Accumulation is fp32 everywhere.
   DTypeSet inputs = kFp32Inputs;
-  // StageRing only: the shared-memory stages of its ring.
+  // StageRing and BulkCopyRing only: the shared-memory stages of its ring.
   int ringStages = 0;
 };
 
 struct KernelInfo {
   std::string_view id;       // the dispatch key, e.g. "joint-8x32"
   std::string_view number;   // its place in the progression, e.g. "S7"
-  std::string_view stem;     // file stem of both twins, e.g. "s07_joint_8x32" (.cuh / .comp)
+  std::string_view stem;     // file stem of its twins, e.g. "s07_joint_8x32" (.cuh, and .comp where hasGlslTwin())
   KernelFamily family;
   TileShape tile;
   int aRowGranularity;       // rows per A-pattern tile (8, 32, 64), 0 when A is not inspected
@@ -121,7 +128,13 @@ struct KernelInfo {
   constexpr bool divergent() const { return structure.skip == SkipScope::Thread; }
   constexpr bool persistent() const { return structure.scheduling == Scheduling::Persistent; }
   constexpr bool hasWarpTile() const { return structure.mapping == ThreadMapping::WarpTile; }
-  constexpr bool usesTensorCores() const { return structure.mapping == ThreadMapping::MmaTiles; }
+  constexpr bool usesTensorCores() const {
+    return structure.mapping == ThreadMapping::MmaTiles || structure.mapping == ThreadMapping::WarpgroupMmaTiles;
+  }
+  // Built on Hopper's warpgroup MMAs and copy engine (compute capability 9.0): Vulkan has neither,
+  // so such a row has a CUDA kernel and no GLSL twin.
+  constexpr bool needsHopper() const { return structure.loop == MainLoop::BulkCopyRing; }
+  constexpr bool hasGlslTwin() const { return !isBaseline() && !needsHopper(); }
   // Whether it takes inputs of `type`: its structure's, and for the baselines what the vendor
   // library offers (cuBLAS every type, the others fp32).
   constexpr bool takes(DType type) const {
@@ -142,16 +155,19 @@ struct KernelInfo {
       case MainLoop::DoubleBuffered:
       case MainLoop::Hoisted:
       case MainLoop::KBlockList: return 2;
-      case MainLoop::StageRing: return structure.ringStages;
+      case MainLoop::StageRing:
+      case MainLoop::BulkCopyRing: return structure.ringStages;
     }
     return 0;
   }
   constexpr bool transposesA() const {
-    return stages() > 0 && structure.loop != MainLoop::Staged && structure.loop != MainLoop::StageRing;
+    return stages() > 0 && structure.loop != MainLoop::Staged && structure.loop != MainLoop::StageRing &&
+           structure.loop != MainLoop::BulkCopyRing;
   }
   constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
   constexpr int stageBytes() const {
     if (structure.loop == MainLoop::StageRing) return 2 * (tile.BM * (tile.BK + 8) + tile.BK * (tile.BN + 8));
+    if (structure.loop == MainLoop::BulkCopyRing) return 2 * (tile.BM * tile.BK + tile.BK * tile.BN);  // swizzled, unpadded
     return 4 * stageFloats();
   }
   constexpr int stagedSharedBytes() const { return stages() * stageBytes(); }
@@ -164,7 +180,8 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if (k.isBaseline() != (s.mapping == ThreadMapping::None)) return "a baseline, and only a baseline, has no thread mapping";
   if (k.isBaseline()) return nullptr;
   if (k.skips() != (s.skip != SkipScope::None)) return "a skipping family needs a skip scope, a dense one none";
-  if ((s.mapping == ThreadMapping::WarpTile || s.mapping == ThreadMapping::MmaTiles) != (k.tile.WM > 0 && k.tile.WN > 0)) {
+  if ((s.mapping == ThreadMapping::WarpTile || s.mapping == ThreadMapping::MmaTiles ||
+       s.mapping == ThreadMapping::WarpgroupMmaTiles) != (k.tile.WM > 0 && k.tile.WN > 0)) {
     return "a warp tile mapping needs WM, WN";
   }
   if (s.skip == SkipScope::Thread && s.mapping != ThreadMapping::ThreadTile) return "a per-thread skip needs thread tiles";
@@ -185,9 +202,22 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if (k.usesTensorCores() != (s.inputs == kHalfInputs)) {
     return "the tensor-core mapping, and only it, takes the 16-bit inputs (fp16, bf16); the others take fp32";
   }
-  if (k.usesTensorCores() != (s.loop == MainLoop::StageRing)) return "the tensor-core kernels, and only they, fill a stage ring";
-  if ((s.loop == MainLoop::StageRing) != (s.ringStages >= 2)) return "a stage ring, and only one, has two stages or more";
-  if (k.usesTensorCores() && (k.tile.WM % 16 != 0 || k.tile.WN % 16 != 0 || k.tile.BK % 16 != 0 || k.tile.TM != 0 ||
+  if ((s.mapping == ThreadMapping::MmaTiles) != (s.loop == MainLoop::StageRing)) {
+    return "the warp-level tensor-core kernels, and only they, fill a stage ring";
+  }
+  if ((s.mapping == ThreadMapping::WarpgroupMmaTiles) != (s.loop == MainLoop::BulkCopyRing)) {
+    return "the warpgroup tensor-core kernels, and only they, are fed by the copy engine's ring";
+  }
+  if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::BulkCopyRing) != (s.ringStages >= 2)) {
+    return "a ring, and only one, has two stages or more";
+  }
+  if (s.loop == MainLoop::BulkCopyRing &&
+      (k.tile.BK != 64 || k.tile.WM != 64 || k.tile.WN != 256 || k.tile.BM % k.tile.WM != 0 || k.tile.BN % k.tile.WN != 0 ||
+       k.tile.threads != kWarpgroupThreads * (1 + (k.tile.BM / k.tile.WM) * (k.tile.BN / k.tile.WN)) || k.skips())) {
+    return "a copy-engine ring is K-tiles of one swizzled row (BK 64), consumer warpgroups of one m64n256k16 MMA each "
+           "(WM x WN 64 x 256) tiling the block, a producer warpgroup beside them, and (so far) no skipping";
+  }
+  if (s.mapping == ThreadMapping::MmaTiles && (k.tile.WM % 16 != 0 || k.tile.WN % 16 != 0 || k.tile.BK % 16 != 0 || k.tile.TM != 0 ||
                               k.tile.TN != 0)) {
     return "a tensor-core warp tile is whole 16 x 16 pieces (B's fragments come two 8-column tiles at a time), BK whole "
            "16-deep steps, and no TM x TN";
@@ -234,6 +264,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"mma",          "K13", "k13_mma",         KernelFamily::Dense,    {128, 128, 16, 64, 32, 0, 0, 256},  0,  0,
    {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs, 3},
    "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out), fed from a ring of three shared-memory stages"},
+  {"wgmma",        "K14", "k14_wgmma",       KernelFamily::Dense,    {128, 256, 64, 64, 256, 0, 0, 384}, 0,  0,
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs, 4},
+   "Hopper (CUDA only): warps specialize; one warpgroup has the copy engine fill a ring of swizzled stages, two multiply 64x256 tiles with warpgroup MMAs that read A and B from shared memory themselves"},
   {"a-row",        "S1",  "s01_a_row",       KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},

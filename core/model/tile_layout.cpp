@@ -114,6 +114,23 @@ std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
       }
       return rects;
     }
+    case ThreadMapping::WarpgroupMmaTiles: {
+      // The producer warpgroup owns nothing; consumer warpgroup c = t / 128 - 1 owns the WM x WN
+      // tile c of the block's grid of them, its warp w the rows 16w .. 16w + 15 in MmaTiles'
+      // fragments: the accumulator layout of the PTX ISA's wgmma.m64nNk16 and of K14.
+      const int warpgroup = thread / kWarpgroupThreads - 1;
+      if (warpgroup < 0) return {};
+      const int warp = (thread % kWarpgroupThreads) / kWarpLanes, lane = thread % kWarpLanes;
+      const int groupRow = (warpgroup / (t.BN / t.WN)) * t.WM, groupCol = (warpgroup % (t.BN / t.WN)) * t.WN;
+      const int g = lane / 4, pair = 2 * (lane % 4);
+      std::vector<OutputRect> rects;
+      for (int j = 0; j < t.WN / kMmaTileCols; ++j) {
+        for (int half = 0; half < 2; ++half) {
+          rects.push_back({groupRow + warp * kMmaTileRows + g + half * 8, groupCol + j * kMmaTileCols + pair, 1, 2});
+        }
+      }
+      return rects;
+    }
   }
   return {};
 }
@@ -145,7 +162,8 @@ std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
   auto problem = [&](const std::string& why) -> std::optional<std::string> {
     return "tile " + shapeText(t) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
   };
-  const bool threadTile = kernel.structure.mapping != ThreadMapping::MmaTiles;
+  const bool threadTile =
+      kernel.structure.mapping != ThreadMapping::MmaTiles && kernel.structure.mapping != ThreadMapping::WarpgroupMmaTiles;
   if (t.BM < 1 || t.BN < 1 || t.BK < 1 || (threadTile && (t.TM < 1 || t.TN < 1)) || t.threads < 1) {
     return problem("every size must be positive");
   }
@@ -185,6 +203,15 @@ std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
       if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
       if (t.WM % 16 != 0 || t.WN % 16 != 0 || t.BK % 16 != 0 || t.TM != 0 || t.TN != 0) {
         return problem("needs WM, WN and BK in whole 16s and TM = TN = 0 (the MMA's tiles are the thread mapping)");
+      }
+      break;
+    case ThreadMapping::WarpgroupMmaTiles:
+      if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
+      if (t.threads != kWarpgroupThreads * (1 + (t.BM / t.WM) * (t.BN / t.WN))) {
+        return problem("needs threads = 128·(1 + (BM/WM)·(BN/WN)): a producer warpgroup and one per warpgroup tile");
+      }
+      if (t.WM != 4 * kMmaTileRows || t.TM != 0 || t.TN != 0) {
+        return problem("needs WM = 64 (four warps of 16 rows) and TM = TN = 0 (the MMA's tiles are the thread mapping)");
       }
       break;
   }

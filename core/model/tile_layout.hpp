@@ -52,6 +52,8 @@ struct OutputRect {
 //                      lane l = t % 32 at (l / 8, l % 8) in each of its sub-tiles (warpLayout()).
 //   MmaTiles:          warps as WarpTile; lane l holds rows l/4 and l/4 + 8, columns 2(l%4) and
 //                      2(l%4) + 1 of each 16 x 8 MMA tile of its warp tile.
+//   WarpgroupMmaTiles: warpgroup 0 (threads 0-127) none; warpgroup c + 1 the c-th WM x WN tile of
+//                      the block's grid of them, its warp w rows 16w .. as MmaTiles' fragments.
 std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread);
 
 // The thread that owns each output of a block tile by threadOutputs(), BM x BN row-major; -1

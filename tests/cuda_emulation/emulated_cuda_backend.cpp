@@ -79,18 +79,9 @@ class EmulatedProblem final : public DeviceProblem {
       for (float x : a_) aHalf.push_back(halfBits(inputs_, x));
       for (float x : b_) bHalf.push_back(halfBits(inputs_, x));
     }
-    emulate(blocks, kernel.tile.threads, [&] {
-      if (entry->dense != nullptr) {
-        entry->dense(a_.data(), b_.data(), c_.data(), m_, n_, k_);
-      } else if (entry->fp16 != nullptr) {
-        (inputs_ == DType::Bf16 ? entry->bf16 : entry->fp16)(aHalf.data(), bHalf.data(), c_.data(), m_, n_, k_);
-      } else if (entry->fp16Skipping != nullptr) {
-        (inputs_ == DType::Bf16 ? entry->bf16Skipping : entry->fp16Skipping)(aHalf.data(), bHalf.data(), c_.data(), m_, n_,
-                                                                               k_, aPattern, bPattern, tileQueue_);
-      } else {
-        entry->skipping(a_.data(), b_.data(), c_.data(), m_, n_, k_, aPattern, bPattern, tileQueue_);
-      }
-    });
+    EmulatedOperands op{a_.data(), b_.data(), c_.data(), m_, n_, k_, aHalf.data(), bHalf.data(), inputs_ == DType::Bf16,
+                        aPattern, bPattern, tileQueue_};
+    emulate(blocks, kernel.tile.threads, [&] { callEmulatedKernel(*entry, kernel, op); });
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
     return 1.0;
   }
@@ -139,5 +130,24 @@ class EmulatedCudaBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> makeEmulatedCudaBackend() { return std::make_unique<EmulatedCudaBackend>(); }
+
+void callEmulatedKernel(const cuda::GemmKernel& entry, const KernelInfo& kernel, const EmulatedOperands& op) {
+  if (entry.dense != nullptr) {
+    entry.dense(op.a, op.b, op.c, op.m, op.n, op.k);
+  } else if (entry.fp16Warpgroup != nullptr) {
+    // The copy engine where kernel_dispatch.cu would use it; the emulator's maps are plain.
+    const cuda::BulkTensorMap aMap{op.aHalf, op.k, op.m, cuda::kSwizzleRowElements, kernel.tile.BM};
+    const cuda::BulkTensorMap bMap{op.bHalf, op.n, op.k, cuda::kSwizzleRowElements, kernel.tile.BK};
+    (op.bf16 ? entry.bf16Warpgroup : entry.fp16Warpgroup)(aMap, bMap, cuda::bulkCopiesFit(op.n, op.k), op.aHalf, op.bHalf, op.c,
+                                                          op.m, op.n, op.k);
+  } else if (entry.fp16 != nullptr) {
+    (op.bf16 ? entry.bf16 : entry.fp16)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+  } else if (entry.fp16Skipping != nullptr) {
+    (op.bf16 ? entry.bf16Skipping : entry.fp16Skipping)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
+                                                        op.tileQueue);
+  } else {
+    entry.skipping(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern, op.tileQueue);
+  }
+}
 
 }  // namespace tileskip::testing

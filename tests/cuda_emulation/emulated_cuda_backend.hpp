@@ -4,12 +4,35 @@
 // sanitize preset) sees any read or write past the end of A, B, C or a pattern.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "core/model/backend.hpp"
 
+namespace tileskip::cuda {
+struct GemmKernel;
+}
+
 namespace tileskip::testing {
 
 std::unique_ptr<Backend> makeEmulatedCudaBackend();
+
+// One problem's operands in every form a kernel of backends/cuda/kernel_table.cuh takes them.
+struct EmulatedOperands {
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  int m = 0, n = 0, k = 0;
+  const std::uint16_t* aHalf = nullptr;  // the tensor-core kernels' 16-bit words of A and B
+  const std::uint16_t* bHalf = nullptr;
+  bool bf16 = false;
+  const std::uint8_t* aPattern = nullptr;
+  const std::uint8_t* bPattern = nullptr;
+  unsigned* tileQueue = nullptr;
+};
+
+// Calls `entry`'s kernel (of `kernel`'s row) with the operands its kind takes, as
+// kernel_dispatch.cu launches it, from inside an emulated thread (cuda_emulation.hpp's launch).
+void callEmulatedKernel(const cuda::GemmKernel& entry, const KernelInfo& kernel, const EmulatedOperands& op);
 
 }  // namespace tileskip::testing
