@@ -5,8 +5,8 @@
 # with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
 # operands (bench/triton_bsr.py), plus the whole verify suite of both backends. Logs land in $OUT as one archive
 # (tensor-cores.tgz: the device tool brings back 8 files at most); a line per step on stdout.
-#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10] [stalls]   (default: all but stalls,
-#   which needs the operands s10 writes)
+#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10] [stalls] [k14]   (default: all but stalls,
+#   which needs the operands s10 writes, and k14, which needs a Hopper GPU)
 set -u
 cd "$(dirname "$0")/.."
 source bench/gpu_setup.sh
@@ -75,6 +75,22 @@ s10_steps() {
       --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats \
       "$T" bench --backend cuda --dtype bf16 --kernel "${k%%:*}" --no-baseline --a $ops/a-0.5.npy --b $ops/b-0.5.npy --warmup 1 --repeat 1
   done
+}
+# K14 (wgmma, Hopper only): the verify suite with K13 beside it, compute-sanitizer, timings beside
+# K13 and cuBLAS from 2048 to 8192, and the backend contract (which rows each backend offers).
+k14_steps() {
+  TAIL=30 step verify-cuda-k14 "$T" verify --backend cuda --kernel wgmma,mma --format table
+  for tool in memcheck racecheck synccheck; do
+    TAIL=3 step "sanitize-k14-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --kernel wgmma --quick
+  done
+  for n in 2048 4096 8192; do
+    for d in bf16 fp16; do
+      TAIL=4 step "bench-k14-$d-$n" "$T" bench --backend cuda --dtype $d --kernel wgmma,mma,cublas --size $n --repeat 20 \
+        --format json --out "$OUT/bench-k14-$d-$n.json"
+    done
+  done
+  TAIL=12 step tests-k14 env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=cuda,vulkan "$BIN/tileskip_tests" --gtest_brief=1 \
+    --gtest_filter='Compiled/BackendContract.*:VulkanDevice.AHopper*:CrossBackend.*'
 }
 # Where S10's and K13's warps wait, per SASS instruction (bench/tune/ncu_stall_sources.py reads
 # the CSVs), on the 0.5/0.5 operands that s10_steps wrote.

@@ -158,7 +158,8 @@ TEST(CrossBackend, CudaAndVulkanTwinsGiveTheSameC) {
   std::unique_ptr<DeviceProblem> onVulkan = vulkan.backend->upload(a, b);
   int compared = 0;
   for (const KernelInfo& k : twinKernels()) {
-    if (!cuda.backend->implements(k.id) || !vulkan.backend->implements(k.id)) continue;
+    // An fp32 problem: the tensor-core kernels take 16-bit inputs (checked by Inputs.* and verify).
+    if (!k.takes(DType::Fp32) || !cuda.backend->implements(k.id) || !vulkan.backend->implements(k.id)) continue;
     onCuda->poisonC();
     onVulkan->poisonC();
     onCuda->run(k);

@@ -28,6 +28,7 @@ TEST(CrossBackend, EveryKernelIdGivesTheSameCOnEveryBackend) {
 
   int compared = 0;
   for (const KernelInfo& kernel : twinKernels()) {
+    if (!kernel.takes(DType::Fp32)) continue;  // an fp32 problem (the tensor-core kernels: Inputs.*, verify)
     std::vector<std::pair<std::string, Matrix>> results;
     for (std::size_t i = 0; i < backends.size(); ++i) {
       if (!backends[i]->implements(kernel.id)) continue;
