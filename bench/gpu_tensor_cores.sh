@@ -5,8 +5,8 @@
 # with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
 # operands (bench/triton_bsr.py), plus the whole verify suite of both backends. Logs land in $OUT as one archive
 # (tensor-cores.tgz: the device tool brings back 8 files at most); a line per step on stdout.
-#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10] [stalls] [k14]   (default: all but stalls,
-#   which needs the operands s10 writes, and k14, which needs a Hopper GPU)
+#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10] [stalls] [k14] [s11]   (default: all but
+#   stalls, which needs the operands s10 writes, and k14 and s11, which need a Hopper GPU)
 set -u
 cd "$(dirname "$0")/.."
 source bench/gpu_setup.sh
@@ -91,6 +91,23 @@ k14_steps() {
   done
   TAIL=12 step tests-k14 env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=cuda,vulkan "$BIN/tileskip_tests" --gtest_brief=1 \
     --gtest_filter='Compiled/BackendContract.*:VulkanDevice.AHopper*:CrossBackend.*'
+}
+# S11 (wgmma-joint-64x64, Hopper only) on s10_steps' kind of operands, beside K14, S10 and cuBLAS bf16,
+# with Triton BSR on the same files; its verify suite and compute-sanitizer first.
+s11_steps() {
+  local ops=/tmp/s10-operands n=${S10_SIZE:-4096}
+  mkdir -p $ops
+  TAIL=12 step verify-cuda-s11 "$T" verify --backend cuda --kernel wgmma-joint-64x64 --format table
+  for tool in memcheck racecheck synccheck; do
+    TAIL=3 step "sanitize-s11-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --kernel wgmma-joint-64x64 --quick
+  done
+  for d in 0.5 0.25; do
+    "$T" gen --generator blocks --granularity 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
+    "$T" gen --generator blocks --granularity 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
+    TAIL=7 step "bench-s11-cuda-bf16-$d" "$T" bench --backend cuda --dtype bf16 --kernel wgmma-joint-64x64,wgmma,mma-joint-64x32,cublas \
+      --a $ops/a-$d.npy --b $ops/b-$d.npy --repeat 20 --format json --out "$OUT/bench-s11-cuda-bf16-$d.json"
+    TAIL=30 step "triton-bsr-bf16-s11-$d" python3 bench/triton_bsr.py $ops/a-$d.npy $ops/b-$d.npy --dtype bf16 --block 64
+  done
 }
 # Where S10's and K13's warps wait, per SASS instruction (bench/tune/ncu_stall_sources.py reads
 # the CSVs), on the 0.5/0.5 operands that s10_steps wrote.

@@ -85,9 +85,16 @@ TEST(KernelSource, EverySkippingKernelShowsWhereItsSkipIsDecided) {
   for (const KernelInfo& kernel : kCatalogue) {
     if (kernel.stem.empty() || !kernel.skips()) continue;
     for (SourceLanguage language : {SourceLanguage::Cuda, SourceLanguage::Glsl}) {
+      if (language == SourceLanguage::Glsl && !kernel.hasGlslTwin()) continue;
       std::vector<MarkedSource> sources = skipSources(kernel, language, roots);
       ASSERT_TRUE(sources.front().file.found()) << sources.front().file.note;
       EXPECT_FALSE(sources.front().marks.empty()) << sources.front().file.relativePath << " marks no line";
+      if (kernel.needsHopper()) {
+        // Gathered and decided in the kernel's own file: the list and each consumer warpgroup's bit.
+        EXPECT_EQ(sources.size(), 1u) << kernel.id;
+        EXPECT_GE(sources.front().marks.size(), 3u) << kernel.id << ": the joint bytes, the compaction, the warpgroup's bit";
+        continue;
+      }
       if (kernel.structure.skip != SkipScope::Warp) {
         EXPECT_EQ(sources.size(), 1u) << kernel.id << ": a per-thread skip is decided in the kernel's own file";
         continue;

@@ -20,8 +20,11 @@
 
 #include "backends/cuda/k13_mma.cuh"
 #include "backends/cuda/k14_wgmma.cuh"
+#include "backends/cuda/s11_wgmma_joint_64x64.cuh"
 #include "backends/cuda/mma_common.cuh"
 #include "core/model/dtype.hpp"
+#include "core/model/matrix.hpp"
+#include "core/model/pattern.hpp"
 
 using namespace tileskip;
 using namespace tileskip::cuda;
@@ -204,7 +207,27 @@ void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::
   });
 }
 
-enum class Kernel { Mma, WgmmaBulk, WgmmaByElements };
+// S11 with a list of 32 K-tiles instead of the catalogue's 1024, so a K of a few thousand takes
+// several passes through the gather and the ring (the catalogue's list needs K > 65 536 for two).
+void runWgmmaJointShortList(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
+                            std::vector<float>& c, int m, int n, int k) {
+  constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 256, kStages = 4, kThreads = 384, kRows = 64, kCols = 64;
+  constexpr int kListKBlocks = 256;
+  Matrix aValues(m, k), bValues(k, n);
+  for (std::size_t i = 0; i < a.size(); ++i) aValues.data()[i] = fromHalfBits(dtype, a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) bValues.data()[i] = fromHalfBits(dtype, b[i]);
+  const Pattern aPattern = buildAPattern(aValues, kRows), bPattern = buildBPattern(bValues, kCols);
+  const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, BM}, bMap{b.data(), n, k, kSwizzleRowElements, BK};
+  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
+  emu::launch(blocks, kThreads, [&] {
+    auto kernel = dtype == DType::Bf16
+                      ? wgmmaJoint64x64<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads, kRows, kCols, kListKBlocks>
+                      : wgmmaJoint64x64<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads, kRows, kCols, kListKBlocks>;
+    kernel(aMap, bMap, bulkCopiesFit(n, k), a.data(), b.data(), c.data(), m, n, k, aPattern.bits.data(), bPattern.bits.data());
+  });
+}
+
+enum class Kernel { Mma, WgmmaBulk, WgmmaByElements, WgmmaJointShortList };
 
 // A and B drawn by `draw` and rounded to the dtype; K13's (or K14's) C against the fp64 product of the
 // rounded values within fp32 accumulation error, (k + 1) half-ulps of the sum of |products|:
@@ -225,6 +248,8 @@ void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw, Kernel ker
   std::vector<float> C(static_cast<std::size_t>(m) * n, std::nanf(""));
   if (kernel == Kernel::Mma) {
     runMmaDense(dtype, aBits, bBits, C, m, n, k);
+  } else if (kernel == Kernel::WgmmaJointShortList) {
+    runWgmmaJointShortList(dtype, aBits, bBits, C, m, n, k);
   } else {
     runWgmmaDense(dtype, aBits, bBits, C, m, n, k, kernel == Kernel::WgmmaByElements);
   }
@@ -355,4 +380,29 @@ TEST(WgmmaDenseEmulation, AnMbarrierThatNeverCompletesIsReported) {
     barrierWait(bar, 0);
   };
   EXPECT_NO_THROW(emu::launch(1, 64, completes));
+}
+
+// S11's passes: 64 x 64 blocks of A and B zero at random, K long enough for several 32-entry lists,
+// through the copy engine and (K not a multiple of 8) the element copies.
+TEST(WgmmaJointEmulation, ManyPassesOverShortListsSkipOnlyZeros) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::bernoulli_distribution keep(0.5);
+  for (const int k : {4480, 4485}) {
+    const int m = 130, n = 260;
+    std::vector<bool> aBlocks(static_cast<std::size_t>((m + 63) / 64) * ((k + 63) / 64));
+    std::vector<bool> bBlocks(static_cast<std::size_t>((k + 63) / 64) * ((n + 63) / 64));
+    for (auto&& bit : aBlocks) bit = keep(rng);
+    for (auto&& bit : bBlocks) bit = keep(rng);
+    checkMmaDense(
+        DType::Bf16, {m, n, k, "64 x 64 block zeros, several passes"},
+        [&](std::size_t i, bool isA) {
+          const int row = static_cast<int>(i / static_cast<std::size_t>(isA ? k : n));
+          const int col = static_cast<int>(i % static_cast<std::size_t>(isA ? k : n));
+          const bool kept = isA ? aBlocks[static_cast<std::size_t>(row / 64) * ((k + 63) / 64) + col / 64]
+                                : bBlocks[static_cast<std::size_t>(row / 64) * ((n + 63) / 64) + col / 64];
+          return kept ? uniform(rng) : 0.0f;
+        },
+        Kernel::WgmmaJointShortList);
+  }
 }

@@ -98,6 +98,11 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"backends/cuda/s10_mma_joint_64x32.cuh", "unsigned joint"},
     {"backends/cuda/s10_mma_joint_64x32.cuh", "recordKeptSteps<"},
     {"backends/cuda/s10_mma_joint_64x32.cuh", "kept >>"},
+    // The Hopper joint kernel gathers and decides in its own file: the joint bytes of each K-tile,
+    // their compaction into the list, and each consumer warpgroup's bit.
+    {"backends/cuda/s11_wgmma_joint_64x64.cuh", "joint |= patternByte("},
+    {"backends/cuda/s11_wgmma_joint_64x64.cuh", "__ballot_sync"},
+    {"backends/cuda/s11_wgmma_joint_64x64.cuh", "list.consumers[i] >> consumer"},
     {"shaders/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
     {"shaders/s10_mma_joint_64x32.comp", "gatherKBlocks("},
     {"shaders/s10_mma_joint_64x32.comp", "warpKeptSteps("},

@@ -31,7 +31,8 @@
 
 namespace tileskip::cuda {
 
-inline constexpr int kWarpgroupThreads = 128;
+inline constexpr int kWarpThreads = 32;
+inline constexpr int kWarpgroupThreads = 4 * kWarpThreads;
 
 // Whether the copy engine can move A (M x K) and B (K x N): each row must start 16-byte aligned
 // (cudaMalloc'd bases are), so K and N multiples of 8 16-bit values; the kernel's element copies
@@ -74,113 +75,155 @@ __device__ void copyWgmmaKTileByElements(const std::uint16_t* __restrict__ A, co
   }
 }
 
+// The ring both warpgroup kernels run (K14 over every K-tile, S11 over its gathered list): entry i
+// of the walk goes to stage i % kStages, its n-th use of that stage being parity n % 2 of the
+// stage's full and empty mbarriers. The block's shared memory starts with it.
+template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
+struct WgmmaRing {
+  using Layout = WgmmaLayout<BM, BN, BK, kStages>;
+  static_assert(WM == kWgmmaM && WN == kWgmmaN && BN == WN && BM % WM == 0, "consumer warpgroups of one m64n256 MMA, down the tile");
+  static constexpr int kConsumers = BM / WM;
+  static_assert(kThreads == kWarpgroupThreads * (1 + kConsumers), "a producer warpgroup and one per consumer tile");
+  static_assert(BK % kWgmmaK == 0, "whole MMA steps per K-tile");
+
+  const BulkTensorMap* aMap;
+  const BulkTensorMap* bMap;
+  bool bulk;  // the copy engine (bulkCopiesFit), else the producer's element copies
+  const std::uint16_t* A;
+  const std::uint16_t* B;
+  int M, N, K;
+  BlockTile<BM, BN> block;
+  unsigned char* stages;
+  std::uint64_t* full;
+  std::uint64_t* empty;
+
+  // `raw`: the block's dynamic shared memory; the ring starts at its first 1024-byte boundary.
+  __device__ WgmmaRing(unsigned char* raw, const BulkTensorMap* aMap_, const BulkTensorMap* bMap_, bool bulk_,
+                       const std::uint16_t* A_, const std::uint16_t* B_, int M_, int N_, int K_, const BlockTile<BM, BN>& block_)
+      : aMap(aMap_), bMap(bMap_), bulk(bulk_), A(A_), B(B_), M(M_), N(N_), K(K_), block(block_) {
+    const std::uint32_t misaligned = sharedAddress(raw) % kSwizzleAtomBytes;
+    stages = raw + (misaligned == 0 ? 0 : kSwizzleAtomBytes - misaligned);
+    full = reinterpret_cast<std::uint64_t*>(stages + kStages * Layout::kStageBytes);
+    empty = full + kStages;
+  }
+  // Shared memory past the ring and its mbarriers (S11's list).
+  __device__ unsigned char* end() const { return reinterpret_cast<unsigned char*>(empty + kStages); }
+
+  // By thread 0, before a block-wide barrier.
+  __device__ void initBarriers() const {
+    for (int s = 0; s < kStages; ++s) {
+      barrierInit(&full[s], bulk ? 1 : kWarpgroupThreads);
+      barrierInit(&empty[s], kConsumers * (kWarpgroupThreads / kWarpThreads));  // lane 0 of every consumer warp
+    }
+    barrierInitFence();
+  }
+  // Whether producer thread `tid` copies (the copy engine needs one thread, element copies all).
+  __device__ bool copies(int tid) const { return bulk ? tid == 0 : tid < kWarpgroupThreads; }
+
+  // Entry `entry` of the walk is K-tile `kTile`: once the consumers have released the stage's
+  // previous use (the n-th fill, n >= 1, waits for parity (n - 1) % 2 of its empty mbarrier).
+  __device__ void produce(int entry, int kTile, int tid) const {
+    const int s = entry % kStages;
+    if (entry >= kStages) barrierWait(&empty[s], (entry / kStages + 1) & 1);
+    unsigned char* stage = stages + s * Layout::kStageBytes;
+    if (bulk) {
+      barrierArriveExpectingBytes(&full[s], Layout::kStageBytes);
+      copyBox(stage, aMap, kTile * BK, block.rowBase, &full[s]);
+#pragma unroll
+      for (int box = 0; box < BN / kSwizzleRowElements; ++box) {
+        copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, bMap, block.colBase + box * kSwizzleRowElements, kTile * BK,
+                &full[s]);
+      }
+    } else {
+      copyWgmmaKTileByElements<BM, BN, BK, kStages>(A, B, M, N, K, block.rowBase, block.colBase, kTile, stage, tid);
+      fenceSharedForAsync();
+      barrierArrive(&full[s]);
+    }
+  }
+
+  // Consumer warpgroup `consumer` takes entry `entry`: waits for it to land, issues its MMAs where
+  // `multiply` (the same for the whole warpgroup), and releases the previous entry's stage once
+  // that entry's MMAs have retired.
+  __device__ void consume(int entry, bool multiply, float (&acc)[kWgmmaAccumulators], int consumer, int lane) const {
+    const int s = entry % kStages;
+    barrierWait(&full[s], (entry / kStages) & 1);
+    if (multiply) {
+      const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * WM * kSwizzleRowBytes;
+      const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
+      wgmmaFence();
+#pragma unroll
+      for (int step = 0; step < BK / kWgmmaK; ++step) {
+        // A: a 16-deep step is 32 bytes along the swizzled rows. B: it is 16 K-rows (two atoms) down.
+        const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kWgmmaK * 2, 16, kSwizzleAtomBytes);
+        const std::uint64_t bDescriptor =
+            swizzledDescriptor(bStage + step * kWgmmaK * kSwizzleRowBytes, Layout::kBBoxBytes, kSwizzleAtomBytes);
+        wgmmaM64N256K16<kInputs>(acc, aDescriptor, bDescriptor);
+      }
+    }
+    wgmmaCommit();
+    wgmmaWait<1>();  // entry - 1's MMAs have retired: its stage may be refilled
+    if (entry > 0 && lane == 0) barrierArrive(&empty[(entry - 1) % kStages]);
+  }
+
+  // The consumer's tile into C, in hopper_common.cuh's accumulator layout: rows g and g + 8 of the
+  // warp's 16, columns 2t, 2t + 1 of every 8. Its MMAs must have retired (wgmmaWait<0>).
+  __device__ void store(const float (&acc)[kWgmmaAccumulators], float* __restrict__ C, int consumer, int warp, int lane) const {
+    const int g = lane / 4, t2 = 2 * (lane % 4);
+    const int row = block.rowBase + consumer * WM + warp * 16 + g;
+    const bool pairs = N % 2 == 0;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = block.colBase + j * 8 + t2;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = row + 8 * half;
+        const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
+        if (pairs && r < M && col + 1 < N) {
+          *reinterpret_cast<float2*>(C + static_cast<std::size_t>(r) * N + col) = float2{x, y};
+        } else {
+          storeScalar(C, M, N, r, col, x);
+          storeScalar(C, M, N, r, col + 1, y);
+        }
+      }
+    }
+  }
+};
+
+// Consecutive blocks walk this many tile rows of a column band before moving right (L2 reuse).
+inline constexpr int kWgmmaGroupRows = 8;
+
+// The registers each warpgroup keeps once roles split: the producer little, the consumers their
+// kWgmmaAccumulators and the addresses around them.
+inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmmaDense(const __grid_constant__ BulkTensorMap aMap, const __grid_constant__ BulkTensorMap bMap, bool bulk,
                const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M, int N,
                int K) {
-  using Layout = WgmmaLayout<BM, BN, BK, kStages>;
-  static_assert(WM == kWgmmaM && WN == kWgmmaN && BN == WN && BM % WM == 0, "consumer warpgroups of one m64n256 MMA, down the tile");
-  constexpr int kConsumers = BM / WM;
-  static_assert(kThreads == kWarpgroupThreads * (1 + kConsumers), "a producer warpgroup and one per consumer tile");
-  static_assert(BK % kWgmmaK == 0, "whole MMA steps per K-tile");
-  constexpr int kGroupRows = 8;
-
-  unsigned char* raw = dynamicSharedMemory(Layout::kSharedBytes);
-  const std::uint32_t misaligned = sharedAddress(raw) % kSwizzleAtomBytes;
-  unsigned char* stages = raw + (misaligned == 0 ? 0 : kSwizzleAtomBytes - misaligned);
-  auto* full = reinterpret_cast<std::uint64_t*>(stages + kStages * Layout::kStageBytes);
-  std::uint64_t* empty = full + kStages;
-
-  const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kGroupRows>(M, N);
+  using Ring = WgmmaRing<kInputs, BM, BN, BK, WM, WN, kStages, kThreads>;
+  const Ring ring(dynamicSharedMemory(Ring::Layout::kSharedBytes), &aMap, &bMap, bulk, A, B, M, N, K,
+                  groupedBlockTile<BM, BN, kWgmmaGroupRows>(M, N));
   const int kTiles = (K + BK - 1) / BK;
   const int tid = static_cast<int>(threadIdx.x), warpgroup = tid / kWarpgroupThreads;
-
-  if (tid == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      barrierInit(&full[s], bulk ? 1 : kWarpgroupThreads);
-      barrierInit(&empty[s], kConsumers * (kWarpgroupThreads / 32));  // lane 0 of every consumer warp
-    }
-    barrierInitFence();
-  }
+  if (tid == 0) ring.initBarriers();
   __syncthreads();  // the last block-wide barrier: from here the warpgroups meet only at mbarriers
 
   if (warpgroup == 0) {
-    keepFewerRegisters<40>();
-    // The n-th fill of a stage (n >= 1) waits for the consumers' n-th release of it: parity (n - 1) % 2.
-    if (bulk) {
-      if (tid != 0) return;
-      for (int t = 0; t < kTiles; ++t) {
-        const int s = t % kStages;
-        if (t >= kStages) barrierWait(&empty[s], (t / kStages + 1) & 1);
-        unsigned char* stage = stages + s * Layout::kStageBytes;
-        barrierArriveExpectingBytes(&full[s], Layout::kStageBytes);
-        copyBox(stage, &aMap, t * BK, block.rowBase, &full[s]);
-#pragma unroll
-        for (int box = 0; box < BN / kSwizzleRowElements; ++box) {
-          copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, &bMap, block.colBase + box * kSwizzleRowElements, t * BK,
-                  &full[s]);
-        }
-      }
-    } else {
-      for (int t = 0; t < kTiles; ++t) {
-        const int s = t % kStages;
-        if (t >= kStages) barrierWait(&empty[s], (t / kStages + 1) & 1);
-        copyWgmmaKTileByElements<BM, BN, BK, kStages>(A, B, M, N, K, block.rowBase, block.colBase, t,
-                                                      stages + s * Layout::kStageBytes, tid);
-        fenceSharedForAsync();
-        barrierArrive(&full[s]);
-      }
+    keepFewerRegisters<kProducerRegisters>();
+    if (ring.copies(tid)) {
+      for (int t = 0; t < kTiles; ++t) ring.produce(t, t, tid);
     }
     return;
   }
-
-  takeMoreRegisters<232>();
-  const int consumer = warpgroup - 1, warp = (tid % kWarpgroupThreads) / 32, lane = tid % 32;
+  takeMoreRegisters<kConsumerRegisters>();
+  const int consumer = warpgroup - 1, warp = (tid % kWarpgroupThreads) / kWarpThreads, lane = tid % kWarpThreads;
   float acc[kWgmmaAccumulators];
 #pragma unroll
   for (int i = 0; i < kWgmmaAccumulators; ++i) acc[i] = 0.0f;
-
-  for (int t = 0; t < kTiles; ++t) {
-    const int s = t % kStages;
-    barrierWait(&full[s], (t / kStages) & 1);
-    const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * WM * kSwizzleRowBytes;
-    const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
-    wgmmaFence();
-#pragma unroll
-    for (int step = 0; step < BK / kWgmmaK; ++step) {
-      // A: a 16-deep step is 32 bytes along the swizzled rows. B: it is 16 K-rows (two atoms) down.
-      const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kWgmmaK * 2, 16, kSwizzleAtomBytes);
-      const std::uint64_t bDescriptor =
-          swizzledDescriptor(bStage + step * kWgmmaK * kSwizzleRowBytes, Layout::kBBoxBytes, kSwizzleAtomBytes);
-      wgmmaM64N256K16<kInputs>(acc, aDescriptor, bDescriptor);
-    }
-    wgmmaCommit();
-    wgmmaWait<1>();  // K-tile t - 1's MMAs have retired: its stage may be refilled
-    if (t > 0 && lane == 0) barrierArrive(&empty[(t - 1) % kStages]);
-  }
+  for (int t = 0; t < kTiles; ++t) ring.consume(t, true, acc, consumer, lane);
   wgmmaWait<0>();
-
-  // hopper_common.cuh's accumulator layout: rows g and g + 8 of the warp's 16, columns 2t, 2t + 1
-  // of every 8.
-  const int g = lane / 4, t2 = 2 * (lane % 4);
-  const int row = block.rowBase + consumer * WM + warp * 16 + g;
-  const bool pairs = N % 2 == 0;
-#pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    const int col = block.colBase + j * 8 + t2;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = row + 8 * half;
-      const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
-      if (pairs && r < M && col + 1 < N) {
-        *reinterpret_cast<float2*>(C + static_cast<std::size_t>(r) * N + col) = float2{x, y};
-      } else {
-        storeScalar(C, M, N, r, col, x);
-        storeScalar(C, M, N, r, col + 1, y);
-      }
-    }
-  }
+  ring.store(acc, C, consumer, warp, lane);
 }
 
 }  // namespace tileskip::cuda

@@ -64,8 +64,13 @@ void launchWarpgroupKernel(const GemmKernel& kernel, const KernelInfo& entry, co
       throw UnavailableError(std::string(e.what()));
     }
   }
-  (op.bf16 ? kernel.bf16Warpgroup : kernel.fp16Warpgroup)<<<grid, block, kernel.dynamicSharedBytes, stream>>>(
-      aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+  if (kernel.fp16Warpgroup != nullptr) {
+    (op.bf16 ? kernel.bf16Warpgroup : kernel.fp16Warpgroup)<<<grid, block, kernel.dynamicSharedBytes, stream>>>(
+        aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+  } else {
+    (op.bf16 ? kernel.bf16WarpgroupSkipping : kernel.fp16WarpgroupSkipping)<<<grid, block, kernel.dynamicSharedBytes, stream>>>(
+        aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern);
+  }
 }
 }  // namespace
 
@@ -90,7 +95,7 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
     }
     if (entry.persistent() && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
     const unsigned shared = kernel->dynamicSharedBytes;
-    if (kernel->fp16Warpgroup != nullptr) {
+    if (kernel->onHopper()) {
       launchWarpgroupKernel(*kernel, entry, op, grid, block, stream);
     } else if (kernel->fp16 != nullptr) {
       (op.bf16 ? kernel->bf16 : kernel->fp16)<<<grid, block, shared, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
@@ -109,7 +114,7 @@ void checkKernelImages() {
   const bool hopper = currentDeviceIsHopper();
   for (const GemmKernel& k : kGemmKernels) {
     // A Hopper kernel asks for more shared memory than other GPUs have; elsewhere it is not offered.
-    if (k.fp16Warpgroup != nullptr && !hopper) continue;
+    if (k.onHopper() && !hopper) continue;
     const std::string what = "looking up kernel " + std::string(k.id);
     const std::vector<const void*> functions =
         k.usesTensorCores() ? std::vector<const void*>{k.function(false), k.function(true)} : std::vector<const void*>{k.function(false)};

@@ -38,11 +38,13 @@
 #include "s08_warp_joint_64x64.cuh"
 #include "s09_warp_joint_32x32.cuh"
 #include "s10_mma_joint_64x32.cuh"
+#include "s11_wgmma_joint_64x64.cuh"
 
 namespace tileskip::cuda {
 
 static_assert(tileskip::kKBlock == kKBlock, "device and host agree on the K-block");
-static_assert(tileskip::kWarpgroupThreads == kWarpgroupThreads, "device and host agree on the warpgroup");
+static_assert(tileskip::kWarpgroupThreads == kWarpgroupThreads && tileskip::kWarpLanes == kWarpThreads,
+              "device and host agree on the warp and the warpgroup");
 
 using DenseKernel = void (*)(const float*, const float*, float*, int, int, int);
 using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, const std::uint8_t*,
@@ -55,8 +57,10 @@ using TensorSkipKernel = void (*)(const std::uint16_t*, const std::uint16_t*, fl
 // (`bulk`: every row 16-byte aligned), hopper_common.cuh.
 using WarpgroupKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::uint16_t*, const std::uint16_t*, float*, int, int,
                                  int);
+using WarpgroupSkipKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::uint16_t*, const std::uint16_t*, float*, int,
+                                     int, int, const std::uint8_t*, const std::uint8_t*);
 
-// Exactly one of dense, skipping, the tensor pair, the tensor skipping pair and the warpgroup pair is set.
+// Exactly one of dense, skipping, the tensor pair, the tensor skipping pair and the warpgroup pairs is set.
 struct GemmKernel {
   std::string_view id;
   DenseKernel dense;
@@ -65,14 +69,21 @@ struct GemmKernel {
   TensorSkipKernel fp16Skipping = nullptr, bf16Skipping = nullptr;  // a skipping one
   unsigned dynamicSharedBytes = 0;  // what its launch asks for (the tensor kernels' stage ring)
   WarpgroupKernel fp16Warpgroup = nullptr, bf16Warpgroup = nullptr;  // a Hopper kernel
+  WarpgroupSkipKernel fp16WarpgroupSkipping = nullptr, bf16WarpgroupSkipping = nullptr;  // a skipping one
 
-  bool usesTensorCores() const { return fp16 != nullptr || fp16Skipping != nullptr || fp16Warpgroup != nullptr; }
+  bool usesTensorCores() const {
+    return fp16 != nullptr || fp16Skipping != nullptr || fp16Warpgroup != nullptr || fp16WarpgroupSkipping != nullptr;
+  }
+  bool onHopper() const { return fp16Warpgroup != nullptr || fp16WarpgroupSkipping != nullptr; }
   // The kernel function of an instance, for the runtime's attribute and occupancy queries.
   const void* function(bool bf16Inputs) const {
     if (dense != nullptr) return reinterpret_cast<const void*>(dense);
     if (skipping != nullptr) return reinterpret_cast<const void*>(skipping);
     if (fp16 != nullptr) return reinterpret_cast<const void*>(bf16Inputs ? bf16 : fp16);
     if (fp16Warpgroup != nullptr) return reinterpret_cast<const void*>(bf16Inputs ? bf16Warpgroup : fp16Warpgroup);
+    if (fp16WarpgroupSkipping != nullptr) {
+      return reinterpret_cast<const void*>(bf16Inputs ? bf16WarpgroupSkipping : fp16WarpgroupSkipping);
+    }
     return reinterpret_cast<const void*>(bf16Inputs ? bf16Skipping : fp16Skipping);
   }
 };
@@ -95,6 +106,10 @@ static_assert(mmaSharedBytes<kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.stru
 inline constexpr KernelInfo kWgmma = catalogueEntry("wgmma");
 using WgmmaRowLayout = WgmmaLayout<kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.structure.ringStages>;
 static_assert(WgmmaRowLayout::kStageBytes * kWgmma.structure.ringStages == kWgmma.stagedSharedBytes());
+inline constexpr KernelInfo kWgmmaJoint64x64 = catalogueEntry("wgmma-joint-64x64");
+static_assert(WgmmaLayout<kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
+                          kWgmmaJoint64x64.structure.ringStages>::kStageBytes * kWgmmaJoint64x64.structure.ringStages ==
+              kWgmmaJoint64x64.stagedSharedBytes());
 inline constexpr KernelInfo kARow = catalogueEntry("a-row");
 inline constexpr KernelInfo kAWarp = catalogueEntry("a-warp");
 inline constexpr KernelInfo kBGroup8 = catalogueEntry("b-group8");
@@ -168,6 +183,18 @@ inline constexpr GemmKernel kGemmKernels[] = {
                  kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages, kMmaJoint64x32.tile.threads,
                  kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity, kMmaJoint64x32.structure.kBlockList>,
    static_cast<unsigned>(kMmaJoint64x32.stagedSharedBytes())},
+  {"wgmma-joint-64x64", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+   static_cast<unsigned>(wgmmaJointSharedBytes<kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
+                                               kWgmmaJoint64x64.structure.ringStages, kWgmmaJoint64x64.structure.kBlockList>()),
+   nullptr, nullptr,
+   wgmmaJoint64x64<MmaInput::Fp16, kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
+                   kWgmmaJoint64x64.tile.WM, kWgmmaJoint64x64.tile.WN, kWgmmaJoint64x64.structure.ringStages,
+                   kWgmmaJoint64x64.tile.threads, kWgmmaJoint64x64.aRowGranularity, kWgmmaJoint64x64.bColGranularity,
+                   kWgmmaJoint64x64.structure.kBlockList>,
+   wgmmaJoint64x64<MmaInput::Bf16, kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
+                   kWgmmaJoint64x64.tile.WM, kWgmmaJoint64x64.tile.WN, kWgmmaJoint64x64.structure.ringStages,
+                   kWgmmaJoint64x64.tile.threads, kWgmmaJoint64x64.aRowGranularity, kWgmmaJoint64x64.bColGranularity,
+                   kWgmmaJoint64x64.structure.kBlockList>},
 };
 // clang-format on
 
@@ -185,8 +212,9 @@ constexpr bool tableMatchesCatalogue() {
     if (entry.id != kCatalogue[i].id || (entry.dense != nullptr) != (!tensor && !hopper && !skips) ||
         (entry.skipping != nullptr) != (!tensor && !hopper && skips) || (entry.fp16 != nullptr) != (tensor && !skips) ||
         (entry.bf16 != nullptr) != (tensor && !skips) || (entry.fp16Skipping != nullptr) != (tensor && skips) ||
-        (entry.bf16Skipping != nullptr) != (tensor && skips) || (entry.fp16Warpgroup != nullptr) != hopper ||
-        (entry.bf16Warpgroup != nullptr) != hopper || (entry.dynamicSharedBytes > 0) != (tensor || hopper)) {
+        (entry.bf16Skipping != nullptr) != (tensor && skips) || (entry.fp16Warpgroup != nullptr) != (hopper && !skips) ||
+        (entry.bf16Warpgroup != nullptr) != (hopper && !skips) || (entry.fp16WarpgroupSkipping != nullptr) != (hopper && skips) ||
+        (entry.bf16WarpgroupSkipping != nullptr) != (hopper && skips) || (entry.dynamicSharedBytes > 0) != (tensor || hopper)) {
       return false;
     }
   }

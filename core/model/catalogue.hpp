@@ -185,17 +185,21 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
     return "a warp tile mapping needs WM, WN";
   }
   if (s.skip == SkipScope::Thread && s.mapping != ThreadMapping::ThreadTile) return "a per-thread skip needs thread tiles";
-  if (s.skip == SkipScope::Warp && s.mapping != ThreadMapping::WarpTile && s.mapping != ThreadMapping::MmaTiles) {
-    return "a warp-uniform skip needs warp tiles (of FMAs or of MMAs)";
+  if (s.skip == SkipScope::Warp && s.mapping != ThreadMapping::WarpTile && s.mapping != ThreadMapping::MmaTiles &&
+      s.mapping != ThreadMapping::WarpgroupMmaTiles) {
+    return "a warp-uniform skip needs warp tiles (of FMAs or of MMAs, a warp's or a warpgroup's)";
   }
-  if ((s.skip == SkipScope::Warp) != (s.scheduling == Scheduling::Persistent)) {
+  // The warpgroup kernels gather with the whole block before its warpgroups split, a tile per block.
+  if (s.loop != MainLoop::BulkCopyRing && (s.skip == SkipScope::Warp) != (s.scheduling == Scheduling::Persistent)) {
     return "the warp-uniform skipping kernels, and only they, are persistent";
   }
+  if (s.loop == MainLoop::BulkCopyRing && s.scheduling != Scheduling::TilePerBlock) return "a copy-engine ring runs a tile per block";
   // The SIMT ones walk it in K11's two stages (KBlockList), the tensor-core one in its stage ring.
   if ((s.skip == SkipScope::Warp) != (s.kBlockList > 0)) return "a warp-uniform skip, and only one, gathers a K-block list of some length";
   if (s.loop == MainLoop::KBlockList && s.skip != SkipScope::Warp) return "a K-block list is what a warp-uniform skip gathers";
-  if (s.skip == SkipScope::Warp && s.loop != MainLoop::KBlockList && s.loop != MainLoop::StageRing) {
-    return "a warp-uniform skip walks its K-block list in two stages (KBlockList) or in a stage ring";
+  if (s.skip == SkipScope::Warp && s.loop != MainLoop::KBlockList && s.loop != MainLoop::StageRing &&
+      s.loop != MainLoop::BulkCopyRing) {
+    return "a warp-uniform skip walks its K-block list in two stages (KBlockList) or in a ring";
   }
   if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
@@ -213,16 +217,22 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   }
   if (s.loop == MainLoop::BulkCopyRing &&
       (k.tile.BK != 64 || k.tile.WM != 64 || k.tile.WN != 256 || k.tile.BM % k.tile.WM != 0 || k.tile.BN % k.tile.WN != 0 ||
-       k.tile.threads != kWarpgroupThreads * (1 + (k.tile.BM / k.tile.WM) * (k.tile.BN / k.tile.WN)) || k.skips())) {
+       k.tile.threads != kWarpgroupThreads * (1 + (k.tile.BM / k.tile.WM) * (k.tile.BN / k.tile.WN)))) {
     return "a copy-engine ring is K-tiles of one swizzled row (BK 64), consumer warpgroups of one m64n256k16 MMA each "
-           "(WM x WN 64 x 256) tiling the block, a producer warpgroup beside them, and (so far) no skipping";
+           "(WM x WN 64 x 256) tiling the block, and a producer warpgroup beside them";
+  }
+  if (s.loop == MainLoop::BulkCopyRing && k.skips() &&
+      (k.aRowGranularity != k.tile.WM || k.bColGranularity <= 0 || k.tile.WN % k.bColGranularity != 0 ||
+       s.kBlockList % (k.tile.BK / kKBlock * kWarpLanes) != 0)) {
+    return "a warpgroup skips a K-tile whole: its rows are one A-pattern tile, its columns whole B-pattern tiles, and the "
+           "list holds whole K-tiles, a warp's width of them at a time";
   }
   if (s.mapping == ThreadMapping::MmaTiles && (k.tile.WM % 16 != 0 || k.tile.WN % 16 != 0 || k.tile.BK % 16 != 0 || k.tile.TM != 0 ||
                               k.tile.TN != 0)) {
     return "a tensor-core warp tile is whole 16 x 16 pieces (B's fragments come two 8-column tiles at a time), BK whole "
            "16-deep steps, and no TM x TN";
   }
-  if (k.usesTensorCores() && k.skips() &&
+  if (s.mapping == ThreadMapping::MmaTiles && k.skips() &&
       ((k.usesAPattern() && k.aRowGranularity % k.tile.WM != 0) || (k.usesBPattern() && k.bColGranularity % k.tile.WN != 0))) {
     return "a tensor-core warp issues each MMA step whole or not at all: its warp tile lies in one A-pattern and one B-pattern tile";
   }
@@ -297,6 +307,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"mma-joint-64x32", "S10", "s10_mma_joint_64x32", KernelFamily::Joint, {128, 128, 16, 64, 32, 0, 0, 256}, 64, 32,
    {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::Persistent, SkipScope::Warp, 1024, kHalfInputs, 3},
    "K13 skipping by a_pat & b_pat: the block loads only the K-blocks some warp needs, and a warp whose 64x32 tile keeps neither K-block of a 16-deep step issues none of its MMAs"},
+  {"wgmma-joint-64x64", "S11", "s11_wgmma_joint_64x64", KernelFamily::Joint, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 64,
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::Warp, 8192, kHalfInputs, 4},
+   "K14 skipping by a_pat & b_pat (Hopper, CUDA only): the block gathers the 64-deep K-tiles its tile needs and the copy engine fetches only those; a consumer warpgroup with no product in a K-tile issues none of its MMAs"},
   {"cublas",       "",    "",                KernelFamily::Baseline, {},                                  0,  0,
    {},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

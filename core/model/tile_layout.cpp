@@ -167,7 +167,8 @@ std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
   if (t.BM < 1 || t.BN < 1 || t.BK < 1 || (threadTile && (t.TM < 1 || t.TN < 1)) || t.threads < 1) {
     return problem("every size must be positive");
   }
-  if (kernel.skips() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
+  // (A copy-engine ring lists whole 64-deep K-tiles instead: structureContradiction's rule.)
+  if (kernel.skips() && kernel.structure.loop != MainLoop::BulkCopyRing && t.BK != 8 && t.BK != 16 && t.BK != 32) {
     return problem("a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32");
   }
   switch (kernel.structure.mapping) {

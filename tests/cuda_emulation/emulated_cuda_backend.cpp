@@ -134,12 +134,17 @@ std::unique_ptr<Backend> makeEmulatedCudaBackend() { return std::make_unique<Emu
 void callEmulatedKernel(const cuda::GemmKernel& entry, const KernelInfo& kernel, const EmulatedOperands& op) {
   if (entry.dense != nullptr) {
     entry.dense(op.a, op.b, op.c, op.m, op.n, op.k);
-  } else if (entry.fp16Warpgroup != nullptr) {
+  } else if (entry.onHopper()) {
     // The copy engine where kernel_dispatch.cu would use it; the emulator's maps are plain.
     const cuda::BulkTensorMap aMap{op.aHalf, op.k, op.m, cuda::kSwizzleRowElements, kernel.tile.BM};
     const cuda::BulkTensorMap bMap{op.bHalf, op.n, op.k, cuda::kSwizzleRowElements, kernel.tile.BK};
-    (op.bf16 ? entry.bf16Warpgroup : entry.fp16Warpgroup)(aMap, bMap, cuda::bulkCopiesFit(op.n, op.k), op.aHalf, op.bHalf, op.c,
-                                                          op.m, op.n, op.k);
+    const bool bulk = cuda::bulkCopiesFit(op.n, op.k);
+    if (entry.fp16Warpgroup != nullptr) {
+      (op.bf16 ? entry.bf16Warpgroup : entry.fp16Warpgroup)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+    } else {
+      (op.bf16 ? entry.bf16WarpgroupSkipping : entry.fp16WarpgroupSkipping)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m,
+                                                                            op.n, op.k, op.aPattern, op.bPattern);
+    }
   } else if (entry.fp16 != nullptr) {
     (op.bf16 ? entry.bf16 : entry.fp16)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
   } else if (entry.fp16Skipping != nullptr) {
