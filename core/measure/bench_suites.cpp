@@ -23,6 +23,9 @@ constexpr const char* kJointCandidates[] = {"joint-64x32", "joint-32x32", "joint
 // The tensor-core kernels (issue 13): dense, and skipping by the joint pattern.
 constexpr const char* kTensorDense = "mma";
 constexpr const char* kTensorJoint = "mma-joint-64x32";
+// The same on Hopper's own instructions (CUDA on compute capability 9.0 only), timed in the same runs.
+constexpr const char* kHopperDense = "wgmma";
+constexpr const char* kHopperJoint = "wgmma-joint-64x64";
 
 // Targets: every kernel in `ids` on every backend that implements it for `inputs`.
 std::vector<BenchTarget> targetsFor(const std::vector<Backend*>& backends, const std::vector<std::string>& ids,
@@ -215,8 +218,9 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   // matrices, fp16 only) against it in fp16.
   ProblemSpec tensorDense = segments(n, 1.0, aligned, options.seed);
   tensorDense.dtype = DType::Bf16;
-  report.measures.push_back(speedRatio(report.runs[run(tensorDense, {kTensorDense, "cublas"})],
-                                       "dense tensor-core kernel / cuBLAS, bf16", ">= 0.8", 0.8, "", "cublas", "cuda", kTensorDense));
+  const std::size_t tensorDenseRun = run(tensorDense, {kTensorDense, kHopperDense, "cublas"});
+  report.measures.push_back(speedRatio(report.runs[tensorDenseRun], "dense tensor-core kernel / cuBLAS, bf16", ">= 0.8", 0.8, "",
+                                       "cublas", "cuda", kTensorDense));
   tensorDense.dtype = DType::Fp16;
   report.measures.push_back(speedRatio(report.runs[run(tensorDense, {kTensorDense})],
                                        "dense tensor-core kernel, Vulkan / CUDA, fp16", ">= 0.9", 0.9, "cuda", kTensorDense,
@@ -224,14 +228,29 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   // 9, 10: the joint tensor-core kernel against cuBLAS bf16 on zeros in 64 x 64 blocks, the
   // granularity its warps skip at (A and B at density 0.5, joint 0.25; and 0.25, joint 0.0625).
   const int tensorBlock = kernelInfo(kTensorJoint).aRowGranularity;
-  for (JointCase c : {JointCase{0.5, ">= 3", 3.0}, JointCase{0.25, ">= 10", 10.0}}) {
+  static_assert(findKernelInfo(kHopperJoint)->aRowGranularity == findKernelInfo(kTensorJoint)->aRowGranularity, "one block size for both");
+  const std::string blocksText = std::to_string(tensorBlock) + " x " + std::to_string(tensorBlock) + " blocks";
+  const JointCase tensorCases[] = {{0.5, ">= 3", 3.0}, {0.25, ">= 10", 10.0}};
+  std::vector<std::size_t> tensorJointRuns;
+  for (const JointCase& c : tensorCases) {
     ProblemSpec spec = segments(n, c.density, tensorBlock, options.seed);
     spec.generator = "blocks";
     spec.dtype = DType::Bf16;
-    report.measures.push_back(speedRatio(report.runs[run(spec, {kTensorJoint, kTensorDense, "cublas"})],
+    tensorJointRuns.push_back(run(spec, {kTensorJoint, kTensorDense, kHopperJoint, kHopperDense, "cublas"}));
+    report.measures.push_back(speedRatio(report.runs[tensorJointRuns.back()],
                                          "joint tensor-core kernel / cuBLAS, bf16, A and B at density " + fixed(c.density, 2) +
-                                             ", " + std::to_string(tensorBlock) + " x " + std::to_string(tensorBlock) + " blocks",
+                                             ", " + blocksText,
                                          c.target, c.threshold, "", "cublas", "", kTensorJoint));
+  }
+  // 12-14: the Hopper kernels in the same runs (said missing elsewhere, not invented).
+  report.measures.push_back(speedRatio(report.runs[tensorDenseRun], "Hopper dense tensor-core kernel (wgmma) / cuBLAS, bf16",
+                                       ">= 0.8", 0.8, "", "cublas", "cuda", kHopperDense));
+  for (std::size_t i = 0; i < tensorJointRuns.size(); ++i) {
+    const JointCase& c = tensorCases[i];
+    report.measures.push_back(speedRatio(report.runs[tensorJointRuns[i]],
+                                         "Hopper joint tensor-core kernel / cuBLAS, bf16, A and B at density " +
+                                             fixed(c.density, 2) + ", " + blocksText,
+                                         c.target, c.threshold, "", "cublas", "", kHopperJoint));
   }
   return report;
 }
