@@ -30,6 +30,27 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
   KernelInfo unlisted = kernelInfo("mma-joint-64x32");
   unlisted.structure.kBlockList = 0;
   EXPECT_NE(structureContradiction(unlisted), nullptr) << "a warp-uniform skip gathers a K-block list";
+  // The copy-engine ring: its K-tile is one swizzled row, a warpgroup's tile one m64n256 MMA, one
+  // producer warpgroup beside the consumers, a tile per block; its skip takes whole pattern tiles.
+  for (auto broken : {+[](KernelInfo& k) { k.tile.BK = 32; }, +[](KernelInfo& k) { k.tile.WN = 128; },
+                      +[](KernelInfo& k) { k.tile.threads = 256; },
+                      +[](KernelInfo& k) { k.structure.scheduling = Scheduling::Persistent; },
+                      +[](KernelInfo& k) { k.structure.loop = MainLoop::StageRing; }}) {
+    KernelInfo wgmma = kernelInfo("wgmma");
+    EXPECT_EQ(structureContradiction(wgmma), nullptr);
+    broken(wgmma);
+    EXPECT_NE(structureContradiction(wgmma), nullptr);
+  }
+  for (auto broken : {+[](KernelInfo& k) { k.aRowGranularity = 32; }, +[](KernelInfo& k) { k.bColGranularity = 96; },
+                      +[](KernelInfo& k) { k.structure.kBlockList = 8192 - 8; }}) {
+    KernelInfo joint = kernelInfo("wgmma-joint-64x64");
+    EXPECT_EQ(structureContradiction(joint), nullptr);
+    broken(joint);
+    EXPECT_NE(structureContradiction(joint), nullptr);
+  }
+  EXPECT_FALSE(kernelInfo("wgmma").hasGlslTwin());
+  EXPECT_TRUE(kernelInfo("mma").hasGlslTwin());
+  EXPECT_FALSE(kernelInfo("cublas").hasGlslTwin());
 }
 
 // The naming rule is a static_assert too; this shows each part of it catching a row that breaks it.

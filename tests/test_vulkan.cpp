@@ -806,7 +806,9 @@ TEST(VulkanShaders, TheTensorCoreKernelsDeclareNoSharedScalarSmallerThanSixteenB
       }
     }
     EXPECT_GT(seen.size(), 3u) << kernel->id << ": the includes were not followed";
-    if (kernel->persistent()) EXPECT_GE(scalars, 2) << kernel->id << ": the queue's and the dense veto's scalars were not found";
+    if (kernel->persistent()) {
+      EXPECT_GE(scalars, 2) << kernel->id << ": the queue's and the dense veto's scalars were not found";
+    }
   }
 }
 

@@ -10,11 +10,11 @@
 // wgmma, which reads A and B from the stage itself; once the MMAs that read a stage have retired,
 // each consumer warp arrives at the stage's "empty" mbarrier and the producer may refill it.
 //
-// Levels: a block computes BM x BN of C (grid: one block per tile, in groups of kGroupRows tile
-// rows for L2), a consumer warpgroup WM x WN = 64 x 256 (one m64n256k16 MMA per 16-deep step), a
-// warp 16 x WN in mma.sync's fragment layout (the catalogue's ThreadMapping::WarpgroupMmaTiles).
-// Its shape and stages are the catalogue row's (kernel_table.cuh). A and B are 16-bit words of kInputs, row-major (A: M x K,
-// B: K x N), C fp32 row-major.
+// Levels: a block computes BM x BN of C (grid: one block per tile, in groups of kWgmmaGroupRows
+// tile rows for L2), a consumer warpgroup WM x WN = 64 x 256 (one m64n256k16 MMA per 16-deep
+// step), a warp 16 x WN in mma.sync's fragment layout (the catalogue's WarpgroupMmaTiles). Its
+// shape and stages are the catalogue row's (kernel_table.cuh). A and B are 16-bit words of
+// kInputs, row-major (A: M x K, B: K x N), C fp32 row-major.
 //
 // Any M, N, K: the copy engine fills what lies outside the matrices with zeros, and the stores
 // are bounds-checked. It needs every row to start 16-byte aligned (K and N multiples of 8); where

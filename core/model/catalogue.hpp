@@ -194,7 +194,7 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
     return "the warp-uniform skipping kernels, and only they, are persistent";
   }
   if (s.loop == MainLoop::BulkCopyRing && s.scheduling != Scheduling::TilePerBlock) return "a copy-engine ring runs a tile per block";
-  // The SIMT ones walk it in K11's two stages (KBlockList), the tensor-core one in its stage ring.
+  // The SIMT ones walk it in K11's two stages (KBlockList), the tensor-core ones in their rings.
   if ((s.skip == SkipScope::Warp) != (s.kBlockList > 0)) return "a warp-uniform skip, and only one, gathers a K-block list of some length";
   if (s.loop == MainLoop::KBlockList && s.skip != SkipScope::Warp) return "a K-block list is what a warp-uniform skip gathers";
   if (s.skip == SkipScope::Warp && s.loop != MainLoop::KBlockList && s.loop != MainLoop::StageRing &&
