@@ -74,7 +74,6 @@ void launchWarpgroupKernel(const GemmKernel& kernel, const KernelInfo& entry, co
 }
 }  // namespace
 
-
 bool hasGemmKernel(std::string_view id) { return findGemmKernel(id) != nullptr; }
 
 void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t stream) {
