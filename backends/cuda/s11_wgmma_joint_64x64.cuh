@@ -5,7 +5,8 @@
 // warpgroups have a product there: a consumer whose 64 rows (one A-pattern tile) meet none of the
 // tile's B-pattern tiles in that K-tile issues none of its MMAs for it, the whole warpgroup alike.
 // The producer then walks the list through K14's ring (WgmmaRing, k14_wgmma.cuh) and the
-// consumers walk it beside it. A list holds kListKBlocks / 8 K-tiles; longer K takes passes.
+// consumers walk it beside it. A list holds kListKBlocks / (BK / kKBlock) K-tiles; a longer K
+// takes passes.
 //
 // One block per tile: the list is gathered by all of the block's threads before the warpgroups
 // split, so a block does not carry a ring across tiles (which the persistent kernels do). The
