@@ -24,15 +24,8 @@
 #include <vector>
 
 #include "mma_common.cuh"
+#include "probe_timing.cuh"
 
-#define CHECK(call)                                                                           \
-  do {                                                                                        \
-    auto status_ = (call);                                                                    \
-    if (status_ != 0) {                                                                       \
-      std::printf("%s failed (%d) at line %d\n", #call, static_cast<int>(status_), __LINE__); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 using namespace tileskip::cuda;
 
@@ -195,9 +188,6 @@ __global__ void mmaPeak(float* sink, int iterations) {
   if (total == 12345.0f) sink[threadIdx.x] = total;  // never true; keeps the MMAs alive
 }
 
-template <class Launch>
-float medianMs(Launch launch, int repeat);
-
 template <class T, int CHAINS>
 void peak(int warpsPerBlock, int repeat) {
   cudaDeviceProp properties{};
@@ -213,36 +203,6 @@ void peak(int warpsPerBlock, int repeat) {
   CHECK(cudaFree(sink));
 }
 
-template <class Launch>
-float medianMs(Launch launch, int repeat) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  // Warm up for about half a second of GPU work: an idle H200 drops its clock (bench/NOTES.md step 13).
-  for (float spent = 0; spent < 500.0f;) {
-    CHECK(cudaEventRecord(start));
-    launch();
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    spent += ms;
-  }
-  std::vector<float> times;
-  for (int i = 0; i < repeat; ++i) {
-    CHECK(cudaEventRecord(start));
-    launch();
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  std::sort(times.begin(), times.end());
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  return times[times.size() / 2];
-}
 
 struct Operands {
   void* a;

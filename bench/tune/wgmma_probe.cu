@@ -37,24 +37,14 @@
 #include "bulk_copy_host.hpp"
 #include "hopper_common.cuh"
 #include "k14_wgmma.cuh"
-
-#define CHECK(call)                                                                           \
-  do {                                                                                        \
-    auto status_ = (call);                                                                    \
-    if (status_ != 0) {                                                                       \
-      std::printf("%s failed (%d) at line %d\n", #call, static_cast<int>(status_), __LINE__); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "probe_timing.cuh"
 
 using namespace tileskip::cuda;
 
 namespace {
 
-constexpr int kBK = 64;           // K per stage: one swizzled row of bf16 per row of A
+constexpr int kBK = 64;                    // K per stage: one swizzled row of bf16 per row of A
 constexpr int kBox = kSwizzleRowElements;  // columns of B per bulk copy: one swizzled row
-constexpr int kSwizzleBytes = kSwizzleRowBytes;
-constexpr int kAtomBytes = kSwizzleAtomBytes;
 
 // D (64 x 128, fp32: 64 registers a thread) += A (64 x 16) B (16 x 128), both read through descriptors.
 __device__ __forceinline__ void wgmmaBf16M64N128K16(float (&d)[64], uint64_t aDesc, uint64_t bDesc) {
@@ -89,10 +79,10 @@ __global__ void __launch_bounds__(384, 1)
   constexpr int BM = 128, kGroup = 8;
   constexpr int kAStageBytes = BM * kBK * 2, kBStageBytes = kBK * BN * 2, kBoxBytes = kBK * kBox * 2;
   constexpr int kAccumulators = BN / 2;  // a thread's share of its warpgroup's 64 x BN outputs
-  static_assert(kAStageBytes % kAtomBytes == 0 && kBStageBytes % kAtomBytes == 0, "stages start on a swizzle atom");
+  static_assert(kAStageBytes % kSwizzleAtomBytes == 0 && kBStageBytes % kSwizzleAtomBytes == 0, "stages start on a swizzle atom");
   extern __shared__ unsigned char sharedRaw[];
-  unsigned char* base = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(sharedRaw) + kAtomBytes - 1) &
-                                                         ~static_cast<uintptr_t>(kAtomBytes - 1));
+  unsigned char* base = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(sharedRaw) + kSwizzleAtomBytes - 1) &
+                                                         ~static_cast<uintptr_t>(kSwizzleAtomBytes - 1));
   unsigned char* aStages = base;
   unsigned char* bStages = base + STAGES * kAStageBytes;
   uint64_t* full = reinterpret_cast<uint64_t*>(bStages + STAGES * kBStageBytes);
@@ -146,23 +136,23 @@ __global__ void __launch_bounds__(384, 1)
     const bool mine = kept == nullptr || ((kept[static_cast<size_t>(tile) * kTiles + i] >> g) & 1) != 0;
     if (mine) {
       wgmmaFence();
-      const unsigned char* aStage = aStages + s * kAStageBytes + g * 64 * kSwizzleBytes;
+      const unsigned char* aStage = aStages + s * kAStageBytes + g * 64 * kSwizzleRowBytes;
       const unsigned char* bStage = bStages + s * kBStageBytes;
 #pragma unroll
       for (int step = 0; step < kBK / 16; ++step) {
-        // A: K-major, a 16-deep step is 32 bytes along the swizzled row; 8-row groups kAtomBytes apart.
-        const uint64_t aDesc = swizzledDescriptor(aStage + step * 32, 16, kAtomBytes);
+        // A: K-major, a 16-deep step is 32 bytes along the swizzled row; 8-row groups kSwizzleAtomBytes apart.
+        const uint64_t aDesc = swizzledDescriptor(aStage + step * 32, 16, kSwizzleAtomBytes);
         // B: N-major, a 16-deep step is 16 rows (two atoms) down; 64-column boxes kBoxBytes apart.
-        const unsigned char* bStep = bStage + step * 16 * kSwizzleBytes;
+        const unsigned char* bStep = bStage + step * 16 * kSwizzleRowBytes;
         if constexpr (BN == 128) {
-          wgmmaBf16M64N128K16(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kAtomBytes));
+          wgmmaBf16M64N128K16(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kSwizzleAtomBytes));
         } else if constexpr (SPLIT) {
           float(&left)[64] = *reinterpret_cast<float(*)[64]>(&acc[0]);
           float(&right)[64] = *reinterpret_cast<float(*)[64]>(&acc[64]);
-          wgmmaBf16M64N128K16(left, aDesc, swizzledDescriptor(bStep, kBoxBytes, kAtomBytes));
-          wgmmaBf16M64N128K16(right, aDesc, swizzledDescriptor(bStep + 2 * kBoxBytes, kBoxBytes, kAtomBytes));
+          wgmmaBf16M64N128K16(left, aDesc, swizzledDescriptor(bStep, kBoxBytes, kSwizzleAtomBytes));
+          wgmmaBf16M64N128K16(right, aDesc, swizzledDescriptor(bStep + 2 * kBoxBytes, kBoxBytes, kSwizzleAtomBytes));
         } else {
-          wgmmaM64N256K16<MmaInput::Bf16>(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kAtomBytes));
+          wgmmaM64N256K16<MmaInput::Bf16>(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kSwizzleAtomBytes));
         }
       }
     }
@@ -185,29 +175,6 @@ __global__ void __launch_bounds__(384, 1)
   }
 }
 
-template <class Launch>
-float medianMs(Launch launch, int repeat) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  auto once = [&] {
-    CHECK(cudaEventRecord(start));
-    launch();
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    return ms;
-  };
-  // Warm up for about half a second of GPU work: an idle H200 drops its clock (bench/NOTES.md step 13).
-  for (float spent = 0; spent < 500.0f;) spent += once();
-  std::vector<float> times;
-  for (int i = 0; i < repeat; ++i) times.push_back(once());
-  std::sort(times.begin(), times.end());
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  return times[times.size() / 2];
-}
 
 // A row-major bf16 matrix of `outer` rows and `inner` columns, copied in boxes of 64 columns by `boxRows` rows.
 CUtensorMap tensorMap(const void* data, int inner, int outer, int boxRows) {
@@ -258,7 +225,7 @@ template <int BN, int STAGES, bool SPLIT>
 void tryShape(const Problem& p, bool skip, int repeat) {
   const int n = p.n;
   if (n % 128 != 0 || n % BN != 0) return;
-  constexpr size_t shared = static_cast<size_t>(STAGES) * (128 * kBK * 2 + kBK * BN * 2) + 2 * STAGES * 8 + kAtomBytes;
+  constexpr size_t shared = static_cast<size_t>(STAGES) * (128 * kBK * 2 + kBK * BN * 2) + 2 * STAGES * 8 + kSwizzleAtomBytes;
   auto kernel = wgmmaGemm<BN, STAGES, SPLIT>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   cudaFuncAttributes attributes{};

@@ -1,0 +1,44 @@
+// What the tensor-core probes (mma_probe.cu, wgmma_probe.cu) share: a CUDA call checked with its
+// line, and a kernel's median time after the warm-up an idle H200 needs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(call)                                                                           \
+  do {                                                                                        \
+    auto status_ = (call);                                                                    \
+    if (status_ != 0) {                                                                       \
+      std::printf("%s failed (%d) at line %d\n", #call, static_cast<int>(status_), __LINE__); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+// The median of `repeat` device-timed launches, after about half a second of GPU work: an idle
+// H200 drops its clock (bench/NOTES.md step 13).
+template <class Launch>
+float medianMs(Launch launch, int repeat) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  auto once = [&] {
+    CHECK(cudaEventRecord(start));
+    launch();
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return ms;
+  };
+  for (float spent = 0; spent < 500.0f;) spent += once();
+  std::vector<float> times;
+  for (int i = 0; i < repeat; ++i) times.push_back(once());
+  std::sort(times.begin(), times.end());
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  return times[times.size() / 2];
+}
