@@ -5,8 +5,8 @@
 # with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
 # operands (bench/triton_bsr.py), plus the whole verify suite of both backends. Logs land in $OUT as one archive
 # (tensor-cores.tgz: the device tool brings back 8 files at most); a line per step on stdout.
-#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10] [stalls] [k14] [s11]   (default: all but
-#   stalls, which needs the operands s10 writes, and k14 and s11, which need a Hopper GPU)
+#   bench/gpu_tensor_cores.sh [cuda] [vulkan] [tune] [s10] [stalls] [k14] [s11] [tf32]   (default: all
+#   but stalls, which needs the operands s10 writes, and k14, s11 and tf32, which need a Hopper GPU)
 set -u
 cd "$(dirname "$0")/.."
 source bench/gpu_setup.sh
@@ -91,6 +91,20 @@ k14_steps() {
   done
   TAIL=12 step tests-k14 env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=cuda,vulkan "$BIN/tileskip_tests" --gtest_brief=1 \
     --gtest_filter='Compiled/BackendContract.*:VulkanDevice.AHopper*:CrossBackend.*'
+}
+# K14's tf32 instance (Hopper only): every dtype of K14 through the verify suite, compute-sanitizer
+# on tf32, and timings against cuBLAS TF32 (fast-TF32 compute type) from 2048 to 8192; bench's
+# rows give the kernel alone and, in its preparation column, B's transpose.
+tf32_steps() {
+  TAIL=30 step verify-cuda-k14-all "$T" verify --backend cuda --kernel wgmma --format table
+  for tool in memcheck racecheck synccheck; do
+    TAIL=3 step "sanitize-tf32-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --kernel wgmma \
+      --dtype tf32 --quick
+  done
+  for n in 2048 4096 8192; do
+    TAIL=4 step "bench-tf32-$n" "$T" bench --backend cuda --dtype tf32 --kernel wgmma,cublas --size $n --repeat 20 \
+      --format json --out "$OUT/bench-tf32-$n.json"
+  done
 }
 # S11 (wgmma-joint-64x64, Hopper only) on s10_steps' kind of operands, beside K14, S10 and cuBLAS bf16,
 # with Triton BSR on the same files; its verify suite and compute-sanitizer first.

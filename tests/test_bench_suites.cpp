@@ -33,7 +33,7 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   // No time-based warm-up: the fake has no clock to settle, and 500 ms of its 2 ms runs per kernel
   // is minutes under the sanitizers.
   HeadlineReport report = runHeadlineSuite({&cuda}, {.size = 128, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0});
-  ASSERT_EQ(report.measures.size(), 15u);
+  ASSERT_EQ(report.measures.size(), 16u);
   const HeadlineMeasure& dense = report.measures[0];
   ASSERT_TRUE(dense.value.has_value());
   EXPECT_NEAR(*dense.value, 1.0, 1e-9);
@@ -63,12 +63,14 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   EXPECT_GT(*report.measures[11].value, *report.measures[10].value);  // sparser, faster
   EXPECT_EQ(report.measures[11].target, ">= 10");
   // The Hopper lines: the fake has no wgmma kernels, and they say so instead of a number.
-  for (std::size_t i : {12u, 13u, 14u}) {
+  for (std::size_t i : {12u, 13u, 14u, 15u}) {
     EXPECT_FALSE(report.measures[i].value.has_value()) << report.measures[i].measure;
     EXPECT_NE(report.measures[i].detail.find("wgmma"), std::string::npos) << report.measures[i].detail;
   }
   EXPECT_EQ(report.measures[14].target, ">= 10");
-  EXPECT_EQ(report.runs.size(), 11u);
+  EXPECT_EQ(report.runs.size(), 12u);
+  EXPECT_EQ(report.runs[11].problem.dtype, DType::Tf32);
+  EXPECT_NE(report.measures[15].measure.find("TF32"), std::string::npos);
   EXPECT_EQ(report.runs[7].problem.dtype, DType::Bf16);
   EXPECT_EQ(report.runs[8].problem.dtype, DType::Fp16);
   for (const BenchReport& run : report.runs) {
@@ -77,8 +79,8 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   std::string table = formatHeadlineTable(report);
   EXPECT_NE(table.find(">= 0.95"), std::string::npos);
   nlohmann::json json = nlohmann::json::parse(formatHeadlineJson(report));
-  EXPECT_EQ(json["measures"].size(), 15u);
-  EXPECT_EQ(json["runs"].size(), 11u);
+  EXPECT_EQ(json["measures"].size(), 16u);
+  EXPECT_EQ(json["runs"].size(), 12u);
 }
 
 TEST(HeadlineSuite, MetComparesInTheTargetsDirection) {

@@ -163,39 +163,46 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
   for (const KernelInfo& kernel : twinKernels()) {
     const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);
     ASSERT_NE(entry, nullptr) << kernel.id;
-    const TileShape& t = kernel.tile;
-    const int m = t.BM, n = t.BN, k = kKBlock;
-    std::vector<float> a(static_cast<std::size_t>(m) * k, 1.0f), b(static_cast<std::size_t>(k) * n, 1.0f);
-    std::vector<float> c(static_cast<std::size_t>(m) * n, std::nanf(""));
-    // The tensor-core kernels read A and B as 16-bit words (ones, exactly).
-    const std::vector<std::uint16_t> aHalf(a.size(), halfBits(DType::Fp16, 1.0f)), bHalf(b.size(), halfBits(DType::Fp16, 1.0f));
-    std::vector<std::uint8_t> aPattern(patternBytes(m, k, std::max(kernel.aRowGranularity, 1)), 0x7F);
-    std::vector<std::uint8_t> bPattern(patternBytes(n, k, std::max(kernel.bColGranularity, 1)), 0x7F);
-    unsigned tileQueue[2] = {0u, 0u};
-    std::vector<int> stored(c.size(), -1);
-    int twice = 0;
-    const tileskip::testing::EmulatedOperands op{a.data(),      b.data(),        c.data(), m, n, k, aHalf.data(), bHalf.data(), false,
-                                       aPattern.data(), bPattern.data(), tileQueue};
-    emu::launch(
-        1, static_cast<unsigned>(t.threads), [&] { tileskip::testing::callEmulatedKernel(*entry, kernel, op); },
-        [&](unsigned thread) {
-          for (std::size_t i = 0; i < c.size(); ++i) {
-            if (std::isnan(c[i])) continue;
-            twice += stored[i] >= 0;
-            stored[i] = static_cast<int>(thread);
-            c[i] = std::nanf("");
-          }
-        });
-    EXPECT_EQ(twice, 0) << kernel.id << ": outputs stored by more than one thread";
-    const std::vector<int> owners = outputOwners(kernel);
-    int wrong = 0;
-    for (std::size_t i = 0; i < owners.size(); ++i) {
-      if (stored[i] == owners[i]) continue;
-      if (wrong++ == 0) {
-        ADD_FAILURE() << kernel.id << ": output (" << i / n << ", " << i % n << ") stored by thread " << stored[i]
-                      << ", the catalogue's rule gives it to thread " << owners[i];
+    // Every instance: a tensor-core kernel's 16-bit one, and its tf32 one where it has one.
+    for (DType inputs : {DType::Fp32, DType::Fp16, DType::Tf32}) {
+      if (!kernel.takes(inputs) || (inputs == DType::Fp32) == kernel.usesTensorCores()) continue;
+      const TileShape& t = kernel.tile;
+      const int m = t.BM, n = t.BN, k = kKBlock;
+      std::vector<float> a(static_cast<std::size_t>(m) * k, 1.0f), b(static_cast<std::size_t>(k) * n, 1.0f);
+      std::vector<float> c(static_cast<std::size_t>(m) * n, std::nanf(""));
+      // The tensor-core kernels read A and B as 16-bit words (ones, exactly), tf32 B transposed (ones too).
+      const std::vector<std::uint16_t> aHalf(a.size(), halfBits(DType::Fp16, 1.0f)), bHalf(b.size(), halfBits(DType::Fp16, 1.0f));
+      std::vector<std::uint8_t> aPattern(patternBytes(m, k, std::max(kernel.aRowGranularity, 1)), 0x7F);
+      std::vector<std::uint8_t> bPattern(patternBytes(n, k, std::max(kernel.bColGranularity, 1)), 0x7F);
+      unsigned tileQueue[2] = {0u, 0u};
+      std::vector<int> stored(c.size(), -1);
+      int twice = 0;
+      const tileskip::testing::EmulatedOperands op{a.data(), b.data(),        c.data(),        m,
+                                                   n,        k,               inputs,          aHalf.data(),
+                                                   bHalf.data(), b.data(),    aPattern.data(), bPattern.data(),
+                                                   tileQueue};
+      emu::launch(
+          1, static_cast<unsigned>(t.threads), [&] { tileskip::testing::callEmulatedKernel(*entry, kernel, op); },
+          [&](unsigned thread) {
+            for (std::size_t i = 0; i < c.size(); ++i) {
+              if (std::isnan(c[i])) continue;
+              twice += stored[i] >= 0;
+              stored[i] = static_cast<int>(thread);
+              c[i] = std::nanf("");
+            }
+          });
+      const std::string instance = std::string(kernel.id) + " (" + std::string(dtypeName(inputs)) + ")";
+      EXPECT_EQ(twice, 0) << instance << ": outputs stored by more than one thread";
+      const std::vector<int> owners = outputOwners(kernel);
+      int wrong = 0;
+      for (std::size_t i = 0; i < owners.size(); ++i) {
+        if (stored[i] == owners[i]) continue;
+        if (wrong++ == 0) {
+          ADD_FAILURE() << instance << ": output (" << i / n << ", " << i % n << ") stored by thread " << stored[i]
+                        << ", the catalogue's rule gives it to thread " << owners[i];
+        }
       }
+      EXPECT_EQ(wrong, 0) << instance;
     }
-    EXPECT_EQ(wrong, 0) << kernel.id;
   }
 }

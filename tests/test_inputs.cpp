@@ -159,6 +159,8 @@ TEST(Inputs, InspectSaysNoModelRanksAnotherPrecisionAndRecommendsItsDenseKernel)
   const nlohmann::json json = nlohmann::json::parse(inspectionJson(r, *cuda));
   EXPECT_EQ(json["dtype"], "fp16");
   for (const auto& k : json["kernels"]) EXPECT_TRUE(k["predicted_speedup"].is_null());
-  // No kernel of the emulated backend takes tf32 (only cuBLAS does, on a GPU).
-  EXPECT_THROW(inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Tf32), InputError);
+  // Of the emulated backend's kernels only the Hopper one takes tf32 (cuBLAS does too, on a GPU).
+  Inspection tf32 = inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Tf32);
+  ASSERT_EQ(tf32.kernels.size(), 1u);
+  EXPECT_EQ(tf32.recommendation.kernel->id, "wgmma");
 }

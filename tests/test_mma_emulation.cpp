@@ -12,6 +12,7 @@
 // clang-format on
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -196,7 +197,7 @@ void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::
                    std::vector<float>& c, int m, int n, int k, bool byElements) {
   constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 256, kStages = 4, kThreads = 384;
   const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, BM}, bMap{b.data(), n, k, kSwizzleRowElements, BK};
-  const bool bulk = !byElements && bulkCopiesFit(n, k);
+  const bool bulk = !byElements && bulkCopiesFit(MmaInput::Bf16, n, k);
   const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
   emu::launch(blocks, kThreads, [&] {
     if (dtype == DType::Bf16) {
@@ -204,6 +205,28 @@ void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::
     } else {
       wgmmaDense<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
     }
+  });
+}
+
+// K14's tf32 instance at the same shape: its K-tile is the same swizzled row, 32 values deep; it
+// reads A as fp32 words and B transposed (N x K), as the CUDA backend's preparation makes it.
+void runWgmmaTf32(const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c, int m, int n, int k,
+                  bool byElements) {
+  constexpr int BM = 128, BN = 256, BK = kWgmmaKTile<MmaInput::Tf32>, WM = 64, WN = 256, kStages = 4, kThreads = 384;
+  constexpr int kRow = kRowValues<MmaInput::Tf32>;
+  std::vector<std::uint32_t> aWords(a.size()), btWords(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) aWords[i] = std::bit_cast<std::uint32_t>(a[i]);
+  for (int kk = 0; kk < k; ++kk) {
+    for (int j = 0; j < n; ++j) {
+      btWords[static_cast<std::size_t>(j) * k + kk] = std::bit_cast<std::uint32_t>(b[static_cast<std::size_t>(kk) * n + j]);
+    }
+  }
+  const BulkTensorMap aMap{aWords.data(), k, m, kRow, BM, 4}, bMap{btWords.data(), k, n, kRow, BN, 4};
+  const bool bulk = !byElements && bulkCopiesFit(MmaInput::Tf32, n, k);
+  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
+  emu::launch(blocks, kThreads, [&] {
+    wgmmaDense<MmaInput::Tf32, BM, BN, BK, WM, WN, kStages, kThreads>(aMap, bMap, bulk, aWords.data(), btWords.data(), c.data(),
+                                                                      m, n, k);
   });
 }
 
@@ -223,30 +246,32 @@ void runWgmmaJointShortList(DType dtype, const std::vector<std::uint16_t>& a, co
     auto kernel = dtype == DType::Bf16
                       ? wgmmaJoint64x64<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads, kRows, kCols, kListKBlocks>
                       : wgmmaJoint64x64<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads, kRows, kCols, kListKBlocks>;
-    kernel(aMap, bMap, bulkCopiesFit(n, k), a.data(), b.data(), c.data(), m, n, k, aPattern.bits.data(), bPattern.bits.data());
+    kernel(aMap, bMap, bulkCopiesFit(MmaInput::Bf16, n, k), a.data(), b.data(), c.data(), m, n, k, aPattern.bits.data(), bPattern.bits.data());
   });
 }
 
 enum class Kernel { Mma, WgmmaBulk, WgmmaByElements, WgmmaJointShortList };
 
 // A and B drawn by `draw` and rounded to the dtype; K13's (or K14's) C against the fp64 product of the
-// rounded values within fp32 accumulation error, (k + 1) half-ulps of the sum of |products|:
-// one product dropped or counted twice is far outside it wherever it is not tiny.
+// rounded values within fp32 accumulation error, (k + 1) half-ulps of the sum of |products|
+// (products of 16-bit or tf32 values are exact in fp32): one product dropped or counted twice is
+// far outside it wherever it is not tiny.
 template <class Draw>
 void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw, Kernel kernel = Kernel::Mma) {
   const int m = shape.m, n = shape.n, k = shape.k;
   std::vector<double> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n);
-  std::vector<std::uint16_t> aBits(A.size()), bBits(B.size());
-  for (std::size_t i = 0; i < A.size(); ++i) {
-    aBits[i] = halfBits(dtype, draw(i, true));
-    A[i] = fromHalfBits(dtype, aBits[i]);
-  }
-  for (std::size_t i = 0; i < B.size(); ++i) {
-    bBits[i] = halfBits(dtype, draw(i, false));
-    B[i] = fromHalfBits(dtype, bBits[i]);
+  std::vector<float> aValues(A.size()), bValues(B.size());
+  std::vector<std::uint16_t> aBits, bBits;
+  for (std::size_t i = 0; i < A.size(); ++i) A[i] = aValues[i] = roundTo(dtype, draw(i, true));
+  for (std::size_t i = 0; i < B.size(); ++i) B[i] = bValues[i] = roundTo(dtype, draw(i, false));
+  if (dtype != DType::Tf32) {
+    for (float x : aValues) aBits.push_back(halfBits(dtype, x));
+    for (float x : bValues) bBits.push_back(halfBits(dtype, x));
   }
   std::vector<float> C(static_cast<std::size_t>(m) * n, std::nanf(""));
-  if (kernel == Kernel::Mma) {
+  if (dtype == DType::Tf32) {
+    runWgmmaTf32(aValues, bValues, C, m, n, k, kernel == Kernel::WgmmaByElements);
+  } else if (kernel == Kernel::Mma) {
     runMmaDense(dtype, aBits, bBits, C, m, n, k);
   } else if (kernel == Kernel::WgmmaJointShortList) {
     runWgmmaJointShortList(dtype, aBits, bBits, C, m, n, k);
@@ -274,6 +299,7 @@ void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw, Kernel ker
 }
 
 constexpr DType kMmaTypes[] = {DType::Fp16, DType::Bf16};
+constexpr DType kWgmmaTypes[] = {DType::Fp16, DType::Bf16, DType::Tf32};
 
 }  // namespace
 
@@ -330,7 +356,7 @@ TEST(WgmmaDenseEmulation, MatchesTheProductOfRoundedInputsThroughEitherCopy) {
   };
   std::mt19937 rng(21);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (DType dtype : kMmaTypes) {
+  for (DType dtype : kWgmmaTypes) {
     for (const MmaDenseCase& shape : cases) {
       for (Kernel kernel : {Kernel::WgmmaBulk, Kernel::WgmmaByElements}) {
         checkMmaDense(dtype, shape, [&](std::size_t, bool) { return normal(rng); }, kernel);
@@ -349,6 +375,15 @@ TEST(WgmmaDenseEmulation, ASingleNonZeroAndCancellationThroughTheRing) {
     if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / 96 % 5));
     return 0.75f;
   }, Kernel::WgmmaByElements);
+  // tf32: B's one non-zero sits in its transposed copy's row 290, K-tile 3 (32 deep), half-way along.
+  checkMmaDense(DType::Tf32, {m, n, k, "single non-zero"}, [&](std::size_t i, bool isA) {
+    if (isA) return i == 140u * k + 97 ? 3.0f : 0.0f;
+    return i == 97u * n + 290 ? -5.0f : 0.0f;
+  }, Kernel::WgmmaBulk);
+  checkMmaDense(DType::Tf32, {40, 24, 96, "cancellation"}, [&](std::size_t i, bool isA) {
+    if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / 96 % 5));
+    return 0.75f;
+  }, Kernel::WgmmaBulk);
 }
 
 TEST(WgmmaDenseEmulation, LongKRefillsEveryStageManyTimes) {
@@ -357,6 +392,10 @@ TEST(WgmmaDenseEmulation, LongKRefillsEveryStageManyTimes) {
   checkMmaDense(DType::Bf16, {20, 40, 1600, "long K, copy engine"}, [&](std::size_t, bool) { return uniform(rng); },
                 Kernel::WgmmaBulk);
   checkMmaDense(DType::Fp16, {20, 17, 1003, "long K, element-wise copies"}, [&](std::size_t, bool) { return uniform(rng); },
+                Kernel::WgmmaByElements);
+  checkMmaDense(DType::Tf32, {20, 40, 1600, "long K, copy engine"}, [&](std::size_t, bool) { return uniform(rng); },
+                Kernel::WgmmaBulk);
+  checkMmaDense(DType::Tf32, {20, 17, 1003, "long K, element-wise copies"}, [&](std::size_t, bool) { return uniform(rng); },
                 Kernel::WgmmaByElements);
 }
 

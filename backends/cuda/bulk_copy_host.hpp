@@ -1,7 +1,7 @@
 // The host's half of hopper_common.cuh's bulk tensor copies: the tensor map that names a row-major
-// 16-bit matrix and the box one copy moves (64 columns, one swizzled row, by `boxRows` rows), made
-// by the driver's cuTensorMapEncodeTiled. The runtime hands out the driver entry point, so nothing
-// links libcuda itself (the executables must start where there is no CUDA at all).
+// matrix of 16-bit or 32-bit values and the box one copy moves (one swizzled row of columns, by
+// `boxRows` rows), made by the driver's cuTensorMapEncodeTiled. The runtime hands out the driver
+// entry point, so nothing links libcuda itself (the executables must start where there is no CUDA at all).
 #pragma once
 
 #include <cuda.h>
@@ -15,8 +15,10 @@
 namespace tileskip::cuda {
 
 // Throws std::runtime_error when the driver has no such entry point or refuses the map: the rows
-// must start 16-byte aligned (`inner` a multiple of 8) at a 16-byte aligned `base`.
-inline CUtensorMap encodeBulkTensorMap(const std::uint16_t* base, int inner, int outer, int boxRows) {
+// must start 16-byte aligned (`inner` values a multiple of 16 bytes) at a 16-byte aligned `base`.
+template <class Word>
+CUtensorMap encodeBulkTensorMap(const Word* base, int inner, int outer, int boxRows) {
+  static_assert(sizeof(Word) == 2 || sizeof(Word) == 4, "16-bit or 32-bit values");
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -28,9 +30,11 @@ inline CUtensorMap encodeBulkTensorMap(const std::uint16_t* base, int inner, int
   }();
   CUtensorMap map{};
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
-  const cuuint64_t rowBytes[1] = {static_cast<cuuint64_t>(inner) * 2};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(boxRows)}, elementStrides[2] = {1, 1};
-  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<std::uint16_t*>(base), dims, rowBytes, box,
+  const cuuint64_t rowBytes[1] = {static_cast<cuuint64_t>(inner) * sizeof(Word)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(128 / sizeof(Word)), static_cast<cuuint32_t>(boxRows)};
+  const cuuint32_t elementStrides[2] = {1, 1};
+  const CUtensorMapDataType type = sizeof(Word) == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16 : CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  const CUresult result = encode(&map, type, 2, const_cast<Word*>(base), dims, rowBytes, box,
                                  elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS) {

@@ -108,13 +108,16 @@ class CudaProblem final : public DeviceProblem {
  private:
   using PatternKey = std::pair<Operand, int>;
   bool needsPreparation(const KernelInfo& kernel) const;
-  // Whether `kernel` reads the 16-bit copies of A and B: a tensor-core kernel, or cuBLAS on a
+  // Whether `kernel` reads the 16-bit copies of A and B: a tensor-core kernel or cuBLAS, on a
   // 16-bit problem.
   bool readsHalves(const KernelInfo& kernel) const {
-    return kernel.usesTensorCores() || (kernel.id == "cublas" && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16));
+    return (kernel.usesTensorCores() || kernel.id == "cublas") && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16);
   }
-  // prepare()'s two parts, each returning the device milliseconds it took.
+  // Whether `kernel` reads B transposed: the tf32 warpgroup kernel (hopper_common.cuh's WgmmaInput).
+  bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && inputs_ == DType::Tf32; }
+  // prepare()'s parts, each returning the device milliseconds it took.
   double makeHalves();
+  double makeTransposedB();
   double buildPatterns(const KernelInfo& kernel);
   std::uint8_t* patternFor(Operand operand, int granularity);  // allocates on first use
   const std::uint8_t* builtPattern(Operand operand, int granularity) const;
@@ -127,6 +130,8 @@ class CudaProblem final : public DeviceProblem {
   DeviceBuffer a_, b_, c_;  // empty when the caller's memory holds them
   DeviceBuffer aHalf_, bHalf_;  // A and B as 16-bit words of inputs_, made by prepare() where a kernel reads them
   bool halvesMade_ = false;
+  DeviceBuffer bTransposed_;  // B as N x K, made by prepare() for the tf32 kernel
+  bool transposedMade_ = false;
   const float* aData_ = nullptr;
   const float* bData_ = nullptr;
   float* cData_ = nullptr;
@@ -257,6 +262,7 @@ const std::uint8_t* CudaProblem::builtPattern(Operand operand, int granularity) 
 bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
   if (kernel.id == "cusparse-csr") return !csr_.converted();
   if (readsHalves(kernel) && !halvesMade_) return true;
+  if (readsTransposedB(kernel) && !transposedMade_) return true;
   return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aRowGranularity) == nullptr) ||
          (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bColGranularity) == nullptr);
 }
@@ -267,7 +273,23 @@ double CudaProblem::prepare(const KernelInfo& kernel) {
   // A skipping tensor-core kernel needs both: its 16-bit inputs and its patterns (built from the
   // fp32 copies, which hold the rounded values, so the zeros are the same).
   const double halves = readsHalves(kernel) ? makeHalves() : 0.0;
-  return halves + buildPatterns(kernel);
+  const double transposed = readsTransposedB(kernel) ? makeTransposedB() : 0.0;
+  return halves + transposed + buildPatterns(kernel);
+}
+
+double CudaProblem::makeTransposedB() {
+  const std::size_t bytes = static_cast<std::size_t>(k_) * n_ * sizeof(float);
+  if (bTransposed_.empty()) {
+    requireFreeDeviceMemory(bytes, "B transposed for tf32");
+    bTransposed_ = DeviceBuffer(bytes, "B transposed");
+  }
+  // Made again on every call, so that repeated calls time the real work.
+  timer_.start(backend_.stream());
+  launchTranspose(bData_, k_, n_, static_cast<float*>(bTransposed_.get()), backend_.stream());
+  timer_.stop(backend_.stream());
+  const double milliseconds = timer_.milliseconds("transposing B");
+  transposedMade_ = true;
+  return milliseconds;
 }
 
 double CudaProblem::makeHalves() {
@@ -332,11 +354,12 @@ double CudaProblem::run(const KernelInfo& kernel) {
   operands.m = m_;
   operands.n = n_;
   operands.k = k_;
-  if (kernel.usesTensorCores()) {
+  operands.inputs = inputs_;
+  if (readsHalves(kernel)) {
     operands.aHalf = static_cast<const std::uint16_t*>(aHalf_.get());
     operands.bHalf = static_cast<const std::uint16_t*>(bHalf_.get());
-    operands.bf16 = inputs_ == DType::Bf16;
   }
+  if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aRowGranularity);
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bColGranularity);
   operands.tileQueue = static_cast<unsigned*>(tileQueue_.get());

@@ -3,7 +3,8 @@
 // bulk tensor copy (TMA: one thread copies a whole box of a row-major matrix into shared memory,
 // rows 128-byte swizzled, out-of-bounds elements as zeros, and signals an mbarrier with its bytes),
 // and the warpgroup MMA (wgmma: four warps multiply a 64 x 256 tile, A and B read from shared
-// memory through descriptors, fp32 accumulators in registers, asynchronously until waited for).
+// memory through descriptors, fp32 accumulators in registers, asynchronously until waited for;
+// 16-bit inputs, or tf32 ones, which it reads only along K: WgmmaInput below).
 //
 // On the device each is inline PTX for sm_90a (the forms bench/tune/wgmma_probe.cu measured on the
 // H200); built for another architecture they are empty and the MMA traps, and a kernel using them
@@ -12,10 +13,10 @@
 // emulator: a copy lands and a warpgroup MMA completes when issued, an mbarrier wait yields to the
 // other threads of the block until the barrier's phase completes.
 //
-// The shared-memory layout both sides agree on: a "swizzled row" is 128 bytes, 64 16-bit values;
-// within each group of eight rows (an atom of 1024 bytes, aligned to 1024 bytes), the 16-byte
-// chunk c of row r sits at chunk c ^ r. The copy engine writes boxes of 64 columns that way, and
-// the MMA descriptors below tell wgmma to read them so.
+// The shared-memory layout both sides agree on: a "swizzled row" is 128 bytes (64 16-bit values,
+// 32 tf32 ones); within each group of eight rows (an atom of 1024 bytes, aligned to 1024 bytes),
+// the 16-byte chunk c of row r sits at chunk c ^ r. The copy engine writes boxes one row wide
+// that way, and the MMA descriptors below tell wgmma to read them so.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,10 @@
 
 #include "mma_common.cuh"  // MmaInput
 
+#if defined(TILESKIP_CUDA_EMULATION)
+#include "core/model/dtype.hpp"  // the emulator's name for an input type
+#endif
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TILESKIP_HOPPER_PTX 1
 #endif
@@ -37,6 +42,25 @@ inline constexpr int kSwizzleRowBytes = 128;
 inline constexpr int kSwizzleRowElements = kSwizzleRowBytes / 2;  // 16-bit values
 inline constexpr int kSwizzleAtomBytes = 8 * kSwizzleRowBytes;
 
+// What an input type is to the warpgroup MMA: the word one value takes, how many values a swizzled
+// row holds, the K of one MMA, and whether B must lie along K. wgmma reads 16-bit B along N, as
+// the row-major K x N matrix stores it, but tf32 operands only along K (K-major): a tf32 kernel
+// reads B transposed, N rows of K values, made beside the problem's B (the kernel's preparation).
+template <MmaInput T>
+struct WgmmaInput {
+  using Word = std::uint16_t;
+  static constexpr int kStepK = 16;
+  static constexpr bool kBAlongK = false;
+};
+template <>
+struct WgmmaInput<MmaInput::Tf32> {
+  using Word = std::uint32_t;  // an fp32 value whose lowest 13 mantissa bits the MMA ignores
+  static constexpr int kStepK = 8;
+  static constexpr bool kBAlongK = true;
+};
+template <MmaInput T>
+inline constexpr int kRowValues = kSwizzleRowBytes / static_cast<int>(sizeof(typename WgmmaInput<T>::Word));
+
 // Where byte `offset` of a swizzled region (from a 1024-byte aligned start) really is.
 __host__ __device__ constexpr std::uint32_t swizzled(std::uint32_t offset) {
   return offset ^ (((offset >> 7) & 7u) << 4);
@@ -46,9 +70,10 @@ __host__ __device__ constexpr std::uint32_t swizzled(std::uint32_t offset) {
 // host, bulk_copy_host.hpp), in the emulator the same facts in plain fields.
 #if defined(TILESKIP_CUDA_EMULATION)
 struct BulkTensorMap {
-  const std::uint16_t* base = nullptr;  // row-major, `inner` values a row, `outer` rows
+  const void* base = nullptr;  // row-major, `inner` values of `valueBytes` a row, `outer` rows
   int inner = 0, outer = 0;
   int boxInner = 0, boxOuter = 0;  // boxInner is one swizzled row
+  int valueBytes = 2;
 };
 #else
 using BulkTensorMap = CUtensorMap;
@@ -145,8 +170,8 @@ __device__ __forceinline__ void copyBox(void* dst, const BulkTensorMap* map, int
       "l"(map), "r"(inner), "r"(outer), "r"(sharedAddress(bar))
       : "memory");
 #elif defined(TILESKIP_CUDA_EMULATION)
-  ::tileskip::emu::copyBox(dst, map->base, map->inner, map->outer, map->boxInner, map->boxOuter, inner, outer, bar, __FILE__,
-                           __LINE__);
+  ::tileskip::emu::copyBox(dst, map->base, map->valueBytes, map->inner, map->outer, map->boxInner, map->boxOuter, inner, outer,
+                           bar, __FILE__, __LINE__);
 #else
   (void)dst, (void)map, (void)inner, (void)outer, (void)bar;
 #endif
@@ -155,10 +180,10 @@ __device__ __forceinline__ void copyBox(void* dst, const BulkTensorMap* map, int
 // ---- the warpgroup MMA ----
 
 // A descriptor of a matrix in swizzled rows (mode 1, 128 bytes, in bits 62-63): its start, and
-// the byte distances the operand's layout needs, each stored >> 4. For A read along K (K-major),
-// `strideBytes` is the distance between groups of 8 rows (an atom) and `leadingBytes` is unused;
-// for B read along N (N-major), `leadingBytes` is the distance between boxes of 64 columns and
-// `strideBytes` the distance between groups of 8 K-rows.
+// the byte distances the operand's layout needs, each stored >> 4. For an operand read along K
+// (K-major: A, and tf32's B), `strideBytes` is the distance between groups of 8 rows (an atom) and
+// `leadingBytes` is unused; for B read along N (N-major), `leadingBytes` is the distance between
+// boxes of one swizzled row of columns and `strideBytes` the distance between groups of 8 K-rows.
 __device__ __forceinline__ std::uint64_t swizzledDescriptor(const void* start, std::uint32_t leadingBytes,
                                                              std::uint32_t strideBytes) {
   const std::uint64_t address = sharedAddress(start);
@@ -202,15 +227,16 @@ __device__ __forceinline__ void takeMoreRegisters() {
 }
 
 // The warpgroup's output tile of one MMA, and a thread's share of its fp32 accumulators.
-inline constexpr int kWgmmaM = 64, kWgmmaN = 256, kWgmmaK = 16;
+inline constexpr int kWgmmaM = 64, kWgmmaN = 256;
 inline constexpr int kWgmmaAccumulators = kWgmmaM * kWgmmaN / 128;
 
-// The MMA of wgmmaM64N256K16 below for inputs of PTX type TYPE ("bf16" or "f16"): its 128 accumulators
-// are the instruction's D, read and written in place.
-#define TILESKIP_WGMMA_M64N256K16(TYPE)                                                                                \
+// wgmmaM64N256's instruction: SHAPE the K and types ("k16.f32.bf16.bf16"), TAIL what follows the
+// scales (16-bit inputs: ", 0, 1", A along K and B along N; tf32 takes no such operands). Its 128
+// accumulators are the instruction's D, read and written in place.
+#define TILESKIP_WGMMA_M64N256(SHAPE, TAIL)                                                                            \
   asm volatile(                                                                                                        \
       "{\n.reg .pred keep;\nsetp.ne.b32 keep, %130, 0;\n"                                                              \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {"                                                \
+      "wgmma.mma_async.sync.aligned.m64n256" SHAPE " {"                                                                \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                         \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                               \
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                               \
@@ -219,7 +245,7 @@ inline constexpr int kWgmmaAccumulators = kWgmmaM * kWgmmaN / 128;
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                               \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "                   \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"                 \
-      "}, %128, %129, keep, 1, 1, 0, 1;\n}\n"                                                                          \
+      "}, %128, %129, keep, 1, 1" TAIL ";\n}\n"                                                                        \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),                \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),            \
       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),          \
@@ -238,21 +264,25 @@ inline constexpr int kWgmmaAccumulators = kWgmmaM * kWgmmaN / 128;
       "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])   \
       : "l"(aDescriptor), "l"(bDescriptor), "n"(1));
 
-// d += A (64 x 16, K-major) B (16 x 256, N-major), every thread of the warpgroup issuing it. d's
-// layout: warp w of the warpgroup holds rows 16 w .. 16 w + 15; per 8 columns j, lane l holds
-// d[4j], d[4j + 1] at row l / 4, columns 8 j + 2 (l % 4) and + 1, and d[4j + 2], d[4j + 3] eight
-// rows below: each warp's share is mma.sync's 16 x 8 fragment layout, 32 times along N.
+// d += A (64 x kStepK, K-major) B (kStepK x 256: N-major for 16-bit inputs, K-major for tf32), every
+// thread of the warpgroup issuing it. d's layout: warp w of the warpgroup holds rows 16 w .. 16 w +
+// 15; per 8 columns j, lane l holds d[4j], d[4j + 1] at row l / 4, columns 8 j + 2 (l % 4) and + 1,
+// and d[4j + 2], d[4j + 3] eight rows below: each warp's share is mma.sync's 16 x 8 fragment
+// layout, 32 times along N.
 template <MmaInput T>
-__device__ __forceinline__ void wgmmaM64N256K16(float (&d)[kWgmmaAccumulators], std::uint64_t aDescriptor,
-                                                std::uint64_t bDescriptor) {
+__device__ __forceinline__ void wgmmaM64N256(float (&d)[kWgmmaAccumulators], std::uint64_t aDescriptor,
+                                             std::uint64_t bDescriptor) {
 #if defined(TILESKIP_HOPPER_PTX)
   if constexpr (T == MmaInput::Bf16) {
-    TILESKIP_WGMMA_M64N256K16("bf16");
+    TILESKIP_WGMMA_M64N256("k16.f32.bf16.bf16", ", 0, 1");
+  } else if constexpr (T == MmaInput::Fp16) {
+    TILESKIP_WGMMA_M64N256("k16.f32.f16.f16", ", 0, 1");
   } else {
-    TILESKIP_WGMMA_M64N256K16("f16");
+    TILESKIP_WGMMA_M64N256("k8.f32.tf32.tf32", "");
   }
 #elif defined(TILESKIP_CUDA_EMULATION)
-  ::tileskip::emu::wgmmaM64N256K16(T == MmaInput::Bf16, d, aDescriptor, bDescriptor, __FILE__, __LINE__);
+  ::tileskip::emu::wgmmaM64N256(T == MmaInput::Bf16 ? DType::Bf16 : T == MmaInput::Fp16 ? DType::Fp16 : DType::Tf32, d,
+                                aDescriptor, bDescriptor, __FILE__, __LINE__);
 #elif defined(__CUDA_ARCH__)
   (void)d, (void)aDescriptor, (void)bDescriptor;
   __trap();  // not Hopper: the host checks the device before it launches a kernel with these
@@ -261,6 +291,6 @@ __device__ __forceinline__ void wgmmaM64N256K16(float (&d)[kWgmmaAccumulators], 
 #endif
 }
 
-#undef TILESKIP_WGMMA_M64N256K16
+#undef TILESKIP_WGMMA_M64N256
 
 }  // namespace tileskip::cuda

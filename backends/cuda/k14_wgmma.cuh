@@ -13,12 +13,15 @@
 // Levels: a block computes BM x BN of C (grid: one block per tile, in groups of kWgmmaGroupRows
 // tile rows for L2), a consumer warpgroup WM x WN = 64 x 256 (one m64n256k16 MMA per 16-deep
 // step), a warp 16 x WN in mma.sync's fragment layout (the catalogue's WarpgroupMmaTiles). Its
-// shape and stages are the catalogue row's (kernel_table.cuh). A and B are 16-bit words of
-// kInputs, row-major (A: M x K, B: K x N), C fp32 row-major.
+// shape and stages are the catalogue row's (kernel_table.cuh). A and B are words of kInputs,
+// row-major (A: M x K; B: K x N for 16-bit inputs, and for tf32, which the MMA reads only along
+// K, B transposed, N x K: hopper_common.cuh's WgmmaInput), C fp32 row-major. A K-tile is one
+// swizzled row of A whatever the type (64 16-bit values, 32 tf32 ones), so a stage holds the
+// same bytes either way.
 //
 // Any M, N, K: the copy engine fills what lies outside the matrices with zeros, and the stores
-// are bounds-checked. It needs every row to start 16-byte aligned (K and N multiples of 8); where
-// one does not, the producer warpgroup's threads copy element by element instead, into the same
+// are bounds-checked. It needs every row to start 16-byte aligned (bulkCopiesFit); where one
+// does not, the producer warpgroup's threads copy element by element instead, into the same
 // swizzled places, and arrive at the full mbarrier themselves.
 #pragma once
 
@@ -34,21 +37,29 @@ namespace tileskip::cuda {
 inline constexpr int kWarpThreads = 32;
 inline constexpr int kWarpgroupThreads = 4 * kWarpThreads;
 
-// Whether the copy engine can move A (M x K) and B (K x N): each row must start 16-byte aligned
-// (cudaMalloc'd bases are), so K and N multiples of 8 16-bit values; the kernel's element copies
-// take every other shape.
-__host__ __device__ constexpr bool bulkCopiesFit(int n, int k) { return k % 8 == 0 && n % 8 == 0; }
+// Whether the copy engine can move A and B as the kernel reads them: each row must start 16-byte
+// aligned (cudaMalloc'd bases are), so 16-bit rows of K and N values multiples of 8, tf32 rows
+// (A's and transposed B's, K values each) multiples of 4; the kernel's element copies take every
+// other shape.
+__host__ __device__ constexpr bool bulkCopiesFit(MmaInput inputs, int n, int k) {
+  return inputs == MmaInput::Tf32 ? k % 4 == 0 : k % 8 == 0 && n % 8 == 0;
+}
 
-// A stage: A's BM rows of BK = 64 values (one swizzled row each), then B in boxes of 64 columns,
-// each BK swizzled rows; after the ring, a full and an empty mbarrier per stage. The block asks for
-// an atom more than it uses, to start the ring on a 1024-byte boundary.
-template <int BM, int BN, int BK, int kStages>
+// The K-tile of kInputs: one swizzled row, however many values that holds.
+template <MmaInput kInputs>
+inline constexpr int kWgmmaKTile = kRowValues<kInputs>;
+
+// A stage: A's BM rows of one K-tile (one swizzled row each), then B: for 16-bit inputs in boxes
+// of one swizzled row of columns, each BK K-rows; for tf32 BN rows of transposed B, one swizzled
+// row of K each. After the ring, a full and an empty mbarrier per stage. The block asks for an
+// atom more than it uses, to start the ring on a 1024-byte boundary.
+template <MmaInput kInputs, int BM, int BN, int BK, int kStages>
 struct WgmmaLayout {
-  static_assert(BK == kSwizzleRowElements, "a K-tile is one swizzled row of A");
-  static_assert(BN % kSwizzleRowElements == 0, "B comes in boxes of one swizzled row");
+  static_assert(BK == kWgmmaKTile<kInputs>, "a K-tile is one swizzled row of A");
+  static_assert(BN % kRowValues<kInputs> == 0, "B comes in whole swizzled rows");
   static constexpr int kABytes = BM * kSwizzleRowBytes;
-  static constexpr int kBBoxBytes = BK * kSwizzleRowBytes;
-  static constexpr int kBBytes = (BN / kSwizzleRowElements) * kBBoxBytes;
+  static constexpr int kBBoxBytes = BK * kSwizzleRowBytes;  // 16-bit B's box of one swizzled row of columns
+  static constexpr int kBBytes = BN * kSwizzleRowBytes;      // either way: BN x BK values
   static constexpr int kStageBytes = kABytes + kBBytes;
   static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBoxBytes % kSwizzleAtomBytes == 0, "every box starts on an atom");
   static constexpr std::size_t kSharedBytes =
@@ -57,21 +68,32 @@ struct WgmmaLayout {
 
 // The element-by-element copy of K-tile `kTile` into a stage, by the producer warpgroup's thread
 // `thread` (0 .. kWarpgroupThreads - 1): zeros outside the matrices, each value where the copy engine would put it.
-template <int BM, int BN, int BK, int kStages>
-__device__ void copyWgmmaKTileByElements(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M,
-                                         int N, int K, int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
-  using Layout = WgmmaLayout<BM, BN, BK, kStages>;
+template <MmaInput kInputs, int BM, int BN, int BK, int kStages>
+__device__ void copyWgmmaKTileByElements(const typename WgmmaInput<kInputs>::Word* __restrict__ A,
+                                         const typename WgmmaInput<kInputs>::Word* __restrict__ B, int M, int N, int K,
+                                         int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
+  using Layout = WgmmaLayout<kInputs, BM, BN, BK, kStages>;
+  using Word = typename WgmmaInput<kInputs>::Word;
+  constexpr int kWordBytes = sizeof(Word);
   const int k0 = kTile * BK;
   for (int e = thread; e < BM * BK; e += kWarpgroupThreads) {
     const int r = e / BK, c = e % BK, row = rowBase + r, k = k0 + c;
-    const std::uint16_t v = row < M && k < K ? A[static_cast<std::size_t>(row) * K + k] : std::uint16_t{0};
-    *reinterpret_cast<std::uint16_t*>(stage + swizzled(r * kSwizzleRowBytes + c * 2)) = v;
+    const Word v = row < M && k < K ? A[static_cast<std::size_t>(row) * K + k] : Word{0};
+    *reinterpret_cast<Word*>(stage + swizzled(r * kSwizzleRowBytes + c * kWordBytes)) = v;
   }
+  unsigned char* bStage = stage + Layout::kABytes;
   for (int e = thread; e < BK * BN; e += kWarpgroupThreads) {
-    const int kk = e / BN, c = e % BN, k = k0 + kk, col = colBase + c;
-    const std::uint16_t v = k < K && col < N ? B[static_cast<std::size_t>(k) * N + col] : std::uint16_t{0};
-    unsigned char* box = stage + Layout::kABytes + (c / kSwizzleRowElements) * Layout::kBBoxBytes;
-    *reinterpret_cast<std::uint16_t*>(box + swizzled(kk * kSwizzleRowBytes + (c % kSwizzleRowElements) * 2)) = v;
+    if constexpr (WgmmaInput<kInputs>::kBAlongK) {
+      // Transposed B: row c (a column of B) holds the K-tile's values along K, as A's rows do.
+      const int c = e / BK, kk = e % BK, k = k0 + kk, col = colBase + c;
+      const Word v = k < K && col < N ? B[static_cast<std::size_t>(col) * K + k] : Word{0};
+      *reinterpret_cast<Word*>(bStage + swizzled(c * kSwizzleRowBytes + kk * kWordBytes)) = v;
+    } else {
+      const int kk = e / BN, c = e % BN, k = k0 + kk, col = colBase + c;
+      const Word v = k < K && col < N ? B[static_cast<std::size_t>(k) * N + col] : Word{0};
+      unsigned char* box = bStage + (c / kRowValues<kInputs>) * Layout::kBBoxBytes;
+      *reinterpret_cast<Word*>(box + swizzled(kk * kSwizzleRowBytes + (c % kRowValues<kInputs>) * kWordBytes)) = v;
+    }
   }
 }
 
@@ -80,17 +102,19 @@ __device__ void copyWgmmaKTileByElements(const std::uint16_t* __restrict__ A, co
 // stage's full and empty mbarriers. The block's shared memory starts with it.
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
 struct WgmmaRing {
-  using Layout = WgmmaLayout<BM, BN, BK, kStages>;
+  using Layout = WgmmaLayout<kInputs, BM, BN, BK, kStages>;
+  using Input = WgmmaInput<kInputs>;
+  using Word = typename Input::Word;
   static_assert(WM == kWgmmaM && WN == kWgmmaN && BN == WN && BM % WM == 0, "consumer warpgroups of one m64n256 MMA, down the tile");
   static constexpr int kConsumers = BM / WM;
   static_assert(kThreads == kWarpgroupThreads * (1 + kConsumers), "a producer warpgroup and one per consumer tile");
-  static_assert(BK % kWgmmaK == 0, "whole MMA steps per K-tile");
+  static_assert(BK % Input::kStepK == 0, "whole MMA steps per K-tile");
 
   const BulkTensorMap* aMap;
   const BulkTensorMap* bMap;
   bool bulk;  // the copy engine (bulkCopiesFit), else the producer's element copies
-  const std::uint16_t* A;
-  const std::uint16_t* B;
+  const Word* A;
+  const Word* B;  // as the MMA reads it: K x N, or N x K where Input::kBAlongK
   int M, N, K;
   BlockTile<BM, BN> block;
   unsigned char* stages;
@@ -99,7 +123,7 @@ struct WgmmaRing {
 
   // `raw`: the block's dynamic shared memory; the ring starts at its first 1024-byte boundary.
   __device__ WgmmaRing(unsigned char* raw, const BulkTensorMap* aMap_, const BulkTensorMap* bMap_, bool bulk_,
-                       const std::uint16_t* A_, const std::uint16_t* B_, int M_, int N_, int K_, const BlockTile<BM, BN>& block_)
+                       const Word* A_, const Word* B_, int M_, int N_, int K_, const BlockTile<BM, BN>& block_)
       : aMap(aMap_), bMap(bMap_), bulk(bulk_), A(A_), B(B_), M(M_), N(N_), K(K_), block(block_) {
     const std::uint32_t misaligned = sharedAddress(raw) % kSwizzleAtomBytes;
     stages = raw + (misaligned == 0 ? 0 : kSwizzleAtomBytes - misaligned);
@@ -129,13 +153,17 @@ struct WgmmaRing {
     if (bulk) {
       barrierArriveExpectingBytes(&full[s], Layout::kStageBytes);
       copyBox(stage, aMap, kTile * BK, block.rowBase, &full[s]);
+      if constexpr (Input::kBAlongK) {
+        copyBox(stage + Layout::kABytes, bMap, kTile * BK, block.colBase, &full[s]);
+      } else {
 #pragma unroll
-      for (int box = 0; box < BN / kSwizzleRowElements; ++box) {
-        copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, bMap, block.colBase + box * kSwizzleRowElements, kTile * BK,
-                &full[s]);
+        for (int box = 0; box < BN / kRowValues<kInputs>; ++box) {
+          copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, bMap, block.colBase + box * kRowValues<kInputs>, kTile * BK,
+                  &full[s]);
+        }
       }
     } else {
-      copyWgmmaKTileByElements<BM, BN, BK, kStages>(A, B, M, N, K, block.rowBase, block.colBase, kTile, stage, tid);
+      copyWgmmaKTileByElements<kInputs, BM, BN, BK, kStages>(A, B, M, N, K, block.rowBase, block.colBase, kTile, stage, tid);
       fenceSharedForAsync();
       barrierArrive(&full[s]);
     }
@@ -152,12 +180,16 @@ struct WgmmaRing {
       const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
       wgmmaFence();
 #pragma unroll
-      for (int step = 0; step < BK / kWgmmaK; ++step) {
-        // A: a 16-deep step is 32 bytes along the swizzled rows. B: it is 16 K-rows (two atoms) down.
-        const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kWgmmaK * 2, 16, kSwizzleAtomBytes);
+      for (int step = 0; step < BK / Input::kStepK; ++step) {
+        // Along K a step is 32 bytes of the swizzled rows (A; tf32's B). 16-bit B: kStepK K-rows
+        // (two atoms) down.
+        constexpr int kStepBytes = Input::kStepK * static_cast<int>(sizeof(Word));
+        const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kStepBytes, 16, kSwizzleAtomBytes);
         const std::uint64_t bDescriptor =
-            swizzledDescriptor(bStage + step * kWgmmaK * kSwizzleRowBytes, Layout::kBBoxBytes, kSwizzleAtomBytes);
-        wgmmaM64N256K16<kInputs>(acc, aDescriptor, bDescriptor);
+            Input::kBAlongK ? swizzledDescriptor(bStage + step * kStepBytes, 16, kSwizzleAtomBytes)
+                            : swizzledDescriptor(bStage + step * Input::kStepK * kSwizzleRowBytes, Layout::kBBoxBytes,
+                                                 kSwizzleAtomBytes);
+        wgmmaM64N256<kInputs>(acc, aDescriptor, bDescriptor);
       }
     }
     wgmmaCommit();
@@ -199,8 +231,8 @@ inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmmaDense(const __grid_constant__ BulkTensorMap aMap, const __grid_constant__ BulkTensorMap bMap, bool bulk,
-               const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M, int N,
-               int K) {
+               const typename WgmmaInput<kInputs>::Word* __restrict__ A, const typename WgmmaInput<kInputs>::Word* __restrict__ B,
+               float* __restrict__ C, int M, int N, int K) {
   using Ring = WgmmaRing<kInputs, BM, BN, BK, WM, WN, kStages, kThreads>;
   const Ring ring(dynamicSharedMemory(Ring::Layout::kSharedBytes), &aMap, &bMap, bulk, A, B, M, N, K,
                   groupedBlockTile<BM, BN, kWgmmaGroupRows>(M, N));

@@ -32,7 +32,7 @@ dim3 gridFor(const GemmKernel& kernel, const KernelInfo& entry, const GemmOperan
   long long blocks = gemmBlockCount(tile, op.m, op.n);
   if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large: more than 2^31 - 1 thread blocks");
   if (entry.persistent()) {
-    blocks = std::min<long long>(blocks, residentBlocks(kernel.function(op.bf16), tile.threads, kernel.dynamicSharedBytes));
+    blocks = std::min<long long>(blocks, residentBlocks(kernel.function(op.inputs), tile.threads, kernel.dynamicSharedBytes));
   }
   return dim3(static_cast<unsigned>(blocks));
 }
@@ -47,28 +47,46 @@ bool currentDeviceIsHopper() {
   return major == 9 && minor == 0;
 }
 
-// A Hopper kernel's launch: the copy engine's tensor maps where they fit (bulkCopiesFit), the
-// kernel's own element copies otherwise.
+// The copy engine's maps of A (M x K) and of B as the kernel reads it, or none where the rows do
+// not fit it (bulkCopiesFit): then the kernel copies element by element. 16-bit B is K x N, read
+// in boxes of a swizzled row of columns by BK rows; tf32's is transposed, N x K, in boxes of one
+// swizzled row of K by all BN rows.
+template <class Word>
+bool encodeWarpgroupMaps(MmaInput inputs, const KernelInfo& entry, const Word* a, const Word* b, const GemmOperands& op,
+                         BulkTensorMap& aMap, BulkTensorMap& bMap) {
+  if (!bulkCopiesFit(inputs, op.n, op.k)) return false;
+  try {
+    aMap = encodeBulkTensorMap(a, op.k, op.m, entry.tile.BM);
+    bMap = inputs == MmaInput::Tf32 ? encodeBulkTensorMap(b, op.k, op.n, entry.tile.BN)
+                                    : encodeBulkTensorMap(b, op.n, op.k, entry.tile.BK);
+  } catch (const std::runtime_error& e) {
+    throw UnavailableError(std::string(e.what()));
+  }
+  return true;
+}
+
 void launchWarpgroupKernel(const GemmKernel& kernel, const KernelInfo& entry, const GemmOperands& op, dim3 grid, dim3 block,
                            cudaStream_t stream) {
   if (!currentDeviceIsHopper()) {
     throw UnavailableError("kernel '" + std::string(entry.id) + "' needs a Hopper GPU (compute capability 9.0)");
   }
-  const bool bulk = bulkCopiesFit(op.n, op.k);
+  const MmaInput inputs = mmaInput(op.inputs);
+  const bool bf16 = inputs == MmaInput::Bf16;
   BulkTensorMap aMap{}, bMap{};
-  if (bulk) {
-    try {
-      aMap = encodeBulkTensorMap(op.aHalf, op.k, op.m, entry.tile.BM);
-      bMap = encodeBulkTensorMap(op.bHalf, op.n, op.k, entry.tile.BK);
-    } catch (const std::runtime_error& e) {
-      throw UnavailableError(std::string(e.what()));
-    }
+  const unsigned shared = kernel.dynamicSharedBytes;
+  if (inputs == MmaInput::Tf32) {
+    const auto* a = reinterpret_cast<const std::uint32_t*>(op.a);
+    const auto* bt = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
+    const bool bulk = encodeWarpgroupMaps(inputs, entry, a, bt, op, aMap, bMap);
+    kernel.tf32Warpgroup<<<grid, block, shared, stream>>>(aMap, bMap, bulk, a, bt, op.c, op.m, op.n, op.k);
+    return;
   }
+  const bool bulk = encodeWarpgroupMaps(inputs, entry, op.aHalf, op.bHalf, op, aMap, bMap);
   if (kernel.fp16Warpgroup != nullptr) {
-    (op.bf16 ? kernel.bf16Warpgroup : kernel.fp16Warpgroup)<<<grid, block, kernel.dynamicSharedBytes, stream>>>(
-        aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+    (bf16 ? kernel.bf16Warpgroup : kernel.fp16Warpgroup)<<<grid, block, shared, stream>>>(aMap, bMap, bulk, op.aHalf, op.bHalf,
+                                                                                         op.c, op.m, op.n, op.k);
   } else {
-    (op.bf16 ? kernel.bf16WarpgroupSkipping : kernel.fp16WarpgroupSkipping)<<<grid, block, kernel.dynamicSharedBytes, stream>>>(
+    (bf16 ? kernel.bf16WarpgroupSkipping : kernel.fp16WarpgroupSkipping)<<<grid, block, shared, stream>>>(
         aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern);
   }
 }
@@ -86,7 +104,11 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
   if (kernel->dense != nullptr) {
     kernel->dense<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k);
   } else {
-    if (kernel->usesTensorCores() && (op.aHalf == nullptr || op.bHalf == nullptr)) {
+    if (kernel->usesTensorCores() && op.inputs == DType::Tf32 && (kernel->tf32Warpgroup == nullptr || op.bTransposed == nullptr)) {
+      throw InputError(kernel->tf32Warpgroup == nullptr ? "kernel '" + name + "' takes no tf32 inputs"
+                                                        : "kernel '" + name + "' launched before its transposed B was made");
+    }
+    if (kernel->usesTensorCores() && op.inputs != DType::Tf32 && (op.aHalf == nullptr || op.bHalf == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its 16-bit inputs were made");
     }
     if ((entry.usesAPattern() && op.aPattern == nullptr) || (entry.usesBPattern() && op.bPattern == nullptr)) {
@@ -97,9 +119,9 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
     if (kernel->onHopper()) {
       launchWarpgroupKernel(*kernel, entry, op, grid, block, stream);
     } else if (kernel->fp16 != nullptr) {
-      (op.bf16 ? kernel->bf16 : kernel->fp16)<<<grid, block, shared, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+      (op.inputs == DType::Bf16 ? kernel->bf16 : kernel->fp16)<<<grid, block, shared, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
     } else if (kernel->fp16Skipping != nullptr) {
-      (op.bf16 ? kernel->bf16Skipping : kernel->fp16Skipping)<<<grid, block, shared, stream>>>(
+      (op.inputs == DType::Bf16 ? kernel->bf16Skipping : kernel->fp16Skipping)<<<grid, block, shared, stream>>>(
           op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern, op.tileQueue);
     } else {
       kernel->skipping<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
@@ -115,8 +137,9 @@ void checkKernelImages() {
     // A Hopper kernel asks for more shared memory than other GPUs have; elsewhere it is not offered.
     if (k.onHopper() && !hopper) continue;
     const std::string what = "looking up kernel " + std::string(k.id);
-    const std::vector<const void*> functions =
-        k.usesTensorCores() ? std::vector<const void*>{k.function(false), k.function(true)} : std::vector<const void*>{k.function(false)};
+    std::vector<const void*> functions{k.function(DType::Fp32)};
+    if (k.usesTensorCores()) functions = {k.function(DType::Fp16), k.function(DType::Bf16)};
+    if (k.tf32Warpgroup != nullptr) functions.push_back(k.function(DType::Tf32));
     for (const void* function : functions) {
       cudaFuncAttributes attributes{};
       check(cudaFuncGetAttributes(&attributes, function), what.c_str());

@@ -59,6 +59,14 @@ using WarpgroupKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::
                                  int);
 using WarpgroupSkipKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::uint16_t*, const std::uint16_t*, float*, int,
                                      int, int, const std::uint8_t*, const std::uint8_t*);
+// Its tf32 instance: A and transposed B as fp32 words (hopper_common.cuh's WgmmaInput).
+using Tf32WarpgroupKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::uint32_t*, const std::uint32_t*, float*, int,
+                                     int, int);
+
+// The instance of a tensor-core kernel for inputs of `type` (fp32 has none).
+constexpr MmaInput mmaInput(DType type) {
+  return type == DType::Bf16 ? MmaInput::Bf16 : type == DType::Tf32 ? MmaInput::Tf32 : MmaInput::Fp16;
+}
 
 // Exactly one of dense, skipping, the tensor pair, the tensor skipping pair and the warpgroup pairs is set.
 struct GemmKernel {
@@ -70,13 +78,17 @@ struct GemmKernel {
   unsigned dynamicSharedBytes = 0;  // what its launch asks for (the tensor kernels' stage ring)
   WarpgroupKernel fp16Warpgroup = nullptr, bf16Warpgroup = nullptr;  // a Hopper kernel
   WarpgroupSkipKernel fp16WarpgroupSkipping = nullptr, bf16WarpgroupSkipping = nullptr;  // a skipping one
+  Tf32WarpgroupKernel tf32Warpgroup = nullptr;  // a Hopper kernel's tf32 instance, where it has one
 
   bool usesTensorCores() const {
     return fp16 != nullptr || fp16Skipping != nullptr || fp16Warpgroup != nullptr || fp16WarpgroupSkipping != nullptr;
   }
   bool onHopper() const { return fp16Warpgroup != nullptr || fp16WarpgroupSkipping != nullptr; }
-  // The kernel function of an instance, for the runtime's attribute and occupancy queries.
-  const void* function(bool bf16Inputs) const {
+  // The kernel function of the instance for inputs of `type`, for the runtime's attribute and
+  // occupancy queries.
+  const void* function(DType type) const {
+    const bool bf16Inputs = type == DType::Bf16;
+    if (type == DType::Tf32 && tf32Warpgroup != nullptr) return reinterpret_cast<const void*>(tf32Warpgroup);
     if (dense != nullptr) return reinterpret_cast<const void*>(dense);
     if (skipping != nullptr) return reinterpret_cast<const void*>(skipping);
     if (fp16 != nullptr) return reinterpret_cast<const void*>(bf16Inputs ? bf16 : fp16);
@@ -104,10 +116,14 @@ inline constexpr KernelInfo kMma = catalogueEntry("mma");
 static_assert(mmaSharedBytes<kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.structure.ringStages>() ==
               static_cast<std::size_t>(kMma.stagedSharedBytes()));
 inline constexpr KernelInfo kWgmma = catalogueEntry("wgmma");
-using WgmmaRowLayout = WgmmaLayout<kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.structure.ringStages>;
+// The row's BK counts 16-bit values; the tf32 instance's K-tile is the same 128-byte swizzled row
+// (kWgmmaKTile), so both instances have one stage size.
+using WgmmaRowLayout = WgmmaLayout<MmaInput::Bf16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.structure.ringStages>;
 static_assert(WgmmaRowLayout::kStageBytes * kWgmma.structure.ringStages == kWgmma.stagedSharedBytes());
+static_assert(WgmmaLayout<MmaInput::Tf32, kWgmma.tile.BM, kWgmma.tile.BN, kWgmmaKTile<MmaInput::Tf32>,
+                          kWgmma.structure.ringStages>::kSharedBytes == WgmmaRowLayout::kSharedBytes);
 inline constexpr KernelInfo kWgmmaJoint64x64 = catalogueEntry("wgmma-joint-64x64");
-static_assert(WgmmaLayout<kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
+static_assert(WgmmaLayout<MmaInput::Bf16, kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
                           kWgmmaJoint64x64.structure.ringStages>::kStageBytes * kWgmmaJoint64x64.structure.ringStages ==
               kWgmmaJoint64x64.stagedSharedBytes());
 inline constexpr KernelInfo kARow = catalogueEntry("a-row");
@@ -149,6 +165,9 @@ inline constexpr GemmKernel kGemmKernels[] = {
    wgmmaDense<MmaInput::Fp16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.tile.WM, kWgmma.tile.WN,
               kWgmma.structure.ringStages, kWgmma.tile.threads>,
    wgmmaDense<MmaInput::Bf16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.tile.WM, kWgmma.tile.WN,
+              kWgmma.structure.ringStages, kWgmma.tile.threads>,
+   nullptr, nullptr,
+   wgmmaDense<MmaInput::Tf32, kWgmma.tile.BM, kWgmma.tile.BN, kWgmmaKTile<MmaInput::Tf32>, kWgmma.tile.WM, kWgmma.tile.WN,
               kWgmma.structure.ringStages, kWgmma.tile.threads>},
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
@@ -199,8 +218,8 @@ inline constexpr GemmKernel kGemmKernels[] = {
 // clang-format on
 
 // Entry i is the catalogue's twin kernel i: same id, and of its kind: a dense or skipping SIMT
-// launcher, or a pair of tensor-core instances, dense or skipping (or warpgroup ones, on Hopper),
-// for a row on the tensor cores.
+// launcher, or a pair of tensor-core instances, dense or skipping (or warpgroup ones, on Hopper,
+// and a tf32 one where the row takes tf32), for a row on the tensor cores.
 constexpr bool tableMatchesCatalogue() {
   std::size_t twins = 0;
   while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
@@ -214,7 +233,8 @@ constexpr bool tableMatchesCatalogue() {
         (entry.bf16 != nullptr) != (tensor && !skips) || (entry.fp16Skipping != nullptr) != (tensor && skips) ||
         (entry.bf16Skipping != nullptr) != (tensor && skips) || (entry.fp16Warpgroup != nullptr) != (hopper && !skips) ||
         (entry.bf16Warpgroup != nullptr) != (hopper && !skips) || (entry.fp16WarpgroupSkipping != nullptr) != (hopper && skips) ||
-        (entry.bf16WarpgroupSkipping != nullptr) != (hopper && skips) || (entry.dynamicSharedBytes > 0) != (tensor || hopper)) {
+        (entry.bf16WarpgroupSkipping != nullptr) != (hopper && skips) || (entry.dynamicSharedBytes > 0) != (tensor || hopper) ||
+        (entry.tf32Warpgroup != nullptr) != (hopper && !skips && kCatalogue[i].takes(DType::Tf32))) {
       return false;
     }
   }

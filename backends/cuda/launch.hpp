@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/model/dtype.hpp"
+
 namespace tileskip::cuda {
 
 // One problem on the device, as every GEMM kernel takes it: row-major A (M x K), B (K x N) and
@@ -16,10 +18,12 @@ struct GemmOperands {
   const float* a = nullptr;
   const float* b = nullptr;
   float* c = nullptr;
-  // A and B as 16-bit words of `halfType` (fp16 or bf16), for the tensor-core kernels.
+  DType inputs = DType::Fp32;  // the problem's precision: which instance of a tensor-core kernel runs
+  // A and B as 16-bit words of `inputs` (fp16 or bf16), for the 16-bit tensor-core kernels.
   const std::uint16_t* aHalf = nullptr;
   const std::uint16_t* bHalf = nullptr;
-  bool bf16 = false;
+  // B transposed (N x K), for the tf32 warpgroup kernel, which reads `a` and this.
+  const float* bTransposed = nullptr;
   int m = 0, n = 0, k = 0;
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;
@@ -38,6 +42,10 @@ void checkKernelImages();
 // Writes `count` fp32 values as fp16 (or bf16) words, rounded to nearest even (cvt.rn): exact for
 // values a problem of that dtype holds. The tensor-core kernels' inputs.
 void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool bf16, cudaStream_t stream);
+
+// Writes B (K x N, row-major) transposed into `bt` (N x K, row-major): the tf32 warpgroup MMA
+// reads B only along K (hopper_common.cuh's WgmmaInput).
+void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream);
 
 // Builds the A-pattern (row tiles of `rowGranularity`) or B-pattern (column tiles of
 // `colGranularity`) into `pattern`, byte for byte as core/model/pattern.cpp does on the host. Every

@@ -16,8 +16,9 @@
 
 namespace tileskip::cuda {
 
-// The inputs' type: what the MMA reads the 16-bit halves of its registers as.
-enum class MmaInput { Fp16, Bf16 };
+// The inputs' type: what the MMA reads its registers (or shared memory) as. mma.sync here takes the
+// 16-bit ones; tf32 (fp32 words, 10 mantissa bits read) only the warpgroup MMA of hopper_common.cuh.
+enum class MmaInput { Fp16, Bf16, Tf32 };
 
 // One MMA's tile: kMmaM x kMmaN of C from kMmaM x kMmaK of A and kMmaK x kMmaN of B.
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
@@ -28,6 +29,7 @@ inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 // d[2..3] = (g + 8, 2t..2t+1).
 template <MmaInput T>
 __device__ __forceinline__ void mmaM16N8K16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  static_assert(T != MmaInput::Tf32, "m16n8k16 multiplies 16-bit inputs");
 #if defined(__CUDA_ARCH__)
   if constexpr (T == MmaInput::Bf16) {
     asm volatile(

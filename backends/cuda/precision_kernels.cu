@@ -1,7 +1,7 @@
 // The tensor-core kernels' inputs: A and B as 16-bit words, made on the device from the fp32
-// copies the problem uploaded. A problem of a 16-bit dtype holds values that type represents
-// exactly (core/model/problem.hpp rounds them on the host), so the conversion loses nothing; it
-// is timed as the kernel's preparation, like the skip patterns.
+// copies the problem uploaded, and for tf32 B transposed. A problem of a 16-bit dtype holds
+// values that type represents exactly (core/model/problem.hpp rounds them on the host), so the
+// conversion loses nothing; each is timed as the kernel's preparation, like the skip patterns.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -15,6 +15,27 @@ namespace tileskip::cuda {
 namespace {
 
 constexpr int kConvertThreads = 256;
+
+// A square of kTransposeTile x kTransposeTile values passes through shared memory, so that both the
+// read of B's rows and the write of B^T's rows are coalesced; the padding column keeps a column's
+// reads off one bank.
+constexpr int kTransposeTile = 32, kTransposeRows = 8;
+
+__global__ void transposeTiles(const float* __restrict__ b, int k, int n, float* __restrict__ bt) {
+  __shared__ float tile[kTransposeTile][kTransposeTile + 1];
+  const int col0 = static_cast<int>(blockIdx.x) * kTransposeTile, x = static_cast<int>(threadIdx.x);
+  // Down K in strides of the grid's height, which is capped (65535 blocks).
+  for (int row0 = static_cast<int>(blockIdx.y) * kTransposeTile; row0 < k; row0 += static_cast<int>(gridDim.y) * kTransposeTile) {
+    for (int r = static_cast<int>(threadIdx.y); r < kTransposeTile; r += kTransposeRows) {
+      if (row0 + r < k && col0 + x < n) tile[r][x] = b[static_cast<std::size_t>(row0 + r) * n + col0 + x];
+    }
+    __syncthreads();
+    for (int r = static_cast<int>(threadIdx.y); r < kTransposeTile; r += kTransposeRows) {
+      if (col0 + r < n && row0 + x < k) bt[static_cast<std::size_t>(col0 + r) * k + row0 + x] = tile[x][r];
+    }
+    __syncthreads();  // the tile is refilled
+  }
+}
 
 __global__ void toHalfWords(const float* __restrict__ from, std::uint16_t* __restrict__ to, std::size_t count, bool bf16) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
@@ -31,6 +52,14 @@ void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool 
   const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + kConvertThreads - 1) / kConvertThreads, 4096));
   toHalfWords<<<blocks, kConvertThreads, 0, stream>>>(from, to, count, bf16);
   checkLaunch("converting inputs to 16 bits");
+}
+
+void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream) {
+  if (k == 0 || n == 0) return;
+  const dim3 grid(static_cast<unsigned>((n + kTransposeTile - 1) / kTransposeTile),
+                  static_cast<unsigned>(std::min((k + kTransposeTile - 1) / kTransposeTile, 65535)));
+  transposeTiles<<<grid, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(b, k, n, bt);
+  checkLaunch("transposing B");
 }
 
 }  // namespace tileskip::cuda

@@ -35,7 +35,7 @@ struct WgmmaKTileList {
 
 template <int BM, int BN, int BK, int kStages, int kListKBlocks>
 __host__ __device__ constexpr std::size_t wgmmaJointSharedBytes() {
-  return WgmmaLayout<BM, BN, BK, kStages>::kSharedBytes + sizeof(WgmmaKTileList<BK, kListKBlocks>);
+  return WgmmaLayout<MmaInput::Bf16, BM, BN, BK, kStages>::kSharedBytes + sizeof(WgmmaKTileList<BK, kListKBlocks>);
 }
 
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads, int kARows, int kBCols,

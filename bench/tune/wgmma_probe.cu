@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(384, 1)
           wgmmaBf16M64N128K16(left, aDesc, swizzledDescriptor(bStep, kBoxBytes, kSwizzleAtomBytes));
           wgmmaBf16M64N128K16(right, aDesc, swizzledDescriptor(bStep + 2 * kBoxBytes, kBoxBytes, kSwizzleAtomBytes));
         } else {
-          wgmmaM64N256K16<MmaInput::Bf16>(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kSwizzleAtomBytes));
+          wgmmaM64N256<MmaInput::Bf16>(acc, aDesc, swizzledDescriptor(bStep, kBoxBytes, kSwizzleAtomBytes));
         }
       }
     }
@@ -355,14 +355,14 @@ void checkK14(cublasHandle_t handle, int m, int n, int k, int repeat) {
                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   };
   cublas();
-  const bool bulk = bulkCopiesFit(n, k);
+  const bool bulk = bulkCopiesFit(T, n, k);
   CUtensorMap aMap{}, bMap{};
   if (bulk) {
     aMap = encodeBulkTensorMap(a, k, m, BM);
     bMap = encodeBulkTensorMap(b, n, k, BK);
   }
   auto kernel = wgmmaDense<T, BM, BN, BK, 64, 256, kStages, 384>;
-  constexpr size_t shared = WgmmaLayout<BM, BN, BK, kStages>::kSharedBytes;
+  constexpr size_t shared = WgmmaLayout<T, BM, BN, BK, kStages>::kSharedBytes;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
   const int blocks = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
   auto launch = [&] { kernel<<<blocks, 384, shared>>>(aMap, bMap, bulk, a, b, c, m, n, k); };

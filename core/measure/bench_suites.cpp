@@ -127,8 +127,8 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
   const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds};
   // Dense; joint at 0.5 and 0.25, aligned and not; skip efficiency at 0.707 and 0.354; the
-  // tensor cores: dense bf16 and fp16, joint bf16 at 0.5 and 0.25.
-  constexpr int kHeadlineRuns = 11;
+  // tensor cores: dense bf16 and fp16, joint bf16 at 0.5 and 0.25; dense tf32.
+  constexpr int kHeadlineRuns = 12;
   ProgressMeter meter(kHeadlineRuns, progress);
   // Runs one bench and returns its index in report.runs (indices, not references: the vector grows).
   auto run = [&](const ProblemSpec& spec, const std::vector<std::string>& kernels) {
@@ -252,6 +252,18 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
                                              fixed(c.density, 2) + ", " + blocksText,
                                          c.target, c.threshold, "", "cublas", "", kHopperJoint));
   }
+  // 15: tf32, which only the Hopper kernel takes (B transposed in its preparation: end to end beside).
+  tensorDense.dtype = DType::Tf32;
+  const BenchReport& tf32 = report.runs[run(tensorDense, {kHopperDense, "cublas"})];
+  HeadlineMeasure tf32Line = speedRatio(tf32, "Hopper dense tensor-core kernel (wgmma) / cuBLAS TF32, tf32", ">= 0.8", 0.8, "",
+                                        "cublas", "cuda", kHopperDense);
+  const BenchRow* tf32Kernel = fastest(tf32, "cuda", {kHopperDense});
+  const BenchRow* tf32Cublas = fastest(tf32, "", {"cublas"});
+  if (tf32Line.value && tf32Kernel != nullptr && tf32Cublas != nullptr) {
+    tf32Line.detail += "; end to end (B transposed included) " +
+                       fixed(tf32Cublas->kernelMs.median / (tf32Kernel->kernelMs.median + tf32Kernel->prepareMs.median), 3) + "x";
+  }
+  report.measures.push_back(tf32Line);
   return report;
 }
 

@@ -307,8 +307,8 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
   for (KernelInspection& k : inspection.kernels) k.predictedSpeedup = std::numeric_limits<double>::quiet_NaN();
   const KernelInfo* dense = findKernelInfo(denseReferenceKernel(inputs));
   if (dense == nullptr || std::find(kernels.begin(), kernels.end(), dense) == kernels.end()) dense = kernels.front();
-  inspection.recommendation = {dense, "the dense kernel for " + type + " inputs: no skipping kernel takes " + type +
-                                          " yet, and no model ranks these kernels (--kernel auto measures them on a GPU)"};
+  inspection.recommendation = {dense, "the dense kernel for " + type + " inputs: no model ranks the " + type +
+                                          " kernels yet (--kernel auto measures them on a GPU)"};
   return inspection;
 }
 

@@ -34,7 +34,9 @@ enum class KernelFamily {
 std::string_view familyName(KernelFamily family);
 
 // Tile parameters, in the names every kernel file uses.
-//   BM x BN: output tile of one thread block / workgroup; BK: K-depth staged in shared memory
+//   BM x BN: output tile of one thread block / workgroup; BK: K-depth staged in shared memory (in
+//            values of the row's narrowest input: a tf32 K-tile of the warpgroup kernels is the
+//            same 128-byte row, half as deep)
 //   WM x WN: output tile of one warp (32 invocations in GLSL, whatever the subgroup size)
 //   TM x TN: outputs per thread in one warp sub-iteration; threads: block / workgroup size
 // A field a kernel does not use is 0 (the naive kernel has no warp tile).
@@ -101,7 +103,9 @@ struct KernelStructure {
   // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (bench/NOTES.md step 14).
   int kBlockList = 0;
   // The input precisions it takes (the problem's --dtype): fp32 for the SIMT kernels, the 16-bit
-  // types for the tensor-core ones. Accumulation is fp32 everywhere.
+  // types for the tensor-core ones, and tf32 too for the dense warpgroup one (wgmma reads tf32
+  // along K only: its B arrives transposed, made in the kernel's preparation). Accumulation is
+  // fp32 everywhere.
   DTypeSet inputs = kFp32Inputs;
   // StageRing and BulkCopyRing only: the shared-memory stages of its ring.
   int ringStages = 0;
@@ -203,8 +207,11 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   }
   if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
-  if (k.usesTensorCores() != (s.inputs == kHalfInputs)) {
-    return "the tensor-core mapping, and only it, takes the 16-bit inputs (fp16, bf16); the others take fp32";
+  if (k.usesTensorCores() ? s.inputs != kHalfInputs && s.inputs != kHalfInputs.with(DType::Tf32) : s.inputs != kFp32Inputs) {
+    return "the tensor-core mappings, and only they, take the 16-bit inputs (fp16, bf16); the others take fp32";
+  }
+  if (s.inputs.contains(DType::Tf32) && (s.mapping != ThreadMapping::WarpgroupMmaTiles || s.skip != SkipScope::None)) {
+    return "tf32 is the dense warpgroup kernel's alone (the only MMA here that reads 32-bit words)";
   }
   if ((s.mapping == ThreadMapping::MmaTiles) != (s.loop == MainLoop::StageRing)) {
     return "the warp-level tensor-core kernels, and only they, fill a stage ring";
@@ -275,8 +282,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs, 3},
    "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out), fed from a ring of three shared-memory stages"},
   {"wgmma",        "K14", "k14_wgmma",       KernelFamily::Dense,    {128, 256, 64, 64, 256, 0, 0, 384}, 0,  0,
-   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs, 4},
-   "Hopper (CUDA only): warps specialize; one warpgroup has the copy engine fill a ring of swizzled stages, two multiply 64x256 tiles with warpgroup MMAs that read A and B from shared memory themselves"},
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::None, 0,
+    kHalfInputs.with(DType::Tf32), 4},
+   "Hopper (CUDA only): warps specialize; one warpgroup has the copy engine fill a ring of swizzled stages, two multiply 64x256 tiles with warpgroup MMAs that read A and B from shared memory themselves (tf32: B transposed first)"},
   {"a-row",        "S1",  "s01_a_row",       KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},

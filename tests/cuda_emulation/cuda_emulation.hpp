@@ -61,6 +61,10 @@ T __ldg(const T* p) {
   return *p;
 }
 
+namespace tileskip {
+enum class DType;  // core/model/dtype.hpp: a warpgroup MMA's input type
+}
+
 namespace tileskip::emu {
 
 void syncThreads(const char* file, int line);
@@ -89,10 +93,9 @@ void barrierInit(std::uint64_t* bar, int arrivals);
 void barrierArrive(std::uint64_t* bar, int bytes, const char* file, int line);
 // Yields to the block's other threads until the phase of parity `parity` has completed.
 void barrierWait(std::uint64_t* bar, int parity, const char* file, int line);
-void copyBox(void* dst, const std::uint16_t* base, int inner, int outer, int boxInner, int boxOuter, int atInner, int atOuter,
-             std::uint64_t* bar, const char* file, int line);
-void wgmmaM64N256K16(bool bf16, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
-                     int line);
+void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, int boxInner, int boxOuter, int atInner,
+             int atOuter, std::uint64_t* bar, const char* file, int line);
+void wgmmaM64N256(DType inputs, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file, int line);
 
 // The scheduler's side of an mbarrier wait: the running thread sleeps until some barrier phase
 // completes (noteBarrierPhase), then runs again to look. If every thread that has not finished

@@ -73,13 +73,22 @@ class EmulatedProblem final : public DeviceProblem {
     // A persistent kernel gets fewer blocks than tiles, as on a GPU, so each block walks the
     // tile queue more than once.
     if (kernel.persistent()) blocks = std::min(blocks, kPersistentBlocks);
-    // A tensor-core kernel reads A and B as 16-bit words, as the CUDA backend's prepare() makes them.
+    // A tensor-core kernel reads A and B as 16-bit words, or for tf32 B transposed, as the CUDA
+    // backend's prepare() makes them.
     std::vector<std::uint16_t> aHalf, bHalf;
-    if (kernel.usesTensorCores()) {
+    std::vector<float> bTransposed;
+    if (kernel.usesTensorCores() && inputs_ == DType::Tf32) {
+      bTransposed.resize(b_.size());
+      for (int kk = 0; kk < k_; ++kk) {
+        for (int j = 0; j < n_; ++j) {
+          bTransposed[static_cast<std::size_t>(j) * k_ + kk] = b_[static_cast<std::size_t>(kk) * n_ + j];
+        }
+      }
+    } else if (kernel.usesTensorCores()) {
       for (float x : a_) aHalf.push_back(halfBits(inputs_, x));
       for (float x : b_) bHalf.push_back(halfBits(inputs_, x));
     }
-    EmulatedOperands op{a_.data(), b_.data(), c_.data(), m_, n_, k_, aHalf.data(), bHalf.data(), inputs_ == DType::Bf16,
+    EmulatedOperands op{a_.data(), b_.data(), c_.data(), m_, n_, k_, inputs_, aHalf.data(), bHalf.data(), bTransposed.data(),
                         aPattern, bPattern, tileQueue_};
     emulate(blocks, kernel.tile.threads, [&] { callEmulatedKernel(*entry, kernel, op); });
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
@@ -134,21 +143,28 @@ std::unique_ptr<Backend> makeEmulatedCudaBackend() { return std::make_unique<Emu
 void callEmulatedKernel(const cuda::GemmKernel& entry, const KernelInfo& kernel, const EmulatedOperands& op) {
   if (entry.dense != nullptr) {
     entry.dense(op.a, op.b, op.c, op.m, op.n, op.k);
+  } else if (entry.onHopper() && op.inputs == DType::Tf32) {
+    // The copy engine where kernel_dispatch.cu would use it (the maps it encodes, as plain fields).
+    const auto* a = reinterpret_cast<const std::uint32_t*>(op.a);
+    const auto* bt = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
+    const int rowValues = cuda::kRowValues<cuda::MmaInput::Tf32>;
+    const cuda::BulkTensorMap aMap{a, op.k, op.m, rowValues, kernel.tile.BM, 4};
+    const cuda::BulkTensorMap bMap{bt, op.k, op.n, rowValues, kernel.tile.BN, 4};
+    entry.tf32Warpgroup(aMap, bMap, cuda::bulkCopiesFit(cuda::MmaInput::Tf32, op.n, op.k), a, bt, op.c, op.m, op.n, op.k);
   } else if (entry.onHopper()) {
-    // The copy engine where kernel_dispatch.cu would use it; the emulator's maps are plain.
     const cuda::BulkTensorMap aMap{op.aHalf, op.k, op.m, cuda::kSwizzleRowElements, kernel.tile.BM};
     const cuda::BulkTensorMap bMap{op.bHalf, op.n, op.k, cuda::kSwizzleRowElements, kernel.tile.BK};
-    const bool bulk = cuda::bulkCopiesFit(op.n, op.k);
+    const bool bf16 = op.inputs == DType::Bf16, bulk = cuda::bulkCopiesFit(cuda::mmaInput(op.inputs), op.n, op.k);
     if (entry.fp16Warpgroup != nullptr) {
-      (op.bf16 ? entry.bf16Warpgroup : entry.fp16Warpgroup)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+      (bf16 ? entry.bf16Warpgroup : entry.fp16Warpgroup)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
     } else {
-      (op.bf16 ? entry.bf16WarpgroupSkipping : entry.fp16WarpgroupSkipping)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m,
-                                                                            op.n, op.k, op.aPattern, op.bPattern);
+      (bf16 ? entry.bf16WarpgroupSkipping : entry.fp16WarpgroupSkipping)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n,
+                                                                         op.k, op.aPattern, op.bPattern);
     }
   } else if (entry.fp16 != nullptr) {
-    (op.bf16 ? entry.bf16 : entry.fp16)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
+    (op.inputs == DType::Bf16 ? entry.bf16 : entry.fp16)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
   } else if (entry.fp16Skipping != nullptr) {
-    (op.bf16 ? entry.bf16Skipping : entry.fp16Skipping)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
+    (op.inputs == DType::Bf16 ? entry.bf16Skipping : entry.fp16Skipping)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
                                                         op.tileQueue);
   } else {
     entry.skipping(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern, op.tileQueue);

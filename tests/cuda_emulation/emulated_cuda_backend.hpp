@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/model/backend.hpp"
+#include "core/model/dtype.hpp"
 
 namespace tileskip::cuda {
 struct GemmKernel;
@@ -23,9 +24,10 @@ struct EmulatedOperands {
   const float* b = nullptr;
   float* c = nullptr;
   int m = 0, n = 0, k = 0;
-  const std::uint16_t* aHalf = nullptr;  // the tensor-core kernels' 16-bit words of A and B
+  DType inputs = DType::Fp32;            // which instance of a tensor-core kernel runs
+  const std::uint16_t* aHalf = nullptr;  // the 16-bit tensor-core kernels' words of A and B
   const std::uint16_t* bHalf = nullptr;
-  bool bf16 = false;
+  const float* bTransposed = nullptr;    // B as N x K, for the tf32 warpgroup kernel (with `a`)
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;
   unsigned* tileQueue = nullptr;

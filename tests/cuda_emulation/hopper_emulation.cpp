@@ -3,6 +3,7 @@
 // since the launch fills shared memory with NaN before each block); a bulk copy lands at once and
 // completes its bytes; a warpgroup MMA is a warp exchange per warp that reads its operands from
 // shared memory through the descriptors, undoing the swizzle as the PTX ISA describes it.
+#include <bit>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -54,14 +55,22 @@ unsigned char* sharedBase() { return dynamicSharedMemory(0); }
 struct WgmmaOperands {
   std::uint64_t a, b;
   unsigned warpInGroup;
-  bool bf16;
+  DType inputs;
 };
 
-// The 16-bit value at `logical` (a byte offset in the swizzled rows' own order).
-float sharedValue(std::uint32_t logical, bool bf16) {
+int valueBytes(DType inputs) { return inputs == DType::Tf32 ? 4 : 2; }
+
+// The value of type `inputs` at `logical` (a byte offset in the swizzled rows' own order). The MMA
+// reads a tf32 word's sign, exponent and top 10 mantissa bits: the rest is dropped, not rounded.
+float sharedValue(std::uint32_t logical, DType inputs) {
+  if (inputs == DType::Tf32) {
+    std::uint32_t bits;
+    std::memcpy(&bits, sharedBase() + cuda::swizzled(logical), 4);
+    return std::bit_cast<float>(bits & ~0x1FFFu);
+  }
   std::uint16_t bits;
   std::memcpy(&bits, sharedBase() + cuda::swizzled(logical), 2);
-  return fromHalfBits(bf16 ? DType::Bf16 : DType::Fp16, bits);
+  return fromHalfBits(inputs, bits);
 }
 
 struct Descriptor {
@@ -78,27 +87,32 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   const auto& first = *static_cast<const WgmmaOperands*>(inputs[0]);
   for (int lane = 1; lane < 32; ++lane) {
     const auto& in = *static_cast<const WgmmaOperands*>(inputs[lane]);
-    if (in.a != first.a || in.b != first.b || in.bf16 != first.bf16) {
+    if (in.a != first.a || in.b != first.b || in.inputs != first.inputs) {
       throw std::logic_error("lanes of a warp issue a warpgroup MMA with different operands");
     }
   }
   const Descriptor a = decode(first.a), b = decode(first.b);
-  // A, K-major: row i of the 64 is 128 bytes past row i - 1 within its atom of 8, atoms `stride` apart.
-  float rowsOfA[16][cuda::kWgmmaK];
+  const DType type = first.inputs;
+  const int bytes = valueBytes(type), depth = type == DType::Tf32 ? 8 : 16;  // the instruction's K
+  const int rowValues = cuda::kSwizzleRowBytes / bytes;
+  // K-major (A; tf32's B): row i is 128 bytes past row i - 1 within its atom of 8, atoms `stride` apart.
+  auto alongK = [&](const Descriptor& d, int i, int k) {
+    return sharedValue(d.start + (i / 8) * d.stride + (i % 8) * cuda::kSwizzleRowBytes + bytes * k, type);
+  };
+  float rowsOfA[16][16];
   for (int r = 0; r < 16; ++r) {
-    const int i = static_cast<int>(first.warpInGroup) * 16 + r;
-    for (int k = 0; k < cuda::kWgmmaK; ++k) {
-      rowsOfA[r][k] = sharedValue(a.start + (i / 8) * a.stride + (i % 8) * cuda::kSwizzleRowBytes + 2 * k, first.bf16);
-    }
+    for (int k = 0; k < depth; ++k) rowsOfA[r][k] = alongK(a, static_cast<int>(first.warpInGroup) * 16 + r, k);
   }
-  // B, N-major: K-row k is 128 bytes past k - 1 within its atom, atoms `stride` apart; boxes of
-  // 64 columns `leading` apart.
-  static float columnsOfB[cuda::kWgmmaK][cuda::kWgmmaN];
-  for (int k = 0; k < cuda::kWgmmaK; ++k) {
+  // 16-bit B, N-major: K-row k is 128 bytes past k - 1 within its atom, atoms `stride` apart;
+  // boxes of a swizzled row of columns `leading` apart.
+  static float columnsOfB[16][cuda::kWgmmaN];
+  for (int k = 0; k < depth; ++k) {
     for (int n = 0; n < cuda::kWgmmaN; ++n) {
-      columnsOfB[k][n] = sharedValue(b.start + (n / cuda::kSwizzleRowElements) * b.leading + (k / 8) * b.stride +
-                                         (k % 8) * cuda::kSwizzleRowBytes + 2 * (n % cuda::kSwizzleRowElements),
-                                     first.bf16);
+      columnsOfB[k][n] = type == DType::Tf32
+                             ? alongK(b, n, k)
+                             : sharedValue(b.start + (n / rowValues) * b.leading + (k / 8) * b.stride +
+                                               (k % 8) * cuda::kSwizzleRowBytes + bytes * (n % rowValues),
+                                           type);
     }
   }
   for (int lane = 0; lane < 32; ++lane) {
@@ -107,9 +121,9 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
     for (int j = 0; j < cuda::kWgmmaN / 8; ++j) {
       for (int q = 0; q < 4; ++q) {
         const int r = g + 8 * (q / 2), n = 8 * j + 2 * t + q % 2;
-        // Products of two 16-bit values are exact in fp32; summed in K order onto the accumulator.
+        // Products of two 16-bit (or tf32) values are exact in fp32; summed in K order onto the accumulator.
         float sum = d[4 * j + q];
-        for (int k = 0; k < cuda::kWgmmaK; ++k) sum += rowsOfA[r][k] * columnsOfB[k][n];
+        for (int k = 0; k < depth; ++k) sum += rowsOfA[r][k] * columnsOfB[k][n];
         d[4 * j + q] = sum;
       }
     }
@@ -144,29 +158,33 @@ void barrierWait(std::uint64_t* bar, int parity, const char* file, int line) {
   while (barrierAt(bar, file, line).phase == (parity & 1)) sleepUntilBarrierPhase(file, line);
 }
 
-void copyBox(void* dst, const std::uint16_t* base, int inner, int outer, int boxInner, int boxOuter, int atInner, int atOuter,
-             std::uint64_t* bar, const char* file, int line) {
+void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, int boxInner, int boxOuter, int atInner,
+             int atOuter, std::uint64_t* bar, const char* file, int line) {
   const std::uint32_t start = sharedOffset(dst);
   if (start % cuda::kSwizzleAtomBytes != 0) throw std::logic_error("a bulk copy's box starts off a 1024-byte boundary, at " + at(file, line));
-  if (boxInner != cuda::kSwizzleRowElements) throw std::logic_error("a box row is not one swizzled row, at " + at(file, line));
+  if (boxInner * valueBytes != cuda::kSwizzleRowBytes) throw std::logic_error("a box row is not one swizzled row, at " + at(file, line));
+  if (boxOuter < 1 || boxOuter > 256) throw std::logic_error("a box of more than 256 rows, at " + at(file, line));
   Barrier& b = barrierAt(bar, file, line);
+  const auto* values = static_cast<const unsigned char*>(base);
+  const unsigned char zeros[4] = {};
   for (int r = 0; r < boxOuter; ++r) {
     for (int c = 0; c < boxInner; ++c) {
       const int row = atOuter + r, col = atInner + c;
-      const std::uint16_t v =
-          row >= 0 && row < outer && col >= 0 && col < inner ? base[static_cast<std::size_t>(row) * inner + col] : std::uint16_t{0};
-      std::memcpy(sharedBase() + start + cuda::swizzled(static_cast<std::uint32_t>(r * cuda::kSwizzleRowBytes + 2 * c)), &v, 2);
+      const bool inside = row >= 0 && row < outer && col >= 0 && col < inner;
+      const unsigned char* from = inside ? values + (static_cast<std::size_t>(row) * inner + col) * valueBytes : zeros;
+      std::memcpy(sharedBase() + start + cuda::swizzled(static_cast<std::uint32_t>(r * cuda::kSwizzleRowBytes + valueBytes * c)),
+                  from, static_cast<std::size_t>(valueBytes));
     }
   }
-  const long long bytes = 2LL * boxInner * boxOuter;
+  const long long bytes = static_cast<long long>(valueBytes) * boxInner * boxOuter;
   if (b.bytes < bytes) throw std::logic_error("a bulk copy lands more bytes than its mbarrier's phase announced, at " + at(file, line));
   b.bytes -= bytes;
   completeIfDone(b);
 }
 
-void wgmmaM64N256K16(bool bf16, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
-                     int line) {
-  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, bf16};
+void wgmmaM64N256(DType inputs, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
+                  int line) {
+  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, inputs};
   warpExchange(resolveWgmma, &in, d, file, line);
 }
 
