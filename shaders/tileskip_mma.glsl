@@ -13,8 +13,9 @@
 //    edges. A lane probe (TILESKIP_TEST_LANE_PROBE) reads the lane map, which only the emulation
 //    defines: a native cooperative matrix's lanes are the driver's.
 // Needs tileskip_common.glsl first, GL_EXT_shader_explicit_arithmetic_types_float16 in the
-// kernel, and the kernel's M_PIECES, N_PIECES and WARPS, and its shared float16_t stageA[] and
-// stageB[], declared before it is included.
+// kernel, and the kernel's M_PIECES, N_PIECES and WARPS, and its shared stageA[] and stageB[]
+// of 16-byte chunks (uvec4, CHUNK fp16 values each: tileskip_ring.glsl), declared before it is
+// included.
 #if defined(TILESKIP_TEST_LANE_PROBE) && !defined(TILESKIP_MMA_EMULATION)
 #define TILESKIP_MMA_EMULATION
 #endif
@@ -38,10 +39,11 @@ void mmaZeroAccumulators() {
   [[unroll]] for (uint p = 0u; p < M_PIECES * N_PIECES; ++p) mmaAcc[p] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 }
 
-// Piece i of A: 16 rows from stage element `first` on, rows `stride` elements apart.
-void mmaLoadA(uint i, uint first, uint stride) { coopMatLoadNV(mmaA[i], stageA, first, stride, false); }
+// Piece i of A: 16 rows from stage element `first` on, rows `stride` elements apart (both whole
+// chunks: a load from an array of chunks counts its offset and stride in chunks).
+void mmaLoadA(uint i, uint first, uint stride) { coopMatLoadNV(mmaA[i], stageA, first / CHUNK, stride / CHUNK, false); }
 // Piece j of B: 16 K-rows from `first` on, `stride` apart.
-void mmaLoadB(uint j, uint first, uint stride) { coopMatLoadNV(mmaB[j], stageB, first, stride, false); }
+void mmaLoadB(uint j, uint first, uint stride) { coopMatLoadNV(mmaB[j], stageB, first / CHUNK, stride / CHUNK, false); }
 
 void mmaMultiplyAdd(uint i, uint j) { mmaAcc[i * N_PIECES + j] = coopMatMulAddNV(mmaA[i], mmaB[j], mmaAcc[i * N_PIECES + j]); }
 
@@ -81,6 +83,11 @@ void mmaLoadB(uint j, uint first, uint stride) {
   mmaBStride[j] = stride;
 }
 
+// The fp16 value at element `e` (0..7) of a chunk.
+float chunkValue(uvec4 chunk, uint e) { return float(unpackFloat2x16(chunk[e / 2u])[e % 2u]); }
+float stageAValue(uint e) { return chunkValue(stageA[e / CHUNK], e % CHUNK); }
+float stageBValue(uint e) { return chunkValue(stageB[e / CHUNK], e % CHUNK); }
+
 // Output e (0..7) of this lane in a piece: its row and column there.
 uint mmaRow(uint e) { return (gl_LocalInvocationIndex % 32u) / 4u + ((e & 2u) != 0u ? 8u : 0u); }
 uint mmaCol(uint e) { return 2u * (gl_LocalInvocationIndex % 4u) + (e & 1u) + (e >= 4u ? 8u : 0u); }
@@ -88,10 +95,12 @@ uint mmaCol(uint e) { return 2u * (gl_LocalInvocationIndex % 4u) + (e & 1u) + (e
 void mmaMultiplyAdd(uint i, uint j) {
   [[unroll]] for (uint e = 0u; e < 8u; ++e) {
     // Products of two 16-bit values are exact in fp32; summed in K order onto the accumulator,
-    // as the CPU emulation of the CUDA twin's MMA does (tests/cuda_emulation).
+    // as the CPU emulation of the CUDA twin's MMA does (tests/cuda_emulation). Unrolled on
+    // purpose: lavapipe leaves a loop after 65 535 iterations of it and those it nests, without a
+    // word, so a loop here would end a long K's main loop early.
     float sum = mmaAcc[(i * N_PIECES + j) * 8u + e];
-    for (uint k = 0u; k < MMA_PIECE; ++k) {
-      sum += float(stageA[mmaAFirst[i] + mmaRow(e) * mmaAStride[i] + k]) * float(stageB[mmaBFirst[j] + k * mmaBStride[j] + mmaCol(e)]);
+    [[unroll]] for (uint k = 0u; k < MMA_PIECE; ++k) {
+      sum += stageAValue(mmaAFirst[i] + mmaRow(e) * mmaAStride[i] + k) * stageBValue(mmaBFirst[j] + k * mmaBStride[j] + mmaCol(e));
     }
     mmaAcc[(i * N_PIECES + j) * 8u + e] = sum;
   }

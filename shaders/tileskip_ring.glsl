@@ -5,8 +5,10 @@
 // in order for K13, only those a block tile needs for S10 (tileskip_block_skip.glsl).
 //
 // Where the CUDA twin copies global to shared memory with cp.async, which GLSL does not have, a
-// K-tile travels through registers: fetched before the warps multiply, stored into its stage
-// after, one K-tile ahead of what the ring already holds.
+// K-tile travels through registers, and two are in flight there: the one stored into its stage
+// after this step's multiplies was fetched before the last step's, so its global loads have two
+// steps of multiplies to land in (with one, S10 ran 10-13 % slower on the H200, whose list-driven
+// loads start late; K13 the same: bench/NOTES.md step 23).
 //
 // A kernel that includes this file defines the two functions declared below. Needs
 // tileskip_common.glsl first and GL_EXT_shader_explicit_arithmetic_types_float16 in the kernel.
@@ -22,7 +24,10 @@ layout(set = 0, binding = 7, std430) restrict readonly buffer MatrixBHalf8 { uve
 
 // A stage: A's BM x BK tile and B's BK x BN tile, rows padded by one 16-byte chunk (PAD) so that
 // the 16 rows a piece reads start in different banks (the CUDA twin's kMmaPad; the catalogue's
-// KernelInfo::stageBytes).
+// KernelInfo::stageBytes). Offsets count fp16 elements; the stages are arrays of 16-byte chunks
+// (eight fp16 values, the lower column in the lower half of each word), so that a chunk lands with
+// one 16-byte store, as the CUDA twin's cp.async writes it (eight 16-bit stores were 2.5 % slower
+// on the H200: bench/NOTES.md step 23). Every row and piece starts on a chunk.
 const uint CHUNK = 8u;  // 16-bit elements per 16-byte copy: one K-block of a row of A
 const uint PAD = 8u;
 const uint A_STRIDE = BK + PAD, B_STRIDE = BN + PAD;
@@ -31,8 +36,8 @@ const uint WARPS_N = BN / WN;
 const uint WARPS = (BM / WM) * WARPS_N;
 const uint M_PIECES = WM / 16u, N_PIECES = WN / 16u;
 const uint K_SLOTS = BK / K_BLOCK;  // K-blocks per K-tile
-shared float16_t stageA[RING_STAGES * A_ELEMENTS];
-shared float16_t stageB[RING_STAGES * B_ELEMENTS];
+shared uvec4 stageA[RING_STAGES * A_ELEMENTS / CHUNK];
+shared uvec4 stageB[RING_STAGES * B_ELEMENTS / CHUNK];
 #include "tileskip_mma.glsl"
 
 // ---- What the including kernel defines.
@@ -41,13 +46,16 @@ int scheduledKBlock(uint index);
 // The warp's multiplies of K-tile `step` of the schedule, staged in `stage`.
 void computeKTile(uint stage, uint step);
 
-// The K-tile in flight: this invocation's chunks of A (chunk c: row c / K_SLOTS of the tile, the
+// A K-tile in flight: this invocation's chunks of A (chunk c: row c / K_SLOTS of the tile, the
 // K-block of slot c % K_SLOTS) and of B (K-row c / (BN/8), its (c % (BN/8))-th 8 columns), as the
 // CUDA twin's loadMmaKTile numbers them.
 const uint B_CHUNKS_PER_ROW = BN / CHUNK;
 const uint A_PASSES = BM * K_SLOTS / THREADS, B_PASSES = BK * B_CHUNKS_PER_ROW / THREADS;
-uvec4 aChunk[A_PASSES], bChunk[B_PASSES];
-int fetchedKBlocks[K_SLOTS];  // the K-blocks of the K-tile in flight; -1: an empty slot
+struct KTileChunks {
+  uvec4 a[A_PASSES];
+  uvec4 b[B_PASSES];
+};
+int fetchedKBlocks[K_SLOTS];  // the K-blocks of the K-tile being fetched; -1: an empty slot
 
 // The K-block of slot `slot` of the K-tile in flight; a select, not a dynamic register index.
 int fetchedKBlockOfSlot(uint slot) {
@@ -87,41 +95,37 @@ uvec4 fetchBChunk(int kBlock, uint kInBlock, uint col) {
 }
 
 // Global loads of K-tile `step` of the schedule, into registers.
-void fetchKTile(uint row0, uint col0, uint step) {
+void fetchKTile(uint row0, uint col0, uint step, out KTileChunks tile) {
   [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) fetchedKBlocks[s] = scheduledKBlock(step * K_SLOTS + s);
   [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
     uint c = gl_LocalInvocationIndex + p * THREADS;
-    aChunk[p] = fetchAChunk(row0 + c / K_SLOTS, fetchedKBlockOfSlot(c % K_SLOTS));
+    tile.a[p] = fetchAChunk(row0 + c / K_SLOTS, fetchedKBlockOfSlot(c % K_SLOTS));
   }
   [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
     uint c = gl_LocalInvocationIndex + p * THREADS;
     uint kk = c / B_CHUNKS_PER_ROW;
-    bChunk[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);
+    tile.b[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);
   }
 }
 
+// A chunk to stage element `at` (a multiple of CHUNK).
 void storeChunk(bool toA, uint at, uvec4 chunk) {
-  [[unroll]] for (uint w = 0u; w < 4u; ++w) {
-    f16vec2 pair = unpackFloat2x16(chunk[w]);
-    if (toA) {
-      stageA[at + 2u * w] = pair.x;
-      stageA[at + 2u * w + 1u] = pair.y;
-    } else {
-      stageB[at + 2u * w] = pair.x;
-      stageB[at + 2u * w + 1u] = pair.y;
-    }
+  if (toA) {
+    stageA[at / CHUNK] = chunk;
+  } else {
+    stageB[at / CHUNK] = chunk;
   }
 }
 
-// The K-tile in registers into `stage` of the ring: slot s of A's rows at columns 8s .. 8s + 7.
-void storeKTile(uint stage) {
+// A K-tile in registers into `stage` of the ring: slot s of A's rows at columns 8s .. 8s + 7.
+void storeKTile(uint stage, KTileChunks tile) {
   [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
     uint c = gl_LocalInvocationIndex + p * THREADS;
-    storeChunk(true, stage * A_ELEMENTS + (c / K_SLOTS) * A_STRIDE + (c % K_SLOTS) * CHUNK, aChunk[p]);
+    storeChunk(true, stage * A_ELEMENTS + (c / K_SLOTS) * A_STRIDE + (c % K_SLOTS) * CHUNK, tile.a[p]);
   }
   [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
     uint c = gl_LocalInvocationIndex + p * THREADS;
-    storeChunk(false, stage * B_ELEMENTS + (c / B_CHUNKS_PER_ROW) * B_STRIDE + (c % B_CHUNKS_PER_ROW) * CHUNK, bChunk[p]);
+    storeChunk(false, stage * B_ELEMENTS + (c / B_CHUNKS_PER_ROW) * B_STRIDE + (c % B_CHUNKS_PER_ROW) * CHUNK, tile.b[p]);
   }
 }
 
@@ -154,26 +158,36 @@ void storeMmaWarpTile(uint row0, uint col0) {
   }
 }
 
+// One step of the ring: K-tile `step` is multiplied from its stage; K-tile step + RING_STAGES - 1,
+// in `landing` since the last step, goes into the stage step - 1 used, which every warp finished
+// reading before the last barrier; the K-tile after it is fetched into `next` first, to land
+// during these multiplies and the next step's. Every invocation takes the same branches.
+void mmaRingStep(uint row0, uint col0, uint steps, uint step, KTileChunks landing, inout KTileChunks next) {
+  uint incoming = step + RING_STAGES - 1u;
+  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);
+  computeKTile(step % RING_STAGES, step);
+  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);
+  barrier();
+}
+
 // The ring over `steps` K-tiles of the block tile at (row0, col0). `steps` is the same in every
 // invocation of the workgroup, so every barrier is uniform. The last barrier also keeps a
-// persistent kernel's next block tile from filling a stage a warp still reads.
+// persistent kernel's next block tile from filling a stage a warp still reads. The two K-tiles
+// in registers alternate between `even` and `odd` over a loop unrolled by two, so no step copies one.
 void mmaRingMainLoop(uint row0, uint col0, uint steps) {
   chunked = problem.K % CHUNK == 0u && problem.N % CHUNK == 0u;
-  // Prologue: K-tiles 0 .. RING_STAGES - 2 into their stages.
+  KTileChunks even, odd;
+  // Prologue: K-tiles 0 .. RING_STAGES - 2 into their stages, K-tile RING_STAGES - 1 into registers.
   for (uint t = 0u; t + 1u < RING_STAGES; ++t) {
     if (t < steps) {
-      fetchKTile(row0, col0, t);
-      storeKTile(t);
+      fetchKTile(row0, col0, t, even);
+      storeKTile(t, even);
     }
   }
+  if (RING_STAGES - 1u < steps) fetchKTile(row0, col0, RING_STAGES - 1u, even);
   barrier();
-  for (uint step = 0u; step < steps; ++step) {
-    // K-tile step + RING_STAGES - 1 goes into the stage step - 1 used, which every warp
-    // finished reading before the last barrier. Every invocation takes the same branch.
-    uint incoming = step + RING_STAGES - 1u;
-    if (incoming < steps) fetchKTile(row0, col0, incoming);  // in flight during the multiplies
-    computeKTile(step % RING_STAGES, step);
-    if (incoming < steps) storeKTile(incoming % RING_STAGES);
-    barrier();
+  for (uint step = 0u; step < steps; step += 2u) {
+    mmaRingStep(row0, col0, steps, step, even, odd);
+    if (step + 1u < steps) mmaRingStep(row0, col0, steps, step + 1u, odd, even);
   }
 }
