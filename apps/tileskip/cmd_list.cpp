@@ -16,6 +16,8 @@ std::string tileText(const KernelInfo& k) {
   std::string text = std::to_string(t.BM) + "x" + std::to_string(t.BN) + "x" + std::to_string(t.BK);
   if (k.structure.mapping == ThreadMapping::WarpgroupMmaTiles) {
     text += " warpgroup " + std::to_string(t.WM) + "x" + std::to_string(t.WN) + " wgmma 64x256x16";
+    // tf32's K-tile is the same 128 bytes, half as deep, and its MMA half as deep too.
+    if (k.takes(DType::Tf32)) text += " (tf32: BK " + std::to_string(t.BK / 2) + ", 64x256x8)";
   } else {
     if (t.WM > 0) text += " warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
     text += k.usesTensorCores() ? " mma 16x8x16" : " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN);
