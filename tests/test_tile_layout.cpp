@@ -48,6 +48,23 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
     broken(joint);
     EXPECT_NE(structureContradiction(joint), nullptr);
   }
+  // Inputs: the tensor-core mappings take the 16-bit types, tf32 only the dense warpgroup row.
+  for (auto broken : {+[](KernelInfo& k) { k.structure.inputs = kHalfInputs.with(DType::Tf32); },
+                      +[](KernelInfo& k) { k.structure.inputs = DTypeSet::of(DType::Fp16); },
+                      +[](KernelInfo& k) { k.structure.inputs = kEveryInput; }}) {
+    for (std::string_view id : {"mma", "wgmma-joint-64x64"}) {
+      KernelInfo tensor = kernelInfo(id);
+      EXPECT_EQ(structureContradiction(tensor), nullptr) << id;
+      broken(tensor);
+      EXPECT_NE(structureContradiction(tensor), nullptr) << id;
+    }
+  }
+  KernelInfo tf32Only = kernelInfo("wgmma");
+  tf32Only.structure.inputs = DTypeSet::of(DType::Tf32);
+  EXPECT_NE(structureContradiction(tf32Only), nullptr) << "a tensor-core row takes both 16-bit types";
+  KernelInfo simtTf32 = kernelInfo("pipelined");
+  simtTf32.structure.inputs = kFp32Inputs.with(DType::Tf32);
+  EXPECT_NE(structureContradiction(simtTf32), nullptr) << "the SIMT kernels take fp32 alone";
   EXPECT_FALSE(kernelInfo("wgmma").hasGlslTwin());
   EXPECT_TRUE(kernelInfo("mma").hasGlslTwin());
   EXPECT_FALSE(kernelInfo("cublas").hasGlslTwin());
