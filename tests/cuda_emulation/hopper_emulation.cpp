@@ -103,8 +103,8 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   for (int r = 0; r < 16; ++r) {
     for (int k = 0; k < depth; ++k) rowsOfA[r][k] = alongK(a, static_cast<int>(first.warpInGroup) * 16 + r, k);
   }
-  // 16-bit B, N-major: K-row k is 128 bytes past k - 1 within its atom, atoms `stride` apart;
-  // boxes of a swizzled row of columns `leading` apart.
+  // B: tf32's along K, as A is; 16-bit B N-major: K-row k is 128 bytes past k - 1 within its atom,
+  // atoms `stride` apart, boxes of a swizzled row of columns `leading` apart.
   static float columnsOfB[16][cuda::kWgmmaN];
   for (int k = 0; k < depth; ++k) {
     for (int n = 0; n < cuda::kWgmmaN; ++n) {
