@@ -367,23 +367,20 @@ TEST(WgmmaDenseEmulation, MatchesTheProductOfRoundedInputsThroughEitherCopy) {
 
 TEST(WgmmaDenseEmulation, ASingleNonZeroAndCancellationThroughTheRing) {
   const int m = 150, n = 300, k = 136;
-  checkMmaDense(DType::Bf16, {m, n, k, "single non-zero"}, [&](std::size_t i, bool isA) {
+  // A's only non-zero at (140, 97), B's at (97, 290): in tf32's transposed B that is row 290,
+  // K-tile 3 (32 deep), half-way along.
+  auto singleNonZero = [&](std::size_t i, bool isA) {
     if (isA) return i == 140u * k + 97 ? 3.0f : 0.0f;
     return i == 97u * n + 290 ? -5.0f : 0.0f;
-  }, Kernel::WgmmaBulk);
-  checkMmaDense(DType::Fp16, {40, 24, 96, "cancellation"}, [&](std::size_t i, bool isA) {
+  };
+  auto cancelling = [](std::size_t i, bool isA) {
     if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / 96 % 5));
     return 0.75f;
-  }, Kernel::WgmmaByElements);
-  // tf32: B's one non-zero sits in its transposed copy's row 290, K-tile 3 (32 deep), half-way along.
-  checkMmaDense(DType::Tf32, {m, n, k, "single non-zero"}, [&](std::size_t i, bool isA) {
-    if (isA) return i == 140u * k + 97 ? 3.0f : 0.0f;
-    return i == 97u * n + 290 ? -5.0f : 0.0f;
-  }, Kernel::WgmmaBulk);
-  checkMmaDense(DType::Tf32, {40, 24, 96, "cancellation"}, [&](std::size_t i, bool isA) {
-    if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / 96 % 5));
-    return 0.75f;
-  }, Kernel::WgmmaBulk);
+  };
+  checkMmaDense(DType::Bf16, {m, n, k, "single non-zero"}, singleNonZero, Kernel::WgmmaBulk);
+  checkMmaDense(DType::Fp16, {40, 24, 96, "cancellation"}, cancelling, Kernel::WgmmaByElements);
+  checkMmaDense(DType::Tf32, {m, n, k, "single non-zero"}, singleNonZero, Kernel::WgmmaBulk);
+  checkMmaDense(DType::Tf32, {40, 24, 96, "cancellation"}, cancelling, Kernel::WgmmaBulk);
 }
 
 TEST(WgmmaDenseEmulation, LongKRefillsEveryStageManyTimes) {

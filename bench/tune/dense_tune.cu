@@ -11,16 +11,8 @@
 #include <random>
 #include <vector>
 
+#include "check_call.cuh"
 #include "k11_pipelined.cuh"
-
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    auto status_ = (call);                                                                \
-    if (status_ != 0) {                                                                   \
-      std::printf("%s failed (%d) at line %d\n", #call, static_cast<int>(status_), __LINE__); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
 
 using namespace tileskip::cuda;
 using Kernel = void (*)(const float*, const float*, float*, int, int, int);

@@ -17,20 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "check_call.cuh"
 #include "dense_variants.cuh"
 
 using namespace tileskip;
 using tune::Variant;
-
-#define CHECK(call)                                                                               \
-  do {                                                                                            \
-    const auto status_ = (call);                                                                  \
-    if (status_ != 0) {                                                                           \
-      std::fprintf(stderr, "%s failed (%d) at %s:%d\n", #call, static_cast<int>(status_), __FILE__, \
-                   __LINE__);                                                                     \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 namespace {
 

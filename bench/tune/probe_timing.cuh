@@ -1,22 +1,14 @@
-// What the tensor-core probes (mma_probe.cu, wgmma_probe.cu) share: a CUDA call checked with its
-// line, and a kernel's median time after the warm-up an idle H200 needs.
+// What the tensor-core probes (mma_probe.cu, wgmma_probe.cu) share: a kernel's median time after
+// the warm-up an idle H200 needs (and check_call.cuh's CHECK).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                           \
-  do {                                                                                        \
-    auto status_ = (call);                                                                    \
-    if (status_ != 0) {                                                                       \
-      std::printf("%s failed (%d) at line %d\n", #call, static_cast<int>(status_), __LINE__); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "check_call.cuh"
 
 // The median of `repeat` device-timed launches, after about half a second of GPU work: an idle
 // H200 drops its clock (bench/NOTES.md step 13).
