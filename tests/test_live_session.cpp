@@ -3,7 +3,9 @@
 // baseline, keeps a wrong kernel off the plot, and follows a changed request.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "core/model/error.hpp"
 #include "fake_backend.hpp"
@@ -146,4 +148,30 @@ TEST(LiveSession, RunsOnItsOwnThread) {
   for (int i = 0; i < 400 && !session.settled(3); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   session.stop();
   EXPECT_TRUE(session.settled(3));
+}
+
+// The offscreen viewer's picture may not depend on how long drawing took after the last timed
+// run: with the clock held, a snapshot's clock is its newest sample, however late it is taken.
+TEST(LiveSession, AHeldClockStandsAtTheNewestSample) {
+  LiveSession session(fakeOpener());
+  session.holdClockAtNewestSample();
+  EXPECT_GE(session.snapshot().now, 0.0);  // no sample yet: the session's own clock
+  session.request(fakeRequest("joint-8x32"));
+  stepUntilSettled(session, 2);
+  SessionSnapshot before = session.snapshot();
+  double newest = 0.0;
+  for (const Series& series : before.series) {
+    if (!series.samples.empty()) newest = std::max(newest, series.samples.back().seconds);
+  }
+  ASSERT_GT(newest, 0.0);
+  EXPECT_EQ(before.now, newest);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(session.snapshot().now, newest);
+
+  LiveSession moving(fakeOpener());  // a window's session: its clock runs on
+  moving.request(fakeRequest("joint-8x32"));
+  stepUntilSettled(moving, 1);
+  double first = moving.snapshot().now;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_GE(moving.snapshot().now, first + 0.04);
 }

@@ -168,7 +168,19 @@ SessionSnapshot LiveSession::snapshot() const {
   std::lock_guard lock(mutex_);
   SessionSnapshot copy = snapshot_;
   copy.now = clock();
+  if (clockHeld_) {
+    std::optional<double> newest;
+    for (const Series& s : copy.series) {
+      if (!s.samples.empty()) newest = std::max(newest.value_or(s.samples.back().seconds), s.samples.back().seconds);
+    }
+    if (newest) copy.now = *newest;
+  }
   return copy;
+}
+
+void LiveSession::holdClockAtNewestSample() {
+  std::lock_guard lock(mutex_);
+  clockHeld_ = true;
 }
 
 void LiveSession::publish(const std::function<void(SessionSnapshot&)>& change) {

@@ -136,6 +136,13 @@ class LiveSession {
   void start();
   void stop();
 
+  // From now on a snapshot's clock stands at its newest sample (the session's clock while there
+  // is none). The offscreen viewer asks for this: its picture must not depend on how long the
+  // machine took to draw the frames after the last timed run (a busy CI machine squeezed the
+  // throughput plot's lines to its left edge). A window keeps the moving clock, so a paused
+  // plot scrolls on.
+  void holdClockAtNewestSample();
+
  private:
   struct Worker;
   double clock() const;
@@ -153,6 +160,7 @@ class LiveSession {
   std::unique_ptr<Worker> worker_;  // state only the stepping thread touches
   std::thread thread_;
   std::atomic<bool> stopping_{false};
+  bool clockHeld_ = false;  // guarded by mutex_
 };
 
 }  // namespace tileskip::ui
