@@ -92,18 +92,29 @@ k14_steps() {
   TAIL=12 step tests-k14 env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=cuda,vulkan "$BIN/tileskip_tests" --gtest_brief=1 \
     --gtest_filter='Compiled/BackendContract.*:VulkanDevice.AHopper*:CrossBackend.*'
 }
-# K14's tf32 instance (Hopper only): every dtype of K14 through the verify suite, compute-sanitizer
-# on tf32, and timings against cuBLAS TF32 (fast-TF32 compute type) from 2048 to 8192; bench's
-# rows give the kernel alone and, in its preparation column, B's transpose.
+# tf32 on the tensor cores: K13 and S10 (m16n8k8, any GPU from sm_80) and K14 (wgmma, Hopper only):
+# every dtype of them through the verify suite, compute-sanitizer on tf32, timings against cuBLAS
+# TF32 (fast-TF32 compute type) from 2048 to 8192 (bench's rows give the kernel alone and, in its
+# preparation column, B's transpose), and S10 on s10_steps' kind of operands beside K13.
 tf32_steps() {
-  TAIL=30 step verify-cuda-k14-all "$T" verify --backend cuda --kernel wgmma --format table
-  for tool in memcheck racecheck synccheck; do
-    TAIL=3 step "sanitize-tf32-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --kernel wgmma \
-      --dtype tf32 --quick
+  local ops=/tmp/s10-operands n=${S10_SIZE:-4096}
+  mkdir -p $ops
+  TAIL=40 step verify-cuda-tf32-all "$T" verify --backend cuda --kernel mma,mma-joint-64x32,wgmma --format table
+  for k in mma mma-joint-64x32 wgmma; do
+    for tool in memcheck racecheck synccheck; do
+      TAIL=3 step "sanitize-tf32-$k-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --kernel $k \
+        --dtype tf32 --quick
+    done
   done
   for n in 2048 4096 8192; do
-    TAIL=4 step "bench-tf32-$n" "$T" bench --backend cuda --dtype tf32 --kernel wgmma,cublas --size $n --repeat 20 \
+    TAIL=5 step "bench-tf32-$n" "$T" bench --backend cuda --dtype tf32 --kernel wgmma,mma,cublas --size $n --repeat 20 \
       --format json --out "$OUT/bench-tf32-$n.json"
+  done
+  for d in 0.5 0.25; do
+    "$T" gen --generator blocks --granularity 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
+    "$T" gen --generator blocks --granularity 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
+    TAIL=6 step "bench-s10-tf32-$d" "$T" bench --backend cuda --dtype tf32 --kernel mma-joint-64x32,mma,wgmma,cublas \
+      --a $ops/a-$d.npy --b $ops/b-$d.npy --repeat 20 --format json --out "$OUT/bench-s10-tf32-$d.json"
   done
 }
 # S11 (wgmma-joint-64x64, Hopper only) on s10_steps' kind of operands, beside K14, S10 and cuBLAS bf16,

@@ -33,7 +33,7 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   // No time-based warm-up: the fake has no clock to settle, and 500 ms of its 2 ms runs per kernel
   // is minutes under the sanitizers.
   HeadlineReport report = runHeadlineSuite({&cuda}, {.size = 128, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0});
-  ASSERT_EQ(report.measures.size(), 16u);
+  ASSERT_EQ(report.measures.size(), 17u);
   const HeadlineMeasure& dense = report.measures[0];
   ASSERT_TRUE(dense.value.has_value());
   EXPECT_NEAR(*dense.value, 1.0, 1e-9);
@@ -71,6 +71,11 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   EXPECT_EQ(report.runs.size(), 12u);
   EXPECT_EQ(report.runs[11].problem.dtype, DType::Tf32);
   EXPECT_NE(report.measures[15].measure.find("TF32"), std::string::npos);
+  // The portable kernel's tf32 line, from the fake's mma: as fast as cuBLAS, end to end beside.
+  ASSERT_TRUE(report.measures[16].value.has_value()) << report.measures[16].detail;
+  EXPECT_NEAR(*report.measures[16].value, 1.0, 1e-9);
+  EXPECT_NE(report.measures[16].measure.find("(mma) / cuBLAS TF32"), std::string::npos) << report.measures[16].measure;
+  EXPECT_NE(report.measures[16].detail.find("end to end"), std::string::npos) << report.measures[16].detail;
   EXPECT_EQ(report.runs[7].problem.dtype, DType::Bf16);
   EXPECT_EQ(report.runs[8].problem.dtype, DType::Fp16);
   for (const BenchReport& run : report.runs) {
@@ -79,7 +84,7 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   std::string table = formatHeadlineTable(report);
   EXPECT_NE(table.find(">= 0.95"), std::string::npos);
   nlohmann::json json = nlohmann::json::parse(formatHeadlineJson(report));
-  EXPECT_EQ(json["measures"].size(), 16u);
+  EXPECT_EQ(json["measures"].size(), 17u);
   EXPECT_EQ(json["runs"].size(), 12u);
 }
 

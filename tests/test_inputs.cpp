@@ -107,6 +107,7 @@ TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByN
   EXPECT_TRUE(kernelInfo("cublas").takes(DType::Tf32));
   EXPECT_FALSE(kernelInfo("cusparse-csr").takes(DType::Bf16));
   EXPECT_EQ(denseReferenceKernel(DType::Fp16), "mma");
+  EXPECT_EQ(denseReferenceKernel(DType::Tf32), "mma");
   EXPECT_EQ(denseReferenceKernel(DType::Fp32), kDenseReferenceKernel);
 }
 
@@ -121,17 +122,18 @@ TEST(Inputs, AProblemRefusesAKernelThatDoesNotTakeItsPrecision) {
 TEST(Inputs, TheTensorCoreKernelIsVerifiedAndBenchedInEachPrecisionItTakes) {
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   std::vector<VerifyTarget> targets = verifyTargets(*cuda, {&kernelInfo("mma"), &kernelInfo("pipelined")});
-  ASSERT_EQ(targets.size(), 3u);  // pipelined fp32, mma fp16, mma bf16
-  EXPECT_EQ(verifyLabel(*targets[2].kernel, targets[2].inputs), "mma (bf16)");
+  ASSERT_EQ(targets.size(), 4u);  // pipelined fp32, mma tf32, mma fp16, mma bf16
+  EXPECT_EQ(verifyLabel(*targets[1].kernel, targets[1].inputs), "mma (tf32)");
+  EXPECT_EQ(verifyLabel(*targets[3].kernel, targets[3].inputs), "mma (bf16)");
   EXPECT_EQ(verifyTargets(*cuda, {&kernelInfo("mma"), &kernelInfo("pipelined")}, DType::Fp16).size(), 1u);
   std::vector<VerifyResult> results = runVerifyTargets(*cuda, targets, verifyCases(true));
   for (const VerifyResult& r : results) EXPECT_TRUE(r.passed()) << r.label() << " " << r.caseName << ": " << r.failure;
   VerifyBackendRun run{.backend = "cuda-emulated", .device = cuda->device(), .kernels = {}, .results = results};
   for (const VerifyTarget& t : targets) run.kernels.push_back(verifyLabel(*t.kernel, t.inputs));
   const nlohmann::json verified = nlohmann::json::parse(formatVerifyJson({run}));
-  EXPECT_EQ(verified["dtype"], "fp32, fp16, bf16");
-  EXPECT_EQ(verified["backends"][0]["kernels"][2]["kernel"], "mma");
-  EXPECT_EQ(verified["backends"][0]["kernels"][2]["dtype"], "bf16");
+  EXPECT_EQ(verified["dtype"], "fp32, tf32, fp16, bf16");
+  EXPECT_EQ(verified["backends"][0]["kernels"][3]["kernel"], "mma");
+  EXPECT_EQ(verified["backends"][0]["kernels"][3]["dtype"], "bf16");
   EXPECT_NE(formatVerifyTable({run}).find("mma (fp16)"), std::string::npos);
 
   // A bench of a bf16 problem: the row against its own precision's dense kernel, no prediction.
@@ -159,8 +161,8 @@ TEST(Inputs, InspectSaysNoModelRanksAnotherPrecisionAndRecommendsItsDenseKernel)
   const nlohmann::json json = nlohmann::json::parse(inspectionJson(r, *cuda));
   EXPECT_EQ(json["dtype"], "fp16");
   for (const auto& k : json["kernels"]) EXPECT_TRUE(k["predicted_speedup"].is_null());
-  // Of the emulated backend's kernels only the Hopper one takes tf32 (cuBLAS does too, on a GPU).
+  // Every tensor-core kernel but the Hopper skipping one takes tf32 (cuBLAS does too, on a GPU).
   Inspection tf32 = inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Tf32);
-  ASSERT_EQ(tf32.kernels.size(), 1u);
-  EXPECT_EQ(tf32.recommendation.kernel->id, "wgmma");
+  ASSERT_EQ(tf32.kernels.size(), 3u);  // mma, wgmma, mma-joint-64x32
+  EXPECT_EQ(tf32.recommendation.kernel->id, "mma");
 }

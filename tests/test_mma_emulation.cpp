@@ -64,6 +64,35 @@ void multiplyOneTile(const std::uint16_t* a, const std::uint16_t* b, float* c) {
   }
 }
 
+// The same with tf32 inputs as K13 reads them: a 16 x 8 A and B transposed (16 x 8, B^T's row n
+// is B's column n), both rows of 8 words in shared memory; ldmatrix reads each as 8 x 4 tiles of
+// words (rows 0-7 / 8-15, then K 4-7 of both), and two m16n8k8 MMAs give C's two halves.
+void multiplyOneTileTf32(const std::uint32_t* a, const std::uint32_t* bt, float* c) {
+  __shared__ __align__(16) std::uint32_t as[16 * 8];
+  __shared__ __align__(16) std::uint32_t bts[16 * 8];
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int i = lane; i < 16 * 8; i += 32) {
+    as[i] = a[i];
+    bts[i] = bt[i];
+  }
+  __syncthreads();
+  unsigned aFrag[4], bFrag[4];
+  loadMatrixX4(aFrag, as + (lane % 16) * 8 + 4 * (lane / 16));
+  loadMatrixX4(bFrag, bts + (lane % 16) * 8 + 4 * (lane / 16));
+  float left[4] = {}, right[4] = {};
+  const unsigned bLeft[2] = {bFrag[0], bFrag[2]}, bRight[2] = {bFrag[1], bFrag[3]};
+  mmaM16N8K8Tf32(left, aFrag, bLeft);
+  mmaM16N8K8Tf32(right, aFrag, bRight);
+  const int g = lane / 4, t = lane % 4;
+  for (int half = 0; half < 2; ++half) {
+    const float* d = half == 0 ? left : right;
+    c[g * 16 + half * 8 + 2 * t] = d[0];
+    c[g * 16 + half * 8 + 2 * t + 1] = d[1];
+    c[(g + 8) * 16 + half * 8 + 2 * t] = d[2];
+    c[(g + 8) * 16 + half * 8 + 2 * t + 1] = d[3];
+  }
+}
+
 void laneSkipsTheMma(float* c) {
   unsigned a[4] = {}, b[2] = {};
   float d[4] = {};
@@ -100,6 +129,35 @@ TEST(MmaEmulation, AWarpMultipliesATileExactlyInEitherType) {
         for (int k = 0; k < 16; ++k) expected += a[i * 16 + k] * b[k * 16 + j];
         ASSERT_EQ(c[i * 16 + j], static_cast<float>(expected)) << dtypeName(type) << " C(" << i << ", " << j << ")";
       }
+    }
+  }
+}
+
+TEST(MmaEmulation, AWarpMultipliesATf32TileExactlyAndReadsTenMantissaBits) {
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int> small(-8, 8);
+  std::vector<int> a(16 * 8), b(8 * 16);
+  std::vector<std::uint32_t> aWords(a.size()), btWords(b.size());
+  // Each word carries two mantissa bits below tf32's 10, the MMA drops, not rounds, them: with the
+  // higher one (half a tf32 ulp) set, rounding would move every non-zero value up an ulp.
+  constexpr std::uint32_t kBelowTf32 = 0x1800u;
+  for (int i = 0; i < 16 * 8; ++i) {
+    a[i] = small(rng);
+    aWords[i] = std::bit_cast<std::uint32_t>(static_cast<float>(a[i])) | kBelowTf32;
+  }
+  for (int kk = 0; kk < 8; ++kk) {
+    for (int j = 0; j < 16; ++j) {
+      b[kk * 16 + j] = small(rng);
+      btWords[j * 8 + kk] = std::bit_cast<std::uint32_t>(static_cast<float>(b[kk * 16 + j])) | kBelowTf32;
+    }
+  }
+  std::vector<float> c(256, -1.0f);
+  emu::launch(1, 32, [&] { multiplyOneTileTf32(aWords.data(), btWords.data(), c.data()); });
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      int expected = 0;
+      for (int k = 0; k < 8; ++k) expected += a[i * 8 + k] * b[k * 16 + j];
+      ASSERT_EQ(c[i * 16 + j], static_cast<float>(expected)) << "C(" << i << ", " << j << ")";
     }
   }
 }
@@ -176,17 +234,43 @@ struct MmaDenseCase {
   const char* what;
 };
 
+// A tf32 kernel's operands as the CUDA backend's preparation makes them: A as fp32 words, B
+// transposed (N x K).
+std::vector<std::uint32_t> wordsOf(const std::vector<float>& values) {
+  std::vector<std::uint32_t> words(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) words[i] = std::bit_cast<std::uint32_t>(values[i]);
+  return words;
+}
+std::vector<std::uint32_t> transposedWordsOf(const std::vector<float>& b, int k, int n) {
+  std::vector<std::uint32_t> words(b.size());
+  for (int kk = 0; kk < k; ++kk) {
+    for (int j = 0; j < n; ++j) words[static_cast<std::size_t>(j) * k + kk] = std::bit_cast<std::uint32_t>(b[static_cast<std::size_t>(kk) * n + j]);
+  }
+  return words;
+}
+
 // K13 at the shape bench/tune/k13_check.cu checks on the GPU: 128 x 128 blocks of eight 64 x 32
-// warps, BK 32, three stages.
-void runMmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
-                 std::vector<float>& c, int m, int n, int k) {
+// warps, BK 32, three stages (the catalogue's own shape runs in the verify suite's emulation).
+// 16-bit inputs as their words; tf32 as fp32 words, B transposed.
+void runMmaDense(DType dtype, const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c, int m, int n,
+                 int k) {
   constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, kStages = 3, kThreads = 256;
   const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
+  if (dtype == DType::Tf32) {
+    const std::vector<std::uint32_t> aWords = wordsOf(a), btWords = transposedWordsOf(b, k, n);
+    emu::launch(blocks, kThreads, [&] {
+      mmaDense<MmaInput::Tf32, BM, BN, BK, WM, WN, kStages, kThreads>(aWords.data(), btWords.data(), c.data(), m, n, k);
+    });
+    return;
+  }
+  std::vector<std::uint16_t> aBits, bBits;
+  for (float x : a) aBits.push_back(halfBits(dtype, x));
+  for (float x : b) bBits.push_back(halfBits(dtype, x));
   emu::launch(blocks, kThreads, [&] {
     if (dtype == DType::Bf16) {
-      mmaDense<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads>(a.data(), b.data(), c.data(), m, n, k);
+      mmaDense<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads>(aBits.data(), bBits.data(), c.data(), m, n, k);
     } else {
-      mmaDense<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads>(a.data(), b.data(), c.data(), m, n, k);
+      mmaDense<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads>(aBits.data(), bBits.data(), c.data(), m, n, k);
     }
   });
 }
@@ -214,13 +298,7 @@ void runWgmmaTf32(const std::vector<float>& a, const std::vector<float>& b, std:
                   bool byElements) {
   constexpr int BM = 128, BN = 256, BK = kWgmmaKTile<MmaInput::Tf32>, WM = 64, WN = 256, kStages = 4, kThreads = 384;
   constexpr int kRow = kRowValues<MmaInput::Tf32>;
-  std::vector<std::uint32_t> aWords(a.size()), btWords(b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) aWords[i] = std::bit_cast<std::uint32_t>(a[i]);
-  for (int kk = 0; kk < k; ++kk) {
-    for (int j = 0; j < n; ++j) {
-      btWords[static_cast<std::size_t>(j) * k + kk] = std::bit_cast<std::uint32_t>(b[static_cast<std::size_t>(kk) * n + j]);
-    }
-  }
+  const std::vector<std::uint32_t> aWords = wordsOf(a), btWords = transposedWordsOf(b, k, n);
   const BulkTensorMap aMap{aWords.data(), k, m, kRow, BM, 4}, bMap{btWords.data(), k, n, kRow, BN, 4};
   const bool bulk = !byElements && bulkCopiesFit(MmaInput::Tf32, n, k);
   const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
@@ -269,10 +347,10 @@ void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw, Kernel ker
     for (float x : bValues) bBits.push_back(halfBits(dtype, x));
   }
   std::vector<float> C(static_cast<std::size_t>(m) * n, std::nanf(""));
-  if (dtype == DType::Tf32) {
+  if (kernel == Kernel::Mma) {
+    runMmaDense(dtype, aValues, bValues, C, m, n, k);
+  } else if (dtype == DType::Tf32) {
     runWgmmaTf32(aValues, bValues, C, m, n, k, kernel == Kernel::WgmmaByElements);
-  } else if (kernel == Kernel::Mma) {
-    runMmaDense(dtype, aBits, bBits, C, m, n, k);
   } else if (kernel == Kernel::WgmmaJointShortList) {
     runWgmmaJointShortList(dtype, aBits, bBits, C, m, n, k);
   } else {
@@ -298,8 +376,7 @@ void checkMmaDense(DType dtype, const MmaDenseCase& shape, Draw draw, Kernel ker
   EXPECT_EQ(wrong, 0) << dtypeName(dtype) << " " << shape.what;
 }
 
-constexpr DType kMmaTypes[] = {DType::Fp16, DType::Bf16};
-constexpr DType kWgmmaTypes[] = {DType::Fp16, DType::Bf16, DType::Tf32};
+constexpr DType kMmaTypes[] = {DType::Fp16, DType::Bf16, DType::Tf32};
 
 }  // namespace
 
@@ -334,10 +411,12 @@ TEST(MmaDenseEmulation, AllZeroInputsGiveZeroAndCancellationStaysExact) {
   // to zero through partial sums exact in fp32; one product dropped or added twice leaves
   // 0.75 * 2^(r % 5), some two thousand times the bound.
   const int k = 96;
-  checkMmaDense(DType::Fp16, {40, 24, k, "cancellation"}, [&](std::size_t i, bool isA) {
-    if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / k % 5));
-    return 0.75f;
-  });
+  for (DType dtype : {DType::Fp16, DType::Tf32}) {
+    checkMmaDense(dtype, {40, 24, k, "cancellation"}, [&](std::size_t i, bool isA) {
+      if (isA) return std::ldexp(i % 2 == 0 ? 1.0f : -1.0f, static_cast<int>(i / k % 5));
+      return 0.75f;
+    });
+  }
 }
 
 TEST(MmaDenseEmulation, LongKRunsThePipelineThroughManyStages) {
@@ -345,6 +424,8 @@ TEST(MmaDenseEmulation, LongKRunsThePipelineThroughManyStages) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   checkMmaDense(DType::Bf16, {24, 40, 2048, "long K, 16-byte copies"}, [&](std::size_t, bool) { return uniform(rng); });
   checkMmaDense(DType::Fp16, {20, 17, 1003, "long K, element-wise loads"}, [&](std::size_t, bool) { return uniform(rng); });
+  checkMmaDense(DType::Tf32, {24, 40, 2048, "long K, 16-byte copies"}, [&](std::size_t, bool) { return uniform(rng); });
+  checkMmaDense(DType::Tf32, {20, 17, 1003, "long K, element-wise loads"}, [&](std::size_t, bool) { return uniform(rng); });
 }
 
 TEST(WgmmaDenseEmulation, MatchesTheProductOfRoundedInputsThroughEitherCopy) {
@@ -356,7 +437,7 @@ TEST(WgmmaDenseEmulation, MatchesTheProductOfRoundedInputsThroughEitherCopy) {
   };
   std::mt19937 rng(21);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (DType dtype : kWgmmaTypes) {
+  for (DType dtype : kMmaTypes) {
     for (const MmaDenseCase& shape : cases) {
       for (Kernel kernel : {Kernel::WgmmaBulk, Kernel::WgmmaByElements}) {
         checkMmaDense(dtype, shape, [&](std::size_t, bool) { return normal(rng); }, kernel);

@@ -48,17 +48,27 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
     broken(joint);
     EXPECT_NE(structureContradiction(joint), nullptr);
   }
-  // Inputs: the tensor-core mappings take the 16-bit types, tf32 only the dense warpgroup row.
-  for (auto broken : {+[](KernelInfo& k) { k.structure.inputs = kHalfInputs.with(DType::Tf32); },
-                      +[](KernelInfo& k) { k.structure.inputs = DTypeSet::of(DType::Fp16); },
+  // Inputs: the tensor-core mappings take both 16-bit types, and may take tf32 too but for the
+  // warpgroup skipping row (built for 16-bit K-tiles); fp32 is the SIMT rows'.
+  for (auto broken : {+[](KernelInfo& k) { k.structure.inputs = DTypeSet::of(DType::Fp16); },
+                      +[](KernelInfo& k) { k.structure.inputs = DTypeSet::of(DType::Bf16, DType::Tf32); },
                       +[](KernelInfo& k) { k.structure.inputs = kEveryInput; }}) {
-    for (std::string_view id : {"mma", "wgmma-joint-64x64"}) {
+    for (std::string_view id : {"mma", "mma-joint-64x32", "wgmma", "wgmma-joint-64x64"}) {
       KernelInfo tensor = kernelInfo(id);
       EXPECT_EQ(structureContradiction(tensor), nullptr) << id;
       broken(tensor);
       EXPECT_NE(structureContradiction(tensor), nullptr) << id;
     }
   }
+  for (std::string_view id : {"mma", "mma-joint-64x32", "wgmma"}) {
+    KernelInfo halves = kernelInfo(id);
+    EXPECT_TRUE(halves.takes(DType::Tf32)) << id;
+    halves.structure.inputs = kHalfInputs;
+    EXPECT_EQ(structureContradiction(halves), nullptr) << id << ": tf32 is optional";
+  }
+  KernelInfo jointTf32 = kernelInfo("wgmma-joint-64x64");
+  jointTf32.structure.inputs = kHalfInputs.with(DType::Tf32);
+  EXPECT_NE(structureContradiction(jointTf32), nullptr) << "the warpgroup skipping kernel takes no tf32";
   KernelInfo tf32Only = kernelInfo("wgmma");
   tf32Only.structure.inputs = DTypeSet::of(DType::Tf32);
   EXPECT_NE(structureContradiction(tf32Only), nullptr) << "a tensor-core row takes both 16-bit types";

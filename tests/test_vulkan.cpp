@@ -761,6 +761,7 @@ TEST(VulkanDevice, TheTensorCoreKernelSaysWhatItNeeds) {
   VULKAN_OR_SKIP(backend, false);
   const KernelInfo& mma = kernelInfo("mma");
   EXPECT_FALSE(backend.takes(mma, DType::Bf16));
+  EXPECT_FALSE(backend.takes(mma, DType::Tf32));  // the CUDA twin's alone
   EXPECT_FALSE(backend.takes(mma, DType::Fp32));
   if (backend.context().device().limits().cooperativeMatrix) GTEST_SKIP() << backend.device().name << " has cooperative matrices";
   EXPECT_FALSE(backend.implements("mma"));

@@ -21,6 +21,7 @@ std::string tileText(const KernelInfo& k) {
   } else {
     if (t.WM > 0) text += " warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
     text += k.usesTensorCores() ? " mma 16x8x16" : " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN);
+    if (k.usesTensorCores() && k.takes(DType::Tf32)) text += " (tf32: 16x8x8)";
   }
   return text + ", " + std::to_string(t.threads) + " thr";
 }

@@ -113,7 +113,7 @@ class CudaProblem final : public DeviceProblem {
   bool readsHalves(const KernelInfo& kernel) const {
     return (kernel.usesTensorCores() || kernel.id == "cublas") && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16);
   }
-  // Whether `kernel` reads B transposed: the tf32 warpgroup kernel (hopper_common.cuh's WgmmaInput).
+  // Whether `kernel` reads B transposed: the tensor-core kernels with tf32 inputs (mma_common.cuh's MmaInputType).
   bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && inputs_ == DType::Tf32; }
   // prepare()'s parts, each returning the device milliseconds it took.
   double makeHalves();

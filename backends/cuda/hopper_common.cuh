@@ -4,7 +4,7 @@
 // rows 128-byte swizzled, out-of-bounds elements as zeros, and signals an mbarrier with its bytes),
 // and the warpgroup MMA (wgmma: four warps multiply a 64 x 256 tile, A and B read from shared
 // memory through descriptors, fp32 accumulators in registers, asynchronously until waited for;
-// 16-bit inputs, or tf32 ones, which it reads only along K: WgmmaInput below).
+// 16-bit inputs, or tf32 ones, which it reads only along K: mma_common.cuh's MmaInputType).
 //
 // On the device each is inline PTX for sm_90a (the forms bench/tune/wgmma_probe.cu measured on the
 // H200); built for another architecture they are empty and the MMA traps, and a kernel using them
@@ -42,24 +42,10 @@ inline constexpr int kSwizzleRowBytes = 128;
 inline constexpr int kSwizzleRowElements = kSwizzleRowBytes / 2;  // 16-bit values
 inline constexpr int kSwizzleAtomBytes = 8 * kSwizzleRowBytes;
 
-// What an input type is to the warpgroup MMA: the word one value takes, how many values a swizzled
-// row holds, the K of one MMA, and whether B must lie along K. wgmma reads 16-bit B along N, as
-// the row-major K x N matrix stores it, but tf32 operands only along K (K-major): a tf32 kernel
-// reads B transposed, N rows of K values, made beside the problem's B (the kernel's preparation).
+// How many values of an input type a swizzled row holds (mma_common.cuh's MmaInputType: the word,
+// the K of one MMA, and B along K for tf32, which wgmma reads only K-major).
 template <MmaInput T>
-struct WgmmaInput {
-  using Word = std::uint16_t;
-  static constexpr int kStepK = 16;
-  static constexpr bool kBAlongK = false;
-};
-template <>
-struct WgmmaInput<MmaInput::Tf32> {
-  using Word = std::uint32_t;  // an fp32 value whose lowest 13 mantissa bits the MMA ignores
-  static constexpr int kStepK = 8;
-  static constexpr bool kBAlongK = true;
-};
-template <MmaInput T>
-inline constexpr int kRowValues = kSwizzleRowBytes / static_cast<int>(sizeof(typename WgmmaInput<T>::Word));
+inline constexpr int kRowValues = kSwizzleRowBytes / static_cast<int>(sizeof(typename MmaInputType<T>::Word));
 
 // Where byte `offset` of a swizzled region (from a 1024-byte aligned start) really is.
 __host__ __device__ constexpr std::uint32_t swizzled(std::uint32_t offset) {

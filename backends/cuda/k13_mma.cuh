@@ -1,13 +1,15 @@
 // K13 mma: the dense kernel on tensor cores. K11's block and warp tiling stays; what changes is
 // the innermost step and the way tiles arrive. A warp no longer does rank-1 updates with FMAs:
-// it multiplies 16x8x16 tiles with one mma.sync each (fp16 or bf16 in, fp32 accumulate), its
-// operands loaded from shared memory by ldmatrix in exactly the registers mma expects. Global
-// tiles come in by cp.async, three stages deep, so two K-tiles are in flight while the warps
-// multiply the third, and no register holds a tile on its way.
+// it multiplies 16x8x16 tiles with one mma.sync each (fp16 or bf16 in, fp32 accumulate; tf32
+// takes two 16x8x8 ones), its operands loaded from shared memory by ldmatrix in exactly the
+// registers mma expects. Global tiles come in by cp.async, three stages deep, so two K-tiles are
+// in flight while the warps multiply the third, and no register holds a tile on its way.
 //
 // Levels: a block computes BM x BN of C (grid: one block per tile, BlockTile's order), a warp
-// WM x WN (kMTiles x kNTiles mma tiles), an instruction 16 x 8 x 16. A and B arrive as 16-bit
-// words of kInputs, row-major (A: M x K, B: K x N); C is fp32, row-major.
+// WM x WN (kMTiles x kNTiles mma tiles), an instruction 16 x 8 x 16 (x 8 for tf32). A and B
+// arrive as words of kInputs, row-major: A M x K, B K x N for 16-bit inputs and, for tf32, B
+// transposed, N x K (mma_common.cuh's MmaInputType); C is fp32, row-major. BK counts values of
+// either type: a tf32 K-tile holds the same K-blocks in twice the bytes.
 //
 // Its shape, stages and inputs are the catalogue row's (kernel_table.cuh); the GLSL twin is
 // shaders/k13_mma.comp. The ring main loop over a schedule of K-blocks is shared with the
@@ -22,31 +24,39 @@
 
 namespace tileskip::cuda {
 
-// Eight 16-bit elements per 16-byte copy; rows of shared memory are padded by one such chunk.
-// With a row of BK + 8 elements (80 bytes for BK 32) the 8 rows one ldmatrix matrix reads start
-// 20 banks apart, which covers all 32 banks once: no conflict. The same holds for B's rows of
-// BN + 8 elements (272 bytes, 4 banks apart mod 32).
-inline constexpr int kMmaChunk = 8;
-inline constexpr int kMmaPad = 8;
+// A stage of the ring: A's tile (BM rows of BK values) and B's, BK rows of BN values, or for an
+// input read along K (tf32) BN rows of BK values, as A's. A 16-byte copy is a chunk (8 16-bit
+// values, 4 tf32 ones), and every row is padded by one chunk: with rows of 48 or 80 bytes (BK 16,
+// 16-bit or tf32) the 8 rows one ldmatrix matrix reads start 12 or 20 banks apart, which covers
+// all 32 banks once: no conflict. The same holds for 16-bit B's rows of BN + 8 values (272
+// bytes for BN 128, 4 banks apart mod 32).
+template <MmaInput kInputs>
+inline constexpr int kMmaChunk = 16 / static_cast<int>(sizeof(typename MmaInputType<kInputs>::Word));  // values per copy
 
-template <int BM, int BN, int BK>
+template <MmaInput kInputs, int BM, int BN, int BK>
 struct MmaStageLayout {
-  static constexpr int kAStride = BK + kMmaPad, kBStride = BN + kMmaPad;  // elements per row
-  static constexpr int kAElements = BM * kAStride, kBElements = BK * kBStride;
+  using Input = MmaInputType<kInputs>;
+  using Word = typename Input::Word;
+  static constexpr int kChunk = kMmaChunk<kInputs>;
+  static constexpr int kAStride = BK + kChunk;                         // values per row
+  static constexpr int kBRows = Input::kBAlongK ? BN : BK, kBStride = Input::kBAlongK ? BK + kChunk : BN + kChunk;
+  static constexpr int kAElements = BM * kAStride, kBElements = kBRows * kBStride;
   static constexpr int kElements = kAElements + kBElements;
-  static_assert((kAStride * 2) % 16 == 0 && (kBStride * 2) % 16 == 0, "ldmatrix rows must stay 16-byte aligned");
+  static_assert(kKBlock % kChunk == 0, "a K-block of a row is whole chunks");
 };
 
-template <int BM, int BN, int BK, int kStages>
+template <MmaInput kInputs, int BM, int BN, int BK, int kStages>
 __host__ __device__ constexpr std::size_t mmaSharedBytes() {
-  return static_cast<std::size_t>(kStages) * MmaStageLayout<BM, BN, BK>::kElements * sizeof(std::uint16_t);
+  using Layout = MmaStageLayout<kInputs, BM, BN, BK>;
+  return static_cast<std::size_t>(kStages) * Layout::kElements * sizeof(typename Layout::Word);
 }
 
 // Copies one K-tile into a stage. A K-tile is BK / 8 K-blocks that need not be neighbours in K
 // (K11's slots, k11_pipelined.cuh): slot s holds K-block kBlocks[s], a negative one zeros. A
-// 16-byte chunk is one K-block's 8 values of a row of A, or 8 columns of a K-row of B. Where every
-// row starts 16-byte aligned (K and N multiples of 8), 16-byte cp.async chunks, each wholly inside
-// or wholly outside the matrix; otherwise element by element, plain loads and stores, which the
+// 16-byte chunk is part of a K-block of a row along K (A's, and B^T's for tf32: one chunk of 16-bit
+// values, two of tf32), or 8 columns of a K-row of 16-bit B. Where every row starts 16-byte aligned
+// (K, and N for 16-bit B, multiples of a chunk), 16-byte cp.async chunks, each wholly inside or
+// wholly outside the matrix; otherwise element by element, plain loads and stores, which the
 // barrier before the stage is read publishes all the same.
 // kBlocks[slot] for a slot that depends on the thread: a select over the slots, so the array
 // stays in registers. Indexed directly, it went to local memory, and every chunk's address waited
@@ -59,42 +69,60 @@ __device__ int kBlockOfSlot(const int (&kBlocks)[kSlots], int slot) {
   return kBlock;
 }
 
-template <int BM, int BN, int BK, int kThreads>
-__device__ void loadMmaKTile(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M, int N,
-                             int K, int rowBase, int colBase, const int (&kBlocks)[BK / kKBlock], std::uint16_t* As,
-                             std::uint16_t* Bs, bool chunked, int tid) {
-  using Layout = MmaStageLayout<BM, BN, BK>;
-  constexpr int kSlots = BK / kKBlock, kBChunksPerRow = BN / kMmaChunk;
-  constexpr int kAChunks = BM * kSlots, kBChunks = BK * kBChunksPerRow;
-  static_assert(kMmaChunk == kKBlock, "a chunk of A is one K-block of a row");
-  static_assert(kAChunks % kThreads == 0 && kBChunks % kThreads == 0, "the tiles must split evenly into chunks");
+// The K-tile's slots of kRows rows along K (A, or B^T), from row `rowBase` of a matrix of `rows`
+// rows of K values, into a stage tile of kStride values per row.
+template <MmaInput kInputs, int kRows, int kStride, int BK, int kThreads>
+__device__ void loadRowsAlongK(const typename MmaInputType<kInputs>::Word* __restrict__ source, int rows, int K, int rowBase,
+                               const int (&kBlocks)[BK / kKBlock], typename MmaInputType<kInputs>::Word* tile, bool chunked,
+                               int tid) {
+  using Word = typename MmaInputType<kInputs>::Word;
+  constexpr int kChunk = kMmaChunk<kInputs>;
+  constexpr int kSlots = BK / kKBlock, kChunksPerSlot = kKBlock / kChunk, kChunks = kRows * kSlots * kChunksPerSlot;
+  static_assert(kChunks % kThreads == 0, "the tile must split evenly into chunks");
 #pragma unroll
-  for (int i = 0; i < kAChunks / kThreads; ++i) {
+  for (int i = 0; i < kChunks / kThreads; ++i) {
     const int chunk = tid + i * kThreads;
-    const int m = chunk / kSlots, slot = chunk % kSlots;
-    const int row = rowBase + m, k = kBlockOfSlot(kBlocks, slot) * kKBlock;  // negative for an empty slot
-    std::uint16_t* destination = As + m * Layout::kAStride + slot * kKBlock;
+    const int r = chunk / (kSlots * kChunksPerSlot), slot = chunk / kChunksPerSlot % kSlots, part = chunk % kChunksPerSlot;
+    const int row = rowBase + r, kBlock = kBlockOfSlot(kBlocks, slot);  // negative for an empty slot
+    const int k = kBlock * kKBlock + part * kChunk;
+    Word* destination = tile + r * kStride + slot * kKBlock + part * kChunk;
     if (chunked) {
-      const bool inside = row < M && k >= 0 && k < K;
-      copyAsync16(destination, inside ? A + row * K + k : A, inside ? 16 : 0);
+      const bool inside = row < rows && kBlock >= 0 && k < K;
+      copyAsync16(destination, inside ? source + row * K + k : source, inside ? 16 : 0);
     } else {
-      for (int e = 0; e < kMmaChunk; ++e) {
-        destination[e] = row < M && k >= 0 && k + e < K ? A[row * K + k + e] : std::uint16_t{0};
+      for (int e = 0; e < kChunk; ++e) {
+        destination[e] = row < rows && kBlock >= 0 && k + e < K ? source[row * K + k + e] : Word{0};
       }
     }
   }
+}
+
+template <MmaInput kInputs, int BM, int BN, int BK, int kThreads>
+__device__ void loadMmaKTile(const typename MmaInputType<kInputs>::Word* __restrict__ A,
+                             const typename MmaInputType<kInputs>::Word* __restrict__ B, int M, int N, int K, int rowBase,
+                             int colBase, const int (&kBlocks)[BK / kKBlock], typename MmaInputType<kInputs>::Word* As,
+                             typename MmaInputType<kInputs>::Word* Bs, bool chunked, int tid) {
+  using Layout = MmaStageLayout<kInputs, BM, BN, BK>;
+  using Word = typename Layout::Word;
+  loadRowsAlongK<kInputs, BM, Layout::kAStride, BK, kThreads>(A, M, K, rowBase, kBlocks, As, chunked, tid);
+  if constexpr (Layout::Input::kBAlongK) {
+    loadRowsAlongK<kInputs, BN, Layout::kBStride, BK, kThreads>(B, N, K, colBase, kBlocks, Bs, chunked, tid);
+  } else {
+    constexpr int kChunk = Layout::kChunk, kBChunksPerRow = BN / kChunk, kBChunks = BK * kBChunksPerRow;
+    static_assert(kBChunks % kThreads == 0, "the tile must split evenly into chunks");
 #pragma unroll
-  for (int i = 0; i < kBChunks / kThreads; ++i) {
-    const int chunk = tid + i * kThreads;
-    const int kk = chunk / kBChunksPerRow, nn = (chunk % kBChunksPerRow) * kMmaChunk;
-    const int kBlock = kBlockOfSlot(kBlocks, kk / kKBlock), k = kBlock * kKBlock + kk % kKBlock, col = colBase + nn;
-    std::uint16_t* destination = Bs + kk * Layout::kBStride + nn;
-    if (chunked) {
-      const bool inside = kBlock >= 0 && k < K && col < N;
-      copyAsync16(destination, inside ? B + k * N + col : B, inside ? 16 : 0);
-    } else {
-      for (int e = 0; e < kMmaChunk; ++e) {
-        destination[e] = kBlock >= 0 && k < K && col + e < N ? B[k * N + col + e] : std::uint16_t{0};
+    for (int i = 0; i < kBChunks / kThreads; ++i) {
+      const int chunk = tid + i * kThreads;
+      const int kk = chunk / kBChunksPerRow, nn = (chunk % kBChunksPerRow) * kChunk;
+      const int kBlock = kBlockOfSlot(kBlocks, kk / kKBlock), k = kBlock * kKBlock + kk % kKBlock, col = colBase + nn;
+      Word* destination = Bs + kk * Layout::kBStride + nn;
+      if (chunked) {
+        const bool inside = kBlock >= 0 && k < K && col < N;
+        copyAsync16(destination, inside ? B + k * N + col : B, inside ? 16 : 0);
+      } else {
+        for (int e = 0; e < kChunk; ++e) {
+          destination[e] = kBlock >= 0 && k < K && col + e < N ? B[k * N + col + e] : Word{0};
+        }
       }
     }
   }
@@ -104,7 +132,8 @@ __device__ void loadMmaKTile(const std::uint16_t* __restrict__ A, const std::uin
 // accumulators in the fragment layout of mma_common.cuh (the catalogue's ThreadMapping::MmaTiles).
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kThreads>
 struct MmaWarpTile {
-  using Layout = MmaStageLayout<BM, BN, BK>;
+  using Layout = MmaStageLayout<kInputs, BM, BN, BK>;
+  using Word = typename Layout::Word;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kMTiles = WM / kMmaM, kNTiles = WN / kMmaN;
   static_assert(kWarpsM * kWarpsN * 32 == kThreads, "one warp per warp tile");
@@ -121,31 +150,46 @@ struct MmaWarpTile {
 
   __device__ explicit MmaWarpTile(int tid) : index(tid / 32), warpRow(rowOf(tid / 32)), warpCol(colOf(tid / 32)), lane(tid % 32) {}
 
-  // The MMAs of the 16 depths kk .. kk + 15 of a stage.
-  __device__ void multiplyStep(const std::uint16_t* As, const std::uint16_t* Bs, int kk) {
-    // A's fragment of m tile i: its four 8x8 quarters, lane l addressing row l % 16 of the
-    // tile at column 8 * (l / 16) (mma_common.cuh's order: rows 0-7/8-15, then columns 8-15).
-    unsigned aFragments[kMTiles][4];
+  // The MMAs of the 16 depths kk .. kk + 15 of a stage: one MMA step of 16-bit inputs, two of tf32.
+  __device__ void multiplyStep(const Word* As, const Word* Bs, int kk) {
+    constexpr int kChunk = Layout::kChunk;
 #pragma unroll
-    for (int i = 0; i < kMTiles; ++i) {
-      loadMatrixX4(aFragments[i], As + (warpRow + i * kMmaM + lane % 16) * Layout::kAStride + kk + 8 * (lane / 16));
-    }
-    // B's fragments of column tiles j and j + 1 in one x4.trans: lane l addresses k-row l % 16
-    // at column 8 * (l / 16) of the pair (registers 0-1: tile j, 2-3: tile j + 1).
-    unsigned bFragments[kNTiles][2];
+    for (int depth = kk; depth < kk + kMmaK; depth += Layout::Input::kStepK) {
+      // A's fragment of m tile i: its four 8-row quarters, lane l addressing row l % 16 of the
+      // tile a chunk along K past `depth` for l >= 16 (mma_common.cuh's order: rows 0-7/8-15, then
+      // the step's second half of K: 8 16-bit values, or 4 tf32).
+      unsigned aFragments[kMTiles][4];
 #pragma unroll
-    for (int j = 0; j < kNTiles; j += 2) {
-      unsigned pair[4];
-      loadMatrixX4Transposed(pair, Bs + (kk + lane % 16) * Layout::kBStride + warpCol + j * kMmaN + 8 * (lane / 16));
-      bFragments[j][0] = pair[0];
-      bFragments[j][1] = pair[1];
-      bFragments[j + 1][0] = pair[2];
-      bFragments[j + 1][1] = pair[3];
-    }
+      for (int i = 0; i < kMTiles; ++i) {
+        loadMatrixX4(aFragments[i], As + (warpRow + i * kMmaM + lane % 16) * Layout::kAStride + depth + kChunk * (lane / 16));
+      }
+      unsigned bFragments[kNTiles][2];
 #pragma unroll
-    for (int i = 0; i < kMTiles; ++i) {
+      for (int j = 0; j < kNTiles; j += 2) {
+        unsigned pair[4];
+        if constexpr (Layout::Input::kBAlongK) {
+          // B^T's rows are A's: lane l addresses column l % 16 of tiles j and j + 1 a chunk past
+          // `depth` for l >= 16 (registers 0 and 2: tile j's K halves, 1 and 3: tile j + 1's).
+          loadMatrixX4(pair, Bs + (warpCol + j * kMmaN + lane % 16) * Layout::kBStride + depth + kChunk * (lane / 16));
+          bFragments[j][0] = pair[0];
+          bFragments[j][1] = pair[2];
+          bFragments[j + 1][0] = pair[1];
+          bFragments[j + 1][1] = pair[3];
+        } else {
+          // Column tiles j and j + 1 in one x4.trans: lane l addresses k-row l % 16 at column
+          // 8 * (l / 16) of the pair (registers 0-1: tile j, 2-3: tile j + 1).
+          loadMatrixX4Transposed(pair, Bs + (depth + lane % 16) * Layout::kBStride + warpCol + j * kMmaN + 8 * (lane / 16));
+          bFragments[j][0] = pair[0];
+          bFragments[j][1] = pair[1];
+          bFragments[j + 1][0] = pair[2];
+          bFragments[j + 1][1] = pair[3];
+        }
+      }
 #pragma unroll
-      for (int j = 0; j < kNTiles; ++j) mmaM16N8K16<kInputs>(acc[i][j], aFragments[i], bFragments[j]);
+      for (int i = 0; i < kMTiles; ++i) {
+#pragma unroll
+        for (int j = 0; j < kNTiles; ++j) mmaStep<kInputs>(acc[i][j], aFragments[i], bFragments[j]);
+      }
     }
   }
 
@@ -172,25 +216,27 @@ struct MmaWarpTile {
 // first is multiplied, and `compute(As, Bs, step)` does the warp's MMAs of the staged K-tile. The
 // stage pointers are shared memory of mmaSharedBytes(); every thread runs the same steps, so the
 // barrier per K-tile is block-uniform.
-template <int BM, int BN, int BK, int kStages, int kThreads, class Schedule, class Compute>
-__device__ void mmaRingMainLoop(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, int M, int N,
-                                int K, const BlockTile<BM, BN>& block, const Schedule& schedule, Compute&& compute,
-                                std::uint16_t* stages) {
-  using Layout = MmaStageLayout<BM, BN, BK>;
+template <MmaInput kInputs, int BM, int BN, int BK, int kStages, int kThreads, class Schedule, class Compute>
+__device__ void mmaRingMainLoop(const typename MmaInputType<kInputs>::Word* __restrict__ A,
+                                const typename MmaInputType<kInputs>::Word* __restrict__ B, int M, int N, int K,
+                                const BlockTile<BM, BN>& block, const Schedule& schedule, Compute&& compute,
+                                typename MmaInputType<kInputs>::Word* stages) {
+  using Layout = MmaStageLayout<kInputs, BM, BN, BK>;
   static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is read");
   const int tid = static_cast<int>(threadIdx.x);
   auto stageA = [&](int stage) { return stages + stage * Layout::kElements; };
   auto stageB = [&](int stage) { return stages + stage * Layout::kElements + Layout::kAElements; };
-  // 16-byte copies need every row of A and B to start 16-byte aligned: K and N multiples of 8
-  // (cudaMalloc'd bases are 256-byte aligned). The decision is the same for every thread.
-  const bool chunked = K % kMmaChunk == 0 && N % kMmaChunk == 0 &&
+  // 16-byte copies need every row of A and B to start 16-byte aligned: K, and N where B is read
+  // along N, multiples of a chunk (cudaMalloc'd bases are 256-byte aligned). The decision is the
+  // same for every thread.
+  const bool chunked = K % Layout::kChunk == 0 && (Layout::Input::kBAlongK || N % Layout::kChunk == 0) &&
                        (reinterpret_cast<std::uintptr_t>(A) | reinterpret_cast<std::uintptr_t>(B)) % 16 == 0;
   const int kTiles = schedule.steps();
   auto load = [&](int kTile) {
     int kBlocks[BK / kKBlock];
     schedule.kBlocksOf(kTile, kBlocks);
     const int stage = kTile % kStages;
-    loadMmaKTile<BM, BN, BK, kThreads>(A, B, M, N, K, block.rowBase, block.colBase, kBlocks, stageA(stage), stageB(stage),
+    loadMmaKTile<kInputs, BM, BN, BK, kThreads>(A, B, M, N, K, block.rowBase, block.colBase, kBlocks, stageA(stage), stageB(stage),
                                        chunked, tid);
   };
   // Prologue: K-tiles 0 .. kStages-2 in flight. Every thread commits one group per K-tile slot,
@@ -214,15 +260,16 @@ __device__ void mmaRingMainLoop(const std::uint16_t* __restrict__ A, const std::
 
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
 __global__ void __launch_bounds__(kThreads)
-    mmaDense(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M,
-             int N, int K) {
+    mmaDense(const typename MmaInputType<kInputs>::Word* __restrict__ A, const typename MmaInputType<kInputs>::Word* __restrict__ B,
+             float* __restrict__ C, int M, int N, int K) {
+  using Word = typename MmaInputType<kInputs>::Word;
   const BlockTile<BM, BN> block(N);
-  auto* stages = reinterpret_cast<std::uint16_t*>(dynamicSharedMemory(mmaSharedBytes<BM, BN, BK, kStages>()));
+  auto* stages = reinterpret_cast<Word*>(dynamicSharedMemory(mmaSharedBytes<kInputs, BM, BN, BK, kStages>()));
   MmaWarpTile<kInputs, BM, BN, BK, WM, WN, kThreads> tile(static_cast<int>(threadIdx.x));
   const AllKBlocks<BK> schedule{(K + kKBlock - 1) / kKBlock};
-  mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
+  mmaRingMainLoop<kInputs, BM, BN, BK, kStages, kThreads>(
       A, B, M, N, K, block, schedule,
-      [&](const std::uint16_t* As, const std::uint16_t* Bs, int) {
+      [&](const Word* As, const Word* Bs, int) {
 #pragma unroll
         for (int kk = 0; kk < BK; kk += kMmaK) tile.multiplyStep(As, Bs, kk);
       },

@@ -15,7 +15,7 @@
 // step), a warp 16 x WN in mma.sync's fragment layout (the catalogue's WarpgroupMmaTiles). Its
 // shape and stages are the catalogue row's (kernel_table.cuh). A and B are words of kInputs,
 // row-major (A: M x K; B: K x N for 16-bit inputs, and for tf32, which the MMA reads only along
-// K, B transposed, N x K: hopper_common.cuh's WgmmaInput), C fp32 row-major. A K-tile is one
+// K, B transposed, N x K: mma_common.cuh's MmaInputType), C fp32 row-major. A K-tile is one
 // swizzled row of A whatever the type (64 16-bit values, 32 tf32 ones), so a stage holds the
 // same bytes either way.
 //
@@ -69,11 +69,11 @@ struct WgmmaLayout {
 // The element-by-element copy of K-tile `kTile` into a stage, by the producer warpgroup's thread
 // `thread` (0 .. kWarpgroupThreads - 1): zeros outside the matrices, each value where the copy engine would put it.
 template <MmaInput kInputs, int BM, int BN, int BK, int kStages>
-__device__ void copyWgmmaKTileByElements(const typename WgmmaInput<kInputs>::Word* __restrict__ A,
-                                         const typename WgmmaInput<kInputs>::Word* __restrict__ B, int M, int N, int K,
+__device__ void copyWgmmaKTileByElements(const typename MmaInputType<kInputs>::Word* __restrict__ A,
+                                         const typename MmaInputType<kInputs>::Word* __restrict__ B, int M, int N, int K,
                                          int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
   using Layout = WgmmaLayout<kInputs, BM, BN, BK, kStages>;
-  using Word = typename WgmmaInput<kInputs>::Word;
+  using Word = typename MmaInputType<kInputs>::Word;
   constexpr int kWordBytes = sizeof(Word);
   const int k0 = kTile * BK;
   for (int e = thread; e < BM * BK; e += kWarpgroupThreads) {
@@ -83,7 +83,7 @@ __device__ void copyWgmmaKTileByElements(const typename WgmmaInput<kInputs>::Wor
   }
   unsigned char* bStage = stage + Layout::kABytes;
   for (int e = thread; e < BK * BN; e += kWarpgroupThreads) {
-    if constexpr (WgmmaInput<kInputs>::kBAlongK) {
+    if constexpr (MmaInputType<kInputs>::kBAlongK) {
       // Transposed B: row c (a column of B) holds the K-tile's values along K, as A's rows do.
       const int c = e / BK, kk = e % BK, k = k0 + kk, col = colBase + c;
       const Word v = k < K && col < N ? B[static_cast<std::size_t>(col) * K + k] : Word{0};
@@ -103,7 +103,7 @@ __device__ void copyWgmmaKTileByElements(const typename WgmmaInput<kInputs>::Wor
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
 struct WgmmaRing {
   using Layout = WgmmaLayout<kInputs, BM, BN, BK, kStages>;
-  using Input = WgmmaInput<kInputs>;
+  using Input = MmaInputType<kInputs>;
   using Word = typename Input::Word;
   static_assert(WM == kWgmmaM && WN == kWgmmaN && BN == WN && BM % WM == 0, "consumer warpgroups of one m64n256 MMA, down the tile");
   static constexpr int kConsumers = BM / WM;
@@ -231,7 +231,7 @@ inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmmaDense(const __grid_constant__ BulkTensorMap aMap, const __grid_constant__ BulkTensorMap bMap, bool bulk,
-               const typename WgmmaInput<kInputs>::Word* __restrict__ A, const typename WgmmaInput<kInputs>::Word* __restrict__ B,
+               const typename MmaInputType<kInputs>::Word* __restrict__ A, const typename MmaInputType<kInputs>::Word* __restrict__ B,
                float* __restrict__ C, int M, int N, int K) {
   using Ring = WgmmaRing<kInputs, BM, BN, BK, WM, WN, kStages, kThreads>;
   const Ring ring(dynamicSharedMemory(Ring::Layout::kSharedBytes), &aMap, &bMap, bulk, A, B, M, N, K,

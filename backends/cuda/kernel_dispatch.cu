@@ -32,7 +32,7 @@ dim3 gridFor(const GemmKernel& kernel, const KernelInfo& entry, const GemmOperan
   long long blocks = gemmBlockCount(tile, op.m, op.n);
   if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large: more than 2^31 - 1 thread blocks");
   if (entry.persistent()) {
-    blocks = std::min<long long>(blocks, residentBlocks(kernel.function(op.inputs), tile.threads, kernel.dynamicSharedBytes));
+    blocks = std::min<long long>(blocks, residentBlocks(kernel.function(op.inputs), tile.threads, kernel.sharedBytes(op.inputs)));
   }
   return dim3(static_cast<unsigned>(blocks));
 }
@@ -73,7 +73,7 @@ void launchWarpgroupKernel(const GemmKernel& kernel, const KernelInfo& entry, co
   const MmaInput inputs = mmaInput(op.inputs);
   const bool bf16 = inputs == MmaInput::Bf16;
   BulkTensorMap aMap{}, bMap{};
-  const unsigned shared = kernel.dynamicSharedBytes;
+  const unsigned shared = kernel.sharedBytes(op.inputs);
   if (inputs == MmaInput::Tf32) {
     const auto* a = reinterpret_cast<const std::uint32_t*>(op.a);
     const auto* bt = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
@@ -104,9 +104,9 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
   if (kernel->dense != nullptr) {
     kernel->dense<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k);
   } else {
-    if (kernel->usesTensorCores() && op.inputs == DType::Tf32 && (kernel->tf32Warpgroup == nullptr || op.bTransposed == nullptr)) {
-      throw InputError(kernel->tf32Warpgroup == nullptr ? "kernel '" + name + "' takes no tf32 inputs"
-                                                        : "kernel '" + name + "' launched before its transposed B was made");
+ if (kernel->usesTensorCores() && op.inputs == DType::Tf32 && (!kernel->hasTf32Instance() || op.bTransposed == nullptr)) {
+      throw InputError(!kernel->hasTf32Instance() ? "kernel '" + name + "' takes no tf32 inputs"
+                                     : "kernel '" + name + "' launched before its transposed B was made");
     }
     if (kernel->usesTensorCores() && op.inputs != DType::Tf32 && (op.aHalf == nullptr || op.bHalf == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its 16-bit inputs were made");
@@ -115,9 +115,17 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
       throw InputError("kernel '" + name + "' launched before its skip patterns were built");
     }
     if (entry.persistent() && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
-    const unsigned shared = kernel->dynamicSharedBytes;
+    const unsigned shared = kernel->sharedBytes(op.inputs);
+    // tf32: A and transposed B as fp32 words (mma_common.cuh's MmaInputType).
+    const auto* aWords = reinterpret_cast<const std::uint32_t*>(op.a);
+    const auto* btWords = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
     if (kernel->onHopper()) {
       launchWarpgroupKernel(*kernel, entry, op, grid, block, stream);
+    } else if (kernel->fp16 != nullptr && op.inputs == DType::Tf32) {
+      kernel->tf32<<<grid, block, shared, stream>>>(aWords, btWords, op.c, op.m, op.n, op.k);
+    } else if (kernel->fp16Skipping != nullptr && op.inputs == DType::Tf32) {
+      kernel->tf32Skipping<<<grid, block, shared, stream>>>(aWords, btWords, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
+                                                            op.tileQueue);
     } else if (kernel->fp16 != nullptr) {
       (op.inputs == DType::Bf16 ? kernel->bf16 : kernel->fp16)<<<grid, block, shared, stream>>>(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
     } else if (kernel->fp16Skipping != nullptr) {
@@ -137,15 +145,16 @@ void checkKernelImages() {
     // A Hopper kernel asks for more shared memory than other GPUs have; elsewhere it is not offered.
     if (k.onHopper() && !hopper) continue;
     const std::string what = "looking up kernel " + std::string(k.id);
-    std::vector<const void*> functions{k.function(DType::Fp32)};
-    if (k.usesTensorCores()) functions = {k.function(DType::Fp16), k.function(DType::Bf16)};
-    if (k.tf32Warpgroup != nullptr) functions.push_back(k.function(DType::Tf32));
-    for (const void* function : functions) {
+    std::vector<DType> instances{DType::Fp32};
+    if (k.usesTensorCores()) instances = {DType::Fp16, DType::Bf16};
+    if (k.hasTf32Instance()) instances.push_back(DType::Tf32);
+    for (DType type : instances) {
+      const void* function = k.function(type);
       cudaFuncAttributes attributes{};
       check(cudaFuncGetAttributes(&attributes, function), what.c_str());
       // A stage ring past 48 KiB of shared memory needs the opt-in (mma_common.cuh's dynamicSharedMemory).
-      if (k.dynamicSharedBytes > 0) {
-        check(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(k.dynamicSharedBytes)),
+      if (k.sharedBytes(type) > 0) {
+        check(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(k.sharedBytes(type))),
               ("allowing kernel " + std::string(k.id) + " its shared memory").c_str());
       }
     }

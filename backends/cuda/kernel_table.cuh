@@ -59,7 +59,10 @@ using WarpgroupKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::
                                  int);
 using WarpgroupSkipKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::uint16_t*, const std::uint16_t*, float*, int,
                                      int, int, const std::uint8_t*, const std::uint8_t*);
-// Its tf32 instance: A and transposed B as fp32 words (hopper_common.cuh's WgmmaInput).
+// The tf32 instances: A and transposed B as fp32 words (mma_common.cuh's MmaInputType).
+using Tf32TensorKernel = void (*)(const std::uint32_t*, const std::uint32_t*, float*, int, int, int);
+using Tf32TensorSkipKernel = void (*)(const std::uint32_t*, const std::uint32_t*, float*, int, int, int, const std::uint8_t*,
+                                      const std::uint8_t*, unsigned*);
 using Tf32WarpgroupKernel = void (*)(BulkTensorMap, BulkTensorMap, bool, const std::uint32_t*, const std::uint32_t*, float*, int,
                                      int, int);
 
@@ -68,17 +71,25 @@ constexpr MmaInput mmaInput(DType type) {
   return type == DType::Bf16 ? MmaInput::Bf16 : type == DType::Tf32 ? MmaInput::Tf32 : MmaInput::Fp16;
 }
 
-// Exactly one of dense, skipping, the tensor pair, the tensor skipping pair and the warpgroup pairs is set.
+// Exactly one of dense, skipping, the tensor pair, the tensor skipping pair and the warpgroup pairs
+// is set, and the tf32 instance of its kind where the row takes tf32.
 struct GemmKernel {
   std::string_view id;
-  DenseKernel dense;
-  SkipKernel skipping;
+  DenseKernel dense = nullptr;
+  SkipKernel skipping = nullptr;
   TensorKernel fp16 = nullptr, bf16 = nullptr;  // a dense tensor-core kernel, one instance per input type
   TensorSkipKernel fp16Skipping = nullptr, bf16Skipping = nullptr;  // a skipping one
   unsigned dynamicSharedBytes = 0;  // what its launch asks for (the tensor kernels' stage ring)
   WarpgroupKernel fp16Warpgroup = nullptr, bf16Warpgroup = nullptr;  // a Hopper kernel
   WarpgroupSkipKernel fp16WarpgroupSkipping = nullptr, bf16WarpgroupSkipping = nullptr;  // a skipping one
   Tf32WarpgroupKernel tf32Warpgroup = nullptr;  // a Hopper kernel's tf32 instance, where it has one
+  Tf32TensorKernel tf32 = nullptr;              // a tensor-core kernel's, dense
+  Tf32TensorSkipKernel tf32Skipping = nullptr;  // or skipping
+  unsigned tf32SharedBytes = 0;                 // the tf32 instance's stage ring, where it differs (B^T's tile)
+
+  bool hasTf32Instance() const { return tf32Warpgroup != nullptr || tf32 != nullptr || tf32Skipping != nullptr; }
+  // What the launch of the instance for inputs of `type` asks for.
+  unsigned sharedBytes(DType type) const { return type == DType::Tf32 && tf32SharedBytes > 0 ? tf32SharedBytes : dynamicSharedBytes; }
 
   bool usesTensorCores() const {
     return fp16 != nullptr || fp16Skipping != nullptr || fp16Warpgroup != nullptr || fp16WarpgroupSkipping != nullptr;
@@ -89,6 +100,8 @@ struct GemmKernel {
   const void* function(DType type) const {
     const bool bf16Inputs = type == DType::Bf16;
     if (type == DType::Tf32 && tf32Warpgroup != nullptr) return reinterpret_cast<const void*>(tf32Warpgroup);
+    if (type == DType::Tf32 && tf32 != nullptr) return reinterpret_cast<const void*>(tf32);
+    if (type == DType::Tf32 && tf32Skipping != nullptr) return reinterpret_cast<const void*>(tf32Skipping);
     if (dense != nullptr) return reinterpret_cast<const void*>(dense);
     if (skipping != nullptr) return reinterpret_cast<const void*>(skipping);
     if (fp16 != nullptr) return reinterpret_cast<const void*>(bf16Inputs ? bf16 : fp16);
@@ -112,9 +125,11 @@ inline constexpr TileShape kWarptile = catalogueEntry("warptile").tile;
 inline constexpr TileShape kPipelined = catalogueEntry("pipelined").tile;
 inline constexpr TileShape kHoisted = catalogueEntry("hoisted").tile;
 inline constexpr KernelInfo kMma = catalogueEntry("mma");
-// The twins declare the stage ring the row describes (KernelInfo::stagedSharedBytes).
-static_assert(mmaSharedBytes<kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.structure.ringStages>() ==
-              static_cast<std::size_t>(kMma.stagedSharedBytes()));
+// The twins declare the stage ring the row describes (KernelInfo::stagedSharedBytes), for each input.
+template <const KernelInfo& k, DType type>
+inline constexpr bool kRingMatchesRow = mmaSharedBytes<mmaInput(type), k.tile.BM, k.tile.BN, k.tile.BK, k.structure.ringStages>() ==
+                                        static_cast<std::size_t>(k.stagedSharedBytes(type));
+static_assert(kRingMatchesRow<kMma, DType::Fp16> && kRingMatchesRow<kMma, DType::Tf32>);
 inline constexpr KernelInfo kWgmma = catalogueEntry("wgmma");
 // The row's BK counts 16-bit values; the tf32 instance's K-tile is the same 128-byte swizzled row
 // (kWgmmaKTile), so both instances have one stage size.
@@ -136,8 +151,7 @@ inline constexpr KernelInfo kJoint8x32 = catalogueEntry("joint-8x32");
 inline constexpr KernelInfo kWarpJoint64x64 = catalogueEntry("warp-joint-64x64");
 inline constexpr KernelInfo kWarpJoint32x32 = catalogueEntry("warp-joint-32x32");
 inline constexpr KernelInfo kMmaJoint64x32 = catalogueEntry("mma-joint-64x32");
-static_assert(mmaSharedBytes<kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK,
-                             kMmaJoint64x32.structure.ringStages>() == static_cast<std::size_t>(kMmaJoint64x32.stagedSharedBytes()));
+static_assert(kRingMatchesRow<kMmaJoint64x32, DType::Fp16> && kRingMatchesRow<kMmaJoint64x32, DType::Tf32>);
 
 // clang-format off
 inline constexpr GemmKernel kGemmKernels[] = {
@@ -155,12 +169,15 @@ inline constexpr GemmKernel kGemmKernels[] = {
                           kPipelined.TN, kPipelined.threads>, nullptr},
   {"hoisted", hoisted<kHoisted.BM, kHoisted.BN, kHoisted.BK, kHoisted.WM, kHoisted.WN, kHoisted.TM, kHoisted.TN,
                       kHoisted.threads>, nullptr},
-  {"mma", nullptr, nullptr,
-   mmaDense<MmaInput::Fp16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN, kMma.structure.ringStages,
-            kMma.tile.threads>,
-   mmaDense<MmaInput::Bf16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN, kMma.structure.ringStages,
-            kMma.tile.threads>,
-   nullptr, nullptr, static_cast<unsigned>(kMma.stagedSharedBytes())},
+  {.id = "mma",
+   .fp16 = mmaDense<MmaInput::Fp16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN,
+                    kMma.structure.ringStages, kMma.tile.threads>,
+   .bf16 = mmaDense<MmaInput::Bf16, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN,
+                    kMma.structure.ringStages, kMma.tile.threads>,
+   .dynamicSharedBytes = static_cast<unsigned>(kMma.stagedSharedBytes(DType::Fp16)),
+   .tf32 = mmaDense<MmaInput::Tf32, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN,
+                    kMma.structure.ringStages, kMma.tile.threads>,
+   .tf32SharedBytes = static_cast<unsigned>(kMma.stagedSharedBytes(DType::Tf32))},
   {"wgmma", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, static_cast<unsigned>(WgmmaRowLayout::kSharedBytes),
    wgmmaDense<MmaInput::Fp16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.tile.WM, kWgmma.tile.WN,
               kWgmma.structure.ringStages, kWgmma.tile.threads>,
@@ -194,14 +211,21 @@ inline constexpr GemmKernel kGemmKernels[] = {
                                                kWarpJoint32x32.tile.WM, kWarpJoint32x32.tile.WN, kWarpJoint32x32.tile.TM,
                                                kWarpJoint32x32.tile.TN, kWarpJoint32x32.tile.threads,
                                                kWarpJoint32x32.aRowGranularity, kWarpJoint32x32.bColGranularity, kWarpJoint32x32.structure.kBlockList>},
-  {"mma-joint-64x32", nullptr, nullptr, nullptr, nullptr,
-   mmaJoint64x32<MmaInput::Fp16, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK, kMmaJoint64x32.tile.WM,
-                 kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages, kMmaJoint64x32.tile.threads,
-                 kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity, kMmaJoint64x32.structure.kBlockList>,
-   mmaJoint64x32<MmaInput::Bf16, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK, kMmaJoint64x32.tile.WM,
-                 kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages, kMmaJoint64x32.tile.threads,
-                 kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity, kMmaJoint64x32.structure.kBlockList>,
-   static_cast<unsigned>(kMmaJoint64x32.stagedSharedBytes())},
+  {.id = "mma-joint-64x32",
+   .fp16Skipping = mmaJoint64x32<MmaInput::Fp16, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK,
+                                 kMmaJoint64x32.tile.WM, kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages,
+                                 kMmaJoint64x32.tile.threads, kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity,
+                                 kMmaJoint64x32.structure.kBlockList>,
+   .bf16Skipping = mmaJoint64x32<MmaInput::Bf16, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK,
+                                 kMmaJoint64x32.tile.WM, kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages,
+                                 kMmaJoint64x32.tile.threads, kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity,
+                                 kMmaJoint64x32.structure.kBlockList>,
+   .dynamicSharedBytes = static_cast<unsigned>(kMmaJoint64x32.stagedSharedBytes(DType::Fp16)),
+   .tf32Skipping = mmaJoint64x32<MmaInput::Tf32, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK,
+                                 kMmaJoint64x32.tile.WM, kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages,
+                                 kMmaJoint64x32.tile.threads, kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity,
+                                 kMmaJoint64x32.structure.kBlockList>,
+   .tf32SharedBytes = static_cast<unsigned>(kMmaJoint64x32.stagedSharedBytes(DType::Tf32))},
   {"wgmma-joint-64x64", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
    static_cast<unsigned>(wgmmaJointSharedBytes<kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
                                                kWgmmaJoint64x64.structure.ringStages, kWgmmaJoint64x64.structure.kBlockList>()),
@@ -218,8 +242,8 @@ inline constexpr GemmKernel kGemmKernels[] = {
 // clang-format on
 
 // Entry i is the catalogue's twin kernel i: same id, and of its kind: a dense or skipping SIMT
-// launcher, or a pair of tensor-core instances, dense or skipping (or warpgroup ones, on Hopper,
-// and a tf32 one where the row takes tf32), for a row on the tensor cores.
+// launcher, or a pair of tensor-core instances, dense or skipping (or warpgroup ones, on Hopper),
+// and a tf32 one where the row takes tf32, for a row on the tensor cores.
 constexpr bool tableMatchesCatalogue() {
   std::size_t twins = 0;
   while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
@@ -234,7 +258,10 @@ constexpr bool tableMatchesCatalogue() {
         (entry.bf16Skipping != nullptr) != (tensor && skips) || (entry.fp16Warpgroup != nullptr) != (hopper && !skips) ||
         (entry.bf16Warpgroup != nullptr) != (hopper && !skips) || (entry.fp16WarpgroupSkipping != nullptr) != (hopper && skips) ||
         (entry.bf16WarpgroupSkipping != nullptr) != (hopper && skips) || (entry.dynamicSharedBytes > 0) != (tensor || hopper) ||
-        (entry.tf32Warpgroup != nullptr) != (hopper && !skips && kCatalogue[i].takes(DType::Tf32))) {
+        (entry.tf32Warpgroup != nullptr) != (hopper && !skips && kCatalogue[i].takes(DType::Tf32)) ||
+        (entry.tf32 != nullptr) != (tensor && !skips && kCatalogue[i].takes(DType::Tf32)) ||
+        (entry.tf32Skipping != nullptr) != (tensor && skips && kCatalogue[i].takes(DType::Tf32)) ||
+        (entry.tf32SharedBytes > 0) != (tensor && kCatalogue[i].takes(DType::Tf32))) {
       return false;
     }
   }

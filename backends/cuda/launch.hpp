@@ -43,8 +43,8 @@ void checkKernelImages();
 // values a problem of that dtype holds. The tensor-core kernels' inputs.
 void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool bf16, cudaStream_t stream);
 
-// Writes B (K x N, row-major) transposed into `bt` (N x K, row-major): the tf32 warpgroup MMA
-// reads B only along K (hopper_common.cuh's WgmmaInput).
+// Writes B (K x N, row-major) transposed into `bt` (N x K, row-major): the tensor-core kernels
+// read tf32 B only along K (mma_common.cuh's MmaInputType).
 void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream);
 
 // Builds the A-pattern (row tiles of `rowGranularity`) or B-pattern (column tiles of

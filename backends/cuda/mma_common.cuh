@@ -1,6 +1,6 @@
 // The tensor-core instructions of the MMA kernels (issue 13), each a warp-wide collective that
-// the whole warp issues together: mma.sync m16n8k16 (fp16 or bf16 inputs, fp32 accumulate),
-// ldmatrix (four 8 x 8 tiles of 16-bit values from shared memory, optionally transposed), and
+// the whole warp issues together: mma.sync m16n8k16 (fp16 or bf16 inputs, fp32 accumulate) and
+// m16n8k8 (tf32 inputs), ldmatrix (four 8 x 8 tiles of 16-bit values from shared memory, optionally transposed), and
 // cp.async (16 bytes from global to shared memory without passing through registers).
 //
 // On the device each is inline PTX (the forms bench/tune/mma_probe.cu measured on the H200).
@@ -8,7 +8,7 @@
 // computes what the PTX ISA specifies the instruction leaves in each lane; cp.async copies at
 // once there, so its wait is a no-op. The fragment layouts below are the PTX ISA's, for lane
 // l of a warp with group g = l / 4 and t = l % 4; a 32-bit register holds two 16-bit values,
-// the lower column (or row) in its lower half.
+// the lower column (or row) in its lower half, or one tf32 value.
 #pragma once
 
 #include <cstddef>
@@ -16,11 +16,30 @@
 
 namespace tileskip::cuda {
 
-// The inputs' type: what the MMA reads its registers (or shared memory) as. mma.sync here takes the
-// 16-bit ones; tf32 (fp32 words, 10 mantissa bits read) only the warpgroup MMA of hopper_common.cuh.
+// The inputs' type: what the MMA reads its registers (or shared memory) as.
 enum class MmaInput { Fp16, Bf16, Tf32 };
 
-// One MMA's tile: kMmaM x kMmaN of C from kMmaM x kMmaK of A and kMmaK x kMmaN of B.
+// What an input type is to the MMAs (mma.sync here, wgmma in hopper_common.cuh): the word one
+// value takes, the K of one MMA, and whether the kernels read B along K. 16-bit B is read along N,
+// as the row-major K x N matrix stores it (ldmatrix's transposing form makes the fragments). tf32
+// is read along K: wgmma takes tf32 only K-major, and ldmatrix transposes 16-bit values only, while
+// rows of B^T give mma.sync's tf32 fragments to its plain form. So a tf32 kernel reads B transposed,
+// N rows of K values, made beside the problem's B (the kernel's preparation).
+template <MmaInput T>
+struct MmaInputType {
+  using Word = std::uint16_t;
+  static constexpr int kStepK = 16;
+  static constexpr bool kBAlongK = false;
+};
+template <>
+struct MmaInputType<MmaInput::Tf32> {
+  using Word = std::uint32_t;  // an fp32 value whose lowest 13 mantissa bits the MMA ignores
+  static constexpr int kStepK = 8;
+  static constexpr bool kBAlongK = true;
+};
+
+// One MMA's tile: kMmaM x kMmaN of C from kMmaM x K of A and K x kMmaN of B, K the input type's
+// kStepK. kMmaK is the depth the kernels step by, one 16-bit MMA or two tf32 ones.
 inline constexpr int kMmaM = 16, kMmaN = 8, kMmaK = 16;
 
 // d = a b + d for one 16 x 8 x 16 tile. a (16 x 16, row-major): a[0] = (g, 2t..2t+1),
@@ -51,9 +70,37 @@ __device__ __forceinline__ void mmaM16N8K16(float (&d)[4], const unsigned (&a)[4
 #endif
 }
 
+// d = a b + d for one 16 x 8 x 8 tile of tf32 inputs, one value per register: a (16 x 8,
+// row-major): a[0] = (g, t), a[1] = (g + 8, t), a[2] = (g, t + 4), a[3] = (g + 8, t + 4).
+// b (8 x 8, by column): b[0] = row t of column g, b[1] = row t + 4. d as m16n8k16's.
+__device__ __forceinline__ void mmaM16N8K8Tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+#if defined(__CUDA_ARCH__)
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#elif defined(TILESKIP_CUDA_EMULATION)
+  ::tileskip::emu::mmaM16N8K8Tf32(d, a, b, __FILE__, __LINE__);
+#else
+  (void)d, (void)a, (void)b;
+#endif
+}
+
+// The MMA of one kStepK-deep step of inputs of type T.
+template <MmaInput T>
+__device__ __forceinline__ void mmaStep(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  if constexpr (T == MmaInput::Tf32) {
+    mmaM16N8K8Tf32(d, a, b);
+  } else {
+    mmaM16N8K16<T>(d, a, b);
+  }
+}
+
 // Four 8 x 8 tiles of 16-bit values from shared memory: lane l gives the address of row l % 8
 // of tile l / 8 (16 bytes, 16-byte aligned) and receives register i = tile i's row g, columns
-// 2t and 2t + 1. Transposed: register i = tile i's rows 2t and 2t + 1 of column g, which is
+// 2t and 2t + 1. Read as 8 x 4 tiles of 32-bit words: row g, word t, a tf32 fragment's value.
+// Transposed: register i = tile i's rows 2t and 2t + 1 of column g, which is
 // how a row-major K x N tile of B becomes the MMA's b fragments.
 __device__ __forceinline__ void loadMatrixX4(unsigned (&r)[4], const void* row) {
 #if defined(__CUDA_ARCH__)

@@ -4,9 +4,9 @@
 //    of its pattern tiles' bytes) and its stage ring loads only those, two to a 16-deep K-tile
 //    slot pair, so a K-block nobody needs is never loaded;
 //  - a warp's WM x WN tile lies in one A-pattern tile and one B-pattern tile (asserted below), so
-//    the warp's joint byte of a K-block is one byte of each. An MMA consumes a 16-deep step, two
-//    K-block slots: where the warp's joint byte is zero in both, it issues none of the step's
-//    loads from shared memory and none of its MMAs. The whole warp issues an MMA or none, and
+//    the warp's joint byte of a K-block is one byte of each. A 16-deep step (one MMA of 16-bit
+//    inputs, two of tf32) consumes two K-block slots: where the warp's joint byte is zero in both,
+//    it issues none of the step's loads from shared memory and none of its MMAs. The whole warp issues an MMA or none, and
 //    every lane reads the same bit: warp-uniform by construction, no vote needed. Beside the
 //    gathered list the block writes, once per pass, each K-tile's kept steps for every warp
 //    (recordKeptSteps), so a warp's decision in the loop is one shared-memory read: read per
@@ -65,14 +65,15 @@ __device__ void recordKeptSteps(const Tiles& skip, const BlockTile<BM, BN>& bloc
 template <MmaInput kInputs, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads, int kARows, int kBCols,
           int kList>
 __global__ void __launch_bounds__(kThreads)
-    mmaJoint64x32(const std::uint16_t* __restrict__ A, const std::uint16_t* __restrict__ B, float* __restrict__ C, int M,
-                  int N, int K, const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern,
-                  unsigned* tileQueue) {
+    mmaJoint64x32(const typename MmaInputType<kInputs>::Word* __restrict__ A,
+                  const typename MmaInputType<kInputs>::Word* __restrict__ B, float* __restrict__ C, int M, int N, int K,
+                  const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
+  using Word = typename MmaInputType<kInputs>::Word;
   static_assert(kARows % WM == 0 && kBCols % WN == 0, "a warp tile lies in one A-pattern tile and one B-pattern tile");
   static_assert(kMmaK % kKBlock == 0 && BK % kMmaK == 0, "an MMA step is whole K-block slots; a K-tile whole steps");
   using Tiles = BlockPatternTiles<BM, BN, kARows, kBCols>;
   using Warp = MmaWarpTile<kInputs, BM, BN, BK, WM, WN, kThreads>;
-  auto* stages = reinterpret_cast<std::uint16_t*>(dynamicSharedMemory(mmaSharedBytes<BM, BN, BK, kStages>()));
+  auto* stages = reinterpret_cast<Word*>(dynamicSharedMemory(mmaSharedBytes<kInputs, BM, BN, BK, kStages>()));
   constexpr int kStepsPerTile = BK / kMmaK;
   __shared__ int kBlockList[kList];
   __shared__ unsigned stepKept[kList / (BK / kKBlock)];  // recordKeptSteps
@@ -84,9 +85,9 @@ __global__ void __launch_bounds__(kThreads)
     const Tiles skip(aPattern, bPattern, M, N, K, block);
     Warp warp(static_cast<int>(threadIdx.x));
     if (skip.template keepsEverything<kThreads>(K)) {  // K13 exactly, over every K-block
-      mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
+      mmaRingMainLoop<kInputs, BM, BN, BK, kStages, kThreads>(
           A, B, M, N, K, block, AllKBlocks<BK>{skip.kBlocks},
-          [&](const std::uint16_t* As, const std::uint16_t* Bs, int) {
+          [&](const Word* As, const Word* Bs, int) {
 #pragma unroll
             for (int kk = 0; kk < BK; kk += kMmaK) warp.multiplyStep(As, Bs, kk);
           },
@@ -98,9 +99,9 @@ __global__ void __launch_bounds__(kThreads)
       const int count = gatherKBlocks<kThreads>(skip, first, min(kList, skip.kBlocks - first), kBlockList, warpTotals);
       const ListedKBlocks<BK> schedule{kBlockList, count};
       recordKeptSteps<BK, Warp>(skip, block, schedule, stepKept);
-      mmaRingMainLoop<BM, BN, BK, kStages, kThreads>(
+      mmaRingMainLoop<kInputs, BM, BN, BK, kStages, kThreads>(
           A, B, M, N, K, block, schedule,
-          [&](const std::uint16_t* As, const std::uint16_t* Bs, int step) {
+          [&](const Word* As, const Word* Bs, int step) {
             const unsigned kept = stepKept[step] >> (warp.index * kStepsPerTile);
 #pragma unroll
             for (int kk = 0; kk < BK; kk += kMmaK) {

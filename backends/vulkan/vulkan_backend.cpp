@@ -430,7 +430,8 @@ bool VulkanBackend::implements(std::string_view kernelId) const {
 }
 
 bool VulkanBackend::takes(const KernelInfo& kernel, DType inputs) const {
-  // GLSL here has fp16 cooperative matrices only (Debian 12's glslang knows no bf16 ones).
+  // GLSL here has fp16 cooperative matrices only (Debian 12's glslang knows no bf16 ones, and
+  // VK_NV_cooperative_matrix offers no tf32 shape): the CUDA twins alone take tf32 and bf16.
   return kernel.takes(inputs) && (!kernel.usesTensorCores() || inputs == DType::Fp16);
 }
 

@@ -156,7 +156,7 @@ void checkLdmatrix() {
 template <DType kInputs, class S>
 void launchK13(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k) {
   auto kernel = mmaDense<mmaInput(kInputs), S::BM, S::BN, S::BK, S::WM, S::WN, S::kStages, S::kThreads>;
-  constexpr std::size_t bytes = mmaSharedBytes<S::BM, S::BN, S::BK, S::kStages>();
+  constexpr std::size_t bytes = mmaSharedBytes<mmaInput(kInputs), S::BM, S::BN, S::BK, S::kStages>();
   CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   const unsigned blocks = static_cast<unsigned>(((m + S::BM - 1) / S::BM) * ((n + S::BN - 1) / S::BN));
   kernel<<<blocks, S::kThreads, bytes>>>(a, b, c, m, n, k);

@@ -252,18 +252,21 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
                                              fixed(c.density, 2) + ", " + blocksText,
                                          c.target, c.threshold, "", "cublas", "", kHopperJoint));
   }
-  // 15: tf32, which only the Hopper kernel takes (B transposed in its preparation: end to end beside).
+  // 15, 16: tf32 on the Hopper kernel and the portable one, each against cuBLAS TF32 (B transposed
+  // in their preparation: end to end beside).
   tensorDense.dtype = DType::Tf32;
-  const BenchReport& tf32 = report.runs[run(tensorDense, {kHopperDense, "cublas"})];
-  HeadlineMeasure tf32Line = speedRatio(tf32, "Hopper dense tensor-core kernel (wgmma) / cuBLAS TF32, tf32", ">= 0.8", 0.8, "",
-                                        "cublas", "cuda", kHopperDense);
-  const BenchRow* tf32Kernel = fastest(tf32, "cuda", {kHopperDense});
+  const BenchReport& tf32 = report.runs[run(tensorDense, {kHopperDense, kTensorDense, "cublas"})];
   const BenchRow* tf32Cublas = fastest(tf32, "", {"cublas"});
-  if (tf32Line.value && tf32Kernel != nullptr && tf32Cublas != nullptr) {
-    tf32Line.detail += "; end to end (B transposed included) " +
-                       fixed(tf32Cublas->kernelMs.median / (tf32Kernel->kernelMs.median + tf32Kernel->prepareMs.median), 3) + "x";
+  for (const auto& [name, id] : {std::pair{"Hopper dense tensor-core kernel (wgmma)", kHopperDense},
+                                 std::pair{"dense tensor-core kernel (mma)", kTensorDense}}) {
+    HeadlineMeasure line = speedRatio(tf32, std::string(name) + " / cuBLAS TF32, tf32", ">= 0.8", 0.8, "", "cublas", "cuda", id);
+    const BenchRow* kernel = fastest(tf32, "cuda", {id});
+    if (line.value && kernel != nullptr && tf32Cublas != nullptr) {
+      line.detail += "; end to end (B transposed included) " +
+                     fixed(tf32Cublas->kernelMs.median / (kernel->kernelMs.median + kernel->prepareMs.median), 3) + "x";
+    }
+    report.measures.push_back(line);
   }
-  report.measures.push_back(tf32Line);
   return report;
 }
 

@@ -34,9 +34,9 @@ enum class KernelFamily {
 std::string_view familyName(KernelFamily family);
 
 // Tile parameters, in the names every kernel file uses.
-//   BM x BN: output tile of one thread block / workgroup; BK: K-depth staged in shared memory (in
-//            values of the row's narrowest input: a tf32 K-tile of the warpgroup kernels is the
-//            same 128-byte row, half as deep)
+//   BM x BN: output tile of one thread block / workgroup; BK: K-depth staged in shared memory, in
+//            values (a warpgroup row counts its narrowest input's: a tf32 K-tile there is the
+//            same 128-byte swizzled row, half as deep)
 //   WM x WN: output tile of one warp (32 invocations in GLSL, whatever the subgroup size)
 //   TM x TN: outputs per thread in one warp sub-iteration; threads: block / workgroup size
 // A field a kernel does not use is 0 (the naive kernel has no warp tile).
@@ -103,9 +103,9 @@ struct KernelStructure {
   // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (bench/NOTES.md step 14).
   int kBlockList = 0;
   // The input precisions it takes (the problem's --dtype): fp32 for the SIMT kernels, the 16-bit
-  // types for the tensor-core ones, and tf32 too for the dense warpgroup one (wgmma reads tf32
-  // along K only: its B arrives transposed, made in the kernel's preparation). Accumulation is
-  // fp32 everywhere.
+  // types for the tensor-core ones, and tf32 too for those whose MMA reads 32-bit words: the warp
+  // MMA rows (m16n8k8) and the dense warpgroup row (wgmma k8). tf32 is read along K only: B arrives
+  // transposed, made in the kernel's preparation. Accumulation is fp32 everywhere.
   DTypeSet inputs = kFp32Inputs;
   // StageRing and BulkCopyRing only: the shared-memory stages of its ring.
   int ringStages = 0;
@@ -146,11 +146,12 @@ struct KernelInfo {
     return structure.inputs.contains(type);
   }
 
-  // Shared-memory stages the main loop keeps (0: none), and the bytes of one stage: the A and
-  // B tiles, plus the padding of the transposed A tile (4 floats per depth) where loads are
-  // vectorized, or for a stage ring the 16-bit tiles with 8 elements of padding per row. Both
-  // twins declare exactly this; a persistent kernel adds its K-block list (structure.kBlockList
-  // entries, fewer where a Vulkan device's shared memory is smaller).
+  // Shared-memory stages the main loop keeps (0: none), and the bytes of one stage for inputs of
+  // `inputs`: the A and B tiles, plus the padding of the transposed A tile (4 floats per depth)
+  // where loads are vectorized, or for a stage ring the tiles with 16 bytes of padding per row
+  // (16-bit A BM x BK and B BK x BN; tf32 A and B transposed, BN x BK). Both twins declare exactly
+  // this; a persistent kernel adds its K-block list (structure.kBlockList entries, fewer where a
+  // Vulkan device's shared memory is smaller).
   constexpr int stages() const {
     switch (structure.loop) {
       case MainLoop::Global: return 0;
@@ -169,12 +170,13 @@ struct KernelInfo {
            structure.loop != MainLoop::BulkCopyRing;
   }
   constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
-  constexpr int stageBytes() const {
+  constexpr int stageBytes(DType inputs = DType::Fp16) const {
+    if (structure.loop == MainLoop::StageRing && inputs == DType::Tf32) return 4 * (tile.BM + tile.BN) * (tile.BK + 4);
     if (structure.loop == MainLoop::StageRing) return 2 * (tile.BM * (tile.BK + 8) + tile.BK * (tile.BN + 8));
     if (structure.loop == MainLoop::BulkCopyRing) return 2 * (tile.BM * tile.BK + tile.BK * tile.BN);  // swizzled, unpadded
     return 4 * stageFloats();
   }
-  constexpr int stagedSharedBytes() const { return stages() * stageBytes(); }
+  constexpr int stagedSharedBytes(DType inputs = DType::Fp16) const { return stages() * stageBytes(inputs); }
 };
 
 // Why a row's structure contradicts the rest of it, or nullptr: checked for every row at
@@ -210,8 +212,8 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if (k.usesTensorCores() ? s.inputs != kHalfInputs && s.inputs != kHalfInputs.with(DType::Tf32) : s.inputs != kFp32Inputs) {
     return "the tensor-core mappings, and only they, take the 16-bit inputs (fp16, bf16); the others take fp32";
   }
-  if (s.inputs.contains(DType::Tf32) && (s.mapping != ThreadMapping::WarpgroupMmaTiles || s.skip != SkipScope::None)) {
-    return "tf32 is the dense warpgroup kernel's alone (the only MMA here that reads 32-bit words)";
+  if (s.inputs.contains(DType::Tf32) && s.mapping == ThreadMapping::WarpgroupMmaTiles && s.skip != SkipScope::None) {
+    return "tf32 is the warp MMA rows' and the dense warpgroup row's: the warpgroup skipping kernel is built for 16-bit K-tiles";
   }
   if ((s.mapping == ThreadMapping::MmaTiles) != (s.loop == MainLoop::StageRing)) {
     return "the warp-level tensor-core kernels, and only they, fill a stage ring";
@@ -279,8 +281,8 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    {ThreadMapping::WarpTile, MainLoop::Hoisted, Scheduling::TilePerBlock, SkipScope::None},
    "K11 with its addresses hoisted out of the K loop and the barrier before the last depth, in a 128x256 block of eight 64x64 warps"},
   {"mma",          "K13", "k13_mma",         KernelFamily::Dense,    {128, 128, 16, 64, 32, 0, 0, 256},  0,  0,
-   {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs, 3},
-   "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out), fed from a ring of three shared-memory stages"},
+   {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs.with(DType::Tf32), 3},
+   "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out; tf32 in two 16x8x8 ones, B transposed first), fed from a ring of three shared-memory stages"},
   {"wgmma",        "K14", "k14_wgmma",       KernelFamily::Dense,    {128, 256, 64, 64, 256, 0, 0, 384}, 0,  0,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::None, 0,
     kHalfInputs.with(DType::Tf32), 4},
@@ -313,7 +315,7 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
   {"mma-joint-64x32", "S10", "s10_mma_joint_64x32", KernelFamily::Joint, {128, 128, 16, 64, 32, 0, 0, 256}, 64, 32,
-   {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::Persistent, SkipScope::Warp, 1024, kHalfInputs, 3},
+   {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::Persistent, SkipScope::Warp, 1024, kHalfInputs.with(DType::Tf32), 3},
    "K13 skipping by a_pat & b_pat: the block loads only the K-blocks some warp needs, and a warp whose 64x32 tile keeps neither K-block of a 16-deep step issues none of its MMAs"},
   {"wgmma-joint-64x64", "S11", "s11_wgmma_joint_64x64", KernelFamily::Joint, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 64,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::Warp, 8192, kHalfInputs, 4},
@@ -395,12 +397,11 @@ static_assert(everyRowIsNamedInOrder(), "a catalogue row's number or stem breaks
 // The kernel that skip efficiency and "vs dense" ratios are measured against, for fp32 inputs.
 inline constexpr std::string_view kDenseReferenceKernel = "pipelined";
 
-// The same for inputs of `type`: the fp32 reference, K13 for the 16-bit types, cuBLAS for tf32
-// (no twin takes tf32 yet).
+// The same for inputs of `type`: the fp32 reference, K13 for the tensor cores' types.
 constexpr std::string_view denseReferenceKernel(DType type) {
   switch (type) {
     case DType::Fp32: return kDenseReferenceKernel;
-    case DType::Tf32: return "cublas";
+    case DType::Tf32:
     case DType::Fp16:
     case DType::Bf16: return "mma";
   }

@@ -19,6 +19,7 @@
 // The .cuh files' emulation branches (backends/cuda/mma_common.cuh) call the emulator.
 #define TILESKIP_CUDA_EMULATION 1
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +83,10 @@ void warpExchange(WarpResolver resolve, const void* input, void* output, const c
 // The tensor-core instructions of backends/cuda/mma_common.cuh, in the fragment layouts it
 // documents (tensor_core_emulation.cpp).
 void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line);
+void mmaM16N8K8Tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line);
+// What the MMAs read of a tf32 word: its sign, exponent and top 10 mantissa bits; the rest is
+// dropped, not rounded.
+inline float tf32Value(std::uint32_t bits) { return std::bit_cast<float>(bits & ~0x1FFFu); }
 void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line);
 
 // Hopper's mbarriers, bulk tensor copies and warpgroup MMAs (backends/cuda/hopper_common.cuh),

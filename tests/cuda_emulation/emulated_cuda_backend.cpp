@@ -161,6 +161,14 @@ void callEmulatedKernel(const cuda::GemmKernel& entry, const KernelInfo& kernel,
       (bf16 ? entry.bf16WarpgroupSkipping : entry.fp16WarpgroupSkipping)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n,
                                                                          op.k, op.aPattern, op.bPattern);
     }
+  } else if (entry.usesTensorCores() && op.inputs == DType::Tf32) {
+    const auto* a = reinterpret_cast<const std::uint32_t*>(op.a);
+    const auto* bt = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
+    if (entry.tf32 != nullptr) {
+      entry.tf32(a, bt, op.c, op.m, op.n, op.k);
+    } else {
+      entry.tf32Skipping(a, bt, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern, op.tileQueue);
+    }
   } else if (entry.fp16 != nullptr) {
     (op.inputs == DType::Bf16 ? entry.bf16 : entry.fp16)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
   } else if (entry.fp16Skipping != nullptr) {

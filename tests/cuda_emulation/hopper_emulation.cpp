@@ -60,13 +60,12 @@ struct WgmmaOperands {
 
 int valueBytes(DType inputs) { return inputs == DType::Tf32 ? 4 : 2; }
 
-// The value of type `inputs` at `logical` (a byte offset in the swizzled rows' own order). The MMA
-// reads a tf32 word's sign, exponent and top 10 mantissa bits: the rest is dropped, not rounded.
+// The value of type `inputs` at `logical` (a byte offset in the swizzled rows' own order).
 float sharedValue(std::uint32_t logical, DType inputs) {
   if (inputs == DType::Tf32) {
     std::uint32_t bits;
     std::memcpy(&bits, sharedBase() + cuda::swizzled(logical), 4);
-    return std::bit_cast<float>(bits & ~0x1FFFu);
+    return tf32Value(bits);
   }
   std::uint16_t bits;
   std::memcpy(&bits, sharedBase() + cuda::swizzled(logical), 2);

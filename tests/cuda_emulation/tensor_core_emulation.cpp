@@ -55,6 +55,36 @@ void resolveMma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   }
 }
 
+// m16n8k8 with tf32 inputs: one value per register, in the layout mma_common.cuh gives.
+void resolveMmaTf32(const void* const (&inputs)[32], void* const (&outputs)[32]) {
+  float a[16][8], b[8][8], c[16][8];
+  for (int lane = 0; lane < 32; ++lane) {
+    const auto& in = *static_cast<const MmaOperands*>(inputs[lane]);
+    const int g = lane / 4, t = lane % 4;
+    a[g][t] = tf32Value(in.a[0]);
+    a[g + 8][t] = tf32Value(in.a[1]);
+    a[g][t + 4] = tf32Value(in.a[2]);
+    a[g + 8][t + 4] = tf32Value(in.a[3]);
+    b[t][g] = tf32Value(in.b[0]);
+    b[t + 4][g] = tf32Value(in.b[1]);
+    c[g][2 * t] = in.c[0];
+    c[g][2 * t + 1] = in.c[1];
+    c[g + 8][2 * t] = in.c[2];
+    c[g + 8][2 * t + 1] = in.c[3];
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    float* d = static_cast<float*>(outputs[lane]);
+    const int g = lane / 4, t = lane % 4;
+    const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
+    for (int i = 0; i < 4; ++i) {
+      // Products of two tf32 values (11 significant bits each) are exact in fp32.
+      float sum = c[rows[i]][cols[i]];
+      for (int k = 0; k < 8; ++k) sum += a[rows[i]][k] * b[k][cols[i]];
+      d[i] = sum;
+    }
+  }
+}
+
 template <bool Transposed>
 void resolveLoadMatrix(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   // Tile i's row r is the 8 values at lane 8 i + r's address.
@@ -81,6 +111,14 @@ void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigne
   std::memcpy(in.b, b, sizeof(in.b));
   std::memcpy(in.c, d, sizeof(in.c));
   warpExchange(bf16 ? resolveMma<DType::Bf16> : resolveMma<DType::Fp16>, &in, d, file, line);
+}
+
+void mmaM16N8K8Tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line) {
+  MmaOperands in{};
+  std::memcpy(in.a, a, sizeof(in.a));
+  std::memcpy(in.b, b, sizeof(in.b));
+  std::memcpy(in.c, d, sizeof(in.c));
+  warpExchange(resolveMmaTf32, &in, d, file, line);
 }
 
 void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line) {
