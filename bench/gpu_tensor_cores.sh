@@ -106,9 +106,9 @@ tf32_steps() {
         --dtype tf32 --quick
     done
   done
-  for n in 2048 4096 8192; do
-    TAIL=5 step "bench-tf32-$n" "$T" bench --backend cuda --dtype tf32 --kernel wgmma,mma,cublas --size $n --repeat 20 \
-      --format json --out "$OUT/bench-tf32-$n.json"
+  for size in 2048 4096 8192; do
+    TAIL=5 step "bench-tf32-$size" "$T" bench --backend cuda --dtype tf32 --kernel wgmma,mma,cublas --size $size --repeat 20 \
+      --format json --out "$OUT/bench-tf32-$size.json"
   done
   for d in 0.5 0.25; do
     "$T" gen --generator blocks --granularity 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
