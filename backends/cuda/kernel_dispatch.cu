@@ -104,9 +104,9 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
   if (kernel->dense != nullptr) {
     kernel->dense<<<grid, block, 0, stream>>>(op.a, op.b, op.c, op.m, op.n, op.k);
   } else {
- if (kernel->usesTensorCores() && op.inputs == DType::Tf32 && (!kernel->hasTf32Instance() || op.bTransposed == nullptr)) {
+    if (kernel->usesTensorCores() && op.inputs == DType::Tf32 && (!kernel->hasTf32Instance() || op.bTransposed == nullptr)) {
       throw InputError(!kernel->hasTf32Instance() ? "kernel '" + name + "' takes no tf32 inputs"
-                                     : "kernel '" + name + "' launched before its transposed B was made");
+                                                  : "kernel '" + name + "' launched before its transposed B was made");
     }
     if (kernel->usesTensorCores() && op.inputs != DType::Tf32 && (op.aHalf == nullptr || op.bHalf == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its 16-bit inputs were made");

@@ -1,7 +1,8 @@
 // The tensor-core instructions of the MMA kernels (issue 13), each a warp-wide collective that
 // the whole warp issues together: mma.sync m16n8k16 (fp16 or bf16 inputs, fp32 accumulate) and
-// m16n8k8 (tf32 inputs), ldmatrix (four 8 x 8 tiles of 16-bit values from shared memory, optionally transposed), and
-// cp.async (16 bytes from global to shared memory without passing through registers).
+// m16n8k8 (tf32 inputs), ldmatrix (four 8 x 8 tiles of 16-bit values from shared memory,
+// optionally transposed), and cp.async (16 bytes from global to shared memory without passing
+// through registers).
 //
 // On the device each is inline PTX (the forms bench/tune/mma_probe.cu measured on the H200).
 // Compiled as C++ for the CPU emulator (tests/cuda_emulation), each calls the emulator, which
