@@ -32,6 +32,19 @@ using namespace tileskip::cuda;
 
 namespace {
 
+// Lane `lane`'s fragments of C's two 8-column halves (mma_common.cuh's d layout) into a row-major
+// 16 x 16 C.
+void storeHalves(const float (&left)[4], const float (&right)[4], float* c, int lane) {
+  const int g = lane / 4, t = lane % 4;
+  for (int half = 0; half < 2; ++half) {
+    const float* d = half == 0 ? left : right;
+    c[g * 16 + half * 8 + 2 * t] = d[0];
+    c[g * 16 + half * 8 + 2 * t + 1] = d[1];
+    c[(g + 8) * 16 + half * 8 + 2 * t] = d[2];
+    c[(g + 8) * 16 + half * 8 + 2 * t + 1] = d[3];
+  }
+}
+
 // One warp multiplies a 16 x 16 A by a 16 x 16 B (both row-major; B is K x N) as the MMA kernels
 // do: both staged in shared memory, A's fragments by ldmatrix, B's by transposed ldmatrix, two
 // MMAs for C's two 8-column halves, each lane storing its fragment of C.
@@ -54,14 +67,7 @@ void multiplyOneTile(const std::uint16_t* a, const std::uint16_t* b, float* c) {
   const unsigned bLeft[2] = {bFrag[0], bFrag[1]}, bRight[2] = {bFrag[2], bFrag[3]};
   mmaM16N8K16<T>(left, aFrag, bLeft);
   mmaM16N8K16<T>(right, aFrag, bRight);
-  const int g = lane / 4, t = lane % 4;
-  for (int half = 0; half < 2; ++half) {
-    const float* d = half == 0 ? left : right;
-    c[g * 16 + half * 8 + 2 * t] = d[0];
-    c[g * 16 + half * 8 + 2 * t + 1] = d[1];
-    c[(g + 8) * 16 + half * 8 + 2 * t] = d[2];
-    c[(g + 8) * 16 + half * 8 + 2 * t + 1] = d[3];
-  }
+  storeHalves(left, right, c, lane);
 }
 
 // The same with tf32 inputs as K13 reads them: a 16 x 8 A and B transposed (16 x 8, B^T's row n
@@ -83,14 +89,7 @@ void multiplyOneTileTf32(const std::uint32_t* a, const std::uint32_t* bt, float*
   const unsigned bLeft[2] = {bFrag[0], bFrag[2]}, bRight[2] = {bFrag[1], bFrag[3]};
   mmaM16N8K8Tf32(left, aFrag, bLeft);
   mmaM16N8K8Tf32(right, aFrag, bRight);
-  const int g = lane / 4, t = lane % 4;
-  for (int half = 0; half < 2; ++half) {
-    const float* d = half == 0 ? left : right;
-    c[g * 16 + half * 8 + 2 * t] = d[0];
-    c[g * 16 + half * 8 + 2 * t + 1] = d[1];
-    c[(g + 8) * 16 + half * 8 + 2 * t] = d[2];
-    c[(g + 8) * 16 + half * 8 + 2 * t + 1] = d[3];
-  }
+  storeHalves(left, right, c, lane);
 }
 
 void laneSkipsTheMma(float* c) {

@@ -22,9 +22,35 @@ struct MmaOperands {
 std::uint16_t lowHalf(unsigned r) { return static_cast<std::uint16_t>(r & 0xFFFFu); }
 std::uint16_t highHalf(unsigned r) { return static_cast<std::uint16_t>(r >> 16); }
 
+// What every lane's d receives: the K-deep product of the warp's A (16 x K) and B (K x 8) added onto
+// the accumulator it gathers from every lane's c. Products of two 16-bit or two tf32 values are
+// exact in fp32; they are summed in K order onto C.
+template <int K>
+void multiplyOnto(const float (&a)[16][K], const float (&b)[K][8], const void* const (&inputs)[32], void* const (&outputs)[32]) {
+  float c[16][8];
+  for (int lane = 0; lane < 32; ++lane) {
+    const auto& in = *static_cast<const MmaOperands*>(inputs[lane]);
+    const int g = lane / 4, t = lane % 4;
+    c[g][2 * t] = in.c[0];
+    c[g][2 * t + 1] = in.c[1];
+    c[g + 8][2 * t] = in.c[2];
+    c[g + 8][2 * t + 1] = in.c[3];
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    float* d = static_cast<float*>(outputs[lane]);
+    const int g = lane / 4, t = lane % 4;
+    const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
+    for (int i = 0; i < 4; ++i) {
+      float sum = c[rows[i]][cols[i]];
+      for (int k = 0; k < K; ++k) sum += a[rows[i]][k] * b[k][cols[i]];
+      d[i] = sum;
+    }
+  }
+}
+
 template <DType T>
 void resolveMma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
-  float a[16][16], b[16][8], c[16][8];
+  float a[16][16], b[16][8];
   for (int lane = 0; lane < 32; ++lane) {
     const auto& in = *static_cast<const MmaOperands*>(inputs[lane]);
     const int g = lane / 4, t = lane % 4;
@@ -37,27 +63,13 @@ void resolveMma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
       b[2 * t + half][g] = value(in.b[0]);
       b[2 * t + 8 + half][g] = value(in.b[1]);
     }
-    c[g][2 * t] = in.c[0];
-    c[g][2 * t + 1] = in.c[1];
-    c[g + 8][2 * t] = in.c[2];
-    c[g + 8][2 * t + 1] = in.c[3];
   }
-  for (int lane = 0; lane < 32; ++lane) {
-    float* d = static_cast<float*>(outputs[lane]);
-    const int g = lane / 4, t = lane % 4;
-    const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
-    for (int i = 0; i < 4; ++i) {
-      // Products of two 16-bit values are exact in fp32; summed in K order onto C.
-      float sum = c[rows[i]][cols[i]];
-      for (int k = 0; k < 16; ++k) sum += a[rows[i]][k] * b[k][cols[i]];
-      d[i] = sum;
-    }
-  }
+  multiplyOnto(a, b, inputs, outputs);
 }
 
 // m16n8k8 with tf32 inputs: one value per register, in the layout mma_common.cuh gives.
 void resolveMmaTf32(const void* const (&inputs)[32], void* const (&outputs)[32]) {
-  float a[16][8], b[8][8], c[16][8];
+  float a[16][8], b[8][8];
   for (int lane = 0; lane < 32; ++lane) {
     const auto& in = *static_cast<const MmaOperands*>(inputs[lane]);
     const int g = lane / 4, t = lane % 4;
@@ -67,22 +79,8 @@ void resolveMmaTf32(const void* const (&inputs)[32], void* const (&outputs)[32])
     a[g + 8][t + 4] = tf32Value(in.a[3]);
     b[t][g] = tf32Value(in.b[0]);
     b[t + 4][g] = tf32Value(in.b[1]);
-    c[g][2 * t] = in.c[0];
-    c[g][2 * t + 1] = in.c[1];
-    c[g + 8][2 * t] = in.c[2];
-    c[g + 8][2 * t + 1] = in.c[3];
   }
-  for (int lane = 0; lane < 32; ++lane) {
-    float* d = static_cast<float*>(outputs[lane]);
-    const int g = lane / 4, t = lane % 4;
-    const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
-    for (int i = 0; i < 4; ++i) {
-      // Products of two tf32 values (11 significant bits each) are exact in fp32.
-      float sum = c[rows[i]][cols[i]];
-      for (int k = 0; k < 8; ++k) sum += a[rows[i]][k] * b[k][cols[i]];
-      d[i] = sum;
-    }
-  }
+  multiplyOnto(a, b, inputs, outputs);
 }
 
 template <bool Transposed>
