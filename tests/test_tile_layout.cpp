@@ -1,11 +1,13 @@
-// The warp lane grid both twins derive from a tile shape, and the shape checks a backend runs
-// before it builds a kernel from a shape that is not the catalogue's.
+// The warp lane grid both twins derive from a tile shape, the shape checks a backend runs
+// before it builds a kernel from a shape that is not the catalogue's, and the tensor cores'
+// fragment layouts (mma_layout.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "core/model/error.hpp"
 #include "core/measure/speed_model.hpp"
+#include "core/model/mma_layout.hpp"
 #include "core/model/tile_layout.hpp"
 
 using namespace tileskip;
@@ -192,4 +194,78 @@ TEST(TileNotation, EveryCatalogueTileRoundTripsAndOtherTextIsNoTile) {
                            "-128x128x8/64x64/8x4/128", "128x128x8/64x64/8x4/99999999999", "128x128/8/64x64/8x4/128", "axbxc/dxe/fxg/h"}) {
     EXPECT_EQ(parseTileNotation(text), std::nullopt) << "'" << text << "'";
   }
+}
+
+TEST(MmaLayout, EveryValueOfEveryOperandSitsInExactlyOneLane) {
+  for (DType type : {DType::Tf32, DType::Fp16, DType::Bf16}) {
+    SCOPED_TRACE(dtypeName(type));
+    const int k = type == DType::Tf32 ? 8 : 16;
+    struct Shape {
+      MmaOperand operand;
+      int rows, cols, registers;
+    };
+    for (Shape shape : {Shape{MmaOperand::A, 16, k, 4}, Shape{MmaOperand::B, k, 8, 2}, Shape{MmaOperand::C, 16, 8, 4}}) {
+      std::vector<int> seen(static_cast<std::size_t>(shape.rows * shape.cols), 0);
+      for (int lane = 0; lane < kWarpLanes; ++lane) {
+        const std::vector<FragmentValue> values = mmaFragment(type, shape.operand, lane);
+        // Every input fills whole 32-bit registers: four of A, two of B, four accumulators.
+        EXPECT_EQ(static_cast<int>(values.size()), shape.registers * valuesPerRegister(type, shape.operand));
+        for (const FragmentValue& v : values) {
+          ASSERT_TRUE(v.row >= 0 && v.row < shape.rows && v.col >= 0 && v.col < shape.cols) << v.row << ", " << v.col;
+          ++seen[static_cast<std::size_t>(v.row * shape.cols + v.col)];
+        }
+      }
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    }
+  }
+}
+
+TEST(MmaLayout, LanesHoldWhatThePtxIsaTablesGiveThem) {
+  auto pairs = [](const std::vector<FragmentValue>& values) {
+    std::vector<std::pair<int, int>> out;
+    for (const FragmentValue& v : values) out.emplace_back(v.row, v.col);
+    return out;
+  };
+  using P = std::vector<std::pair<int, int>>;
+  // Lane 5: g = 1, t = 1. A register holds two neighbours along a row of A, along a column of B.
+  EXPECT_EQ(pairs(mmaFragment(DType::Fp16, MmaOperand::A, 5)), (P{{1, 2}, {1, 3}, {9, 2}, {9, 3}, {1, 10}, {1, 11}, {9, 10}, {9, 11}}));
+  EXPECT_EQ(pairs(mmaFragment(DType::Bf16, MmaOperand::B, 5)), (P{{2, 1}, {3, 1}, {10, 1}, {11, 1}}));
+  EXPECT_EQ(pairs(mmaFragment(DType::Tf32, MmaOperand::A, 6)), (P{{1, 2}, {9, 2}, {1, 6}, {9, 6}}));
+  EXPECT_EQ(pairs(mmaFragment(DType::Tf32, MmaOperand::B, 6)), (P{{2, 1}, {6, 1}}));
+  EXPECT_EQ(pairs(mmaFragment(DType::Tf32, MmaOperand::C, 31)), (P{{7, 6}, {7, 7}, {15, 6}, {15, 7}}));
+  EXPECT_THROW(mmaFragment(DType::Fp16, MmaOperand::A, 32), InputError);
+  EXPECT_THROW(mmaFragment(DType::Fp32, MmaOperand::A, 0), InputError);
+}
+
+TEST(MmaLayout, TheTensorCoreRowsGiveEachLaneItsCFragmentOfEveryTile) {
+  for (std::string_view id : {"mma", "wgmma"}) {
+    const KernelInfo& kernel = kernelInfo(id);
+    // The first thread that owns outputs: warp 0 of the first consumer warpgroup, or of the block.
+    const int first = kernel.structure.mapping == ThreadMapping::WarpgroupMmaTiles ? kWarpgroupThreads : 0;
+    for (int lane = 0; lane < kWarpLanes; ++lane) {
+      std::vector<std::pair<int, int>> fromRects, fromFragment;
+      for (const OutputRect& r : threadOutputs(kernel, first + lane)) {
+        for (int i = 0; i < r.rows; ++i) {
+          for (int j = 0; j < r.cols; ++j) {
+            if (r.row + i < kMmaTileRows && r.col + j < kMmaTileCols) fromRects.emplace_back(r.row + i, r.col + j);
+          }
+        }
+      }
+      for (const FragmentValue& v : mmaFragment(DType::Bf16, MmaOperand::C, lane)) fromFragment.emplace_back(v.row, v.col);
+      EXPECT_EQ(fromRects, fromFragment) << id << " lane " << lane;
+    }
+  }
+}
+
+TEST(MmaLayout, TheInstructionFollowsTheRowAndTheInputs) {
+  EXPECT_EQ(mmaInstruction(kernelInfo("mma"), DType::Fp16).text(), "16x8x16");
+  EXPECT_EQ(mmaInstruction(kernelInfo("mma-joint-64x32"), DType::Tf32).text(), "16x8x8");
+  const MmaInstruction hopper = mmaInstruction(kernelInfo("wgmma"), DType::Bf16);
+  EXPECT_EQ(hopper.text(), "64x256x16");
+  EXPECT_TRUE(hopper.warpgroup);
+  EXPECT_EQ(mmaInstruction(kernelInfo("wgmma"), DType::Tf32).text(), "64x256x8");
+  EXPECT_EQ(kernelInfo("wgmma").kTileDepth(DType::Tf32), kernelInfo("wgmma").tile.BK / 2);  // 128-byte rows of words
+  EXPECT_EQ(kernelInfo("mma").kTileDepth(DType::Tf32), kernelInfo("mma").tile.BK);
+  EXPECT_THROW(mmaInstruction(kernelInfo("pipelined"), DType::Fp32), InputError);
+  EXPECT_THROW(mmaInstruction(kernelInfo("wgmma-joint-64x64"), DType::Tf32), InputError);  // S11 takes no tf32
 }

@@ -4,6 +4,7 @@
 #include "cli_common.hpp"
 #include "require.hpp"
 #include "core/model/generators.hpp"
+#include "core/model/mma_layout.hpp"
 #include "core/io/report.hpp"
 
 namespace tileskip::cli {
@@ -14,14 +15,17 @@ std::string tileText(const KernelInfo& k) {
   const TileShape& t = k.tile;
   if (t.BM == 0) return "-";
   std::string text = std::to_string(t.BM) + "x" + std::to_string(t.BN) + "x" + std::to_string(t.BK);
+  // Every tensor-core row takes the 16-bit inputs; tf32 (where taken) has its own, half as deep.
+  auto tf32Text = [&](const std::string& kTile) {
+    return k.takes(DType::Tf32) ? " (tf32: " + kTile + mmaInstruction(k, DType::Tf32).text() + ")" : std::string();
+  };
   if (k.structure.mapping == ThreadMapping::WarpgroupMmaTiles) {
-    text += " warpgroup " + std::to_string(t.WM) + "x" + std::to_string(t.WN) + " wgmma 64x256x16";
-    // tf32's K-tile is the same 128 bytes, half as deep, and its MMA half as deep too.
-    if (k.takes(DType::Tf32)) text += " (tf32: BK " + std::to_string(t.BK / 2) + ", 64x256x8)";
+    text += " warpgroup " + std::to_string(t.WM) + "x" + std::to_string(t.WN) + " wgmma " + mmaInstruction(k, DType::Fp16).text();
+    text += tf32Text("BK " + std::to_string(k.kTileDepth(DType::Tf32)) + ", ");
   } else {
     if (t.WM > 0) text += " warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
-    text += k.usesTensorCores() ? " mma 16x8x16" : " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN);
-    if (k.usesTensorCores() && k.takes(DType::Tf32)) text += " (tf32: 16x8x8)";
+    text += k.usesTensorCores() ? " mma " + mmaInstruction(k, DType::Fp16).text() + tf32Text("")
+                                : " thread " + std::to_string(t.TM) + "x" + std::to_string(t.TN);
   }
   return text + ", " + std::to_string(t.threads) + " thr";
 }

@@ -177,6 +177,11 @@ struct KernelInfo {
     return 4 * stageFloats();
   }
   constexpr int stagedSharedBytes(DType inputs = DType::Fp16) const { return stages() * stageBytes(inputs); }
+  // K values one stage holds for inputs of `inputs`: BK, except in a copy-engine ring of tf32, whose
+  // 128-byte rows hold half as many 32-bit values.
+  constexpr int kTileDepth(DType inputs) const {
+    return structure.loop == MainLoop::BulkCopyRing && inputs == DType::Tf32 ? tile.BK / 2 : tile.BK;
+  }
 };
 
 // Why a row's structure contradicts the rest of it, or nullptr: checked for every row at

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/model/error.hpp"
+#include "core/model/mma_layout.hpp"
 
 namespace tileskip {
 
@@ -15,6 +16,13 @@ std::string shapeText(const TileShape& t) {
 }
 
 bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
+
+// Lane `lane`'s accumulators of the 16 x 8 MMA tile at (row, col), as rectangles of the two
+// neighbouring columns each row of its fragment holds (mmaFragment's C, the same for every input).
+void appendAccumulatorPairs(std::vector<OutputRect>& rects, int row, int col, int lane) {
+  const std::vector<FragmentValue> values = mmaFragment(DType::Fp16, MmaOperand::C, lane);
+  for (std::size_t i = 0; i + 1 < values.size(); i += 2) rects.push_back({row + values[i].row, col + values[i].col, 1, 2});
+}
 
 }  // namespace
 
@@ -98,18 +106,14 @@ std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
       return rects;
     }
     case ThreadMapping::MmaTiles: {
-      // Warps in the block's warp grid as above; in each 16 x 8 MMA tile of its warp tile, lane
-      // l holds row g = l / 4 and g + 8, columns 2t and 2t + 1 (t = l % 4): the fragment layout
-      // of the PTX ISA's mma.m16n8k16 and of K13's GLSL twin.
+      // Warps in the block's warp grid as above; in each 16 x 8 MMA tile of its warp tile, a lane
+      // holds the accumulators of mma_layout.hpp's C fragment: the PTX ISA's mma.m16n8k16 and K13's GLSL twin.
       const int warp = thread / kWarpLanes, lane = thread % kWarpLanes;
       const int warpRow = (warp / (t.BN / t.WN)) * t.WM, warpCol = (warp % (t.BN / t.WN)) * t.WN;
-      const int g = lane / 4, pair = 2 * (lane % 4);
       std::vector<OutputRect> rects;
       for (int i = 0; i < t.WM / kMmaTileRows; ++i) {
         for (int j = 0; j < t.WN / kMmaTileCols; ++j) {
-          for (int half = 0; half < 2; ++half) {
-            rects.push_back({warpRow + i * kMmaTileRows + g + half * 8, warpCol + j * kMmaTileCols + pair, 1, 2});
-          }
+          appendAccumulatorPairs(rects, warpRow + i * kMmaTileRows, warpCol + j * kMmaTileCols, lane);
         }
       }
       return rects;
@@ -122,12 +126,9 @@ std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
       if (warpgroup < 0) return {};
       const int warp = (thread % kWarpgroupThreads) / kWarpLanes, lane = thread % kWarpLanes;
       const int groupRow = (warpgroup / (t.BN / t.WN)) * t.WM, groupCol = (warpgroup % (t.BN / t.WN)) * t.WN;
-      const int g = lane / 4, pair = 2 * (lane % 4);
       std::vector<OutputRect> rects;
       for (int j = 0; j < t.WN / kMmaTileCols; ++j) {
-        for (int half = 0; half < 2; ++half) {
-          rects.push_back({groupRow + warp * kMmaTileRows + g + half * 8, groupCol + j * kMmaTileCols + pair, 1, 2});
-        }
+        appendAccumulatorPairs(rects, groupRow + warp * kMmaTileRows, groupCol + j * kMmaTileCols, lane);
       }
       return rects;
     }

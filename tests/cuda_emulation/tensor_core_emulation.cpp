@@ -2,12 +2,15 @@
 // warp exchange whose resolver rebuilds the warp's whole operands from every lane's registers,
 // in the fragment layouts the PTX ISA gives (and mma_common.cuh documents), and hands each lane
 // its part of the result.
+#include <array>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cuda_emulation.hpp"
 #include "core/model/dtype.hpp"
+#include "core/model/mma_layout.hpp"
 
 namespace tileskip::emu {
 
@@ -22,65 +25,63 @@ struct MmaOperands {
 std::uint16_t lowHalf(unsigned r) { return static_cast<std::uint16_t>(r & 0xFFFFu); }
 std::uint16_t highHalf(unsigned r) { return static_cast<std::uint16_t>(r >> 16); }
 
+// mmaFragment() of every lane, worked out once per input type and operand: the resolvers run per MMA.
+template <DType T, MmaOperand Operand>
+const std::vector<FragmentValue>& fragmentOf(int lane) {
+  static const std::array<std::vector<FragmentValue>, 32> lanes = [] {
+    std::array<std::vector<FragmentValue>, 32> all;
+    for (int l = 0; l < 32; ++l) all[static_cast<std::size_t>(l)] = mmaFragment(T, Operand, l);
+    return all;
+  }();
+  return lanes[static_cast<std::size_t>(lane)];
+}
+
 // What every lane's d receives: the K-deep product of the warp's A (16 x K) and B (K x 8) added onto
 // the accumulator it gathers from every lane's c. Products of two 16-bit or two tf32 values are
 // exact in fp32; they are summed in K order onto C.
-template <int K>
+template <DType T, int K>
 void multiplyOnto(const float (&a)[16][K], const float (&b)[K][8], const void* const (&inputs)[32], void* const (&outputs)[32]) {
   float c[16][8];
   for (int lane = 0; lane < 32; ++lane) {
     const auto& in = *static_cast<const MmaOperands*>(inputs[lane]);
-    const int g = lane / 4, t = lane % 4;
-    c[g][2 * t] = in.c[0];
-    c[g][2 * t + 1] = in.c[1];
-    c[g + 8][2 * t] = in.c[2];
-    c[g + 8][2 * t + 1] = in.c[3];
+    const std::vector<FragmentValue>& mine = fragmentOf<T, MmaOperand::C>(lane);
+    for (std::size_t i = 0; i < mine.size(); ++i) c[mine[i].row][mine[i].col] = in.c[i];
   }
   for (int lane = 0; lane < 32; ++lane) {
     float* d = static_cast<float*>(outputs[lane]);
-    const int g = lane / 4, t = lane % 4;
-    const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
-    for (int i = 0; i < 4; ++i) {
-      float sum = c[rows[i]][cols[i]];
-      for (int k = 0; k < K; ++k) sum += a[rows[i]][k] * b[k][cols[i]];
+    const std::vector<FragmentValue>& mine = fragmentOf<T, MmaOperand::C>(lane);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      float sum = c[mine[i].row][mine[i].col];
+      for (int k = 0; k < K; ++k) sum += a[mine[i].row][k] * b[k][mine[i].col];
       d[i] = sum;
     }
   }
 }
 
-template <DType T>
-void resolveMma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
-  float a[16][16], b[16][8];
+// One input operand of the warp's MMA, rebuilt from every lane's registers in mma_layout.hpp's
+// fragment layout for T: a tf32 word whole (its low mantissa bits dropped), 16-bit values low half first.
+template <DType T, MmaOperand Operand, int Rows, int Cols>
+void gatherOperand(const void* const (&inputs)[32], float (&into)[Rows][Cols]) {
+  static_assert(Operand != MmaOperand::C, "C is fp32: multiplyOnto gathers it");
+  constexpr auto kPerRegister = static_cast<std::size_t>(valuesPerRegister(T, Operand));
   for (int lane = 0; lane < 32; ++lane) {
     const auto& in = *static_cast<const MmaOperands*>(inputs[lane]);
-    const int g = lane / 4, t = lane % 4;
-    for (int half = 0; half < 2; ++half) {
-      auto value = [&](unsigned r) { return fromHalfBits(T, half == 0 ? lowHalf(r) : highHalf(r)); };
-      a[g][2 * t + half] = value(in.a[0]);
-      a[g + 8][2 * t + half] = value(in.a[1]);
-      a[g][2 * t + 8 + half] = value(in.a[2]);
-      a[g + 8][2 * t + 8 + half] = value(in.a[3]);
-      b[2 * t + half][g] = value(in.b[0]);
-      b[2 * t + 8 + half][g] = value(in.b[1]);
+    const unsigned* registers = Operand == MmaOperand::A ? in.a : in.b;
+    const std::vector<FragmentValue>& mine = fragmentOf<T, Operand>(lane);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const unsigned r = registers[i / kPerRegister];
+      into[mine[i].row][mine[i].col] =
+          kPerRegister == 1 ? tf32Value(r) : fromHalfBits(T, i % kPerRegister == 0 ? lowHalf(r) : highHalf(r));
     }
   }
-  multiplyOnto(a, b, inputs, outputs);
 }
 
-// m16n8k8 with tf32 inputs: one value per register, in the layout mma_common.cuh gives.
-void resolveMmaTf32(const void* const (&inputs)[32], void* const (&outputs)[32]) {
-  float a[16][8], b[8][8];
-  for (int lane = 0; lane < 32; ++lane) {
-    const auto& in = *static_cast<const MmaOperands*>(inputs[lane]);
-    const int g = lane / 4, t = lane % 4;
-    a[g][t] = tf32Value(in.a[0]);
-    a[g + 8][t] = tf32Value(in.a[1]);
-    a[g][t + 4] = tf32Value(in.a[2]);
-    a[g + 8][t + 4] = tf32Value(in.a[3]);
-    b[t][g] = tf32Value(in.b[0]);
-    b[t + 4][g] = tf32Value(in.b[1]);
-  }
-  multiplyOnto(a, b, inputs, outputs);
+template <DType T, int K>
+void resolveMma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
+  float a[16][K], b[K][8];
+  gatherOperand<T, MmaOperand::A>(inputs, a);
+  gatherOperand<T, MmaOperand::B>(inputs, b);
+  multiplyOnto<T>(a, b, inputs, outputs);
 }
 
 template <bool Transposed>
@@ -108,7 +109,7 @@ void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigne
   std::memcpy(in.a, a, sizeof(in.a));
   std::memcpy(in.b, b, sizeof(in.b));
   std::memcpy(in.c, d, sizeof(in.c));
-  warpExchange(bf16 ? resolveMma<DType::Bf16> : resolveMma<DType::Fp16>, &in, d, file, line);
+  warpExchange(bf16 ? resolveMma<DType::Bf16, 16> : resolveMma<DType::Fp16, 16>, &in, d, file, line);
 }
 
 void mmaM16N8K8Tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line) {
@@ -116,7 +117,7 @@ void mmaM16N8K8Tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2
   std::memcpy(in.a, a, sizeof(in.a));
   std::memcpy(in.b, b, sizeof(in.b));
   std::memcpy(in.c, d, sizeof(in.c));
-  warpExchange(resolveMmaTf32, &in, d, file, line);
+  warpExchange(resolveMma<DType::Tf32, 8>, &in, d, file, line);
 }
 
 void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line) {
