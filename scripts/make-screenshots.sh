@@ -37,3 +37,6 @@ shot view-teach-pipeline --kernel pipelined "${dense[@]}" --teach-kblock 3
 # Part 2: skipping.
 shot view-teach-diverge --kernel a-row --density-a 0.5 --density-b 0.5 --granularity 8 --teach
 shot view-teach --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --granularity 8 --teach
+# Part 3: tensor cores.
+shot view-teach-mma --kernel mma --dtype fp16 "${dense[@]}"
+shot view-teach-mma-skip --kernel mma-joint-64x32 --dtype bf16 --generator segments --granularity 64 --density-a 0.5 --density-b 0.5 --teach-view mma

@@ -1,12 +1,13 @@
 // The teaching mode's model of one block walking its K-blocks: block-wide load skips, warp
 // steps that are uniform by construction (warp tiles) or divergent (thread tiles), and its
-// agreement with the skip map's block loads.
+// agreement with the skip map's block loads; and the tensor cores' steps (mma_walk.hpp).
 #include <gtest/gtest.h>
 
 #include "core/view/block_walk.hpp"
 #include "core/model/error.hpp"
 #include "core/model/generators.hpp"
 #include "core/model/problem.hpp"
+#include "core/view/mma_walk.hpp"
 #include "core/view/skip_map.hpp"
 
 using namespace tileskip;
@@ -198,4 +199,113 @@ TEST(BlockWalk, MostInstructiveBlockShowsBothLoadsAndSkips) {
   EXPECT_GT(s.loaded, 0);
   EXPECT_GT(s.loadsSkipped, 0);
   EXPECT_GT(s.disagreements, 0);
+}
+
+// The tensor cores' side of the walk (core/view/mma_walk.hpp).
+
+TEST(MmaWalk, DenseRowsMultiplyEveryKBlockInOrderAndPadTheLastStep) {
+  Matrix a = full(128, 100), b = full(100, 256);  // K = 100: 13 K-blocks, the last one 4 deep
+  {
+    const KernelInfo& kernel = kernelInfo("mma");
+    KernelPatterns patterns = kernelPatterns(kernel, a, b);
+    BlockWalk walk(kernel, patterns, 0, 0);
+    MmaWalk w = mmaWalk(walk, DType::Fp16);
+    EXPECT_EQ(w.stepDepth, 16);
+    EXPECT_EQ(w.mmasPerStep, 16);  // 64 x 32: 4 x 4 MMA tiles
+    EXPECT_EQ(w.warps, 8);
+    ASSERT_EQ(w.steps.size(), 7u);
+    EXPECT_EQ(w.denseSteps, 7);
+    for (std::size_t s = 0; s < 6; ++s) EXPECT_EQ(w.steps[s].kBlocks, (std::vector<int>{2 * static_cast<int>(s), 2 * static_cast<int>(s) + 1}));
+    EXPECT_EQ(w.steps[6].kBlocks, (std::vector<int>{12, -1}));
+    EXPECT_EQ(w.mmasIssued(), w.denseMmas());
+    EXPECT_EQ(w.mmasIssued(), 7 * 8 * 16);
+    EXPECT_EQ(w.slotsMultiplied(), 7 * 8 * 2);
+    EXPECT_EQ(w.idleSlotsMultiplied(), 8);  // the empty slot of the last step, in every warp
+    EXPECT_EQ(w.stepOf(12), 6);
+    // tf32: the same 16-deep steps, two m16n8k8 each.
+    MmaWalk tf32 = mmaWalk(walk, DType::Tf32);
+    EXPECT_EQ(tf32.instruction.k, 8);
+    EXPECT_EQ(tf32.mmasPerStep, 32);
+    EXPECT_EQ(tf32.steps.size(), 7u);
+  }
+  {
+    const KernelInfo& kernel = kernelInfo("wgmma");
+    KernelPatterns patterns = kernelPatterns(kernel, a, b);
+    BlockWalk walk(kernel, patterns, 0, 0);
+    MmaWalk w = mmaWalk(walk, DType::Bf16);
+    EXPECT_EQ(w.warps, 2);  // consumer warpgroups
+    EXPECT_EQ(w.stepDepth, 64);
+    EXPECT_EQ(w.mmasPerStep, 4);
+    ASSERT_EQ(w.steps.size(), 2u);
+    EXPECT_EQ(w.steps[1].kBlocks, (std::vector<int>{8, 9, 10, 11, 12, -1, -1, -1}));
+    MmaWalk tf32 = mmaWalk(walk, DType::Tf32);  // a K-tile of 32 words: 4 K-blocks, four k8 instructions
+    EXPECT_EQ(tf32.stepDepth, 32);
+    EXPECT_EQ(tf32.mmasPerStep, 4);
+    EXPECT_EQ(tf32.steps.size(), 4u);
+  }
+  EXPECT_THROW(mmaWalk(BlockWalk(kernelInfo("pipelined"), kernelPatterns(kernelInfo("pipelined"), a, b), 0, 0), DType::Fp32),
+               InputError);
+}
+
+TEST(MmaWalk, TheWarpMmaRowPairsTheGatheredKBlocksAndAWarpIssuesForEitherSlot) {
+  // mma-joint-64x32: block 128 x 128, warps 64 x 32 in a 2 x 4 grid, one A-pattern tile of 64
+  // rows and one B-pattern tile of 32 columns each. K = 64: 8 K-blocks.
+  Matrix a = full(128, 64), b = full(64, 128);
+  zeroRows(a, 0, 128, 8, 24);   // K-blocks 1 and 2: no warp needs them
+  zeroRows(a, 0, 64, 24, 32);   // K-block 3: not the upper warps (0..3)
+  zeroRows(a, 64, 128, 32, 48); // K-blocks 4 and 5: not the lower warps (4..7)
+  const KernelInfo& kernel = kernelInfo("mma-joint-64x32");
+  KernelPatterns patterns = kernelPatterns(kernel, a, b);
+  BlockWalk walk(kernel, patterns, 0, 0);
+  MmaWalk w = mmaWalk(walk, DType::Bf16);
+  ASSERT_EQ(w.steps.size(), 3u);  // gathered 0, 3, 4, 5, 6, 7
+  EXPECT_EQ(w.steps[0].kBlocks, (std::vector<int>{0, 3}));
+  EXPECT_EQ(w.steps[1].kBlocks, (std::vector<int>{4, 5}));
+  EXPECT_EQ(w.steps[2].kBlocks, (std::vector<int>{6, 7}));
+  EXPECT_EQ(w.stepOf(1), -1);
+  EXPECT_EQ(w.stepOf(3), 0);
+  for (int warp = 0; warp < 8; ++warp) {
+    const bool upper = warp < 4;
+    // Step 0: K-block 0 is needed by all, so every warp issues; the upper ones multiply K-block 3 in vain.
+    EXPECT_TRUE(w.steps[0].issues[static_cast<std::size_t>(warp)]);
+    EXPECT_EQ(w.steps[0].idleSlots[static_cast<std::size_t>(warp)], upper ? 1 : 0);
+    // Step 1: only the upper warps need either K-block.
+    EXPECT_EQ(w.steps[1].issues[static_cast<std::size_t>(warp)], upper) << warp;
+    EXPECT_TRUE(w.steps[2].issues[static_cast<std::size_t>(warp)]);
+  }
+  EXPECT_EQ(w.mmasIssued(), (8 + 4 + 8) * 16);
+  EXPECT_EQ(w.denseMmas(), 4 * 8 * 16);
+  EXPECT_EQ(w.idleSlotsMultiplied(), 4);
+}
+
+TEST(MmaWalk, AGatheredListStartsItsStepsAfreshEveryPass) {
+  // K = 8200: 1025 K-blocks, one more than a pass of mma-joint-64x32 gathers, so the second pass
+  // holds K-block 1024 alone in a step.
+  const KernelInfo& kernel = kernelInfo("mma-joint-64x32");
+  ASSERT_EQ(kernel.structure.kBlockList, 1024);
+  Matrix a = full(64, 8200), b = full(8200, 32);
+  KernelPatterns patterns = kernelPatterns(kernel, a, b);
+  MmaWalk w = mmaWalk(BlockWalk(kernel, patterns, 0, 0), DType::Fp16);
+  ASSERT_EQ(w.steps.size(), 513u);
+  EXPECT_EQ(w.steps.back().kBlocks, (std::vector<int>{1024, -1}));
+  EXPECT_EQ(w.warps, 1);  // a 64 x 32 problem: one warp of the block has outputs
+}
+
+TEST(MmaWalk, TheWarpgroupRowCopiesWholeKTilesAndAWarpgroupSkipsOnlyAnEmptyOne) {
+  // wgmma-joint-64x64: block 128 x 256, consumer warpgroups of 64 rows. K = 192: three K-tiles of 8 K-blocks.
+  Matrix a = full(128, 192), b = full(192, 256);
+  zeroRows(a, 0, 128, 0, 56);    // K-tile 0: only K-block 7 is needed,
+  zeroRows(a, 64, 128, 56, 64);  // and only by warpgroup 0
+  zeroRows(a, 0, 128, 64, 128);  // K-tile 1: nobody's
+  const KernelInfo& kernel = kernelInfo("wgmma-joint-64x64");
+  KernelPatterns patterns = kernelPatterns(kernel, a, b);
+  MmaWalk w = mmaWalk(BlockWalk(kernel, patterns, 0, 0), DType::Bf16);
+  ASSERT_EQ(w.steps.size(), 2u);
+  EXPECT_EQ(w.steps[0].kBlocks, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(w.steps[0].issues, (std::vector<bool>{true, false}));
+  EXPECT_EQ(w.steps[0].idleSlots[0], 7);  // the copy engine copies, and the MMAs multiply, the whole K-tile
+  EXPECT_EQ(w.steps[1].kBlocks.front(), 16);
+  EXPECT_EQ(w.stepOf(8), -1);
+  EXPECT_EQ(w.mmasIssued(), (1 + 2) * 4);
+  EXPECT_EQ(w.denseMmas(), 3 * 2 * 4);
 }

@@ -23,6 +23,8 @@ TEST(Lesson, EachDenseKernelTeachesItsOwnStepAndSkippingKernelsTheWalk) {
   EXPECT_EQ(lessonView(kernelInfo("warptile")), TeachView::WarpTile);
   EXPECT_EQ(lessonView(kernelInfo("pipelined")), TeachView::Pipeline);
   EXPECT_EQ(lessonView(kernelInfo("hoisted")), TeachView::Pipeline);
+  EXPECT_EQ(lessonView(kernelInfo("mma")), TeachView::Mma);
+  EXPECT_EQ(lessonView(kernelInfo("wgmma")), TeachView::Mma);
   for (const KernelInfo& k : twinKernels()) {
     if (k.skips()) {
       EXPECT_EQ(lessonView(k), TeachView::Walk) << k.id;
@@ -34,7 +36,13 @@ TEST(Lesson, EachDenseKernelTeachesItsOwnStepAndSkippingKernelsTheWalk) {
   ASSERT_TRUE(teachViewProblem(kernelInfo("pipelined"), TeachView::Coalescing));
   EXPECT_NE(teachViewProblem(kernelInfo("pipelined"), TeachView::Coalescing)->find("shared memory"), std::string::npos);
   EXPECT_TRUE(teachViewProblem(kernelInfo("blocktile2d"), TeachView::WarpTile));
-  for (std::string_view name : {"walk", "coalescing", "smem", "registers", "warp", "pipeline"}) {
+  // The tensor cores' view: every kernel on them (the skipping ones too), no other.
+  for (const KernelInfo& k : kCatalogue) {
+    EXPECT_EQ(!teachViewProblem(k, TeachView::Mma), k.usesTensorCores()) << k.id;
+  }
+  ASSERT_TRUE(teachViewProblem(kernelInfo("pipelined"), TeachView::Mma));
+  EXPECT_NE(teachViewProblem(kernelInfo("pipelined"), TeachView::Mma)->find("mma-joint-64x32"), std::string::npos);
+  for (std::string_view name : {"walk", "coalescing", "smem", "registers", "warp", "pipeline", "mma"}) {
     ASSERT_TRUE(parseTeachView(name)) << name;
     EXPECT_EQ(teachViewName(*parseTeachView(name)), name);
   }
@@ -156,12 +164,23 @@ TEST(Lesson, OutOfRangeTeachingSettingsNameTheValidRange) {
   EXPECT_TRUE(tileProblem(kernel, 512, 512, {64, 0}));
 }
 
-TEST(Lesson, FactsCarryTheFiguresTheDocQuotes) {
+namespace {
+
+// A 256^3 problem, both operands at density 0.5 with zeros of `granularity`.
+ProblemSpec halfEmpty(const char* generator, int granularity, DType inputs = DType::Fp32) {
   ProblemSpec spec;
   spec.m = spec.n = spec.k = 256;
-  spec.generator = "segments";
+  spec.generator = generator;
   spec.densityA = spec.densityB = 0.5;
-  spec.options.granularity = 8;
+  spec.options.granularity = granularity;
+  spec.dtype = inputs;
+  return spec;
+}
+
+}  // namespace
+
+TEST(Lesson, FactsCarryTheFiguresTheDocQuotes) {
+  ProblemSpec spec = halfEmpty("segments", 8);
   ProblemData data = generateProblem(spec);
   const KernelInfo& kernel = kernelInfo("a-row");
   auto analysis = analyseProblem(spec, data, kernel, 8);
@@ -175,6 +194,38 @@ TEST(Lesson, FactsCarryTheFiguresTheDocQuotes) {
   BlockWalk walk(kernel, analysis->kernelPatterns, analysis->teachBlock.first, analysis->teachBlock.second);
   EXPECT_EQ(facts["teach"]["kblock"].get<int>(), firstInstructiveKBlock(walk));
   EXPECT_FALSE(facts["dense"].contains("coalescing"));  // a-row stages its operands
+}
+
+TEST(Lesson, FactsOfATensorCoreKernelCountItsFragmentsAndTheMmasItsBlockIssues) {
+  ProblemSpec spec = halfEmpty("blocks", 64, DType::Fp16);
+  ProblemData data = generateProblem(spec);
+  auto facts = [&](std::string_view id) {
+    auto analysis = analyseProblem(spec, data, kernelInfo(id), 64);
+    return lessonFacts(*analysis, analysis->teachBlock, -1, TeachView::Mma);
+  };
+  nlohmann::json dense = facts("mma");
+  EXPECT_EQ(dense["dense"]["mma"]["instruction"], "16x8x16");
+  EXPECT_EQ(dense["dense"]["mma"]["fragments"]["a"]["values_per_lane"], 8);
+  EXPECT_EQ(dense["dense"]["mma"]["fragments"]["a"]["registers_per_lane"], 4);
+  EXPECT_EQ(dense["dense"]["mma"]["fragments"]["b"]["registers_per_lane"], 2);
+  EXPECT_EQ(dense["dense"]["mma"]["fragments"]["c"]["values_per_lane"], 4);
+  EXPECT_EQ(dense["dense"]["mma"]["mmas_per_step"], 16);  // a 64 x 32 warp tile: 4 x 4 tiles of 16 x 8
+  EXPECT_EQ(dense["teach"]["mma"]["mmas_issued"], dense["teach"]["mma"]["dense_mmas"]);
+  EXPECT_EQ(dense["teach"]["mma"]["steps"], 16);  // K = 256, 16 deep a step
+  // S10 on half-empty 64 x 64 blocks: fewer steps and MMAs than dense, and never one more.
+  nlohmann::json skipping = facts("mma-joint-64x32");
+  EXPECT_LT(skipping["teach"]["mma"]["mmas_issued"].get<long long>(), skipping["teach"]["mma"]["dense_mmas"].get<long long>());
+  EXPECT_LE(skipping["teach"]["mma"]["steps"].get<int>(), 16);
+  // A warpgroup MMA reads A and B from shared memory: only C is in the lanes' registers, 4 per 16 x 8 tile of 256 columns.
+  nlohmann::json hopper = facts("wgmma");
+  EXPECT_EQ(hopper["dense"]["mma"]["instruction"], "64x256x16");
+  EXPECT_EQ(hopper["dense"]["mma"]["fragments"]["a"]["values_per_lane"], 0);
+  EXPECT_EQ(hopper["dense"]["mma"]["fragments"]["c"]["values_per_lane"], 128);
+  EXPECT_EQ(hopper["dense"]["mma"]["mmas_per_step"], 4);  // a 64-deep K-tile in 16-deep instructions
+  // A kernel on FMAs has no such figures.
+  spec.dtype = DType::Fp32;
+  auto analysis = analyseProblem(spec, generateProblem(spec), kernelInfo("pipelined"), 64);
+  EXPECT_FALSE(lessonFacts(*analysis, {0, 0}, 0, TeachView::Pipeline)["dense"].contains("mma"));
 }
 
 TEST(RecordedFigures, TheEmbeddedLadderNamesItsDeviceDateAndRecord) {

@@ -243,6 +243,44 @@ TEST(ViewLesson, EveryDenseViewHasAFlagAndRenders) {
   EXPECT_NE(o.output.find("coalescing"), std::string::npos) << o.output;
 }
 
+// The tensor cores' view: one MMA's operands in the lanes' colours and the block's steps, for every
+// kernel on tensor cores (the dense ones open on it); a kernel on FMAs is refused it.
+TEST(ViewLesson, TheTensorCoreViewDrawsOneMmasFragmentsAndTheStepsTheWarpsIssue) {
+  constexpr std::array<int, 3> kWorkGreen = {80, 200, 120}, kSkipGrey = {70, 74, 86};
+  const std::string blocks = "--no-timing --generator blocks --granularity 64 --density-a 0.5 --density-b 0.5 ";
+  const std::pair<const char*, std::string> cases[] = {
+      {"mma", "--no-timing --density-a 1 --density-b 1 --dtype fp16 --kernel mma --teach"},
+      {"mma_tf32", "--no-timing --density-a 1 --density-b 1 --dtype tf32 --kernel mma --teach"},
+      {"wgmma", "--no-timing --density-a 1 --density-b 1 --dtype bf16 --kernel wgmma --teach"},
+      {"s10", blocks + "--dtype bf16 --kernel mma-joint-64x32 --teach-view mma"},
+      {"s11", blocks + "--dtype bf16 --kernel wgmma-joint-64x64 --teach-view mma"},
+  };
+  std::map<std::string, Shot> shots;
+  for (const auto& [name, flags] : cases) {
+    SCOPED_TRACE(name);
+    Shot shot = screenshot(std::string("lesson_mma_") + name, flags);
+    expectPanelsShown(shot, {"teaching", "source"});
+    ASSERT_TRUE(shot.layout.count("lesson view")) << "no lesson view drawn";
+    const Rect& picture = shot.layout.at("lesson view");
+    EXPECT_TRUE(inside(picture, shot.layout.at("teaching")));
+    EXPECT_GT(stats(shot.image, picture).colours, 32u) << "the 32 lanes' colours";
+    EXPECT_EQ(shot.facts["teach"]["view"], "mma");
+    EXPECT_GT(pixelsOf(shot.image, picture, kWorkGreen), 50) << "the steps the warps issue";
+    shots.emplace(name, std::move(shot));
+  }
+  // The skipping kernel's strip shows warps that skip a step (grey cells), the dense kernel's none
+  // (its grey is the antialiased edges of dim text).
+  auto grey = [&](const char* name) { return pixelsOf(shots.at(name).image, shots.at(name).layout.at("lesson view"), kSkipGrey); };
+  EXPECT_GT(grey("s10"), grey("mma") + 200);
+  // tf32's MMA is half as deep: a different picture of the same kernel.
+  const Rect& picture = shots.at("mma").layout.at("lesson view");
+  EXPECT_GT(differing(shots.at("mma").image, shots.at("mma_tf32").image, picture), 0.05);
+  Outcome o = run(std::string(TILESKIP_BINARY) + " view --backend cpu --size 64 --kernel pipelined --teach-view mma "
+                                                 "--screenshot " + (scratch() / "x.png").string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("tensor cores"), std::string::npos) << o.output;
+}
+
 // The dense half is not nagged to choose a skipping kernel, and K1 is not said to use shared
 // memory: the facts say which stage label the text shows.
 TEST(ViewLesson, DenseStepsCarryTheirOwnTextAndTheRecordedLadderWithoutAGpu) {

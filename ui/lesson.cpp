@@ -5,19 +5,21 @@
 #include <cctype>
 #include <set>
 
+#include "core/view/mma_walk.hpp"
 #include "ui/live_session.hpp"
 
 namespace tileskip::ui {
 
 namespace {
 
-constexpr std::array<std::pair<TeachView, std::string_view>, 6> kViewNames = {{
+constexpr std::array<std::pair<TeachView, std::string_view>, 7> kViewNames = {{
     {TeachView::Walk, "walk"},
     {TeachView::Coalescing, "coalescing"},
     {TeachView::SharedReuse, "smem"},
     {TeachView::Registers, "registers"},
     {TeachView::WarpTile, "warp"},
     {TeachView::Pipeline, "pipeline"},
+    {TeachView::Mma, "mma"},
 }};
 
 std::string blockRange(int count) { return "0.." + std::to_string(count - 1); }
@@ -46,6 +48,7 @@ std::string teachViewList() {
 
 TeachView lessonView(const KernelInfo& kernel) {
   if (kernel.skips() || kernel.isBaseline()) return TeachView::Walk;
+  if (kernel.usesTensorCores()) return TeachView::Mma;
   switch (kernel.structure.loop) {
     case MainLoop::Global: return TeachView::Coalescing;
     case MainLoop::DoubleBuffered:
@@ -60,8 +63,8 @@ TeachView lessonView(const KernelInfo& kernel) {
     case ThreadMapping::ColumnOfOutputs:
     case ThreadMapping::ThreadTile: return TeachView::Registers;
     case ThreadMapping::WarpTile: return TeachView::WarpTile;
-    case ThreadMapping::MmaTiles:  // its stage ring is drawn (MainLoop::StageRing above)
-    case ThreadMapping::WarpgroupMmaTiles:  // so is its copy-engine ring (MainLoop::BulkCopyRing)
+    case ThreadMapping::MmaTiles:           // the tensor cores' view (above)
+    case ThreadMapping::WarpgroupMmaTiles:
     case ThreadMapping::None: break;
   }
   return TeachView::Walk;
@@ -89,6 +92,15 @@ std::optional<std::string> teachViewProblem(const KernelInfo& kernel, TeachView 
       if (!kernel.hasWarpTile()) {
         return "--teach-view warp shows a kernel with a warp tile (warptile, pipelined, the warp-uniform skipping kernels); " +
                id + " has none";
+      }
+      return std::nullopt;
+    case TeachView::Mma:
+      if (!kernel.usesTensorCores()) {
+        std::string ids;
+        for (const KernelInfo& k : kCatalogue) {
+          if (k.usesTensorCores()) ids += (ids.empty() ? "" : ", ") + std::string(k.id);
+        }
+        return "--teach-view mma shows a kernel on tensor cores (" + ids + "); " + id + " multiplies with FMAs";
       }
       return std::nullopt;
   }
@@ -380,6 +392,31 @@ nlohmann::json lessonFacts(const ProblemAnalysis& an, std::pair<int, int> block,
                             {"subtiles", w.iterM * w.iterN},
                             {"outputs_per_lane", r.outputsPerThread}};
     }
+  }
+  if (kernel.usesTensorCores() && kernel.takes(an.spec.dtype)) {
+    const MmaWalk mma = mmaWalk(walk, an.spec.dtype);
+    json fragments = json::object();
+    for (auto [operand, name] : {std::pair{MmaOperand::A, "a"}, std::pair{MmaOperand::B, "b"}, std::pair{MmaOperand::C, "c"}}) {
+      // A warpgroup MMA reads A and B from shared memory itself: only C is in the lanes' registers.
+      const int values = mma.instruction.warpgroup && operand != MmaOperand::C
+                             ? 0
+                             : static_cast<int>(mmaFragment(an.spec.dtype, operand, 0).size()) *
+                                   (mma.instruction.warpgroup ? mma.instruction.n / kMmaTileCols : 1);
+      fragments[name] = {{"values_per_lane", values}, {"registers_per_lane", values / valuesPerRegister(an.spec.dtype, operand)}};
+    }
+    dense["mma"] = {{"instruction", mma.instruction.text()}, {"warpgroup", mma.instruction.warpgroup},
+                    {"fragments", fragments},            {"step_depth", mma.stepDepth},
+                    {"mmas_per_step", mma.mmasPerStep}};
+    const int step = mma.stepOf(kBlock);
+    facts["teach"]["mma"] = {{"step", step},
+                             {"steps", mma.steps.size()},
+                             {"dense_steps", mma.denseSteps},
+                             {"warps", mma.warps},
+                             {"warps_issuing", step >= 0 ? mma.steps[static_cast<std::size_t>(step)].warpsIssuing() : 0},
+                             {"mmas_issued", mma.mmasIssued()},
+                             {"dense_mmas", mma.denseMmas()},
+                             {"slots_multiplied", mma.slotsMultiplied()},
+                             {"idle_slots_multiplied", mma.idleSlotsMultiplied()}};
   }
   facts["dense"] = dense;
   return facts;

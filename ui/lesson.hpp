@@ -33,15 +33,16 @@ enum class TeachView {
   Registers,   // one thread's register tile: shared loads per FMA
   WarpTile,    // one warp's tile and its 4 x 8 lane grid over each sub-tile
   Pipeline,    // the main loop as a timeline: one shared stage against two
+  Mma,         // tensor cores: one MMA's values in the lanes' registers, and which warps issue each step
 };
 
-std::string_view teachViewName(TeachView view);  // "walk", "coalescing", "smem", "registers", "warp", "pipeline"
+std::string_view teachViewName(TeachView view);  // "walk", "coalescing", "smem", "registers", "warp", "pipeline", "mma"
 std::optional<TeachView> parseTeachView(std::string_view name);
 std::string teachViewList();  // "walk, coalescing, ..."
 
 // The view that carries the kernel's own lesson: the walk for a skipping kernel, else the step
 // of the dense progression its structure adds (K1/K2 coalescing, K3 shared memory, K4-K6
-// registers, K10 the warp tile, K11/K12 the pipeline).
+// registers, K10 the warp tile, K11/K12 the pipeline, K13/K14 the tensor cores).
 TeachView lessonView(const KernelInfo& kernel);
 // Why `view` cannot show `kernel` (coalescing needs per-product global reads, ...), or nothing.
 std::optional<std::string> teachViewProblem(const KernelInfo& kernel, TeachView view);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "core/model/mma_layout.hpp"
+#include "core/view/mma_walk.hpp"
 #include "ui/panels.hpp"
 #include "ui/recorded_figures.hpp"
 
@@ -328,9 +330,204 @@ void pipelineView(const ProblemAnalysis& an, const KBlockStep& now) {
   }
 }
 
+// "A[1][2..3]": where one register's values sit (one value, or two neighbours along a row or column).
+std::string registerText(char operand, const std::vector<FragmentValue>& values, std::size_t first, int count) {
+  const FragmentValue& v = values[first];
+  std::string row = std::to_string(v.row), col = std::to_string(v.col);
+  if (count == 2) {
+    const FragmentValue& w = values[first + 1];
+    if (w.row == v.row) col += ".." + std::to_string(w.col);
+    else row += ".." + std::to_string(w.row);
+  }
+  return std::string(1, operand) + "[" + row + "][" + col + "]";
+}
+
+// One operand of one MMA as a grid of cells in the colour of the lane that holds each value;
+// the values of `lane` outlined. Returns the lane under the mouse, or -1.
+int fragmentGrid(ImDrawList* dl, ImVec2 p, float cell, int rows, int cols, DType inputs, MmaOperand operand, int lane,
+                 int rowOffset = 0) {
+  std::vector<int> owner(static_cast<std::size_t>(rows * cols), -1);
+  for (int l = 0; l < kWarpLanes; ++l) {
+    for (const FragmentValue& v : mmaFragment(inputs, operand, l)) {
+      if (v.row < rows && v.col < cols) owner[static_cast<std::size_t>(v.row * cols + v.col)] = l;
+    }
+  }
+  int hovered = -1;
+  const ImVec2 mouse = ImGui::GetMousePos();
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const int l = owner[static_cast<std::size_t>(r * cols + c)];
+      ImVec2 a{p.x + cell * static_cast<float>(c), p.y + cell * static_cast<float>(r + rowOffset)};
+      ImVec2 b{a.x + cell - 1, a.y + cell - 1};
+      dl->AddRectFilled(a, b, l < 0 ? decisionColour(WarpDecision::Idle) : hue(l, kWarpLanes, l == lane ? 1.0f : 0.55f));
+      if (l == lane) dl->AddRect({a.x - 1, a.y - 1}, {b.x + 1, b.y + 1}, palette::kAccent, 0, 0, 2.0f);
+      std::string number = std::to_string(l);
+      ImVec2 text = ImGui::CalcTextSize(number.c_str());
+      if (l >= 0 && cell > text.x + 2 && cell > text.y) {
+        dl->AddText({a.x + (cell - text.x) * 0.5f, a.y + (cell - 1 - text.y) * 0.5f}, IM_COL32(10, 10, 10, 255), number.c_str());
+      }
+      if (mouse.x >= a.x && mouse.x < b.x + 1 && mouse.y >= a.y && mouse.y < b.y + 1) hovered = l;
+    }
+  }
+  return hovered;
+}
+
+// "A[0][0..1] A[8][0..1] ..., B[0..1][0] ..., C[0][0] ...": what `lane` holds, a register per entry,
+// of each operand the lanes' registers carry.
+std::string laneHoldings(const MmaInstruction& in, DType inputs, int lane) {
+  std::string held;
+  for (auto [operand, name] : {std::pair{MmaOperand::A, 'A'}, std::pair{MmaOperand::B, 'B'}, std::pair{MmaOperand::C, 'C'}}) {
+    if (in.warpgroup && operand != MmaOperand::C) continue;  // read from shared memory by the instruction
+    const std::vector<FragmentValue> values = mmaFragment(inputs, operand, lane);
+    const int per = valuesPerRegister(inputs, operand);
+    if (!held.empty()) held += ",";
+    for (std::size_t i = 0; i < values.size(); i += static_cast<std::size_t>(per)) held += " " + registerText(name, values, i, per);
+  }
+  return held;
+}
+
+// One MMA's operands in a row, A x B += C (a warpgroup's C as its four warps' 16-row slices), each
+// value in the colour of its lane, in at most `width`; returns the lane under the mouse, or -1.
+int fragmentPicture(const MmaInstruction& in, DType inputs, int lane, float width, float height) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int slices = in.warpgroup ? in.m / kMmaTileRows : 1;
+  const float gapCells = 2.0f;
+  const float wideCells = in.warpgroup ? static_cast<float>(slices * kMmaTileCols) + gapCells * static_cast<float>(slices - 1)
+                                       : static_cast<float>(in.k + 2 * kMmaTileCols) + 2 * gapCells;
+  const float tallCells = static_cast<float>(std::max(kMmaTileRows, in.warpgroup ? 0 : in.k));
+  const float cell = std::clamp(std::floor(std::min(width / wideCells, height / (tallCells + 1.5f))), 4.0f, px(18.0f));
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  auto at = [&](float cells) { return ImVec2{p.x + cell * cells, p.y}; };
+  auto label = [&](float cells, float cellsDown, const std::string& text) {
+    dl->AddText({p.x + cell * cells, p.y + cell * cellsDown + 2}, palette::kDim, text.c_str());
+  };
+  auto sign = [&](float cells, const char* text) {
+    ImVec2 size = ImGui::CalcTextSize(text);
+    dl->AddText({p.x + cell * cells + (cell * gapCells - size.x) * 0.5f, p.y + cell * 8 - size.y * 0.5f}, palette::kDim, text);
+  };
+  int hovered = -1;
+  auto follow = [&](int under) { hovered = under >= 0 ? under : hovered; };
+  if (in.warpgroup) {
+    for (int warp = 0; warp < slices; ++warp) {
+      const float x = static_cast<float>(warp) * (kMmaTileCols + gapCells);
+      follow(fragmentGrid(dl, at(x), cell, kMmaTileRows, kMmaTileCols, inputs, MmaOperand::C, lane));
+      label(x, kMmaTileRows, "warp " + std::to_string(warp));
+    }
+  } else {
+    const float bAt = static_cast<float>(in.k) + gapCells, cAt = bAt + kMmaTileCols + gapCells;
+    follow(fragmentGrid(dl, at(0), cell, kMmaTileRows, in.k, inputs, MmaOperand::A, lane));
+    follow(fragmentGrid(dl, at(bAt), cell, in.k, kMmaTileCols, inputs, MmaOperand::B, lane));
+    follow(fragmentGrid(dl, at(cAt), cell, kMmaTileRows, kMmaTileCols, inputs, MmaOperand::C, lane));
+    sign(static_cast<float>(in.k), kTimes);
+    sign(bAt + kMmaTileCols, "+=");
+    label(0, kMmaTileRows, "A " + std::to_string(kMmaTileRows) + kTimes + std::to_string(in.k));
+    label(bAt, static_cast<float>(in.k), "B " + std::to_string(in.k) + kTimes + std::to_string(kMmaTileCols));
+    label(cAt, kMmaTileRows, "C " + std::to_string(kMmaTileRows) + kTimes + std::to_string(kMmaTileCols));
+  }
+  ImGui::Dummy({cell * wideCells, cell * tallCells + ImGui::GetTextLineHeight() + 4});
+  return hovered;
+}
+
+// The block's steps as columns, a cell per warp (warpgroup) with outputs in C: issues or skips,
+// with a foot where it multiplies a K-block zero for it. Up to 24 steps around `current`.
+void stepStrip(const MmaWalk& mma, const KBlockStep& now, int current) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int shown = std::min<int>(24, static_cast<int>(mma.steps.size()));
+  const int first = std::clamp((current < 0 ? 0 : current) - shown / 2, 0, static_cast<int>(mma.steps.size()) - shown);
+  const float w = std::clamp(std::floor((ImGui::GetContentRegionAvail().x - px(4)) / static_cast<float>(std::max(shown, 1))), 4.0f, px(16.0f));
+  const float h = std::clamp(px(36.0f) / static_cast<float>(std::max(mma.warps, 1)), 3.0f, px(10.0f));
+  const ImVec2 q = ImGui::GetCursorScreenPos();
+  for (int i = 0; i < shown; ++i) {
+    const MmaStep& s = mma.steps[static_cast<std::size_t>(first + i)];
+    const float x = q.x + w * static_cast<float>(i);
+    float row = 0;
+    for (std::size_t warp = 0; warp < s.issues.size(); ++warp) {
+      if (now.warps[warp].steps.empty()) continue;
+      ImVec2 a{x, q.y + h * row}, b{x + w - 1, q.y + h * (row + 1) - 1};
+      dl->AddRectFilled(a, b, decisionColour(s.issues[warp] ? WarpDecision::Work : WarpDecision::Skip));
+      if (s.idleSlots[warp] > 0) dl->AddRectFilled({a.x, b.y - std::max(1.0f, h * 0.3f)}, b, palette::kWarn);
+      row += 1;
+    }
+    if (first + i == current) dl->AddRect({x - 1, q.y - 1}, {x + w, q.y + h * row}, palette::kAccent, 0, 0, 2.0f);
+  }
+  ImGui::Dummy({w * static_cast<float>(shown), h * static_cast<float>(mma.warps) + 2});
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("Steps %d..%d, a cell per %s: green issues, grey skips, orange foot: a K-block zero for it", first,
+                      first + shown - 1, mma.instruction.warpgroup ? "warpgroup" : "warp");
+  ImGui::PopTextWrapPos();
+}
+
+void mmaView(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep& now, int& lane) {
+  const KernelInfo& kernel = *an.kernel;
+  const DType inputs = an.spec.dtype;
+  const MmaWalk mma = mmaWalk(walk, inputs);
+  const MmaInstruction& in = mma.instruction;
+  const std::string type(dtypeName(inputs));
+  const char* who = in.warpgroup ? "warpgroup" : "warp";
+  // Left: the MMA and what the followed lane holds. Right: the block's steps.
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  const float left = std::floor(room.x * 0.5f) - px(8);
+  ImGui::BeginGroup();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + left);
+  if (in.warpgroup) {
+    ImGui::TextWrapped("wgmma m%dn%dk%d, %s in: 4 warps together, A and B read from shared memory, C in registers (each "
+                       "warp's first 16 x 8 tile; colour: the lane holding a value)",
+                       in.m, in.n, in.k, type.c_str());
+  } else {
+    ImGui::TextWrapped("mma.sync m%dn%dk%d, %s in, fp32 out, all 32 lanes together; colour: the lane holding a value", in.m,
+                       in.n, in.k, type.c_str());
+  }
+  const int hovered = fragmentPicture(in, inputs, lane, left, room.y * 0.45f);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("hover a value to follow its lane");
+  if (hovered >= 0) lane = hovered;
+  ImGui::TextWrapped("Lane %d (g = %d, t = %d), a register each:%s%s.", lane, lane / 4, lane % 4, laneHoldings(in, inputs, lane).c_str(),
+                     in.warpgroup ? (", in each of its warp's " + std::to_string(in.n / kMmaTileCols) + " tiles of 16 x 8").c_str() : "");
+  ImGui::PopTextWrapPos();
+  ImGui::EndGroup();
+
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::PushTextWrapPos(0.0f);
+  const int step = mma.stepOf(now.kBlock);
+  if (step < 0) {
+    ImGui::TextColored(toVec4(palette::kGood), "%s No step multiplies K-block %d: no %s of this block needs it, so it is never loaded.",
+                       kArrow, now.kBlock, who);
+  } else {
+    const MmaStep& s = mma.steps[static_cast<std::size_t>(step)];
+    std::string slots;
+    for (int kb : s.kBlocks) slots += (slots.empty() ? "" : ", ") + (kb < 0 ? std::string("none (the list's end)") : std::to_string(kb));
+    int idle = 0;
+    for (int n : s.idleSlots) idle += n;
+    const std::string issuing = kernel.skips() ? std::to_string(s.warpsIssuing()) + " of " + std::to_string(mma.warps) + " " + who +
+                                                     "s issue its " + std::to_string(mma.mmasPerStep) + " MMAs each, " +
+                                                     std::to_string(mma.warps - s.warpsIssuing()) + " skip them"
+                                               : "all " + std::to_string(mma.warps) + " " + who + "s issue its " +
+                                                     std::to_string(mma.mmasPerStep) + " MMAs each";
+    const std::string idleText = idle > 0 ? "; " + std::to_string(idle) + " of the K-blocks multiplied are zero for their " + who +
+                                                " (a step is " + std::to_string(mma.stepDepth) + " deep, a pattern bit 1)"
+                                          : "";
+    ImGui::TextWrapped("%s Step %d of %zu%s: K-block%s %s; %s%s.", kArrow, step, mma.steps.size(),
+                       kernel.skips() ? (" (dense: " + std::to_string(mma.denseSteps) + ")").c_str() : "",
+                       s.kBlocks.size() == 1 ? "" : "s", slots.c_str(), issuing.c_str(), idleText.c_str());
+  }
+  ImGui::PopTextWrapPos();
+  stepStrip(mma, now, step);
+  ImGui::PushTextWrapPos(0.0f);
+  const double issued = mma.denseMmas() > 0 ? static_cast<double>(mma.mmasIssued()) / static_cast<double>(mma.denseMmas()) : 0.0;
+  const double idle = mma.slotsMultiplied() > 0
+                          ? static_cast<double>(mma.idleSlotsMultiplied()) / static_cast<double>(mma.slotsMultiplied())
+                          : 0.0;
+  ImGui::TextWrapped("Whole walk: %zu of %d steps, %lld of %lld MMAs (%s); %s of the K-blocks multiplied zero for their %s.",
+                     mma.steps.size(), mma.denseSteps, mma.mmasIssued(), mma.denseMmas(), formatPercent(issued).c_str(),
+                     formatPercent(idle).c_str(), who);
+  ImGui::PopTextWrapPos();
+  ImGui::EndGroup();
+}
+
 }  // namespace
 
-std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, TeachView view, const KBlockStep& now) {
+std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, const BlockWalk& walk, TeachView view, const KBlockStep& now,
+                                         int& lane) {
   ImGui::BeginGroup();
   switch (view) {
     case TeachView::Walk: break;
@@ -339,6 +536,7 @@ std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, TeachV
     case TeachView::Registers: registersView(analysis); break;
     case TeachView::WarpTile: warpTileView(analysis); break;
     case TeachView::Pipeline: pipelineView(analysis, now); break;
+    case TeachView::Mma: mmaView(analysis, walk, now, lane); break;
   }
   ImGui::EndGroup();
   return {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};

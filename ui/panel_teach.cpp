@@ -62,7 +62,7 @@ void viewChooser(TeachState& st, const KernelInfo& kernel) {
   ImGui::SetNextItemWidth(px(130));
   if (ImGui::BeginCombo("view", std::string(teachViewName(st.view)).c_str())) {
     for (TeachView v : {TeachView::Walk, TeachView::Coalescing, TeachView::SharedReuse, TeachView::Registers, TeachView::WarpTile,
-                        TeachView::Pipeline}) {
+                        TeachView::Pipeline, TeachView::Mma}) {
       if (teachViewProblem(kernel, v)) continue;
       if (ImGui::Selectable(std::string(teachViewName(v)).c_str(), v == st.view)) st.view = v;
     }
@@ -301,7 +301,7 @@ void explain(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep&
 
   if (st.view != TeachView::Walk) {
     ImGui::Spacing();
-    auto [min, max] = drawLessonView(an, st.view, now);
+    auto [min, max] = drawLessonView(an, walk, st.view, now, st.mmaLane);
     st.lessonMin = min;
     st.lessonMax = max;
   } else {

@@ -44,6 +44,7 @@ struct TeachState {
   double elapsed = 0.0;
   std::optional<TeachView> requestedView;  // --teach-view; default: the kernel's lesson
   TeachView view = TeachView::Walk;        // what the panel shows beside the block
+  int mmaLane = 0;                         // the lane the tensor cores' view follows
   const KernelInfo* viewKernel = nullptr;  // the kernel `view` was chosen for
   ImVec2 keyMessageMin, keyMessageMax;     // the step's verdict (diverge, disagree, load skipped), on screen
   ImVec2 lessonMin, lessonMax;             // the dense view's drawing, where one is shown
@@ -55,8 +56,9 @@ void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAn
                        float deltaSeconds, bool recordedLadder);
 
 // The dense half's views (lesson.hpp), drawn into the current window: the picture and its text.
-// Returns where the picture was drawn.
-std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, TeachView view, const KBlockStep& now);
+// `lane`: the lane the tensor cores' view follows (the one hovered last). Returns where the picture was drawn.
+std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, const BlockWalk& walk, TeachView view, const KBlockStep& now,
+                                         int& lane);
 
 // The figures recorded on a GPU (bench/results), beside the live ones where there is no GPU:
 // the dense ladder K1 .. K11 as measured there, with the device, backend and date it was

@@ -91,6 +91,7 @@ class BlockWalk {
   // Throws InputError for a block outside the kernel's grid or patterns that do not match.
   BlockWalk(const KernelInfo& kernel, const KernelPatterns& patterns, int blockRow, int blockCol);
 
+  const KernelInfo& kernel() const { return *kernel_; }
   int kBlocks() const { return patterns_->a.kBlocks; }
   int blockRow() const { return blockRow_; }
   int blockCol() const { return blockCol_; }
