@@ -152,26 +152,43 @@ TEST(LiveSession, RunsOnItsOwnThread) {
 
 // The offscreen viewer's picture may not depend on how long drawing took after the last timed
 // run: with the clock held, a snapshot's clock is its newest sample, however late it is taken.
-TEST(LiveSession, AHeldClockStandsAtTheNewestSample) {
-  LiveSession session(fakeOpener());
-  session.holdClockAtNewestSample();
-  EXPECT_GE(session.snapshot().now, 0.0);  // no sample yet: the session's own clock
-  session.request(fakeRequest("joint-8x32"));
-  stepUntilSettled(session, 2);
-  SessionSnapshot before = session.snapshot();
-  double newest = 0.0;
-  for (const Series& series : before.series) {
-    if (!series.samples.empty()) newest = std::max(newest, series.samples.back().seconds);
+TEST(LiveSession, ADeviceClockSumsTheReportedTimesAndSharesThemOutTheSameWayEveryRun) {
+  // Every sample, series by series, in the order they landed: what the offscreen viewer draws.
+  auto sessionSamples = [](int slowFirstRuns) {
+    LiveSession session(fakeOpener());
+    session.useDeviceClock();
+    EXPECT_EQ(session.snapshot().now, 0.0);  // no run yet
+    EXPECT_TRUE(session.snapshot().deviceClock);
+    session.request(fakeRequest("joint-8x32"));
+    // A busy machine: the first runs take far longer on the wall clock than the device reports.
+    for (int i = 0; i < slowFirstRuns; ++i) {
+      session.step();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    stepUntilSettled(session, 6);
+    return session.snapshot();
+  };
+  SessionSnapshot calm = sessionSamples(0), busy = sessionSamples(6);
+  ASSERT_EQ(calm.series.size(), 3u);
+  double total = 0.0, newest = 0.0;
+  for (std::size_t i = 0; i < calm.series.size(); ++i) {
+    SCOPED_TRACE(calm.series[i].kernel);
+    ASSERT_EQ(calm.series[i].samples.size(), busy.series[i].samples.size());
+    for (std::size_t j = 0; j < calm.series[i].samples.size(); ++j) {
+      EXPECT_EQ(calm.series[i].samples[j].seconds, busy.series[i].samples[j].seconds) << "sample " << j;
+      total += calm.series[i].samples[j].milliseconds / 1000.0;
+    }
+    newest = std::max(newest, calm.series[i].samples.back().seconds);
   }
-  ASSERT_GT(newest, 0.0);
-  EXPECT_EQ(before.now, newest);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(session.snapshot().now, newest);
+  // The clock is the sum of the reported times and stands at the newest sample.
+  EXPECT_NEAR(calm.now, total, 1e-12);
+  EXPECT_EQ(calm.now, newest);
 
-  LiveSession moving(fakeOpener());  // a window's session: its clock runs on
+  LiveSession moving(fakeOpener());  // a window's session: its clock is the wall clock and runs on
   moving.request(fakeRequest("joint-8x32"));
   stepUntilSettled(moving, 1);
   double first = moving.snapshot().now;
+  EXPECT_FALSE(moving.snapshot().deviceClock);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_GE(moving.snapshot().now, first + 0.04);
 }

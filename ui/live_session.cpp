@@ -167,20 +167,14 @@ void LiveSession::request(const SessionRequest& request) {
 SessionSnapshot LiveSession::snapshot() const {
   std::lock_guard lock(mutex_);
   SessionSnapshot copy = snapshot_;
-  copy.now = clock();
-  if (clockHeld_) {
-    std::optional<double> newest;
-    for (const Series& s : copy.series) {
-      if (!s.samples.empty()) newest = std::max(newest.value_or(s.samples.back().seconds), s.samples.back().seconds);
-    }
-    if (newest) copy.now = *newest;
-  }
+  copy.now = deviceClock_ ? deviceSeconds_ : clock();
+  copy.deviceClock = deviceClock_;
   return copy;
 }
 
-void LiveSession::holdClockAtNewestSample() {
+void LiveSession::useDeviceClock() {
   std::lock_guard lock(mutex_);
-  clockHeld_ = true;
+  deviceClock_ = true;
 }
 
 void LiveSession::publish(const std::function<void(SessionSnapshot&)>& change) {
@@ -350,9 +344,11 @@ bool LiveSession::measureOne() {
   Worker& w = *worker_;
   if (!w.served.measuring || !w.data) return false;
   std::vector<std::pair<Series::State, SeriesRole>> states;
+  bool deviceClock = false;
   {
     std::lock_guard lock(mutex_);
     for (const Series& s : snapshot_.series) states.emplace_back(s.state, s.role);
+    deviceClock = deviceClock_;
   }
   // Series not yet verified go first; then the one with the least time spent for its share.
   int pick = -1;
@@ -394,14 +390,15 @@ bool LiveSession::measureOne() {
       double ms = onDevice->run(*target.kernel);
       const ProblemSpec& p = w.served.spec;
       double flops = 2.0 * static_cast<double>(p.m) * p.n * p.k;
-      sample = Sample{clock(), ms, ms > 0.0 ? flops / (ms * 1e6) : 0.0};
+      sample = Sample{clock(), ms, ms > 0.0 ? flops / (ms * 1e6) : 0.0};  // a device clock stamps it as it lands
     }
   } catch (const std::exception& e) {
     state = Series::State::Failed;
     failure = e.what();
   }
   double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  target.secondsSpent += spent;
+  // On the device clock a verification costs nothing and a run what the device reported.
+  target.secondsSpent += deviceClock ? (sample ? sample->milliseconds / 1000.0 : 0.0) : spent;
   // Rest as long as the launch took: a GPU kernel of a few ms leaves the GPU to the UI's frames,
   // and a CPU device (lavapipe, OpenBLAS) leaves the UI half the cores.
   w.pauseSeconds = std::min(spent, backend.device().isGpu ? 0.05 : 0.5);
@@ -413,6 +410,10 @@ bool LiveSession::measureOne() {
     series.state = state;
     if (!failure.empty()) series.message = failure;
     if (sample) {
+      if (deviceClock_) {
+        deviceSeconds_ += sample->milliseconds / 1000.0;
+        sample->seconds = deviceSeconds_;
+      }
       series.samples.push_back(*sample);
       auto old = std::find_if(series.samples.begin(), series.samples.end(),
                               [&](const Sample& x) { return x.seconds >= sample->seconds - kSampleHistorySeconds; });

@@ -95,6 +95,7 @@ struct SessionSnapshot {
   std::vector<Series> series;  // chosen kernel, dense reference, baseline (those that apply)
   std::vector<std::string> diagnostics;  // driver / validation messages, most recent last
   double now = 0.0;                       // session clock when the snapshot was taken
+  bool deviceClock = false;               // the clock is device time, not wall time (LiveSession::useDeviceClock)
 
   const Series* find(SeriesRole role) const;
 };
@@ -136,12 +137,12 @@ class LiveSession {
   void start();
   void stop();
 
-  // From now on a snapshot's clock stands at its newest sample (the session's clock while there
-  // is none). The offscreen viewer asks for this: its picture must not depend on how long the
-  // machine took to draw the frames after the last timed run (a busy CI machine squeezed the
-  // throughput plot's lines to its left edge). A window keeps the moving clock, so a paused
-  // plot scrolls on.
-  void holdClockAtNewestSample();
+  // From now on the session's clock is the device time its timed runs reported, summed: a
+  // sample is stamped with it, a snapshot's clock stands at it, and the scheduler shares it out
+  // among the series instead of wall time. The offscreen viewer asks for this, so that its picture
+  // is the same however busy the machine is (on a loaded CI machine wall time squeezed the
+  // dense reference's samples into a sliver of the throughput plot). A window keeps the wall clock.
+  void useDeviceClock();
 
  private:
   struct Worker;
@@ -160,7 +161,8 @@ class LiveSession {
   std::unique_ptr<Worker> worker_;  // state only the stepping thread touches
   std::thread thread_;
   std::atomic<bool> stopping_{false};
-  bool clockHeld_ = false;  // guarded by mutex_
+  bool deviceClock_ = false;   // guarded by mutex_
+  double deviceSeconds_ = 0.0; // the device clock: guarded by mutex_
 };
 
 }  // namespace tileskip::ui

@@ -440,7 +440,9 @@ PlotArea throughputPlot(const SessionSnapshot& snapshot, ImVec2 size) {
   }
   dl->AddText({p.x, p.y}, palette::kDim, "GFLOPS");
   double seconds = end - start;
-  std::string span = "last " + formatNumber(seconds, seconds < 0.1 ? 3 : seconds < 10 ? 1 : 0) + " s  \xE2\x86\x92 now";
+  std::string span = snapshot.deviceClock
+                         ? formatNumber(seconds * 1e3, seconds < 0.01 ? 2 : 0) + " ms of device time  \xE2\x86\x92 now"
+                         : "last " + formatNumber(seconds, seconds < 0.1 ? 3 : seconds < 10 ? 1 : 0) + " s  \xE2\x86\x92 now";
   dl->AddText({plot1.x - ImGui::CalcTextSize(span.c_str()).x, plot1.y + 2.0f}, palette::kDim, span.c_str());
   dl->AddText({plot0.x, plot1.y + 2.0f}, palette::kDim, "time \xE2\x86\x92");
 

@@ -120,7 +120,7 @@ int runOffscreen(const ViewerOptions& options, const ViewerBackends& backends) {
   ImGuiIO& io = ImGui::GetIO();
   for (int key = 0; key < ImGuiKey_COUNT; ++key) io.KeyMap[key] = key;
   LiveSession session(backends.open);
-  session.holdClockAtNewestSample();
+  session.useDeviceClock();
   ViewerApp app(session, options, renderer.fonts, backends.names, device.description());
 
   // Settles the session in this thread, so the picture is the same on every run: the
