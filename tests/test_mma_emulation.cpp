@@ -45,6 +45,16 @@ void storeHalves(const float (&left)[4], const float (&right)[4], float* c, int 
   }
 }
 
+// Both operands of a one-tile MMA into shared memory, the warp's lanes striding over them.
+template <class Word>
+void stageBoth(const Word* a, const Word* b, Word* as, Word* bs, int count) {
+  for (int i = static_cast<int>(threadIdx.x); i < count; i += 32) {
+    as[i] = a[i];
+    bs[i] = b[i];
+  }
+  __syncthreads();
+}
+
 // One warp multiplies a 16 x 16 A by a 16 x 16 B (both row-major; B is K x N) as the MMA kernels
 // do: both staged in shared memory, A's fragments by ldmatrix, B's by transposed ldmatrix, two
 // MMAs for C's two 8-column halves, each lane storing its fragment of C.
@@ -53,11 +63,7 @@ void multiplyOneTile(const std::uint16_t* a, const std::uint16_t* b, float* c) {
   __shared__ __align__(16) std::uint16_t as[16 * 16];
   __shared__ __align__(16) std::uint16_t bs[16 * 16];
   const int lane = static_cast<int>(threadIdx.x);
-  for (int i = lane; i < 16 * 16; i += 32) {
-    as[i] = a[i];
-    bs[i] = b[i];
-  }
-  __syncthreads();
+  stageBoth(a, b, as, bs, 16 * 16);
   // Lane l names row l % 8 of tile l / 8: tiles are rows 0-7 / 8-15, then columns 8-15 of both.
   const int row = lane % 8 + (lane / 8) % 2 * 8, column = lane / 16 * 8;
   unsigned aFrag[4], bFrag[4];
@@ -77,11 +83,7 @@ void multiplyOneTileTf32(const std::uint32_t* a, const std::uint32_t* bt, float*
   __shared__ __align__(16) std::uint32_t as[16 * 8];
   __shared__ __align__(16) std::uint32_t bts[16 * 8];
   const int lane = static_cast<int>(threadIdx.x);
-  for (int i = lane; i < 16 * 8; i += 32) {
-    as[i] = a[i];
-    bts[i] = bt[i];
-  }
-  __syncthreads();
+  stageBoth(a, bt, as, bts, 16 * 8);
   unsigned aFrag[4], bFrag[4];
   loadMatrixX4(aFrag, as + (lane % 16) * 8 + 4 * (lane / 16));
   loadMatrixX4(bFrag, bts + (lane % 16) * 8 + 4 * (lane / 16));

@@ -40,6 +40,12 @@ std::optional<TeachView> parseTeachView(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<TeachView> teachViews() {
+  std::vector<TeachView> views;
+  for (const auto& [v, name] : kViewNames) views.push_back(v);
+  return views;
+}
+
 std::string teachViewList() {
   std::string list;
   for (const auto& [v, name] : kViewNames) list += (list.empty() ? "" : ", ") + std::string(name);

@@ -39,6 +39,7 @@ enum class TeachView {
 std::string_view teachViewName(TeachView view);  // "walk", "coalescing", "smem", "registers", "warp", "pipeline", "mma"
 std::optional<TeachView> parseTeachView(std::string_view name);
 std::string teachViewList();  // "walk, coalescing, ..."
+std::vector<TeachView> teachViews();  // every view, in teachViewList()'s order
 
 // The view that carries the kernel's own lesson: the walk for a skipping kernel, else the step
 // of the dense progression its structure adds (K1/K2 coalescing, K3 shared memory, K4-K6

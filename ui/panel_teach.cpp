@@ -61,8 +61,7 @@ void reseat(TeachState& st, const std::shared_ptr<const ProblemAnalysis>& an) {
 void viewChooser(TeachState& st, const KernelInfo& kernel) {
   ImGui::SetNextItemWidth(px(130));
   if (ImGui::BeginCombo("view", std::string(teachViewName(st.view)).c_str())) {
-    for (TeachView v : {TeachView::Walk, TeachView::Coalescing, TeachView::SharedReuse, TeachView::Registers, TeachView::WarpTile,
-                        TeachView::Pipeline, TeachView::Mma}) {
+    for (TeachView v : teachViews()) {
       if (teachViewProblem(kernel, v)) continue;
       if (ImGui::Selectable(std::string(teachViewName(v)).c_str(), v == st.view)) st.view = v;
     }
