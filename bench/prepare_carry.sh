@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 build=${1:-build/test}
 rm -rf .carry/bin && mkdir -p .carry/bin
 cp "$build"/bin/tileskip "$build"/bin/tileskip_tests .carry/bin/
+# The Vulkan variant harness (bench/tune/vulkan_probe.cpp), where the build has it.
+[ -f "$build/bin/tileskip_vulkan_probe" ] && cp "$build/bin/tileskip_vulkan_probe" .carry/bin/
 # The CUDA module, and the test-only one whose kernels fail on purpose (tests/cuda_fault/).
 find "$build/bin" -maxdepth 1 -name "libtileskip_cuda*.so" -exec cp {} .carry/bin/ \;
 rm -rf .carry/vulkan_fault

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Builds variants of a Vulkan kernel's shader for tileskip_vulkan_probe (bench/tune/vulkan_probe.cpp).
+
+Each variant is the product's shaders/ with a few named text edits, compiled as the build compiles
+them (glslangValidator --target-env vulkan1.1) into OUT/<name>.spv. Most are probes that leave
+something out on purpose (global loads, stage stores, barriers) to see what it costs on the GPU:
+their C differs from the catalogue's, which the probe prints beside the time. An edit that no
+longer matches the source fails the build of that variant, so a stale probe cannot time the
+unchanged kernel under a new name.
+
+  bench/tune/vulkan_variants.py OUT [NAME...]     (default: every variant)
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Edits: (file in shaders/, text that must occur exactly once, replacement).
+B_COLUMN_MAJOR = ("tileskip_mma.glsl",
+                  "coopMatLoadNV(mmaB[j], stageB, first / CHUNK, stride / CHUNK, false)",
+                  "coopMatLoadNV(mmaB[j], stageB, first / CHUNK, stride / CHUNK, true)")
+NO_GLOBAL = [("tileskip_ring.glsl",
+              "tile.a[p] = fetchAChunk(row0 + c / K_SLOTS, fetchedKBlockOfSlot(c % K_SLOTS));",
+              "tile.a[p] = uvec4(c);"),
+             ("tileskip_ring.glsl",
+              "tile.b[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);",
+              "tile.b[p] = uvec4(kk);")]
+NO_STAGE = [("tileskip_ring.glsl",
+             "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n", ""),
+            ("tileskip_ring.glsl",
+             "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n", "")]
+NO_BARRIER = [("tileskip_ring.glsl",
+               "  computeKTile(step % RING_STAGES, step);\n  barrier();\n",
+               "  computeKTile(step % RING_STAGES, step);\n")]
+# The fragments loaded once, before the loop; every step multiplies them again.
+FROM_REGISTERS = [("tileskip_ring.glsl",
+                   "void multiplyStep(uint stage, uint kk) {\n",
+                   "void loadStep(uint stage, uint kk) {\n"),
+                  ("tileskip_ring.glsl",
+                   "  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {\n    [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaMultiplyAdd(i, j);\n  }\n}\n",
+                   "}\nvoid multiplyStep(uint stage, uint kk) {\n"
+                   "  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {\n    [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaMultiplyAdd(i, j);\n  }\n}\n"),
+                  ("k13_mma.comp",
+                   "  mmaZeroAccumulators();\n",
+                   "  mmaZeroAccumulators();\n  loadStep(0u, 0u);\n")]
+
+# One K-tile in registers at a time, fetched in the step that stores it (the ring before step 23).
+ONE_FETCH = [("tileskip_ring.glsl",
+              "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
+              "  computeKTile(step % RING_STAGES, step);\n"
+              "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n",
+              "  KTileChunks fetched;\n"
+              "  if (incoming < steps) fetchKTile(row0, col0, incoming, fetched);\n"
+              "  computeKTile(step % RING_STAGES, step);\n"
+              "  if (incoming < steps) storeKTile(incoming % RING_STAGES, fetched);\n")]
+# The K-tile fetched in the last step stored at the top of this one, before this step's loads are
+# issued: a wait on the landing loads cannot also wait on the fresh ones (the driver gives both one
+# scoreboard: bench/NOTES.md step 25). One K-tile in registers; two stages are enough for it.
+STORE_FIRST = [("tileskip_ring.glsl",
+                "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
+                "  computeKTile(step % RING_STAGES, step);\n"
+                "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n",
+                "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n"
+                "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
+                "  computeKTile(step % RING_STAGES, step);\n")]
+# C's pieces pass through the ring's first stages instead of a scratch of their own (the ring is
+# done when C is stored: the main loop ends on a barrier): 8 KiB less shared memory per workgroup.
+ALIAS_C = [("tileskip_mma.glsl",
+            "shared float mmaScratch[WARPS * MMA_PIECE * MMA_PIECE];\n", ""),
+           ("tileskip_mma.glsl",
+            "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], mmaScratch, base, MMA_PIECE, false);\n",
+            "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], stageA, base / 4u, MMA_PIECE / 4u, false);\n"),
+           ("tileskip_mma.glsl",
+            "    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, mmaScratch[base + e]);\n",
+            "    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, uintBitsToFloat(stageA[(base + e) / 4u][(base + e) % 4u]));\n")]
+# Every workgroup fetches the first block tile's rows of A and columns of B: 2 MiB in all, in L2.
+SAME_TILE = [("tileskip_ring.glsl",
+              "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n",
+              "  if (incoming + 1u < steps) fetchKTile(0u, 0u, incoming + 1u, next);\n")]
+# The 16-byte loads without readonly: plain global loads instead of the read-only data path.
+PLAIN_LOADS = [("tileskip_ring.glsl",
+                "layout(set = 0, binding = 6, std430) restrict readonly buffer MatrixAHalf8 { uvec4 AH8[]; };",
+                "layout(set = 0, binding = 6, std430) buffer MatrixAHalf8 { uvec4 AH8[]; };"),
+               ("tileskip_ring.glsl",
+                "layout(set = 0, binding = 7, std430) restrict readonly buffer MatrixBHalf8 { uvec4 BH8[]; };",
+                "layout(set = 0, binding = 7, std430) buffer MatrixBHalf8 { uvec4 BH8[]; };")]
+# C stored by the cooperative matrix straight into the C buffer (right wherever the block tile is
+# inside C): no scratch in shared memory.
+DIRECT_C = [("tileskip_mma.glsl",
+             "shared float mmaScratch[WARPS * MMA_PIECE * MMA_PIECE];\n", ""),
+            ("tileskip_mma.glsl",
+             "  uint warp = gl_LocalInvocationIndex / 32u, lane = gl_LocalInvocationIndex % 32u;\n"
+             "  uint base = warp * MMA_PIECE * MMA_PIECE;\n"
+             "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], mmaScratch, base, MMA_PIECE, false);\n"
+             "  subgroupMemoryBarrierShared();\n"
+             "  subgroupBarrier();\n"
+             "  [[unroll]] for (uint e = lane; e < MMA_PIECE * MMA_PIECE; e += 32u) {\n"
+             "    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, mmaScratch[base + e]);\n"
+             "  }\n"
+             "  // The next piece overwrites the scratch only after every lane has read this one.\n"
+             "  subgroupBarrier();\n",
+             "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], C, row * problem.N + col, problem.N, false);\n")]
+
+# How many workgroups run at once (the driver does not say how many it puts on an SM): a counter of
+# running workgroups and its maximum in C's first two words, which every run leaves at their
+# start value and start value + the most seen (the probe's --print-c shows them); C is not stored.
+RESIDENCY = [("k13_mma.comp",
+              "void main() {\n",
+              "layout(set = 0, binding = 2, std430) coherent buffer Residency { uint running; uint most; };\n"
+              "void main() {\n  if (gl_LocalInvocationIndex == 0u) atomicMax(most, atomicAdd(running, 1u) + 1u);\n"),
+             ("k13_mma.comp",
+              "  storeMmaWarpTile(row0, col0);\n",
+              "  barrier();\n  if (gl_LocalInvocationIndex == 0u) atomicAdd(running, 0xffffffffu);\n")]
+
+# RESIDENCY with PAD more bytes of shared memory per workgroup, written so that it stays.
+def padded(pad):
+    return RESIDENCY + [("k13_mma.comp",
+                         "void main() {\n",
+                         f"shared uvec4 residencyPad[{pad // 16}];\nvoid main() {{\n"
+                         f"  residencyPad[gl_LocalInvocationIndex % {pad // 16}u] = uvec4(gl_LocalInvocationIndex);\n"
+                         f"  barrier();\n"
+                         f"  if (residencyPad[(gl_LocalInvocationIndex + 1u) % {pad // 16}u].x == 0xffffffffu) atomicAdd(most, 1u);\n")]
+
+
+K13 = "k13_mma.comp"
+VARIANTS = {
+    # name: (shader, edits, what it shows)
+    "k13": (K13, [], "the catalogue's source, built here: must equal and time as the embedded shader"),
+    "k13_bcol": (K13, [B_COLUMN_MAJOR], "B's pieces loaded column-major, as from a stage holding B^T"),
+    "k13_noglobal": (K13, NO_GLOBAL, "no global loads: the ring stores constants"),
+    "k13_bcol_noglobal": (K13, [B_COLUMN_MAJOR] + NO_GLOBAL, "both"),
+    "k13_nostage": (K13, NO_STAGE, "no global loads, no stage stores: loads from shared memory, MMAs, barriers"),
+    "k13_bcol_nostage": (K13, [B_COLUMN_MAJOR] + NO_STAGE, "the same with B column-major"),
+    "k13_bcol_nostage_nobarrier": (K13, [B_COLUMN_MAJOR] + NO_STAGE + NO_BARRIER, "shared loads and MMAs alone"),
+    "k13_registers": (K13, NO_STAGE + FROM_REGISTERS, "MMAs from registers and a barrier per step"),
+    "k13_registers_nobarrier": (K13, NO_STAGE + FROM_REGISTERS + NO_BARRIER, "MMAs from registers alone"),
+    "k13_onefetch": (K13, ONE_FETCH, "one K-tile in registers, fetched in the step that stores it"),
+    "k13_directc": (K13, DIRECT_C, "C stored straight from the accumulators: no scratch in shared memory"),
+    "k13_onefetch_directc": (K13, ONE_FETCH + DIRECT_C, "both"),
+    "k13_storefirst": (K13, STORE_FIRST, "the landing K-tile stored before the next one's loads are issued"),
+    "k13_aliasc": (K13, ALIAS_C, "C through the ring's stages: no scratch of its own"),
+    "k13_storefirst_aliasc": (K13, STORE_FIRST + ALIAS_C, "both"),
+    "k13_onefetch_aliasc": (K13, ONE_FETCH + ALIAS_C, "both"),
+    "k13_sametile": (K13, SAME_TILE, "every workgroup fetches the same 2 MiB of A and B"),
+    "k13_plainloads": (K13, PLAIN_LOADS, "A and B not declared readonly"),
+    "k13_residency": (K13, RESIDENCY, "workgroups running at once"),
+    "k13_onefetch_residency": (K13, ONE_FETCH + RESIDENCY, "the same, one K-tile in registers"),
+    **{f"k13_residency_pad{pad}": (K13, padded(pad), f"workgroups running at once with {pad} more bytes of shared memory")
+       for pad in (1024, 2048, 3072, 4096, 6144, 8192)},
+}
+
+
+def build(name, out):
+    shader, edits, _ = VARIANTS[name]
+    with tempfile.TemporaryDirectory() as work:
+        tree = os.path.join(work, "shaders")
+        shutil.copytree(os.path.join(ROOT, "shaders"), tree)
+        for file, old, new in edits:
+            path = os.path.join(tree, file)
+            text = open(path).read()
+            if text.count(old) != 1:
+                sys.exit(f"{name}: the edit of {file} matches {text.count(old)} times, not once: {old[:60]!r}")
+            open(path, "w").write(text.replace(old, new))
+        subprocess.run(["glslangValidator", "--target-env", "vulkan1.1", "-o", os.path.join(out, name + ".spv"),
+                        os.path.join(tree, shader)], check=True, stdout=subprocess.DEVNULL)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    names = sys.argv[2:] or list(VARIANTS)
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        sys.exit(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
+    os.makedirs(out, exist_ok=True)
+    for name in names:
+        build(name, out)
+        print(f"{name}: {VARIANTS[name][2]}")
+
+
+if __name__ == "__main__":
+    main()
