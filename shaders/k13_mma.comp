@@ -5,8 +5,9 @@
 // the innermost step and the way tiles arrive. A warp no longer does rank-1 updates with FMAs:
 // it multiplies 16 x 16 pieces of A and B with one cooperative-matrix multiply-add each (fp16
 // in, fp32 accumulate), loaded from shared memory in the layout the instruction wants. The
-// K-tiles pass through a ring of RING_STAGES shared-memory stages (tileskip_ring.glsl), so while
-// the warps multiply one, the next ones are already staged or on their way.
+// K-tiles pass through the catalogue's ring of three (tileskip_ring.glsl), so while the warps
+// multiply one, the next two are on their way: in registers, where the CUDA twin's cp.async puts
+// them in shared memory, which holds two stages here.
 //
 // Levels, as in the CUDA twin (k13_mma.cuh): a workgroup computes BM x BN of C (one per block
 // tile), a warp WM x WN (M_PIECES x N_PIECES pieces), a piece 16 x 16 x 16 (the CUDA twin: two

@@ -31,9 +31,15 @@ const uint MMA_PIECE = 16u;  // rows, columns and depth of one piece
 fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> mmaA[M_PIECES];
 fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> mmaB[N_PIECES];
 fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> mmaAcc[M_PIECES * N_PIECES];
-// One 16 x 16 fp32 piece per warp on its way from the accumulators to C: a native matrix's
-// elements sit in lanes only the driver knows, so C is written from here, bounds-checked.
-shared float mmaScratch[WARPS * MMA_PIECE * MMA_PIECE];
+// C leaves through shared memory, one 16 x 16 fp32 piece per warp at a time: a native matrix's
+// elements sit in lanes only the driver knows, so C is written from there, bounds-checked. The
+// pieces pass through the ring's A stages (stageA, four floats a chunk), which are idle once the
+// main loop's last barrier has passed: a scratch of its own would add 8 KiB to a workgroup's
+// shared memory, and NVIDIA's driver then runs one K13 workgroup per SM instead of two
+// (bench/NOTES.md step 25). They always hold a piece per warp: every invocation copies at least
+// one 16-byte chunk of A into each stage (limits.cpp's pipelineShapeProblem), and a ring has at
+// least two stages, so a warp's share of them is at least 32 x 16 x 2 bytes.
+const uint MMA_PIECE_CHUNKS = MMA_PIECE * MMA_PIECE / 4u;
 
 void mmaZeroAccumulators() {
   [[unroll]] for (uint p = 0u; p < M_PIECES * N_PIECES; ++p) mmaAcc[p] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
@@ -50,14 +56,14 @@ void mmaMultiplyAdd(uint i, uint j) { mmaAcc[i * N_PIECES + j] = coopMatMulAddNV
 // Piece (i, j) of the accumulators to C at (row, col), bounds-checked; every lane of the warp calls it.
 void mmaStore(uint i, uint j, uint row, uint col) {
   uint warp = gl_LocalInvocationIndex / 32u, lane = gl_LocalInvocationIndex % 32u;
-  uint base = warp * MMA_PIECE * MMA_PIECE;
-  coopMatStoreNV(mmaAcc[i * N_PIECES + j], mmaScratch, base, MMA_PIECE, false);
+  uint base = warp * MMA_PIECE_CHUNKS;  // in chunks; a store into an array of chunks counts in chunks
+  coopMatStoreNV(mmaAcc[i * N_PIECES + j], stageA, base, MMA_PIECE / 4u, false);
   subgroupMemoryBarrierShared();
   subgroupBarrier();
   [[unroll]] for (uint e = lane; e < MMA_PIECE * MMA_PIECE; e += 32u) {
-    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, mmaScratch[base + e]);
+    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, uintBitsToFloat(stageA[base + e / 4u][e % 4u]));
   }
-  // The next piece overwrites the scratch only after every lane has read this one.
+  // The next piece overwrites this warp's place only after every lane has read this one.
   subgroupBarrier();
 }
 

@@ -1,19 +1,22 @@
 // The tensor-core kernels' stage ring, the twin of k13_mma.cuh's loadMmaKTile, MmaWarpTile and
-// mmaRingMainLoop: K-tiles pass through a ring of RING_STAGES shared-memory stages, so while the
-// warps multiply one, the next ones are already staged or on their way. A K-tile is K_SLOTS
-// K-blocks that need not be neighbours in K (K11's slots, tileskip_pipeline.glsl): every K-block
-// in order for K13, only those a block tile needs for S10 (tileskip_block_skip.glsl).
+// mmaRingMainLoop: the catalogue's ring of K-tiles, so that while the warps multiply one, the next
+// ones are on their way. A K-tile is K_SLOTS K-blocks that need not be neighbours in K (K11's
+// slots, tileskip_pipeline.glsl): every K-block in order for K13, only those a block tile needs
+// for S10 (tileskip_block_skip.glsl).
 //
 // Where the CUDA twin copies global to shared memory with cp.async, which GLSL does not have, a
-// K-tile travels through registers, and two are in flight there: the one stored into its stage
-// after this step's multiplies was fetched before the last step's, so its global loads have two
-// steps of multiplies to land in (with one, S10 ran 10-13 % slower on the H200, whose list-driven
-// loads start late; K13 the same: bench/NOTES.md step 23).
+// K-tile travels through registers, and the ones on their way wait there: the one stored into its
+// stage after this step's multiplies was fetched before the last step's, so its global loads have
+// two steps of multiplies to land in (with one, S10 ran 10-13 % slower on the H200, whose
+// list-driven loads start late; K13 the same: bench/NOTES.md step 23). So of the catalogue's ring
+// of three K-tiles, shared memory holds two stages (RING_STAGES, the backend's glslRingStages):
+// the one multiplied and the one the landing K-tile goes into, one fewer than the CUDA twin, which
+// lets NVIDIA's driver run two K13 workgroups on an SM instead of one (step 25).
 //
 // A kernel that includes this file defines the two functions declared below. Needs
 // tileskip_common.glsl first and GL_EXT_shader_explicit_arithmetic_types_float16 in the kernel.
 
-layout(constant_id = 16) const uint RING_STAGES = 3;  // shared-memory stages of the ring
+layout(constant_id = 16) const uint RING_STAGES = 2;  // shared-memory stages of the ring, at least 2
 
 // A and B as fp16 (made from the fp32 A and B by to_half.comp before the kernel runs, as the
 // CUDA backend's prepare() makes its 16-bit copies); C is fp32.
@@ -152,6 +155,8 @@ void multiplyStep(uint stage, uint kk) {
   }
 }
 
+// C passes through the A stages (mmaStore), so this comes after the ring's last barrier (the main
+// loop ends on one), and a persistent kernel refills the stages only after the next barrier.
 void storeMmaWarpTile(uint row0, uint col0) {
   [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {
     [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaStore(i, j, row0 + warpRow + i * MMA_PIECE, col0 + warpCol + j * MMA_PIECE);

@@ -32,6 +32,11 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
   KernelInfo unlisted = kernelInfo("mma-joint-64x32");
   unlisted.structure.kBlockList = 0;
   EXPECT_NE(structureContradiction(unlisted), nullptr) << "a warp-uniform skip gathers a K-block list";
+  // A register-fed ring stages one K-tile fewer than it holds (the GLSL twin's glslRingStages), and
+  // its shader needs two stages.
+  KernelInfo shortRing = kernelInfo("mma");
+  shortRing.structure.ringStages = 2;
+  EXPECT_NE(structureContradiction(shortRing), nullptr);
   // The copy-engine ring: its K-tile is one swizzled row, a warpgroup's tile one m64n256 MMA, one
   // producer warpgroup beside the consumers, a tile per block; its skip takes whole pattern tiles.
   for (auto broken : {+[](KernelInfo& k) { k.tile.BK = 32; }, +[](KernelInfo& k) { k.tile.WN = 128; },

@@ -111,7 +111,7 @@ KernelInfo emulatedTensorCoreKernel(const KernelInfo& kernel, const ComputeLimit
   static std::deque<std::string> stems;  // a KernelInfo holds a view of its stem
   KernelInfo emulated = kernel;
   emulated.stem = stems.emplace_back("testing_emulated_" + std::string(kernel.stem));
-  while (launchProblem(emulated, limits) && emulated.structure.ringStages > 2) --emulated.structure.ringStages;
+  while (launchProblem(emulated, limits) && emulated.structure.ringStages > 3) --emulated.structure.ringStages;
   return emulated;
 }
 
@@ -228,19 +228,22 @@ TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
     const KernelInfo onLavapipe = k.usesTensorCores() ? emulatedTensorCoreKernel(k, lavapipe) : k;
     EXPECT_EQ(launchProblem(onLavapipe, lavapipe), std::nullopt) << k.id;
     EXPECT_EQ(launchProblem(k, nvidia), std::nullopt) << k.id;
-    if (k.usesTensorCores()) {
-      EXPECT_GT(kernelSharedBytes(k), static_cast<std::uint64_t>(k.stagedSharedBytes())) << "the native build's per-warp scratch for C";
-    }
+
   }
-  // S10's three stages and K-block list do not fit lavapipe together; two stages do, with the whole list.
+  // The tensor-core kernels' rings of three K-tiles stage two of them (the others wait in
+  // registers), which fits lavapipe with S10's whole K-block list.
   const KernelInfo s10 = emulatedTensorCoreKernel(kernelInfo("mma-joint-64x32"), lavapipe);
-  EXPECT_EQ(s10.structure.ringStages, 2);
+  EXPECT_EQ(s10.structure.ringStages, 3);
+  EXPECT_EQ(glslRingStages(s10), 2);
   EXPECT_EQ(kBlockListLength(s10, lavapipe.maxSharedBytes), 1024u);
   EXPECT_EQ(emulatedTensorCoreKernel(kernelInfo("mma"), lavapipe).structure.ringStages, 3);
-  // Natively on NVIDIA: three stages, the C scratch, the list with its subgroup totals and two
-  // 16-byte scalars, and a kept-steps word per listed K-tile (two K-blocks each).
+  // K13 natively on NVIDIA: two stages (C passes through them): 21 KiB, which lets the driver run two
+  // workgroups on an SM (bench/NOTES.md step 25).
+  EXPECT_EQ(kernelSharedBytes(kernelInfo("mma")), 2u * (128 * 24 + 16 * 136) * 2);
+  // S10: two stages, the list with its subgroup totals and two 16-byte scalars, and a kept-steps
+  // word per listed K-tile (two K-blocks each).
   const KernelInfo& native = kernelInfo("mma-joint-64x32");
-  constexpr std::uint64_t kNative = 3u * (128 * 24 + 16 * 136) * 2 + 8 * 16 * 16 * 4 + (1024 + 256 + 8) * 4 + 512 * 4;
+  constexpr std::uint64_t kNative = 2u * (128 * 24 + 16 * 136) * 2 + (1024 + 256 + 8) * 4 + 512 * 4;
   EXPECT_EQ(kernelSharedBytes(native, 1024), kNative);
   EXPECT_EQ(kBlockListLength(native, nvidia.maxSharedBytes), 1024u);
   // 24 bytes less: the list and its kept steps shrink together (1016 entries, 508 words).

@@ -27,13 +27,10 @@ std::string byteText(std::uint64_t bytes) {
 }
 
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength) {
-  auto bytes = static_cast<std::uint64_t>(kernel.stagedSharedBytes());
-  if (kernel.usesTensorCores() && kernel.tile.WM > 0 && kernel.tile.WN > 0 && kernel.stem.rfind("testing_", 0) != 0) {
-    // The native build's 16 x 16 fp32 piece per warp on its way to C (shaders/tileskip_mma.glsl);
-    // the test builds emulate the cooperative matrices and store C from the lanes.
-    const std::uint64_t warps = static_cast<std::uint64_t>(kernel.tile.BM / kernel.tile.WM) * static_cast<std::uint64_t>(kernel.tile.BN / kernel.tile.WN);
-    bytes += warps * 16 * 16 * sizeof(float);
-  }
+  // The tensor-core kernels' C passes through the ring's A stages (shaders/tileskip_mma.glsl) and
+  // adds nothing here.
+  auto bytes = static_cast<std::uint64_t>(kernel.structure.loop == MainLoop::StageRing ? glslRingStages(kernel) * kernel.stageBytes()
+                                                                                      : kernel.stagedSharedBytes());
   if (kernel.persistent()) {
     // The K-block list, a total per subgroup, and the taken tile and dense veto, 16 bytes each
     // (shaders/tileskip_block_skip.glsl says why).

@@ -47,8 +47,16 @@ bool isLavapipe(const std::string& deviceName);  // the device name holds "llvmp
 // minimum) on a device with less.
 inline constexpr std::uint32_t kMinKBlockListLength = 128;
 
+// The shared-memory stages of a tensor-core kernel's GLSL ring (RING_STAGES, shaders/tileskip_ring.glsl):
+// the K-tiles on their way travel in registers, so of the catalogue's ringStages K-tiles it stages
+// ringStages - 1, the one multiplied and the one the next lands in (MainLoop::StageRing). That one
+// stage less than the CUDA twin stages decides how many K13 workgroups NVIDIA's driver runs on an
+// SM: two instead of one (bench/NOTES.md step 25).
+constexpr int glslRingStages(const KernelInfo& kernel) { return kernel.structure.ringStages - 1; }
+
 // Shared memory the kernel's shader declares per workgroup: the stages its catalogue row's main
-// loop keeps (KernelInfo::stagedSharedBytes(), shaders/tileskip_stage.glsl), and for the
+// loop keeps (KernelInfo::stagedSharedBytes(), shaders/tileskip_stage.glsl; glslRingStages for a
+// ring), and for the
 // persistent kernels a K-block list of `listLength` entries, one total per subgroup (at most
 // one per invocation), the taken tile and the dense-block vote (shaders/tileskip_skip.glsl).
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength);

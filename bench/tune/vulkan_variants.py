@@ -58,7 +58,7 @@ ONE_FETCH = [("tileskip_ring.glsl",
               "  if (incoming < steps) storeKTile(incoming % RING_STAGES, fetched);\n")]
 # The K-tile fetched in the last step stored at the top of this one, before this step's loads are
 # issued: a wait on the landing loads cannot also wait on the fresh ones (the driver gives both one
-# scoreboard: bench/NOTES.md step 25). One K-tile in registers; two stages are enough for it.
+# scoreboard: bench/NOTES.md step 25). One K-tile in registers.
 STORE_FIRST = [("tileskip_ring.glsl",
                 "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
                 "  computeKTile(step % RING_STAGES, step);\n"
@@ -66,16 +66,6 @@ STORE_FIRST = [("tileskip_ring.glsl",
                 "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n"
                 "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
                 "  computeKTile(step % RING_STAGES, step);\n")]
-# C's pieces pass through the ring's first stages instead of a scratch of their own (the ring is
-# done when C is stored: the main loop ends on a barrier): 8 KiB less shared memory per workgroup.
-ALIAS_C = [("tileskip_mma.glsl",
-            "shared float mmaScratch[WARPS * MMA_PIECE * MMA_PIECE];\n", ""),
-           ("tileskip_mma.glsl",
-            "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], mmaScratch, base, MMA_PIECE, false);\n",
-            "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], stageA, base / 4u, MMA_PIECE / 4u, false);\n"),
-           ("tileskip_mma.glsl",
-            "    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, mmaScratch[base + e]);\n",
-            "    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, uintBitsToFloat(stageA[(base + e) / 4u][(base + e) % 4u]));\n")]
 # Every workgroup fetches the first block tile's rows of A and columns of B: 2 MiB in all, in L2.
 SAME_TILE = [("tileskip_ring.glsl",
               "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n",
@@ -87,23 +77,6 @@ PLAIN_LOADS = [("tileskip_ring.glsl",
                ("tileskip_ring.glsl",
                 "layout(set = 0, binding = 7, std430) restrict readonly buffer MatrixBHalf8 { uvec4 BH8[]; };",
                 "layout(set = 0, binding = 7, std430) buffer MatrixBHalf8 { uvec4 BH8[]; };")]
-# C stored by the cooperative matrix straight into the C buffer (right wherever the block tile is
-# inside C): no scratch in shared memory.
-DIRECT_C = [("tileskip_mma.glsl",
-             "shared float mmaScratch[WARPS * MMA_PIECE * MMA_PIECE];\n", ""),
-            ("tileskip_mma.glsl",
-             "  uint warp = gl_LocalInvocationIndex / 32u, lane = gl_LocalInvocationIndex % 32u;\n"
-             "  uint base = warp * MMA_PIECE * MMA_PIECE;\n"
-             "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], mmaScratch, base, MMA_PIECE, false);\n"
-             "  subgroupMemoryBarrierShared();\n"
-             "  subgroupBarrier();\n"
-             "  [[unroll]] for (uint e = lane; e < MMA_PIECE * MMA_PIECE; e += 32u) {\n"
-             "    storeC(row + e / MMA_PIECE, col + e % MMA_PIECE, mmaScratch[base + e]);\n"
-             "  }\n"
-             "  // The next piece overwrites the scratch only after every lane has read this one.\n"
-             "  subgroupBarrier();\n",
-             "  coopMatStoreNV(mmaAcc[i * N_PIECES + j], C, row * problem.N + col, problem.N, false);\n")]
-
 # How many workgroups run at once (the driver does not say how many it puts on an SM): a counter of
 # running workgroups and its maximum in C's first two words, which every run leaves at their
 # start value and start value + the most seen (the probe's --print-c shows them); C is not stored.
@@ -138,12 +111,7 @@ VARIANTS = {
     "k13_registers": (K13, NO_STAGE + FROM_REGISTERS, "MMAs from registers and a barrier per step"),
     "k13_registers_nobarrier": (K13, NO_STAGE + FROM_REGISTERS + NO_BARRIER, "MMAs from registers alone"),
     "k13_onefetch": (K13, ONE_FETCH, "one K-tile in registers, fetched in the step that stores it"),
-    "k13_directc": (K13, DIRECT_C, "C stored straight from the accumulators: no scratch in shared memory"),
-    "k13_onefetch_directc": (K13, ONE_FETCH + DIRECT_C, "both"),
     "k13_storefirst": (K13, STORE_FIRST, "the landing K-tile stored before the next one's loads are issued"),
-    "k13_aliasc": (K13, ALIAS_C, "C through the ring's stages: no scratch of its own"),
-    "k13_storefirst_aliasc": (K13, STORE_FIRST + ALIAS_C, "both"),
-    "k13_onefetch_aliasc": (K13, ONE_FETCH + ALIAS_C, "both"),
     "k13_sametile": (K13, SAME_TILE, "every workgroup fetches the same 2 MiB of A and B"),
     "k13_plainloads": (K13, PLAIN_LOADS, "A and B not declared readonly"),
     "k13_residency": (K13, RESIDENCY, "workgroups running at once"),

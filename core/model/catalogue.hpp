@@ -73,8 +73,11 @@ enum class MainLoop {
   DoubleBuffered,  // two Vectorized stages: the next one loads while this one computes
   Hoisted,         // DoubleBuffered with addresses hoisted out of the loop, loads in fixed passes
   KBlockList,      // two Vectorized stages fed from a gathered list of the K-blocks a tile needs
-  StageRing,       // ringStages stages of 16-bit tiles, rows padded by 8 elements, in a ring: K-tile
-                   // t + ringStages - 1 is on its way while t is multiplied (no transposed A)
+  StageRing,       // a ring of ringStages K-tiles of 16-bit values, rows padded by 8 elements: K-tile
+                   // t + ringStages - 1 is on its way while t is multiplied (no transposed A). The CUDA
+                   // twin stages them all (cp.async lands in shared memory); the GLSL twin, with no
+                   // asynchronous copy, carries the ringStages - 1 on their way in registers and stages
+                   // ringStages - 1: the one multiplied and the one the next lands in (glslRingStages)
   BulkCopyRing,    // ringStages stages of 16-bit tiles in 128-byte swizzled rows (BK = 64 values), filled by
                    // the copy engine for a producer warpgroup and read by the consumers' warpgroup MMAs, a
                    // full and an empty mbarrier per stage between them: Hopper only, so CUDA only
@@ -229,6 +232,7 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::BulkCopyRing) != (s.ringStages >= 2)) {
     return "a ring, and only one, has two stages or more";
   }
+  if (s.loop == MainLoop::StageRing && s.ringStages < 3) return "a register-fed ring (the GLSL twin's) needs two stages: three K-tiles or more";
   if (s.loop == MainLoop::BulkCopyRing &&
       (k.tile.BK != 64 || k.tile.WM != 64 || k.tile.WN != 256 || k.tile.BM % k.tile.WM != 0 || k.tile.BN % k.tile.WN != 0 ||
        k.tile.threads != kWarpgroupThreads * (1 + (k.tile.BM / k.tile.WM) * (k.tile.BN / k.tile.WN)))) {
@@ -287,7 +291,7 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    "K11 with its addresses hoisted out of the K loop and the barrier before the last depth, in a 128x256 block of eight 64x64 warps"},
   {"mma",          "K13", "k13_mma",         KernelFamily::Dense,    {128, 128, 16, 64, 32, 0, 0, 256},  0,  0,
    {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs.with(DType::Tf32), 3},
-   "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out; tf32 in two 16x8x8 ones, B transposed first), fed from a ring of three shared-memory stages"},
+   "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out; tf32 in two 16x8x8 ones, B transposed first), fed from a ring of three K-tiles: one multiplied while two are on their way"},
   {"wgmma",        "K14", "k14_wgmma",       KernelFamily::Dense,    {128, 256, 64, 64, 256, 0, 0, 384}, 0,  0,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::None, 0,
     kHalfInputs.with(DType::Tf32), 4},
