@@ -5,13 +5,15 @@
 // for S10 (tileskip_block_skip.glsl).
 //
 // Where the CUDA twin copies global to shared memory with cp.async, which GLSL does not have, a
-// K-tile travels through registers, and the ones on their way wait there: the one stored into its
-// stage after this step's multiplies was fetched before the last step's, so its global loads have
-// two steps of multiplies to land in (with one, S10 ran 10-13 % slower on the H200, whose
-// list-driven loads start late; K13 the same: bench/NOTES.md step 23). So of the catalogue's ring
-// of three K-tiles, shared memory holds two stages (RING_STAGES, the backend's glslRingStages):
-// the one multiplied and the one the landing K-tile goes into, one fewer than the CUDA twin, which
-// lets NVIDIA's driver run two K13 workgroups on an SM instead of one (step 25).
+// K-tile travels through registers, and the ones on their way wait there. The two halves of the
+// workgroup take turns: K-tile t is fetched and stored by half t % 2, so a half fetches a K-tile at
+// the top of one step and stores it at the end of the next, and issues no other load in between.
+// That matters on NVIDIA's driver, which gives all of a warp's loads one scoreboard: a store that
+// followed fresher loads of the same warp waited for those too (bench/NOTES.md step 25), and with
+// every warp fetching every step, each step waited for a whole load. So of the catalogue's ring of
+// three K-tiles, shared memory holds two stages (RING_STAGES, the backend's glslRingStages): the
+// one multiplied and the one the landing K-tile goes into, one fewer than the CUDA twin, which lets
+// the driver run two K13 workgroups on an SM instead of one (step 25).
 //
 // A kernel that includes this file defines the two functions declared below. Needs
 // tileskip_common.glsl first and GL_EXT_shader_explicit_arithmetic_types_float16 in the kernel.
@@ -51,9 +53,11 @@ void computeKTile(uint stage, uint step);
 
 // A K-tile in flight: this invocation's chunks of A (chunk c: row c / K_SLOTS of the tile, the
 // K-block of slot c % K_SLOTS) and of B (K-row c / (BN/8), its (c % (BN/8))-th 8 columns), as the
-// CUDA twin's loadMmaKTile numbers them.
+// CUDA twin's loadMmaKTile numbers them, c counted within the half of the workgroup whose turn it
+// is (HALF invocations: whole warps, K13 and S10 having eight).
 const uint B_CHUNKS_PER_ROW = BN / CHUNK;
-const uint A_PASSES = BM * K_SLOTS / THREADS, B_PASSES = BK * B_CHUNKS_PER_ROW / THREADS;
+const uint HALF = THREADS / 2u;
+const uint A_PASSES = BM * K_SLOTS / HALF, B_PASSES = BK * B_CHUNKS_PER_ROW / HALF;
 struct KTileChunks {
   uvec4 a[A_PASSES];
   uvec4 b[B_PASSES];
@@ -97,15 +101,18 @@ uvec4 fetchBChunk(int kBlock, uint kInBlock, uint col) {
   return halvesAsChunk(h);
 }
 
-// Global loads of K-tile `step` of the schedule, into registers.
+// Whether K-tile `step` is this invocation's half's to fetch and store: the same in a whole warp.
+bool myTurn(uint step) { return gl_LocalInvocationIndex / HALF == step % 2u; }
+
+// Global loads of this half's chunks of K-tile `step` of the schedule, into registers.
 void fetchKTile(uint row0, uint col0, uint step, out KTileChunks tile) {
   [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) fetchedKBlocks[s] = scheduledKBlock(step * K_SLOTS + s);
   [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
-    uint c = gl_LocalInvocationIndex + p * THREADS;
+    uint c = gl_LocalInvocationIndex % HALF + p * HALF;
     tile.a[p] = fetchAChunk(row0 + c / K_SLOTS, fetchedKBlockOfSlot(c % K_SLOTS));
   }
   [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
-    uint c = gl_LocalInvocationIndex + p * THREADS;
+    uint c = gl_LocalInvocationIndex % HALF + p * HALF;
     uint kk = c / B_CHUNKS_PER_ROW;
     tile.b[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);
   }
@@ -120,14 +127,15 @@ void storeChunk(bool toA, uint at, uvec4 chunk) {
   }
 }
 
-// A K-tile in registers into `stage` of the ring: slot s of A's rows at columns 8s .. 8s + 7.
+// This half's chunks of a K-tile in registers into `stage` of the ring: slot s of A's rows at
+// columns 8s .. 8s + 7.
 void storeKTile(uint stage, KTileChunks tile) {
   [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
-    uint c = gl_LocalInvocationIndex + p * THREADS;
+    uint c = gl_LocalInvocationIndex % HALF + p * HALF;
     storeChunk(true, stage * A_ELEMENTS + (c / K_SLOTS) * A_STRIDE + (c % K_SLOTS) * CHUNK, tile.a[p]);
   }
   [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
-    uint c = gl_LocalInvocationIndex + p * THREADS;
+    uint c = gl_LocalInvocationIndex % HALF + p * HALF;
     storeChunk(false, stage * B_ELEMENTS + (c / B_CHUNKS_PER_ROW) * B_STRIDE + (c % B_CHUNKS_PER_ROW) * CHUNK, tile.b[p]);
   }
 }
@@ -164,35 +172,32 @@ void storeMmaWarpTile(uint row0, uint col0) {
 }
 
 // One step of the ring: K-tile `step` is multiplied from its stage; K-tile step + RING_STAGES - 1,
-// in `landing` since the last step, goes into the stage step - 1 used, which every warp finished
-// reading before the last barrier; the K-tile after it is fetched into `next` first, to land
-// during these multiplies and the next step's. Every invocation takes the same branches.
-void mmaRingStep(uint row0, uint col0, uint steps, uint step, KTileChunks landing, inout KTileChunks next) {
+// in the registers of the half whose turn it is since the last step, goes into the stage step - 1
+// used, which every warp finished reading before the last barrier; the other half fetches the
+// K-tile after it first, to land during these multiplies and the next step's. Every invocation
+// meets the same barriers.
+void mmaRingStep(uint row0, uint col0, uint steps, uint step, inout KTileChunks mine) {
   uint incoming = step + RING_STAGES - 1u;
-  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);
+  if (incoming + 1u < steps && myTurn(incoming + 1u)) fetchKTile(row0, col0, incoming + 1u, mine);
   computeKTile(step % RING_STAGES, step);
-  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);
+  if (incoming < steps && myTurn(incoming)) storeKTile(incoming % RING_STAGES, mine);
   barrier();
 }
 
 // The ring over `steps` K-tiles of the block tile at (row0, col0). `steps` is the same in every
 // invocation of the workgroup, so every barrier is uniform. The last barrier also keeps a
-// persistent kernel's next block tile from filling a stage a warp still reads. The two K-tiles
-// in registers alternate between `even` and `odd` over a loop unrolled by two, so no step copies one.
+// persistent kernel's next block tile from filling a stage a warp still reads.
 void mmaRingMainLoop(uint row0, uint col0, uint steps) {
   chunked = problem.K % CHUNK == 0u && problem.N % CHUNK == 0u;
-  KTileChunks even, odd;
+  KTileChunks mine;  // this half's chunks of its K-tile on the way
   // Prologue: K-tiles 0 .. RING_STAGES - 2 into their stages, K-tile RING_STAGES - 1 into registers.
   for (uint t = 0u; t + 1u < RING_STAGES; ++t) {
-    if (t < steps) {
-      fetchKTile(row0, col0, t, even);
-      storeKTile(t, even);
+    if (t < steps && myTurn(t)) {
+      fetchKTile(row0, col0, t, mine);
+      storeKTile(t, mine);
     }
   }
-  if (RING_STAGES - 1u < steps) fetchKTile(row0, col0, RING_STAGES - 1u, even);
+  if (RING_STAGES - 1u < steps && myTurn(RING_STAGES - 1u)) fetchKTile(row0, col0, RING_STAGES - 1u, mine);
   barrier();
-  for (uint step = 0u; step < steps; step += 2u) {
-    mmaRingStep(row0, col0, steps, step, even, odd);
-    if (step + 1u < steps) mmaRingStep(row0, col0, steps, step + 1u, odd, even);
-  }
+  for (uint step = 0u; step < steps; ++step) mmaRingStep(row0, col0, steps, step, mine);
 }

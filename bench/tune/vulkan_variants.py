@@ -99,7 +99,9 @@ def padded(pad):
 
 
 K13 = "k13_mma.comp"
+S10 = "s10_mma_joint_64x32.comp"
 VARIANTS = {
+    "s10": (S10, [], "S10's source, built here (run it with --kernel mma-joint-64x32)"),
     # name: (shader, edits, what it shows)
     "k13": (K13, [], "the catalogue's source, built here: must equal and time as the embedded shader"),
     "k13_bcol": (K13, [B_COLUMN_MAJOR], "B's pieces loaded column-major, as from a stage holding B^T"),
