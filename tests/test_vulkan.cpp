@@ -104,14 +104,12 @@ std::vector<VerifyResult> verifyOn(Backend& backend, const KernelInfo& kernel, b
 }
 
 // A tensor-core kernel as a device without cooperative matrices runs it (lavapipe in CI): its
-// emulated build (testing_emulated_<stem>), and where the device's shared memory is too small
-// for the catalogue's ring and a persistent kernel's K-block list together (lavapipe's 32 KiB
-// and S10), fewer ring stages: the same source with another RING_STAGES.
-KernelInfo emulatedTensorCoreKernel(const KernelInfo& kernel, const ComputeLimits& limits) {
+// emulated build (testing_emulated_<stem>), with the catalogue's ring, whose two GLSL stages fit
+// lavapipe's 32 KiB with S10's whole K-block list (VulkanLimits checks it).
+KernelInfo emulatedTensorCoreKernel(const KernelInfo& kernel) {
   static std::deque<std::string> stems;  // a KernelInfo holds a view of its stem
   KernelInfo emulated = kernel;
   emulated.stem = stems.emplace_back("testing_emulated_" + std::string(kernel.stem));
-  while (launchProblem(emulated, limits) && emulated.structure.ringStages > 3) --emulated.structure.ringStages;
   return emulated;
 }
 
@@ -225,18 +223,18 @@ TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
   nvidia.maxSharedBytes = 48 * 1024;
   for (const KernelInfo* twin : glslTwins()) {
     const KernelInfo& k = *twin;
-    const KernelInfo onLavapipe = k.usesTensorCores() ? emulatedTensorCoreKernel(k, lavapipe) : k;
+    const KernelInfo onLavapipe = k.usesTensorCores() ? emulatedTensorCoreKernel(k) : k;
     EXPECT_EQ(launchProblem(onLavapipe, lavapipe), std::nullopt) << k.id;
     EXPECT_EQ(launchProblem(k, nvidia), std::nullopt) << k.id;
 
   }
   // The tensor-core kernels' rings of three K-tiles stage two of them (the others wait in
   // registers), which fits lavapipe with S10's whole K-block list.
-  const KernelInfo s10 = emulatedTensorCoreKernel(kernelInfo("mma-joint-64x32"), lavapipe);
+  const KernelInfo s10 = emulatedTensorCoreKernel(kernelInfo("mma-joint-64x32"));
   EXPECT_EQ(s10.structure.ringStages, 3);
   EXPECT_EQ(glslRingStages(s10), 2);
   EXPECT_EQ(kBlockListLength(s10, lavapipe.maxSharedBytes), 1024u);
-  EXPECT_EQ(emulatedTensorCoreKernel(kernelInfo("mma"), lavapipe).structure.ringStages, 3);
+  EXPECT_EQ(emulatedTensorCoreKernel(kernelInfo("mma")).structure.ringStages, 3);
   // K13 natively on NVIDIA: two stages (C passes through them): 21 KiB, which lets the driver run two
   // workgroups on an SM (bench/NOTES.md step 25).
   EXPECT_EQ(kernelSharedBytes(kernelInfo("mma")), 2u * (128 * 24 + 16 * 136) * 2);
@@ -747,7 +745,7 @@ TEST(VulkanDevice, TheTensorCoreKernelsPassTheVerifySuiteOnEmulatedCooperativeMa
   if (!backend.context().device().limits().halfArithmetic) GTEST_SKIP() << "no fp16 in shaders on " << backend.device().name;
   ASSERT_EQ(tensorCoreKernels().size(), 2u);
   for (const KernelInfo* kernel : tensorCoreKernels()) {
-    const KernelInfo emulated = emulatedTensorCoreKernel(*kernel, backend.context().device().limits());
+    const KernelInfo emulated = emulatedTensorCoreKernel(*kernel);
     std::vector<VerifyResult> results = verifyOn(backend, emulated, false);
     ASSERT_FALSE(results.empty()) << kernel->id;
     for (const VerifyResult& r : results) {
@@ -828,11 +826,6 @@ TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
     const std::string stem = "testing_lanes_" + std::string(kernel.stem);
     KernelInfo probe = kernel;
     probe.stem = stem;
-    // Where the device cannot hold a tensor-core kernel's ring (S10 on lavapipe), the emulated
-    // build's fewer stages (emulatedTensorCoreKernel); the lane map does not depend on them.
-    if (kernel.usesTensorCores()) {
-      probe.structure.ringStages = emulatedTensorCoreKernel(kernel, backend.context().device().limits()).structure.ringStages;
-    }
     const TileShape& t = kernel.tile;
     ProblemData data{generate("uniform", Operand::A, t.BM, kKBlock, 1.0, 1), generate("uniform", Operand::B, kKBlock, t.BN, 1.0, 2)};
     for (int row = 0; row < t.BM; ++row) data.a(row, kKBlock - 1) = 0.0f;

@@ -29,8 +29,8 @@ std::string byteText(std::uint64_t bytes) {
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength) {
   // The tensor-core kernels' C passes through the ring's A stages (shaders/tileskip_mma.glsl) and
   // adds nothing here.
-  auto bytes = static_cast<std::uint64_t>(kernel.structure.loop == MainLoop::StageRing ? glslRingStages(kernel) * kernel.stageBytes()
-                                                                                      : kernel.stagedSharedBytes());
+  const int ringStages = glslRingStages(kernel);
+  auto bytes = static_cast<std::uint64_t>(ringStages > 0 ? ringStages * kernel.stageBytes() : kernel.stagedSharedBytes());
   if (kernel.persistent()) {
     // The K-block list, a total per subgroup, and the taken tile and dense veto, 16 bytes each
     // (shaders/tileskip_block_skip.glsl says why).

@@ -51,8 +51,10 @@ inline constexpr std::uint32_t kMinKBlockListLength = 128;
 // the K-tiles on their way travel in registers, so of the catalogue's ringStages K-tiles it stages
 // ringStages - 1, the one multiplied and the one the next lands in (MainLoop::StageRing). That one
 // stage less than the CUDA twin stages decides how many K13 workgroups NVIDIA's driver runs on an
-// SM: two instead of one (bench/NOTES.md step 25).
-constexpr int glslRingStages(const KernelInfo& kernel) { return kernel.structure.ringStages - 1; }
+// SM: two instead of one (bench/NOTES.md step 25). 0 for a kernel without such a ring.
+constexpr int glslRingStages(const KernelInfo& kernel) {
+  return kernel.structure.loop == MainLoop::StageRing ? kernel.structure.ringStages - 1 : 0;
+}
 
 // Shared memory the kernel's shader declares per workgroup: the stages its catalogue row's main
 // loop keeps (KernelInfo::stagedSharedBytes(), shaders/tileskip_stage.glsl; glslRingStages for a

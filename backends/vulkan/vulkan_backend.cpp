@@ -361,7 +361,7 @@ Specialization kernelConstants(const KernelInfo& kernel, const PipelineSwitches&
   s.set(SpecId::ARows, kernel.aRowGranularity);
   s.set(SpecId::BCols, kernel.bColGranularity);
   s.set(SpecId::LaneCols, kernel.hasWarpTile() ? warpLayout(kernel).laneCols : 1);
-  s.set(SpecId::RingStages, kernel.structure.loop == MainLoop::StageRing ? glslRingStages(kernel) : 0);
+  s.set(SpecId::RingStages, glslRingStages(kernel));
   setSwitches(s, switches);
   return s;
 }

@@ -87,11 +87,6 @@ KernelInfo variantOf(const KernelInfo& kernel, const std::string& name, std::str
   return variant;
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 double largestDifference(const Matrix& x, const Matrix& y) {
   double worst = 0.0;
   for (int r = 0; r < x.rows(); ++r) {
@@ -185,7 +180,7 @@ int probe(int argc, char** argv) {
       warmUp(*problem, variants[v], options, backend.device().isGpu);
       std::vector<double> times;
       for (int i = 0; i < repeat; ++i) times.push_back(problem->run(variants[v]));
-      best[v] = std::min(best[v], median(times));
+      best[v] = std::min(best[v], summarize(times).median);
     }
   }
   std::printf("%s on %s, %s, %d^3: median of %d runs, best of %d rounds\n", std::string(kernel->id).c_str(),

@@ -6,7 +6,9 @@ them (glslangValidator --target-env vulkan1.1) into OUT/<name>.spv. Most are pro
 something out on purpose (global loads, stage stores, barriers) to see what it costs on the GPU:
 their C differs from the catalogue's, which the probe prints beside the time. An edit that no
 longer matches the source fails the build of that variant, so a stale probe cannot time the
-unchanged kernel under a new name.
+unchanged kernel under a new name; a test builds them all (bench/tune/CMakeLists.txt). Step 25's
+schedules that the ring's turns replaced (one K-tile in flight, the store first, C straight or through
+the stages) are gone with the text they edited; their numbers are in bench/results.
 
   bench/tune/vulkan_variants.py OUT [NAME...]     (default: every variant)
 """
@@ -29,9 +31,9 @@ NO_GLOBAL = [("tileskip_ring.glsl",
               "tile.b[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);",
               "tile.b[p] = uvec4(kk);")]
 NO_STAGE = [("tileskip_ring.glsl",
-             "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n", ""),
+             "  if (incoming + 1u < steps && myTurn(incoming + 1u)) fetchKTile(row0, col0, incoming + 1u, mine);\n", ""),
             ("tileskip_ring.glsl",
-             "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n", "")]
+             "  if (incoming < steps && myTurn(incoming)) storeKTile(incoming % RING_STAGES, mine);\n", "")]
 NO_BARRIER = [("tileskip_ring.glsl",
                "  computeKTile(step % RING_STAGES, step);\n  barrier();\n",
                "  computeKTile(step % RING_STAGES, step);\n")]
@@ -47,29 +49,10 @@ FROM_REGISTERS = [("tileskip_ring.glsl",
                    "  mmaZeroAccumulators();\n",
                    "  mmaZeroAccumulators();\n  loadStep(0u, 0u);\n")]
 
-# One K-tile in registers at a time, fetched in the step that stores it (the ring before step 23).
-ONE_FETCH = [("tileskip_ring.glsl",
-              "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
-              "  computeKTile(step % RING_STAGES, step);\n"
-              "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n",
-              "  KTileChunks fetched;\n"
-              "  if (incoming < steps) fetchKTile(row0, col0, incoming, fetched);\n"
-              "  computeKTile(step % RING_STAGES, step);\n"
-              "  if (incoming < steps) storeKTile(incoming % RING_STAGES, fetched);\n")]
-# The K-tile fetched in the last step stored at the top of this one, before this step's loads are
-# issued: a wait on the landing loads cannot also wait on the fresh ones (the driver gives both one
-# scoreboard: bench/NOTES.md step 25). One K-tile in registers.
-STORE_FIRST = [("tileskip_ring.glsl",
-                "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
-                "  computeKTile(step % RING_STAGES, step);\n"
-                "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n",
-                "  if (incoming < steps) storeKTile(incoming % RING_STAGES, landing);\n"
-                "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n"
-                "  computeKTile(step % RING_STAGES, step);\n")]
 # Every workgroup fetches the first block tile's rows of A and columns of B: 2 MiB in all, in L2.
 SAME_TILE = [("tileskip_ring.glsl",
-              "  if (incoming + 1u < steps) fetchKTile(row0, col0, incoming + 1u, next);\n",
-              "  if (incoming + 1u < steps) fetchKTile(0u, 0u, incoming + 1u, next);\n")]
+              "  if (incoming + 1u < steps && myTurn(incoming + 1u)) fetchKTile(row0, col0, incoming + 1u, mine);\n",
+              "  if (incoming + 1u < steps && myTurn(incoming + 1u)) fetchKTile(0u, 0u, incoming + 1u, mine);\n")]
 # The 16-byte loads without readonly: plain global loads instead of the read-only data path.
 PLAIN_LOADS = [("tileskip_ring.glsl",
                 "layout(set = 0, binding = 6, std430) restrict readonly buffer MatrixAHalf8 { uvec4 AH8[]; };",
@@ -112,12 +95,9 @@ VARIANTS = {
     "k13_bcol_nostage_nobarrier": (K13, [B_COLUMN_MAJOR] + NO_STAGE + NO_BARRIER, "shared loads and MMAs alone"),
     "k13_registers": (K13, NO_STAGE + FROM_REGISTERS, "MMAs from registers and a barrier per step"),
     "k13_registers_nobarrier": (K13, NO_STAGE + FROM_REGISTERS + NO_BARRIER, "MMAs from registers alone"),
-    "k13_onefetch": (K13, ONE_FETCH, "one K-tile in registers, fetched in the step that stores it"),
-    "k13_storefirst": (K13, STORE_FIRST, "the landing K-tile stored before the next one's loads are issued"),
     "k13_sametile": (K13, SAME_TILE, "every workgroup fetches the same 2 MiB of A and B"),
     "k13_plainloads": (K13, PLAIN_LOADS, "A and B not declared readonly"),
     "k13_residency": (K13, RESIDENCY, "workgroups running at once"),
-    "k13_onefetch_residency": (K13, ONE_FETCH + RESIDENCY, "the same, one K-tile in registers"),
     **{f"k13_residency_pad{pad}": (K13, padded(pad), f"workgroups running at once with {pad} more bytes of shared memory")
        for pad in (1024, 2048, 3072, 4096, 6144, 8192)},
 }
