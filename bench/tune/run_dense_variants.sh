@@ -3,13 +3,15 @@
 # on the GPU, writing the log, a CSV and the ptxas register/spill report to $OUT.
 #   bench/tune/run_dense_variants.sh [harness options: --sizes 2048,4096,8192 --repeat 15 --filter ms3]
 # Environment: OUT (default build/tune), JOBS (parallel nvcc, default nproc), NVCC, ARCH (90),
-# REBUILD=1 to rebuild, BUILD_ONLY=1 to stop after building. The translation units compile in parallel (one nvcc each, ~1 minute
+# REBUILD=1 to rebuild, BUILD_ONLY=1 to stop after building, BUILD (default build/tune) for the build folder,
+# NVCC_FLAGS for more nvcc flags (e.g. -Xptxas=--register-usage-level=8, NOTES step 26). The translation units compile in parallel (one nvcc each, ~1 minute
 # apiece); the build line of one unit is
 #   nvcc -O3 -std=c++20 -gencode=arch=compute_90,code=sm_90 -Ibackends/cuda -Xptxas -v -c bench/tune/<unit>.cu
 # and the link: nvcc -gencode=arch=compute_90,code=sm_90 <objects> -lcublas -o dense_variants
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=build/tune
+BUILD=${BUILD:-build/tune}
+NVCC_FLAGS=${NVCC_FLAGS:-}
 OUT=${OUT:-$BUILD}
 JOBS=${JOBS:-$(nproc)}
 ARCH=${ARCH:-90}
@@ -21,9 +23,9 @@ mkdir -p "$BUILD" "$OUT"
 if [ ! -x "$BUILD/dense_variants" ] || [ "${REBUILD:-0}" = 1 ]; then
   echo "building with $NVCC ($JOBS jobs), sm_$ARCH"
   start=$(date +%s)
-  export NVCC GENCODE BUILD
+  export NVCC GENCODE BUILD NVCC_FLAGS
   if ! printf '%s\n' $UNITS | xargs -P "$JOBS" -I{} sh -c \
-      '"$NVCC" -O3 -std=c++20 $GENCODE -Ibackends/cuda -lineinfo -Xptxas -v -c bench/tune/{}.cu -o "$BUILD/{}.o" 2> "$BUILD/{}.ptxas" || { cat "$BUILD/{}.ptxas"; exit 255; }'; then
+      '"$NVCC" -O3 -std=c++20 $GENCODE -Ibackends/cuda -lineinfo $NVCC_FLAGS -Xptxas -v -c bench/tune/{}.cu -o "$BUILD/{}.o" 2> "$BUILD/{}.ptxas" || { cat "$BUILD/{}.ptxas"; exit 255; }'; then
     echo "build failed" >&2
     exit 1
   fi
