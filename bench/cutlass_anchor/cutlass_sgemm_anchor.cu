@@ -20,6 +20,7 @@
 
 #include "cutlass/gemm/device/gemm.h"
 #include "cutlass/version.h"
+#include "k12_cutlass_warp.cuh"
 
 namespace {
 
@@ -63,6 +64,14 @@ void runCutlass(const Problem& p) {
     std::fprintf(stderr, "CUTLASS launch failed\n");
     std::exit(3);
   }
+}
+
+// tileskip's K12 as the catalogue builds it, and K12 with CUTLASS's warp level (k12_cutlass_warp.cuh):
+// both launch one block per 128 x 256 tile of C in a 1-D grid, as the product does.
+template <class Kernel>
+void runTileskip(Kernel kernel, const Problem& p) {
+  const unsigned blocks = static_cast<unsigned>((p.n / 128) * (p.n / 256));
+  kernel<<<blocks, 256>>>(p.a, p.b, p.c, p.n, p.n, p.n);
 }
 
 // Row-major C = A·B is column-major C^T = B^T·A^T: cuBLAS multiplies B by A.
@@ -125,9 +134,11 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
-      const std::string known[] = {"cublas", "128x256", "256x128", "128x128", "128x128w32"};
+      const std::string known[] = {"cublas", "128x256", "128x256s2", "256x128", "128x128", "128x128w32", "k12", "k12-cutlass-warp",
+                                   "k12-cutlass-warp-copy", "k12-cutlass-warp-order", "k12-cutlass-warp-copy-order"};
       if (std::find(std::begin(known), std::end(known), only) == std::end(known)) {
-        std::fprintf(stderr, "--only %s: not one of cublas, 128x256, 256x128, 128x128, 128x128w32\n", only.c_str());
+        std::fprintf(stderr, "--only %s: not one of cublas, 128x256, 128x256s2, 256x128, 128x128, 128x128w32, k12, k12-cutlass-warp(-copy, -order, -copy-order)\n",
+                     only.c_str());
         return 2;
       }
     } else if (arg == "--sizes" && i + 1 < argc) {
@@ -136,8 +147,8 @@ int main(int argc, char** argv) {
       for (std::size_t at = 0; at <= list.size();) {
         const std::size_t comma = std::min(list.find(',', at), list.size());
         const int n = std::atoi(list.substr(at, comma - at).c_str());
-        if (n <= 0 || n % 8 != 0) {
-          std::fprintf(stderr, "--sizes: %s is not a positive multiple of 8\n", list.substr(at, comma - at).c_str());
+        if (n <= 0 || n % 256 != 0) {
+          std::fprintf(stderr, "--sizes: %s is not a positive multiple of 256\n", list.substr(at, comma - at).c_str());
           return 2;
         }
         sizes.push_back(n);
@@ -184,10 +195,21 @@ int main(int argc, char** argv) {
     };
     const Variant variants[] = {
         {"128x256", "CUTLASS SIMT 128x256x8, warp 64x64, 3 stages", [&] { runCutlass<SimtGemm<128, 256, 64, 64, 3>>(p); }},
+        {"128x256s2", "CUTLASS SIMT 128x256x8, warp 64x64, 2 stages", [&] { runCutlass<SimtGemm<128, 256, 64, 64, 2>>(p); }},
         {"256x128", "CUTLASS SIMT 256x128x8, warp 64x64, 2 stages", [&] { runCutlass<SimtGemm<256, 128, 64, 64, 2>>(p); }},
         {"128x128", "CUTLASS SIMT 128x128x8, warp 64x64, 2 stages", [&] { runCutlass<SimtGemm<128, 128, 64, 64, 2>>(p); }},
         {"128x128w32", "CUTLASS SIMT 128x128x8, warp 32x64, 3 stages",
          [&] { runCutlass<SimtGemm<128, 128, 32, 64, 3>>(p); }},
+        {"k12", "tileskip K12 128x256x8 (catalogue)",
+         [&] { runTileskip(tileskip::cuda::hoisted<128, 256, 8, 64, 64, 8, 4, 256>, p); }},
+        {"k12-cutlass-warp", "K12's block level, CUTLASS's warp level",
+         [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256>, p); }},
+        {"k12-cutlass-warp-copy", "... and CUTLASS's scalar K-tile copies",
+         [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256, true>, p); }},
+        {"k12-cutlass-warp-order", "... and CUTLASS's block order",
+         [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256, false, true>, p); }},
+        {"k12-cutlass-warp-copy-order", "... and CUTLASS's copies and block order",
+         [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256, true, true>, p); }},
     };
     for (const Variant& v : variants) {
       if (!all && only != v.shape) continue;
