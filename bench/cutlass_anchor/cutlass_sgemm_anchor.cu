@@ -135,9 +135,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
       const std::string known[] = {"cublas", "128x256", "128x256s2", "256x128", "128x128", "128x128w32", "k12", "k12-cutlass-warp",
-                                   "k12-cutlass-warp-copy", "k12-cutlass-warp-order", "k12-cutlass-warp-copy-order"};
+                                   "k12-cutlass-warp-copy", "k12-cutlass-warp-order", "k12-cutlass-warp-copy-order",
+                                   "k12-cutlass-warp-l2line", "k12-cutlass-warp-copy-order-l2line"};
       if (std::find(std::begin(known), std::end(known), only) == std::end(known)) {
-        std::fprintf(stderr, "--only %s: not one of cublas, 128x256, 128x256s2, 256x128, 128x128, 128x128w32, k12, k12-cutlass-warp(-copy, -order, -copy-order)\n",
+        std::fprintf(stderr, "--only %s: not one of cublas, 128x256, 128x256s2, 256x128, 128x128, 128x128w32, k12, k12-cutlass-warp(-copy, -order, -copy-order, -l2line, -copy-order-l2line)\n",
                      only.c_str());
         return 2;
       }
@@ -210,6 +211,10 @@ int main(int argc, char** argv) {
          [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256, false, true>, p); }},
         {"k12-cutlass-warp-copy-order", "... and CUTLASS's copies and block order",
          [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256, true, true>, p); }},
+        {"k12-cutlass-warp-l2line", "K12 block, CUTLASS warp, loads of whole L2 lines",
+         [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256, false, false, true>, p); }},
+        {"k12-cutlass-warp-copy-order-l2line", "... CUTLASS's copies, order, whole L2 lines",
+         [&] { runTileskip(tileskip::anchor::hoistedCutlassWarp<128, 256, 8, 256, true, true, true>, p); }},
     };
     for (const Variant& v : variants) {
       if (!all && only != v.shape) continue;

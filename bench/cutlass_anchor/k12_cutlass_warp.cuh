@@ -10,6 +10,7 @@
 #include "cutlass/gemm/warp/mma_simt.h"
 #include <type_traits>
 
+#include "bench/tune/l2_line_loads.cuh"
 #include "k12_hoisted.cuh"
 
 namespace tileskip::anchor {
@@ -23,8 +24,9 @@ using CutlassWarpMma = cutlass::gemm::warp::MmaSimt<cutlass::gemm::GemmShape<64,
                                                     cutlass::layout::RowMajor, float, cutlass::layout::RowMajor, CutlassWarpPolicy>;
 
 // The K-tile copied as CUTLASS's SIMT kernels copy it: one float per load and per shared store,
-// A's threads BK along K by kThreads / BK rows a pass, B's threads one column each down the K-tile.
-template <int BM, int BN, int BK, int kThreads>
+// A's threads BK along K by kThreads / BK rows a pass, B's threads one column each down the K-tile;
+// kL2Line: each load asks L2 for its whole 128-byte line, as CUTLASS's do (l2_line_loads.cuh).
+template <int BM, int BN, int BK, int kThreads, bool kL2Line = false>
 struct ScalarKTile {
   static constexpr int kAPasses = BM * BK / kThreads, kBPasses = BK * BN / kThreads;
   static_assert(kThreads == BN && kThreads % BK == 0, "one B column a thread; A rows in whole passes");
@@ -36,12 +38,20 @@ struct ScalarKTile {
   __device__ ScalarKTile(const float* A_, const float* B_, int N_, int K_, int rowBase_, int colBase_, int tid_)
       : A(A_), B(B_), K(K_), N(N_), rowBase(rowBase_), colBase(colBase_), tid(tid_) {}
 
+  static __device__ float load(const float* from) {
+    if constexpr (kL2Line) {
+      return tune::loadGlobalL2Line(from);
+    } else {
+      return *from;
+    }
+  }
+
   __device__ void fetch(int kBase) {
     const float* first = A + static_cast<long long>(rowBase + tid / BK) * K + kBase + tid % BK;
 #pragma unroll
-    for (int p = 0; p < kAPasses; ++p) a[p] = first[static_cast<long long>(p) * (kThreads / BK) * K];
+    for (int p = 0; p < kAPasses; ++p) a[p] = load(first + static_cast<long long>(p) * (kThreads / BK) * K);
 #pragma unroll
-    for (int p = 0; p < kBPasses; ++p) b[p] = B[static_cast<long long>(kBase + p) * N + colBase + tid];
+    for (int p = 0; p < kBPasses; ++p) b[p] = load(B + static_cast<long long>(kBase + p) * N + colBase + tid);
   }
 
   __device__ void store(float* As, float* Bs) const {
@@ -53,9 +63,25 @@ struct ScalarKTile {
   }
 };
 
+// K12's K-tile whose 128-bit loads ask L2 for whole lines (interior problems only, as the probe).
+template <int BM, int BN, int BK, int kThreads>
+struct LineHintedKTile : tileskip::cuda::HoistedKTile<BM, BN, BK, kThreads> {
+  using Base = tileskip::cuda::HoistedKTile<BM, BN, BK, kThreads>;
+  using Base::Base;
+  __device__ void fetch(int kBase) {
+    const float* a = this->A + static_cast<long long>(this->rowBase + this->aRow) * this->K + kBase + this->aK;
+    const float* b = this->B + static_cast<long long>(kBase + this->bK) * this->N + this->colBase + this->bCol;
+#pragma unroll
+    for (int p = 0; p < Base::kAFetchPasses; ++p) this->a[p] = tune::loadGlobalQuadL2Line(a + static_cast<long long>(p) * Base::kARowsPerPass * this->K);
+#pragma unroll
+    for (int p = 0; p < Base::kBFetchPasses; ++p) this->b[p] = tune::loadGlobalQuadL2Line(b + static_cast<long long>(p) * Base::kBRowsPerPass * this->N);
+  }
+};
+
 // kCutlassCopy: the K-tile copied by ScalarKTile instead of K12's 128-bit loads; kCutlassOrder:
-// CUTLASS's identity block order (consecutive blocks walk down M) instead of K12's groups of rows.
-template <int BM, int BN, int BK, int kThreads, bool kCutlassCopy = false, bool kCutlassOrder = false>
+// CUTLASS's identity block order (consecutive blocks walk down M) instead of K12's groups of rows;
+// kL2Line: either copy's loads ask L2 for whole lines.
+template <int BM, int BN, int BK, int kThreads, bool kCutlassCopy = false, bool kCutlassOrder = false, bool kL2Line = false>
 __global__ void __launch_bounds__(kThreads, 1)
     hoistedCutlassWarp(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
   using namespace tileskip::cuda;
@@ -69,7 +95,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     block.rowBase = static_cast<int>(blockIdx.x % (M / BM)) * BM;
     block.colBase = static_cast<int>(blockIdx.x / (M / BM)) * BN;
   }
-  using Copy = std::conditional_t<kCutlassCopy, ScalarKTile<BM, BN, BK, kThreads>, HoistedKTile<BM, BN, BK, kThreads>>;
+  using Vector = std::conditional_t<kL2Line, LineHintedKTile<BM, BN, BK, kThreads>, HoistedKTile<BM, BN, BK, kThreads>>;
+  using Copy = std::conditional_t<kCutlassCopy, ScalarKTile<BM, BN, BK, kThreads, kL2Line>, Vector>;
   Copy staged = [&] {
     if constexpr (kCutlassCopy) {
       return Copy(A, B, N, K, block.rowBase, block.colBase, tid);

@@ -1,0 +1,22 @@
+// Global loads that ask L2 for the whole 128-byte line (PTX `ld.global.L2::128B`), as CUTLASS's
+// SIMT kernels load A and B (their SASS: LDG.E.LTC128B; tileskip's kernels issue LDG.E.CONSTANT).
+// With BK = 8 fp32 a K-tile reads 32 bytes of each row of A, a quarter of a line: the hint brings
+// the next three K-tiles' bytes into L2 with the first (bench/NOTES.md step 28). For the probes of
+// bench/tune and bench/cutlass_anchor; the product does not use it until it is measured.
+#pragma once
+
+namespace tileskip::tune {
+
+__device__ __forceinline__ float4 loadGlobalQuadL2Line(const float* from) {
+  float4 v;
+  asm("ld.global.L2::128B.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(from));
+  return v;
+}
+
+__device__ __forceinline__ float loadGlobalL2Line(const float* from) {
+  float v;
+  asm("ld.global.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(from));
+  return v;
+}
+
+}  // namespace tileskip::tune
