@@ -18,7 +18,8 @@ cd "$build"
 compile=$(ninja -t commands "$object" | tail -n 1)
 link=$(ninja -t commands bin/libtileskip_cuda.so | tail -n 1)
 case "$compile" in *kernel_dispatch.cu*) ;; *) echo "no compile command for $object in $build" >&2; exit 1 ;; esac
-# The same command, writing elsewhere, with the flags (and ptxas's report) appended.
+# The same command, writing elsewhere, with the flags (and ptxas's report) appended: a ptxas option
+# given again overrides the build's own (the last one counts; checked for --register-usage-level).
 eval "${compile/-o $object/-o $out/kernel_dispatch.cu.o} -Xptxas=-v $* 2> '$out/ptxas.log'" ||
   { cat "$out/ptxas.log" >&2; exit 1; }
 link=${link//$object/$out/kernel_dispatch.cu.o}
