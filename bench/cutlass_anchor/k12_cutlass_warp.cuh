@@ -3,14 +3,16 @@
 // depth, its block order) with CUTLASS's warp level in place of ours (MmaSimt: CUTLASS's lane
 // arrangement, fragment iterators and thread-level FMA order, as its default SIMT core picks them
 // for a 64x64 warp tile). If this runs at CUTLASS's speed, the warp level is the piece that differs;
-// if it runs at K12's, the block level is. Interior problems only (M, N multiples of the block
-// tile, K of BK): a probe for the anchor binary, not a kernel of the product.
+// if it runs at K12's, the block level is (bench/NOTES.md step 28: it is the block level). The
+// next cuts swap pieces of that block level for CUTLASS's: its K-tile copies, its block order, its
+// loads of whole L2 lines. Interior problems only (M, N multiples of the block tile, K of BK): a
+// probe for the anchor binary, not a kernel of the product.
 #pragma once
 
-#include "cutlass/gemm/warp/mma_simt.h"
 #include <type_traits>
 
 #include "bench/tune/l2_line_loads.cuh"
+#include "cutlass/gemm/warp/mma_simt.h"
 #include "k12_hoisted.cuh"
 
 namespace tileskip::anchor {
@@ -71,10 +73,12 @@ struct LineHintedKTile : tileskip::cuda::HoistedKTile<BM, BN, BK, kThreads> {
   __device__ void fetch(int kBase) {
     const float* a = this->A + static_cast<long long>(this->rowBase + this->aRow) * this->K + kBase + this->aK;
     const float* b = this->B + static_cast<long long>(kBase + this->bK) * this->N + this->colBase + this->bCol;
+    const long long aPass = static_cast<long long>(Base::kARowsPerPass) * this->K;
+    const long long bPass = static_cast<long long>(Base::kBRowsPerPass) * this->N;
 #pragma unroll
-    for (int p = 0; p < Base::kAFetchPasses; ++p) this->a[p] = tune::loadGlobalQuadL2Line(a + static_cast<long long>(p) * Base::kARowsPerPass * this->K);
+    for (int p = 0; p < Base::kAFetchPasses; ++p) this->a[p] = tune::loadGlobalQuadL2Line(a + p * aPass);
 #pragma unroll
-    for (int p = 0; p < Base::kBFetchPasses; ++p) this->b[p] = tune::loadGlobalQuadL2Line(b + static_cast<long long>(p) * Base::kBRowsPerPass * this->N);
+    for (int p = 0; p < Base::kBFetchPasses; ++p) this->b[p] = tune::loadGlobalQuadL2Line(b + p * bPass);
   }
 };
 
@@ -91,7 +95,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ __align__(16) float stages[2 * kStage];
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
   BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kHoistedGroupRows>(M, N);
-  if (kCutlassOrder) {
+  if constexpr (kCutlassOrder) {
     block.rowBase = static_cast<int>(blockIdx.x % (M / BM)) * BM;
     block.colBase = static_cast<int>(blockIdx.x / (M / BM)) * BN;
   }
