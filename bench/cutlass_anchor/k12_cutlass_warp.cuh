@@ -37,23 +37,19 @@ struct ScalarKTile {
   int K, N, rowBase, colBase, tid;
   float a[kAPasses], b[kBPasses];
 
-  __device__ ScalarKTile(const float* A_, const float* B_, int N_, int K_, int rowBase_, int colBase_, int tid_)
-      : A(A_), B(B_), K(K_), N(N_), rowBase(rowBase_), colBase(colBase_), tid(tid_) {}
-
-  static __device__ float load(const float* from) {
-    if constexpr (kL2Line) {
-      return tune::loadGlobalL2Line(from);
-    } else {
-      return *from;
-    }
-  }
+  // HoistedKTile's constructor, so the kernel builds either copy alike (M is not needed: interior only).
+  __device__ ScalarKTile(const float* A_, const float* B_, int, int N_, int K_, const tileskip::cuda::BlockTile<BM, BN>& block,
+                         int tid_)
+      : A(A_), B(B_), K(K_), N(N_), rowBase(block.rowBase), colBase(block.colBase), tid(tid_) {}
 
   __device__ void fetch(int kBase) {
-    const float* first = A + static_cast<long long>(rowBase + tid / BK) * K + kBase + tid % BK;
+    const float* a0 = A + static_cast<long long>(rowBase + tid / BK) * K + kBase + tid % BK;
+    const float* b0 = B + static_cast<long long>(kBase) * N + colBase + tid;
+    const long long aPass = static_cast<long long>(kThreads / BK) * K;
 #pragma unroll
-    for (int p = 0; p < kAPasses; ++p) a[p] = load(first + static_cast<long long>(p) * (kThreads / BK) * K);
+    for (int p = 0; p < kAPasses; ++p) a[p] = tune::loadGlobal<kL2Line>(a0 + p * aPass);
 #pragma unroll
-    for (int p = 0; p < kBPasses; ++p) b[p] = load(B + static_cast<long long>(kBase + p) * N + colBase + tid);
+    for (int p = 0; p < kBPasses; ++p) b[p] = tune::loadGlobal<kL2Line>(b0 + static_cast<long long>(p) * N);
   }
 
   __device__ void store(float* As, float* Bs) const {
@@ -101,13 +97,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   using Vector = std::conditional_t<kL2Line, LineHintedKTile<BM, BN, BK, kThreads>, HoistedKTile<BM, BN, BK, kThreads>>;
   using Copy = std::conditional_t<kCutlassCopy, ScalarKTile<BM, BN, BK, kThreads, kL2Line>, Vector>;
-  Copy staged = [&] {
-    if constexpr (kCutlassCopy) {
-      return Copy(A, B, N, K, block.rowBase, block.colBase, tid);
-    } else {
-      return Copy(A, B, M, N, K, block, tid);
-    }
-  }();
+  Copy staged(A, B, M, N, K, block, tid);
   const int steps = K / BK;
 
   // Each warp's iterators start at its tile of stage 0; a stage and a depth are pointer offsets.

@@ -27,18 +27,11 @@ __device__ void streamlinedInterior(const float* __restrict__ A, const float* __
   const float* bNext = B + static_cast<long long>(staged.bK) * N + block.colBase + staged.bCol;
   const long long aPass = static_cast<long long>(Staged::kARowsPerPass) * K;
   const long long bPass = static_cast<long long>(Staged::kBRowsPerPass) * N, bStep = static_cast<long long>(BK) * N;
-  auto load = [](const float* from) {
-    if constexpr (kL2Line) {
-      return tune::loadGlobalQuadL2Line(from);
-    } else {
-      return *reinterpret_cast<const float4*>(from);
-    }
-  };
   auto fetch = [&] {
 #pragma unroll
-    for (int p = 0; p < Staged::kAFetchPasses; ++p) staged.a[p] = load(aNext + p * aPass);
+    for (int p = 0; p < Staged::kAFetchPasses; ++p) staged.a[p] = tune::loadGlobalQuad<kL2Line>(aNext + p * aPass);
 #pragma unroll
-    for (int p = 0; p < Staged::kBFetchPasses; ++p) staged.b[p] = load(bNext + p * bPass);
+    for (int p = 0; p < Staged::kBFetchPasses; ++p) staged.b[p] = tune::loadGlobalQuad<kL2Line>(bNext + p * bPass);
   };
   const int steps = K / BK;
   fetch();

@@ -19,4 +19,24 @@ __device__ __forceinline__ float loadGlobalL2Line(const float* from) {
   return v;
 }
 
+// A float4 or a float from global memory, with the line hint where kL2Line says so: the variants
+// that compare the two pick the load by this flag.
+template <bool kL2Line>
+__device__ __forceinline__ float4 loadGlobalQuad(const float* from) {
+  if constexpr (kL2Line) {
+    return loadGlobalQuadL2Line(from);
+  } else {
+    return *reinterpret_cast<const float4*>(from);
+  }
+}
+
+template <bool kL2Line>
+__device__ __forceinline__ float loadGlobal(const float* from) {
+  if constexpr (kL2Line) {
+    return loadGlobalL2Line(from);
+  } else {
+    return *from;
+  }
+}
+
 }  // namespace tileskip::tune
