@@ -5,7 +5,7 @@
 // of --repeat runs after warm-up; the better round is kept, as `tileskip tune` does since the
 // H200 showed slow first uploads). Prints one table; --csv writes it too.
 // Build and run: bench/tune/run_dense_variants.sh (the build line is in it).
-//   dense_variants [--sizes 2048,4096,8192] [--repeat 15] [--filter text] [--csv file]
+//   dense_variants [--sizes 2048,4096,8192] [--repeat 15] [--filter text|text] [--csv file]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -166,6 +166,18 @@ struct Row {
   std::vector<float> ms;  // per timed size; 0 = not timed
 };
 
+// --filter: a variant runs when its name contains any of the |-separated texts (all when empty).
+bool matchesFilter(const std::string& name, const std::string& filter) {
+  if (filter.empty()) return true;
+  for (std::size_t from = 0;;) {
+    const std::size_t bar = filter.find('|', from);
+    const std::string text = filter.substr(from, bar == std::string::npos ? std::string::npos : bar - from);
+    if (!text.empty() && name.find(text) != std::string::npos) return true;
+    if (bar == std::string::npos) return false;
+    from = bar + 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -180,7 +192,7 @@ int main(int argc, char** argv) {
     else if (arg == "--filter") filter = value, ++i;
     else if (arg == "--csv") csvPath = value, ++i;
     else {
-      std::fprintf(stderr, "usage: %s [--sizes 2048,4096,8192] [--repeat 15] [--filter text] [--csv file]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--sizes 2048,4096,8192] [--repeat 15] [--filter text|text] [--csv file]\n", argv[0]);
       return 2;
     }
   }
@@ -207,7 +219,7 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   for (const Variant& v : variants) {
-    if (!filter.empty() && v.name.find(filter) == std::string::npos && v.name.rfind("k11", 0) != 0) continue;
+    if (!matchesFilter(v.name, filter) && v.name.rfind("k11", 0) != 0) continue;
     Row row;
     row.variant = v;
     if (v.dynamicSmem > 0) {

@@ -13,6 +13,14 @@ __device__ __forceinline__ float4 loadGlobalQuadL2Line(const float* from) {
   return v;
 }
 
+// The same through the read-only path (ld.global.nc, what our plain loads of const __restrict__
+// operands compile to: LDG.E.CONSTANT), for telling the line hint from the loss of .nc.
+__device__ __forceinline__ float4 loadGlobalQuadL2LineNc(const float* from) {
+  float4 v;
+  asm("ld.global.nc.L2::128B.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(from));
+  return v;
+}
+
 __device__ __forceinline__ float loadGlobalL2Line(const float* from) {
   float v;
   asm("ld.global.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(from));
