@@ -15,8 +15,11 @@ struct Shape {
 };
 
 // 1x1x1 and 7x13x5 are smaller than any tile; 100x37x259 cuts every tile and K-block
-// partially; 128^3 is an exact multiple of every block tile; 130x70x136 is one past them.
+// partially; 128^3 is an exact multiple of the 128 x 128 block tiles; 130x70x136 is one past them.
 constexpr Shape kTiny{1, 1, 1}, kOdd{7, 13, 5}, kMid{100, 37, 259}, kTile{128, 128, 128}, kOver{130, 70, 136};
+// The largest block tile (128 x 256) whole: once beside its edges with five whole K-tiles, and
+// alone with one, where a loop that streams whole K-tiles (K12's interior) starts and stops.
+constexpr Shape kWide{130, 260, 40}, kWideOneKTile{128, 256, 8};
 // K past 8192: more than 1024 K-blocks, so kernels that list the K-blocks a block needs walk K
 // in several passes.
 constexpr Shape kLongK{33, 40, 8300};
@@ -41,7 +44,7 @@ std::vector<VerifyCase> verifyCases(bool quick) {
     cases.push_back({what + " " + s.text(), s.m, s.n, s.k, std::move(make)});
   };
 
-  std::vector<Shape> denseShapes = quick ? std::vector<Shape>{kTiny, kMid} : std::vector<Shape>{kTiny, kOdd, kMid, kTile, kOver};
+  std::vector<Shape> denseShapes = quick ? std::vector<Shape>{kTiny, kMid} : std::vector<Shape>{kTiny, kOdd, kMid, kTile, kOver, kWide, kWideOneKTile};
   for (Shape s : denseShapes) add("dense", s, [s] { return dense(s, 1); });
 
   std::vector<Shape> adversarialShapes = quick ? std::vector<Shape>{kMid} : std::vector<Shape>{kMid, kOver};
