@@ -7,6 +7,11 @@
 // instead of every warp waiting for it at the top of each K-tile. The block grows to 128x256,
 // eight 64x64 warps: each load and shared store of A feeds twice the FMAs. (bench/NOTES.md step 8.)
 //
+// A workgroup whose tiles lie inside the matrices runs a K loop with no bounds check: its loads
+// step two vector indices one K-tile at a time (the last K-tile loaded again instead of a
+// branch), and the two stages swap; edge workgroups run the same loop with bounds checks, as the
+// CUDA twin (whose ptxas schedules such a loop as one block: bench/NOTES.md step 29).
+//
 // Dense only: the skipping kernels keep K11's loop over a schedule of K-blocks.
 #define TILESKIP_STAGES 2u
 #include "tileskip_common.glsl"
@@ -34,6 +39,8 @@ bool interiorA, interiorB;
 // Where the interior loads start at K offset 0, in vectors of A4 and B4, and how far apart their
 // passes lie: computed once, so a K-tile's loads are a sum and a constant stride each.
 uint aFirstVector, aPassVectors, bFirstVector, bPassVectors;
+// The running indices of an interior workgroup (interiorKTiles()): where fetchRunning reads next.
+uint aNextVector, bNextVector;
 
 void placeKTile(uint row0, uint col0) {
   uint invocation = gl_LocalInvocationIndex;
@@ -48,6 +55,20 @@ void placeKTile(uint row0, uint col0) {
   aPassVectors = A_ROWS_PER_PASS * (problem.lda / 4u);
   bFirstVector = bK * (problem.ldb / 4u) + (col0 + bCol) / 4u;
   bPassVectors = B_ROWS_PER_PASS * (problem.ldb / 4u);
+  aNextVector = aFirstVector;
+  bNextVector = bFirstVector;
+}
+
+// Every K-tile of this workgroup is whole and inside both matrices: it may run fetchRunning.
+bool interiorKTiles() { return interiorA && interiorB && problem.K % BK == 0u; }
+
+// An interior workgroup's K-tile at the running indices, then the indices step to the next one
+// when `advance` (a select, not a branch: past the last K-tile they stay and reload it).
+void fetchRunning(bool advance) {
+  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aNextVector + p * aPassVectors];
+  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[bNextVector + p * bPassVectors];
+  aNextVector += advance ? BK / 4u : 0u;
+  bNextVector += advance ? BK * (problem.ldb / 4u) : 0u;
 }
 
 // Global loads of the K-tile at kTile; zeros past M, N or K (a kTile past K loads nothing).
@@ -94,35 +115,56 @@ void multiplyFragments(uint set) {
 // Tiles in groups of 8 row tiles, as the CUDA twin's kHoistedGroupRows.
 const uint GROUP_ROWS = 8u;
 
+// The K-tile `index` into registers: an interior workgroup steps its indices while one lies
+// ahead; the others load at index * BK with bounds checks (zeros past K).
+void fetchTile(uint row0, uint col0, uint index, uint steps, bool interior) {
+  if (interior) {
+    fetchRunning(index + 1u < steps);
+  } else {
+    fetchKTile(row0, col0, index * BK);
+  }
+}
+
+// The K loop over a workgroup's K-tiles, the CUDA twin's hoistedKLoop: the body always stores
+// the K-tile in flight and reads depth 0 of the next stage (past the last K-tile those move data
+// nobody reads again), so it has no branch but the fetch's interior/edge choice, which is the
+// same for every step and every invocation.
+void hoistedKLoop(uint row0, uint col0, uint steps, bool interior) {
+  fetchTile(row0, col0, 0u, steps, interior);
+  storeKTile(0u);
+  barrier();
+  fetchTile(row0, col0, 1u, steps, interior);  // in flight during the first K-tile's FMAs
+  uint readStage = 0u, writeStage = 1u;
+  loadFragments(readStage * BK, 0u);
+  for (uint step = 0u; step < steps; ++step) {
+    // K11's inner loop: depth k + 1's fragments are read while depth k's FMAs run.
+    [[unroll]] for (uint k = 0u; k + 1u < BK; ++k) {
+      loadFragments(readStage * BK + k + 1u, (k + 1u) & 1u);
+      multiplyFragments(k & 1u);
+    }
+    // Every read of this stage is done, so the barrier comes now, not after the last FMAs. The
+    // other stage was last read before the previous barrier: the K-tile in flight goes there.
+    storeKTile(writeStage);
+    barrier();
+    fetchTile(row0, col0, step + 2u, steps, interior);  // in flight during the next K-tile
+    uint nowRead = writeStage;
+    writeStage = readStage;
+    readStage = nowRead;
+    loadFragments(readStage * BK, 0u);
+    multiplyFragments((BK - 1u) & 1u);  // its latency covers depth 0's shared reads
+  }
+}
+
 void main() {
   uvec2 block = groupedBlockCoord(GROUP_ROWS);
   uint row0 = block.y * BM, col0 = block.x * BN;
   placeWarp();
   placeKTile(row0, col0);
   uint steps = (problem.K + BK - 1u) / BK;  // K >= 1: at least one
-
-  fetchKTile(row0, col0, 0u);
-  storeKTile(0u);
-  barrier();
-  fetchKTile(row0, col0, BK);  // in flight during the first K-tile's FMAs
-  loadFragments(0u, 0u);
-  for (uint step = 0u; step < steps; ++step) {
-    uint current = step & 1u, next = current ^ 1u;
-    // K11's inner loop: depth k + 1's fragments are read while depth k's FMAs run.
-    [[unroll]] for (uint k = 0u; k + 1u < BK; ++k) {
-      loadFragments(current * BK + k + 1u, (k + 1u) & 1u);
-      multiplyFragments(k & 1u);
-    }
-    // Every read of this stage is done, so the barrier comes now, not after the last FMAs. The
-    // stage `next` was last read before the previous barrier: the K-tile in flight goes there.
-    // Unlike the CUDA twin there is no branch around the fetch, the store and depth 0's reads:
-    // past the last K-tile they move zeros nobody uses, and the loop body stays one block (K11's
-    // FETCH_EVERY_STEP, which NVIDIA's Vulkan compiler schedules better).
-    storeKTile(next);
-    barrier();
-    fetchKTile(row0, col0, (step + 2u) * BK);  // in flight during the next K-tile
-    loadFragments(next * BK, 0u);
-    multiplyFragments((BK - 1u) & 1u);  // its latency covers depth 0's shared reads
+  if (interiorKTiles()) {
+    hoistedKLoop(row0, col0, steps, true);
+  } else {
+    hoistedKLoop(row0, col0, steps, false);
   }
   storeWarpTile(row0, col0);
 }

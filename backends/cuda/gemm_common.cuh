@@ -105,6 +105,23 @@ __device__ __forceinline__ float4 loadSharedQuad(const float* p) {
 #endif
 }
 
+// A 128-bit global read through the coherent path (PTX ld.global, SASS LDG.E.128), where a
+// plain read of a const __restrict__ operand takes the read-only one (ld.global.nc,
+// LDG.E.CONSTANT). ptxas keeps coherent loads after the __syncthreads() before them; the
+// read-only ones it lifts above it and then sinks the barrier itself a hundred FMAs past the
+// shared stores, so depth 0 of the next stage is read late and the warps wait on it. K12's
+// interior loop reads through it (bench/NOTES.md step 29: 0.92-0.93 of cuBLAS SGEMM against
+// 0.89-0.90 with the read-only loads). The emulator reads plainly.
+__device__ __forceinline__ float4 loadGlobalQuadInOrder(const float* p) {
+#if defined(__CUDA_ARCH__)
+  float4 v;
+  asm("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  return v;
+#else
+  return *reinterpret_cast<const float4*>(p);
+#endif
+}
+
 // A float4 read of 4 consecutive elements needs the row length to be a multiple of 4 (the
 // buffers themselves are 256-byte aligned by cudaMalloc); otherwise the scalar path runs.
 __device__ inline bool rowsAreVectorAligned(int rowLength) { return (rowLength & 3) == 0; }

@@ -5,6 +5,12 @@
 // of every warp waiting for it at the top of each K-tile. The block grows to 128x256, eight
 // 64x64 warps: each load and shared store of A feeds twice the FMAs. (bench/NOTES.md step 8.)
 //
+// A block whose tiles lie inside the matrices runs a K loop of one basic block: its loads step
+// two pointers one K-tile at a time (the last K-tile loaded again instead of a branch), its
+// stores and depth 0's reads always happen, and the two stages swap pointers; so ptxas schedules
+// a whole K-tile at once, and nothing between the barrier and the next FMAs waits on address
+// arithmetic (bench/NOTES.md steps 18 and 29). Edge blocks run the same loop with bounds checks.
+//
 // Its fragment reads are pinned in loop order (loadSharedQuad, step 12). Dense only: the
 // skipping kernels keep K11's loop over a schedule of K-blocks (skip_common.cuh).
 #pragma once
@@ -35,6 +41,9 @@ struct HoistedKTile {
   // Every row of the tile lies inside the matrix and reads as 128-bit vectors: with a full
   // K-tile, no load needs a check. The same for the whole block, so no warp diverges on it.
   bool interiorA, interiorB;
+  // The running pointers of an interior block (interior()): where the next fetchRunning() reads.
+  const float* aNext;
+  const float* bNext;
   float4 a[kAFetchPasses], b[kBFetchPasses];
 
   __device__ HoistedKTile(const float* A_, const float* B_, int M_, int N_, int K_, const BlockTile<BM, BN>& block,
@@ -46,6 +55,22 @@ struct HoistedKTile {
     bCol = (tid % kBQuadsPerRow) * 4;
     interiorA = rowBase + BM <= M && rowsAreVectorAligned(K);
     interiorB = colBase + BN <= N && rowsAreVectorAligned(N);
+    aNext = A + static_cast<long long>(rowBase + aRow) * K + aK;
+    bNext = B + static_cast<long long>(bK) * N + colBase + bCol;
+  }
+
+  // Every K-tile of this block is whole and inside both matrices: it may run fetchRunning().
+  __device__ bool interior() const { return interiorA && interiorB && K % BK == 0; }
+
+  // An interior block's K-tile at the running pointers, then the pointers step to the next one
+  // when `advance` (a select, not a branch: past the last K-tile they stay and reload it).
+  __device__ void fetchRunning(bool advance) {
+#pragma unroll
+    for (int p = 0; p < kAFetchPasses; ++p) a[p] = loadGlobalQuadInOrder(aNext + static_cast<long long>(p) * kARowsPerPass * K);
+#pragma unroll
+    for (int p = 0; p < kBFetchPasses; ++p) b[p] = loadGlobalQuadInOrder(bNext + static_cast<long long>(p) * kBRowsPerPass * N);
+    aNext += advance ? BK : 0;
+    bNext += advance ? static_cast<long long>(BK) * N : 0;
   }
 
   // Global loads of the K-tile at kBase; zeros past M, N or K. Nothing waits for them here:
@@ -150,42 +175,65 @@ struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
 // read a few row panels of A and a few column panels of B from L2, not one of A and all of B.
 inline constexpr int kHoistedGroupRows = 8;
 
+// The K loop over a block's K-tiles. kInterior: the block's K-tiles come from fetchRunning(),
+// and the loop body is one basic block; otherwise from fetch(), bounds-checked, which reads
+// zeros past K. Either way the body always stores the K-tile in flight and reads depth 0 of the
+// next stage: past the last K-tile those move data nobody reads again.
+template <bool kInterior, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
+__device__ __forceinline__ void hoistedKLoop(HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>& tile,
+                                             HoistedKTile<BM, BN, BK, kThreads>& staged, float* stages, int steps) {
+  constexpr int kStage = stageFloats<BM, BN, BK>(), kBOffset = BK * transposedAStride<BM>();
+  // The K-tile `index` into registers; an interior block steps its pointers while one lies ahead.
+  auto fetchTile = [&](int index) {
+    if constexpr (kInterior) {
+      staged.fetchRunning(index + 1 < steps);
+    } else {
+      staged.fetch(index * BK);
+    }
+  };
+  fetchTile(0);
+  staged.store(stages, stages + kBOffset);
+  __syncthreads();
+  fetchTile(1);  // in flight during the first K-tile's FMAs (with one K-tile, zeros or K-tile 0 again)
+  const float* readStage = stages;
+  float* writeStage = stages + kStage;
+  tile.loadFragments(readStage, readStage + kBOffset, 0, 0);
+  for (int step = 0; step < steps; ++step) {
+    // K11's inner loop: depth k + 1's fragments are read while depth k's FMAs run.
+#pragma unroll
+    for (int k = 0; k < BK - 1; ++k) {
+      tile.loadFragments(readStage, readStage + kBOffset, k + 1, (k + 1) % 2);
+      tile.multiply(k % 2);
+    }
+    // Every read of this stage is done, so the barrier comes now, not after the last FMAs. The
+    // other stage was last read before the previous barrier: the K-tile in flight goes there.
+    staged.store(writeStage, writeStage + kBOffset);
+    __syncthreads();
+    fetchTile(step + 2);  // in flight during the next K-tile
+    float* const nowRead = writeStage;
+    writeStage = const_cast<float*>(readStage);
+    readStage = nowRead;
+    tile.loadFragments(readStage, readStage + kBOffset, 0, 0);
+    tile.multiply((BK - 1) % 2);  // its latency covers depth 0's shared reads
+  }
+}
+
 // One block per multiprocessor: the 128 accumulators, two fragment sets and the K-tile in
 // flight take some 230 registers a thread, which 256 threads get only one block at a time
 // (minBlocksPerSM's two would cap them at 128 and spill).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1)
     hoisted(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
-  constexpr int kStage = stageFloats<BM, BN, BK>(), kBOffset = BK * transposedAStride<BM>();
-  __shared__ __align__(16) float stages[2 * kStage];
+  __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
   const int tid = static_cast<int>(threadIdx.x);
   const BlockTile<BM, BN> block = groupedBlockTile<BM, BN, kHoistedGroupRows>(M, N);
   HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> tile(tid);
   HoistedKTile<BM, BN, BK, kThreads> staged(A, B, M, N, K, block, tid);
   const int steps = (K + BK - 1) / BK;  // K >= 1: at least one
-
-  staged.fetch(0);
-  staged.store(stages, stages + kBOffset);
-  __syncthreads();
-  if (steps > 1) staged.fetch(BK);  // in flight during the first K-tile's FMAs
-  tile.loadFragments(stages, stages + kBOffset, 0, 0);
-  for (int step = 0; step < steps; ++step) {
-    const float* As = stages + (step & 1) * kStage;
-    float* next = stages + ((step + 1) & 1) * kStage;
-    // K11's inner loop: depth k + 1's fragments are read while depth k's FMAs run.
-#pragma unroll
-    for (int k = 0; k < BK - 1; ++k) {
-      tile.loadFragments(As, As + kBOffset, k + 1, (k + 1) % 2);
-      tile.multiply(k % 2);
-    }
-    // Every read of this stage is done, so the barrier comes now, not after the last FMAs. The
-    // stage `next` was last read before the previous barrier: the K-tile in flight goes there.
-    const bool more = step + 1 < steps;
-    if (more) staged.store(next, next + kBOffset);
-    __syncthreads();
-    if (step + 2 < steps) staged.fetch((step + 2) * BK);  // in flight during the next K-tile
-    if (more) tile.loadFragments(next, next + kBOffset, 0, 0);
-    tile.multiply((BK - 1) % 2);  // its latency covers depth 0's shared reads
+  if (staged.interior()) {
+    hoistedKLoop<true>(tile, staged, stages, steps);
+  } else {
+    hoistedKLoop<false>(tile, staged, stages, steps);
   }
   tile.store(C, M, N, block.rowBase, block.colBase);
 }
