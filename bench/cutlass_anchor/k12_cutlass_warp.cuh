@@ -5,8 +5,9 @@
 // for a 64x64 warp tile). If this runs at CUTLASS's speed, the warp level is the piece that differs;
 // if it runs at K12's, the block level is (bench/NOTES.md step 28: it is the block level). The
 // next cuts swap pieces of that block level for CUTLASS's: its K-tile copies, its block order, its
-// loads of whole L2 lines. Interior problems only (M, N multiples of the block tile, K of BK): a
-// probe for the anchor binary, not a kernel of the product.
+// loads of whole L2 lines (step 29: none of them gains; the piece was where ptxas puts K12's
+// barrier). Interior problems only (M, N multiples of the block tile, K of BK): a probe for the
+// anchor binary, not a kernel of the product.
 #pragma once
 
 #include <type_traits>

@@ -2,7 +2,10 @@
 // SIMT kernels load A and B (their SASS: LDG.E.LTC128B; tileskip's kernels issue LDG.E.CONSTANT).
 // With BK = 8 fp32 a K-tile reads 32 bytes of each row of A, a quarter of a line: the hint brings
 // the next three K-tiles' bytes into L2 with the first (bench/NOTES.md step 28). For the probes of
-// bench/tune and bench/cutlass_anchor; the product does not use it until it is measured.
+// bench/tune and bench/cutlass_anchor. Measured in step 29: in the product's loads every SIMT
+// kernel ran 0.5-9 % slower with it, so the product does not use it; what the hinted variants
+// gained came from their loads no longer taking the read-only path (gemm_common.cuh's
+// loadGlobalQuadInOrder says why that matters).
 #pragma once
 
 namespace tileskip::tune {
