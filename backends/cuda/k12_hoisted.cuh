@@ -65,10 +65,11 @@ struct HoistedKTile {
   // An interior block's K-tile at the running pointers, then the pointers step to the next one
   // when `advance` (a select, not a branch: past the last K-tile they stay and reload it).
   __device__ void fetchRunning(bool advance) {
+    const long long aPass = static_cast<long long>(kARowsPerPass) * K, bPass = static_cast<long long>(kBRowsPerPass) * N;
 #pragma unroll
-    for (int p = 0; p < kAFetchPasses; ++p) a[p] = loadGlobalQuadInOrder(aNext + static_cast<long long>(p) * kARowsPerPass * K);
+    for (int p = 0; p < kAFetchPasses; ++p) a[p] = loadGlobalQuadInOrder(aNext + p * aPass);
 #pragma unroll
-    for (int p = 0; p < kBFetchPasses; ++p) b[p] = loadGlobalQuadInOrder(bNext + static_cast<long long>(p) * kBRowsPerPass * N);
+    for (int p = 0; p < kBFetchPasses; ++p) b[p] = loadGlobalQuadInOrder(bNext + p * bPass);
     aNext += advance ? BK : 0;
     bNext += advance ? static_cast<long long>(BK) * N : 0;
   }

@@ -44,7 +44,8 @@ std::vector<VerifyCase> verifyCases(bool quick) {
     cases.push_back({what + " " + s.text(), s.m, s.n, s.k, std::move(make)});
   };
 
-  std::vector<Shape> denseShapes = quick ? std::vector<Shape>{kTiny, kMid} : std::vector<Shape>{kTiny, kOdd, kMid, kTile, kOver, kWide, kWideOneKTile};
+  std::vector<Shape> denseShapes = quick ? std::vector<Shape>{kTiny, kMid}
+                                          : std::vector<Shape>{kTiny, kOdd, kMid, kTile, kOver, kWide, kWideOneKTile};
   for (Shape s : denseShapes) add("dense", s, [s] { return dense(s, 1); });
 
   std::vector<Shape> adversarialShapes = quick ? std::vector<Shape>{kMid} : std::vector<Shape>{kMid, kOver};
