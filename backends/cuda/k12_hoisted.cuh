@@ -41,7 +41,7 @@ struct HoistedKTile {
   // Every row of the tile lies inside the matrix and reads as 128-bit vectors: with a full
   // K-tile, no load needs a check. The same for the whole block, so no warp diverges on it.
   bool interiorA, interiorB;
-  // The running pointers of an interior block (interior()): where the next fetchRunning() reads.
+  // The running pointers of an interior block (interiorKTiles()): where the next fetchRunning() reads.
   const float* aNext;
   const float* bNext;
   float4 a[kAFetchPasses], b[kBFetchPasses];
@@ -60,7 +60,7 @@ struct HoistedKTile {
   }
 
   // Every K-tile of this block is whole and inside both matrices: it may run fetchRunning().
-  __device__ bool interior() const { return interiorA && interiorB && K % BK == 0; }
+  __device__ bool interiorKTiles() const { return interiorA && interiorB && K % BK == 0; }
 
   // An interior block's K-tile at the running pointers, then the pointers step to the next one
   // when `advance` (a select, not a branch: past the last K-tile they stay and reload it).
@@ -231,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> tile(tid);
   HoistedKTile<BM, BN, BK, kThreads> staged(A, B, M, N, K, block, tid);
   const int steps = (K + BK - 1) / BK;  // K >= 1: at least one
-  if (staged.interior()) {
+  if (staged.interiorKTiles()) {
     hoistedKLoop<true>(tile, staged, stages, steps);
   } else {
     hoistedKLoop<false>(tile, staged, stages, steps);
