@@ -138,14 +138,17 @@ struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
   __device__ explicit HoistedWarpTile(int tid) : Tile(tid) {}
 
   // This lane's fragments of A and B at depth k of a stage, into `set`: K10's loadRegN and
-  // loadRegM, their reads pinned in loop order (loadSharedQuad says why).
+  // loadRegM, their reads pinned in loop order (loadSharedQuad says why). kPinned = false reads
+  // them as plain C++, which ptxas may move (a bench/tune probe, NOTES step 29).
+  template <bool kPinned = true>
   __device__ void loadFragments(const float* As, const float* Bs, int k, int set) {
     static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read as 128-bit quads");
+    auto read = [](const float* p) { return kPinned ? loadSharedQuad(p) : *reinterpret_cast<const float4*>(p); };
 #pragma unroll
     for (int wn = 0; wn < Tile::WNITER; ++wn) {
 #pragma unroll
       for (int j = 0; j < TN; j += 4) {
-        const float4 b = loadSharedQuad(Bs + k * BN + this->warpCol + wn * Tile::WSUBN + this->threadCol * TN + j);
+        const float4 b = read(Bs + k * BN + this->warpCol + wn * Tile::WSUBN + this->threadCol * TN + j);
         float* to = regN[set] + wn * TN + j;
         to[0] = b.x, to[1] = b.y, to[2] = b.z, to[3] = b.w;
       }
@@ -155,7 +158,7 @@ struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
       const float* a = As + k * transposedAStride<BM>() + this->subTileRow(wm) + this->threadRow * TM;
 #pragma unroll
       for (int i = 0; i < TM; i += 4) {
-        const float4 v = loadSharedQuad(a + i);
+        const float4 v = read(a + i);
         float* to = regM[set] + wm * TM + i;
         to[0] = v.x, to[1] = v.y, to[2] = v.z, to[3] = v.w;
       }

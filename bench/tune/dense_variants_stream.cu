@@ -14,36 +14,6 @@
 
 namespace tileskip::cuda {
 
-// K12's warp tile with its fragments read by plain C++ loads, which ptxas schedules freely (at
-// register-usage level 8 it may keep them ahead of their FFMAs without loadSharedQuad's pinning).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
-struct PlainFragmentWarpTile : HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
-  using Base = HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
-  using Tile = typename Base::Tile;
-  using Base::Base;
-  __device__ void loadFragments(const float* As, const float* Bs, int k, int set) {
-#pragma unroll
-    for (int wn = 0; wn < Tile::WNITER; ++wn) {
-#pragma unroll
-      for (int j = 0; j < TN; j += 4) {
-        const float4 b = *reinterpret_cast<const float4*>(Bs + k * BN + this->warpCol + wn * Tile::WSUBN + this->threadCol * TN + j);
-        float* to = this->regN[set] + wn * TN + j;
-        to[0] = b.x, to[1] = b.y, to[2] = b.z, to[3] = b.w;
-      }
-    }
-#pragma unroll
-    for (int wm = 0; wm < Tile::WMITER; ++wm) {
-      const float* a = As + k * transposedAStride<BM>() + this->subTileRow(wm) + this->threadRow * TM;
-#pragma unroll
-      for (int i = 0; i < TM; i += 4) {
-        const float4 v = *reinterpret_cast<const float4*>(a + i);
-        float* to = this->regM[set] + wm * TM + i;
-        to[0] = v.x, to[1] = v.y, to[2] = v.z, to[3] = v.w;
-      }
-    }
-  }
-};
-
 // kL2Line: the interior's loads ask L2 for whole 128-byte lines, as CUTLASS's do (l2_line_loads.cuh);
 // kL2LineNc: through the read-only path too. kPlainFragments: the warp tile's shared reads are plain
 // C++ (ptxas may move them), not loadSharedQuad's pinned PTX.
@@ -57,9 +27,7 @@ __device__ void streamlinedInterior(const float* __restrict__ A, const float* __
   using Staged = HoistedKTile<BM, BN, BK, kThreads>;
   constexpr int kStage = stageFloats<BM, BN, BK>(), kBOffset = BK * transposedAStride<BM>();
   const int tid = static_cast<int>(threadIdx.x);
-  std::conditional_t<kPlainFragments, PlainFragmentWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>,
-                     HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>>
-      tile(tid);
+  HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> tile(tid);
   Staged staged(A, B, M, N, K, block, tid);  // its addresses, and its registers for the K-tile in flight
   const float* aNext = A + static_cast<long long>(block.rowBase + staged.aRow) * K + staged.aK;
   const float* bNext = B + static_cast<long long>(staged.bK) * N + block.colBase + staged.bCol;
@@ -85,11 +53,11 @@ __device__ void streamlinedInterior(const float* __restrict__ A, const float* __
   }
   const float* readStage = stages;
   float* writeStage = stages + kStage;
-  tile.loadFragments(readStage, readStage + kBOffset, 0, 0);
+  tile.template loadFragments<!kPlainFragments>(readStage, readStage + kBOffset, 0, 0);
   for (int step = 0; step < steps; ++step) {
 #pragma unroll
     for (int k = 0; k < BK - 1; ++k) {
-      tile.loadFragments(readStage, readStage + kBOffset, k + 1, (k + 1) % 2);
+      tile.template loadFragments<!kPlainFragments>(readStage, readStage + kBOffset, k + 1, (k + 1) % 2);
       if (kFetchAtStart && k == 0) {
         const bool ahead = step + 1 < steps;  // K-tile step + 1; the last step loads its own again
         aNext += ahead ? BK : 0;
@@ -109,7 +77,7 @@ __device__ void streamlinedInterior(const float* __restrict__ A, const float* __
     const float* nowRead = writeStage;
     writeStage = const_cast<float*>(readStage);
     readStage = nowRead;
-    tile.loadFragments(readStage, readStage + kBOffset, 0, 0);
+    tile.template loadFragments<!kPlainFragments>(readStage, readStage + kBOffset, 0, 0);
     tile.multiply((BK - 1) % 2);
   }
   tile.store(C, M, N, block.rowBase, block.colBase);
