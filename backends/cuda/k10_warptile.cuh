@@ -19,7 +19,7 @@ struct WarpTile {
   static constexpr int WSUBN = 8 * TN;             // columns of one sub-tile: 8 thread-columns
   static constexpr int WMITER = WM / WSUBM;        // sub-tiles down the warp tile
   static constexpr int WNITER = WN / WSUBN;        // sub-tiles across the warp tile
-  static constexpr int kTM = TM, kTN = TN;
+  static constexpr int kBM = BM, kBN = BN, kBK = BK, kTM = TM, kTN = TN;
   static_assert(kThreads % 32 == 0 && (BM / WM) * (BN / WN) == kWarps, "the warp tiles cover the block tile");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % WSUBM == 0 && WN % WSUBN == 0, "sub-tiles cover the warp tile");
   static_assert(TN % 4 == 0 && (TM % 4 == 0 || TM == 2), "fragments are read as 128-bit (or 64-bit) shared loads");

@@ -11,8 +11,10 @@
 // a whole K-tile at once, and nothing between the barrier and the next FMAs waits on address
 // arithmetic (bench/NOTES.md steps 18 and 29). Edge blocks run the same loop with bounds checks.
 //
-// Its fragment reads are pinned in loop order (loadSharedQuad, step 12). Dense only: the
-// skipping kernels keep K11's loop over a schedule of K-blocks (skip_common.cuh).
+// Its fragment reads are pinned in loop order (loadSharedQuad, step 12). The warp-uniform
+// skipping kernels run the same K-tile staging and barrier order over the K-blocks they list
+// (skip_common.cuh's hoistedListLoop), at K11's 128 x 128 block: a 128 x 256 one would halve what
+// a block skips on 128-wide zeros.
 #pragma once
 
 #include "k11_pipelined.cuh"
@@ -41,6 +43,9 @@ struct HoistedKTile {
   // Every row of the tile lies inside the matrix and reads as 128-bit vectors: with a full
   // K-tile, no load needs a check. The same for the whole block, so no warp diverges on it.
   bool interiorA, interiorB;
+  // Where this thread's loads of the block's K-tile 0 start; a listed K-tile's lie a K offset on.
+  const float* aStart;
+  const float* bStart;
   // The running pointers of an interior block (interiorKTiles()): where the next fetchRunning() reads.
   const float* aNext;
   const float* bNext;
@@ -55,8 +60,10 @@ struct HoistedKTile {
     bCol = (tid % kBQuadsPerRow) * 4;
     interiorA = rowBase + BM <= M && rowsAreVectorAligned(K);
     interiorB = colBase + BN <= N && rowsAreVectorAligned(N);
-    aNext = A + static_cast<long long>(rowBase + aRow) * K + aK;
-    bNext = B + static_cast<long long>(bK) * N + colBase + bCol;
+    aStart = A + static_cast<long long>(rowBase + aRow) * K + aK;
+    bStart = B + static_cast<long long>(bK) * N + colBase + bCol;
+    aNext = aStart;
+    bNext = bStart;
   }
 
   // Every K-tile of this block is whole and inside both matrices: it may run fetchRunning().
@@ -72,6 +79,18 @@ struct HoistedKTile {
     for (int p = 0; p < kBFetchPasses; ++p) b[p] = loadGlobalQuadInOrder(bNext + p * bPass);
     aNext += advance ? BK : 0;
     bNext += advance ? static_cast<long long>(BK) * N : 0;
+  }
+
+  // An interior block's K-tile at kBase, unchecked: the skipping kernels' listed K-tiles, which
+  // do not follow one another, so no pointer runs; one multiply-add per operand finds them.
+  __device__ void fetchInteriorAt(int kBase) {
+    const long long aPass = static_cast<long long>(kARowsPerPass) * K, bPass = static_cast<long long>(kBRowsPerPass) * N;
+    const float* aFrom = aStart + kBase;
+    const float* bFrom = bStart + static_cast<long long>(kBase) * N;
+#pragma unroll
+    for (int p = 0; p < kAFetchPasses; ++p) a[p] = loadGlobalQuadInOrder(aFrom + p * aPass);
+#pragma unroll
+    for (int p = 0; p < kBFetchPasses; ++p) b[p] = loadGlobalQuadInOrder(bFrom + p * bPass);
   }
 
   // Global loads of the K-tile at kBase; zeros past M, N or K. Nothing waits for them here:

@@ -1,6 +1,6 @@
-// What the warp-uniform skipping kernels (S2, S4-S9, and the block level of S10) share: K11's pipelined main
-// loop run over only the K-blocks a block needs, and the skip policy of warp sub-tiles that lie
-// inside one pattern tile each.
+// What the warp-uniform skipping kernels (S2, S4-S9, and the block level of S10) share: K12's
+// hoisted main loop run over only the K-blocks a block needs (S10 runs K13's ring over them),
+// and the skip policy of warp sub-tiles that lie inside one pattern tile each.
 //
 // Two decisions, two scopes:
 //  - the block decides which K-blocks to load and compute at all, from the union of its pattern
@@ -16,7 +16,7 @@
 #pragma once
 
 #include "gemm_common.cuh"
-#include "k11_pipelined.cuh"
+#include "k12_hoisted.cuh"
 
 namespace tileskip::cuda {
 
@@ -24,15 +24,27 @@ namespace tileskip::cuda {
 // together, so a one-warp block does not pay a load latency per 32 K-blocks.
 inline constexpr int kGatherPerThread = 4;
 
+// A listed K-block marked whole: every pattern tile of the block keeps its every depth, so no
+// warp needs its pattern bytes (gatherKBlocks<kThreads, true> writes these entries).
+struct MarkedKBlock {
+  int entry;
+  __device__ static int of(int kBlock, bool whole) { return kBlock * 2 + (whole ? 1 : 0); }
+  __device__ int kBlock() const { return entry >> 1; }
+  __device__ bool whole() const { return (entry & 1) != 0; }
+};
+
 // Writes, in order, the K-blocks of [first, first + count) that `skip.blockBits` keeps into
-// `list` and returns how many there are. Ballots order the K-blocks inside a warp, per-warp
-// totals in shared memory (kGatherPerThread x warps of them) order the warps; every thread
-// returns the same count.
-template <int kThreads, class Skip>
-__device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, int* warpTotals) {
+// `list` and returns how many there are; kMarkWhole: as MarkedKBlock entries, and *everyWhole
+// says whether all of them are whole. Ballots order the K-blocks inside a warp, per-warp totals
+// in shared memory (kGatherPerThread x warps of them) order the warps; every thread returns the
+// same count (and the same *everyWhole).
+template <int kThreads, class Skip, bool kMarkWhole = false>
+__device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, int* warpTotals,
+                             bool* everyWhole = nullptr) {
   constexpr int kWarps = kThreads / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   int total = 0;
+  bool allWhole = true;  // of the K-blocks this thread listed
   for (int base = 0; base < count; base += kThreads * kGatherPerThread) {
     // One bit per vote, not an array: the accumulators stay live through the gather, so its
     // registers are few. A ballot is cheap enough to take twice instead of keeping its result.
@@ -57,27 +69,24 @@ __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, 
         before += w < warp ? warpTotals[j * kWarps + w] : 0;
         slice += warpTotals[j * kWarps + w];
       }
-      if ((keep >> j) & 1u) list[before + __popc(votes & ((1u << lane) - 1u))] = first + base + j * kThreads + tid;
+      if ((keep >> j) & 1u) {
+        const int kBlock = first + base + j * kThreads + tid;
+        const bool whole = kMarkWhole && skip.blockEveryBits(kBlock) == 0xFFu;
+        allWhole = allWhole && whole;
+        list[before + __popc(votes & ((1u << lane) - 1u))] = kMarkWhole ? MarkedKBlock::of(kBlock, whole) : kBlock;
+      }
       total += slice;
     }
-    __syncthreads();  // warpTotals is rewritten by the next round; the list is complete
-  }
-  return total;
-}
-
-// The K-blocks [first, first + count) in order, BK / 8 per K-tile: a block tile that keeps them all.
-template <int BK>
-struct KBlockRange {
-  int first, count;
-  __device__ int steps() const { return (count + BK / kKBlock - 1) / (BK / kKBlock); }
-  __device__ void kBlocksOf(int step, int (&out)[BK / kKBlock]) const {
-#pragma unroll
-    for (int s = 0; s < BK / kKBlock; ++s) {
-      const int index = step * (BK / kKBlock) + s;
-      out[s] = index < count ? first + index : -1;
+    // warpTotals is rewritten by the next round; the list is complete
+    if constexpr (kMarkWhole) {
+      allWhole = __syncthreads_and(allWhole) != 0;
+    } else {
+      __syncthreads();
     }
   }
-};
+  if constexpr (kMarkWhole) *everyWhole = allWhole;
+  return total;
+}
 
 // The K-blocks of a compacted list, BK / 8 per K-tile.
 template <int BK>
@@ -125,6 +134,12 @@ struct BlockPatternTiles {
            patternUnion<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
   }
 
+  // The depths of a K-block every pattern tile of the block keeps (0xFF: a whole K-block).
+  __device__ unsigned blockEveryBits(int kBlock) const {
+    return patternIntersection<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
+           patternIntersection<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
+  }
+
   // Whether every pattern tile of the block keeps every depth of every K-block: then nothing is
   // left to skip, and the block runs the dense kernel's loop instead (skipping must cost nothing
   // when it finds nothing). Every thread returns the same answer.
@@ -133,9 +148,7 @@ struct BlockPatternTiles {
     bool every = true;
     for (int kBlock = static_cast<int>(threadIdx.x); kBlock < kBlocks; kBlock += kThreads) {
       const unsigned real = (1u << min(kKBlock, K - kBlock * kKBlock)) - 1u;  // a last K-block may be partial
-      const unsigned kept = patternIntersection<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
-                            patternIntersection<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
-      every = (kept & real) == real;
+      every = (blockEveryBits(kBlock) & real) == real;
       if (!every) break;  // a tile with something to skip says so at its first such K-block
     }
     return __syncthreads_and(every) != 0;
@@ -218,64 +231,155 @@ struct SubTileSkip : BlockPatternTiles<BM, BN, kARows, kBCols> {
   }
 };
 
+// The K loop over a block's listed K-blocks, one K-tile each (BK = 8): K12's hoistedKLoop with
+// its K-tiles taken from the list. Every step stores the K-tile in flight, passes the barrier and
+// reads depth 0 of the next stage, as K12's; only the warp's updates of a step depend on the
+// pattern. A K-block the list marks whole takes K12's split (depths 0 .. BK - 2 before the
+// barrier, the last after it, depth 0 of the next stage read meanwhile), with no pattern byte
+// read at all; any other K-block the warp updates through SubTileSkip, from bytes read a step
+// ahead, all before the barrier. kInterior: the K-tiles load unchecked (interiorKTiles()).
+// kOnlyWhole: the list holds only whole K-blocks (a tile with nothing to skip).
+// Sub-tiles narrower than a 128-bit fragment (S7's TM = 2), and the one-warp blocks (S8, S9),
+// update whole K-blocks in K11's way instead, all depths before the barrier (kSplit).
+template <bool kInterior, bool kOnlyWhole, class Skip, class Tile, class Staged>
+__device__ __forceinline__ void hoistedListLoop(const Skip& skip, Tile& tile, Staged& staged, float* stages,
+                                                const int* list, int count) {
+  constexpr int BM = Tile::kBM, BN = Tile::kBN, BK = Tile::kBK;
+  constexpr int kStage = stageFloats<BM, BN, BK>(), kBOffset = BK * transposedAStride<BM>();
+  // K12's split needs 128-bit fragments (HoistedWarpTile's), and registers for them across the
+  // barrier: a one-warp block stages eight quads a thread, and with the split it spills.
+  constexpr bool kSplit = Tile::kTM % 4 == 0 && Staged::kAFetchPasses + Staged::kBFetchPasses <= 4;
+  static_assert(BK == kKBlock, "a listed K-tile is one K-block");
+  // The K-tile at list position `index`; past the list's end the last one again (read, unused).
+  auto entryAt = [&](int index) { return MarkedKBlock{list[min(index, count - 1)]}; };
+  auto fetchTile = [&](MarkedKBlock at) {
+    if constexpr (kInterior) {
+      staged.fetchInteriorAt(at.kBlock() * BK);
+    } else {
+      staged.fetch(at.kBlock() * BK);
+    }
+  };
+  // A K-block not marked whole: this warp's bytes of it (a whole one needs none).
+  auto bitsFor = [&](MarkedKBlock at) {
+    return kOnlyWhole || at.whole() ? typename Skip::KBlockBits{} : skip.bitsOf(at.kBlock());
+  };
+  MarkedKBlock current = entryAt(0), next = entryAt(1);
+  fetchTile(current);
+  typename Skip::KBlockBits bits = bitsFor(current);
+  staged.store(stages, stages + kBOffset);
+  __syncthreads();
+  fetchTile(next);  // in flight during the first K-tile's FMAs (with one K-tile, K-tile 0 again)
+  const float* readStage = stages;
+  float* writeStage = stages + kStage;
+  if constexpr (kSplit) tile.loadFragments(readStage, readStage + kBOffset, 0, 0);
+  for (int step = 0; step < count; ++step) {
+    const MarkedKBlock after = entryAt(step + 2);
+    // The next K-tile's bytes, a whole step before they are needed (none past the list's end).
+    const typename Skip::KBlockBits nextBits = step + 1 < count ? bitsFor(next) : typename Skip::KBlockBits{};
+    const bool whole = kOnlyWhole || current.whole();
+    const bool split = kSplit && whole;
+    if (split) {
+      if constexpr (kSplit) {
+#pragma unroll
+        for (int k = 0; k < BK - 1; ++k) {
+          tile.loadFragments(readStage, readStage + kBOffset, k + 1, (k + 1) % 2);
+          tile.multiply(k % 2);
+        }
+      }
+    } else if (whole) {
+      tile.template rank1UpdatesPrefetched<BK>(readStage, readStage + kBOffset);
+    } else if constexpr (!kOnlyWhole) {
+      skip.updateKBlock(tile, readStage, readStage + kBOffset, 0, bits);
+    }
+    staged.store(writeStage, writeStage + kBOffset);
+    __syncthreads();
+    fetchTile(after);  // in flight during the next K-tile
+    float* const nowRead = writeStage;
+    writeStage = const_cast<float*>(readStage);
+    readStage = nowRead;
+    if constexpr (kSplit) {
+      tile.loadFragments(readStage, readStage + kBOffset, 0, 0);
+      if (split) tile.multiply((BK - 1) % 2);  // its latency covers depth 0's shared reads
+    }
+    current = next;
+    next = after;
+    bits = nextBits;
+  }
+}
+
+// Every K-block of [first, first + count) into `list`, marked whole: a block tile with nothing
+// to skip runs the same loop as the others without reading a pattern byte.
+template <int kThreads>
+__device__ int listEveryKBlock(int first, int count, int* list) {
+  for (int i = static_cast<int>(threadIdx.x); i < count; i += kThreads) list[i] = MarkedKBlock::of(first + i, true);
+  __syncthreads();
+  return count;
+}
+
+// A block tile's K-blocks, a list at a time (kList of them at most), each list through
+// hoistedListLoop: every K-block listed whole (everyKBlock, the tile has nothing to skip) or
+// those gatherKBlocks keeps. kOnlyWhole: every list is whole, the loop has no SubTileSkip path.
+template <bool kOnlyWhole, int kThreads, int kList, class Skip, class Tile, class Staged>
+__device__ __forceinline__ void walkKBlocks(const Skip& skip, Tile& tile, Staged& staged, bool everyKBlock, float* stages,
+                                            int* list, int* warpTotals) {
+  for (int first = 0; first < skip.kBlocks; first += kList) {
+    const int length = min(kList, skip.kBlocks - first);
+    bool everyWhole = true;
+    const int count = everyKBlock ? listEveryKBlock<kThreads>(first, length, list)
+                                  : gatherKBlocks<kThreads, Skip, true>(skip, first, length, list, warpTotals, &everyWhole);
+    if (count == 0) continue;
+    if (staged.interiorKTiles() && (kOnlyWhole || everyWhole)) {
+      // A loop with no branch on the pattern: zeros in blocks of the pattern tiles' size, and
+      // tiles with nothing to skip, list only whole K-blocks.
+      hoistedListLoop<true, true>(skip, tile, staged, stages, list, count);
+    } else if (staged.interiorKTiles()) {
+      hoistedListLoop<true, kOnlyWhole>(skip, tile, staged, stages, list, count);
+    } else {
+      hoistedListLoop<false, kOnlyWhole>(skip, tile, staged, stages, list, count);
+    }
+  }
+}
+
 // The whole kernel for the warp-uniform skipping kernels: a persistent block takes block tiles
-// from `tileQueue`; for each it gathers the K-blocks the tile needs, then runs K11's pipeline
-// over them with SubTileSkip deciding each warp's updates.
-// kList: the K-blocks compacted per pass (the catalogue's KernelStructure::kBlockList); longer K
+// from `tileQueue`; for each it gathers the K-blocks the tile needs, then runs K12's loop over
+// them (hoistedListLoop) with SubTileSkip deciding each warp's updates of the K-blocks that are
+// not whole. A tile with nothing to skip lists every K-block whole instead of gathering, so its
+// loop reads no pattern byte: K12's, but for the K offset each K-tile looks up. (One loop, not
+// K12's own beside it: the two together need more than the 255 registers a thread may have.)
+// kList: the K-blocks listed per pass (the catalogue's KernelStructure::kBlockList); longer K
 // is walked in passes, the accumulators carrying over.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols, int kList>
 __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                  int M, int N, int K, const std::uint8_t* __restrict__ aPattern,
                                  const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
-  using Tile = WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
+  using Tile = HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
   using Skip = SubTileSkip<BM, BN, kARows, kBCols, Tile>;
-  // K11's thread tile (TM = 8) where the warp tile takes it: the dense path of a kernel whose own
-  // sub-tiles are finer (S7's 8-row walk) then runs at K11's speed, not at its own.
-  using DenseTile = WarpTile<BM, BN, BK, WM, WN, (WM % (4 * 8) == 0 ? 8 : TM), TN, kThreads>;
+  using Staged = HoistedKTile<BM, BN, BK, kThreads>;
+  // K11's thread tile (TM = 8) where the warp tile takes it: the dense tiles of a kernel whose own
+  // sub-tiles are finer (S7's 8-row walk) then run at K12's speed, not at its own.
+  constexpr int kDenseTM = WM % (4 * 8) == 0 ? 8 : TM;
+  using DenseTile = HoistedWarpTile<BM, BN, BK, WM, WN, kDenseTM, TN, kThreads>;
   __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
   __shared__ int kBlockList[kList];
   __shared__ int warpTotals[kGatherPerThread * kThreads / 32];
   __shared__ int takenTile;
+  const int tid = static_cast<int>(threadIdx.x);
   const int tiles = blockTileCount<BM, BN>(M, N);
   for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {
     const BlockTile<BM, BN> block(N, index);
-    const Skip skip(aPattern, bPattern, M, N, K, block, Tile(static_cast<int>(threadIdx.x)));
-    if (skip.template keepsEverything<kThreads>(K)) {
-      // K11 exactly, in K11's own lane arrangement (DenseTile), over every K-block.
-      DenseTile dense(static_cast<int>(threadIdx.x));
-      pipelinedMainLoop<BM, BN, BK, kThreads>(
-          A, B, M, N, K, block, KBlockRange<BK>{0, skip.kBlocks}, [](const int (&)[BK / kKBlock]) { return NoStepData{}; },
-          [&](const float* As, const float* Bs, const int (&)[BK / kKBlock], NoStepData) {
-            dense.template rank1UpdatesPrefetched<BK>(As, Bs);
-          },
-          stages);
-      dense.store(C, M, N, block.rowBase, block.colBase);
-      continue;
+    const Skip skip(aPattern, bPattern, M, N, K, block, Tile(tid));
+    Staged staged(A, B, M, N, K, block, tid);
+    const bool dense = skip.template keepsEverything<kThreads>(K);
+    if constexpr (kDenseTM != TM) {
+      if (dense) {  // in K11's lane arrangement (DenseTile)
+        DenseTile denseTile(tid);
+        walkKBlocks<true, kThreads, kList>(skip, denseTile, staged, true, stages, kBlockList, warpTotals);
+        denseTile.store(C, M, N, block.rowBase, block.colBase);
+        continue;
+      }
     }
-    Tile tile(static_cast<int>(threadIdx.x));
-    for (int first = 0; first < skip.kBlocks; first += kList) {
-      const int count = gatherKBlocks<kThreads>(skip, first, min(kList, skip.kBlocks - first), kBlockList,
-                                                warpTotals);
-      const ListedKBlocks<BK> schedule{kBlockList, count};
-      struct StepBits {
-        typename Skip::KBlockBits slot[BK / kKBlock];
-      };
-      pipelinedMainLoop<BM, BN, BK, kThreads>(
-          A, B, M, N, K, block, schedule,
-          [&](const int (&kBlocks)[BK / kKBlock]) {
-            StepBits bits;
-#pragma unroll
-            for (int s = 0; s < BK / kKBlock; ++s) bits.slot[s] = skip.bitsOf(kBlocks[s]);
-            return bits;
-          },
-          [&](const float* As, const float* Bs, const int (&kBlocks)[BK / kKBlock], const StepBits& bits) {
-#pragma unroll
-            for (int s = 0; s < BK / kKBlock; ++s) {
-              if (kBlocks[s] >= 0) skip.updateKBlock(tile, As, Bs, s * kKBlock, bits.slot[s]);
-            }
-          },
-          stages);
-    }
+    Tile tile(tid);
+    walkKBlocks<false, kThreads, kList>(skip, tile, staged, dense, stages, kBlockList, warpTotals);
     tile.store(C, M, N, block.rowBase, block.colBase);
   }
   leaveBlockTileQueue(tileQueue);

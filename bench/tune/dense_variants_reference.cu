@@ -14,6 +14,10 @@ void addReferenceVariants(std::vector<Variant>& into) {
              "reg2 128x256x8 256thr written as a catalogue kernel (K10's WarpTile, a plain K loop): "
              "within 1 % of reg2's 0.89 of cuBLAS",
              cuda::hoisted<128, 256, 8, 64, 64, 8, 4, 256>, 128, 256, 256, 0);
+  addVariant(into, "k12 hoisted 128x128x8 w64x64 t8x4 l4x8 128thr",
+             "K12's streamed loop at K11's block (128 x 128, four warps), the block the skipping kernels keep "
+             "so 128-wide zeros stay block-aligned: between K11 (0.88) and K12 (0.98) of cuBLAS, nearer K12",
+             cuda::hoisted<128, 128, 8, 64, 64, 8, 4, 128>, 128, 128, 128, 0);
   addMultistage<128, 128, 8, 64, 64, 8, 4, 128, 3>(
       into,
       "multistage as its header's defaults: 3 cp.async stages, hoisted addresses, early barrier, "
