@@ -13,7 +13,7 @@
 //
 // Its shape, stages and inputs are the catalogue row's (kernel_table.cuh); the GLSL twin is
 // shaders/k13_mma.comp. The ring main loop over a schedule of K-blocks is shared with the
-// joint tensor-core kernel (s10_mma_joint_64x32.cuh), as K11's loop is with the fp32 ones.
+// joint tensor-core kernel (s10_mma_joint_64x32.cuh), as K12's loop is with the fp32 ones.
 #pragma once
 
 #include <cstdint>
