@@ -12,105 +12,13 @@
 // branch), and the two stages swap; edge workgroups run the same loop with bounds checks, as the
 // CUDA twin (whose ptxas schedules such a loop as one block: bench/NOTES.md step 29).
 //
-// Dense only: the skipping kernels keep K11's loop over a schedule of K-blocks.
+// Its staging (tileskip_hoisted.glsl) is the warp-uniform skipping kernels' too: they run the
+// same K-tiles and barrier order over the K-blocks they list (tileskip_skip.glsl's hoistedListLoop).
 #define TILESKIP_STAGES 2u
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 #include "tileskip_warptile.glsl"
-
-// One K-tile of A (BM x BK) and B (BK x BN) in registers between its global loads and its
-// shared stores, loaded in passes whose indices are fixed per invocation: an invocation reads the
-// same 4 K-columns of A (aK) in rows A_ROWS_PER_PASS apart, and the same 4 columns of B (bCol) in
-// K-rows B_ROWS_PER_PASS apart. Only the K offset changes from one K-tile to the next. (The
-// backend checks that the tiles split into whole passes: limits.cpp, pipelineShapeProblem.)
-const uint A_QUADS_PER_ROW = BK / 4u, A_ROWS_PER_PASS = THREADS / A_QUADS_PER_ROW;
-const uint A_FETCH_PASSES = BM / A_ROWS_PER_PASS;
-const uint B_QUADS_PER_ROW = BN / 4u, B_ROWS_PER_PASS = THREADS / B_QUADS_PER_ROW;
-const uint B_FETCH_PASSES = BK / B_ROWS_PER_PASS;
-
-vec4 stagedA[A_FETCH_PASSES];
-vec4 stagedB[B_FETCH_PASSES];
-
-uint aRow, aK;  // this invocation's first row and its K-column inside the A tile
-uint bK, bCol;  // this invocation's first K-row and its column inside the B tile
-// Every row of the tile lies inside the matrix and reads as vectors: with a full K-tile, no load
-// needs a check. The same for the whole workgroup, so no warp diverges on it.
-bool interiorA, interiorB;
-// Where the interior loads start at K offset 0, in vectors of A4 and B4, and how far apart their
-// passes lie: computed once, so a K-tile's loads are a sum and a constant stride each.
-uint aFirstVector, aPassVectors, bFirstVector, bPassVectors;
-// The running indices of an interior workgroup (interiorKTiles()): where fetchRunning reads next.
-uint aNextVector, bNextVector;
-
-void placeKTile(uint row0, uint col0) {
-  uint invocation = gl_LocalInvocationIndex;
-  aRow = invocation / A_QUADS_PER_ROW;
-  aK = (invocation % A_QUADS_PER_ROW) * 4u;
-  bK = invocation / B_QUADS_PER_ROW;
-  bCol = (invocation % B_QUADS_PER_ROW) * 4u;
-  interiorA = row0 + BM <= problem.M && aRowsAreVectorAligned();
-  interiorB = col0 + BN <= problem.N && bRowsAreVectorAligned();
-  // Exact where they are used: interior rows are 16-byte aligned and aK, col0, bCol are multiples of 4.
-  aFirstVector = (row0 + aRow) * (problem.lda / 4u) + aK / 4u;
-  aPassVectors = A_ROWS_PER_PASS * (problem.lda / 4u);
-  bFirstVector = bK * (problem.ldb / 4u) + (col0 + bCol) / 4u;
-  bPassVectors = B_ROWS_PER_PASS * (problem.ldb / 4u);
-  aNextVector = aFirstVector;
-  bNextVector = bFirstVector;
-}
-
-// Every K-tile of this workgroup is whole and inside both matrices: it may run fetchRunning.
-bool interiorKTiles() { return interiorA && interiorB && problem.K % BK == 0u; }
-
-// An interior workgroup's K-tile at the running indices, then the indices step to the next one
-// when `advance` (a select, not a branch: past the last K-tile they stay and reload it).
-void fetchRunning(bool advance) {
-  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aNextVector + p * aPassVectors];
-  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[bNextVector + p * bPassVectors];
-  aNextVector += advance ? BK / 4u : 0u;
-  bNextVector += advance ? BK * (problem.ldb / 4u) : 0u;
-}
-
-// Global loads of the K-tile at kTile; zeros past M, N or K (a kTile past K loads nothing).
-// Nothing waits for them here: storeKTile consumes them after the FMAs of the current K-tile.
-void fetchKTile(uint row0, uint col0, uint kTile) {
-  bool fullK = kTile + BK <= problem.K;
-  if (interiorA && fullK) {
-    uint first = aFirstVector + kTile / 4u;
-    [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[first + p * aPassVectors];
-  } else {
-    [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = loadA4(row0 + aRow + p * A_ROWS_PER_PASS, kTile + aK);
-  }
-  if (interiorB && fullK) {
-    uint first = bFirstVector + kTile * (problem.ldb / 4u);
-    [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[first + p * bPassVectors];
-  } else {
-    [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = loadB4(kTile + bK + p * B_ROWS_PER_PASS, col0 + bCol);
-  }
-}
-
-// Writes the K-tile in flight into stage `stage`: A transposed (As[k][m], stride A_STRIDE), B
-// row-major with vector stores.
-void storeKTile(uint stage) {
-  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) {
-    uint at = (stage * BK + aK) * A_STRIDE + aRow + p * A_ROWS_PER_PASS;
-    [[unroll]] for (uint c = 0u; c < 4u; ++c) storeSharedA(at + c * A_STRIDE, stagedA[p][c]);
-  }
-  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) {
-    Bs[(stage * BK + bK + p * B_ROWS_PER_PASS) * B_ROW_VECTORS + bCol / 4u] = stagedB[p];
-  }
-}
-
-// The rank-1 update of the fragments in `set` (tileskip_warptile.glsl's regM, regN): their two
-// sets live across K-tiles, so depth 0 of the next K-tile goes into set 0 while the last depth of
-// this one is multiplied from set 1 (BK is even).
-void multiplyFragments(uint set) {
-  [[unroll]] for (uint i = 0u; i < LANE_M; ++i) {
-    [[unroll]] for (uint j = 0u; j < LANE_N; ++j) {
-      acc[i * LANE_N + j] = multiplyAdd(regM[set * LANE_M + i], regN[set * LANE_N + j], acc[i * LANE_N + j]);
-    }
-  }
-}
+#include "tileskip_hoisted.glsl"
 
 // Tiles in groups of 8 row tiles, as the CUDA twin's kHoistedGroupRows.
 const uint GROUP_ROWS = 8u;

@@ -10,7 +10,7 @@
 #include "tileskip_common.glsl"
 #include "tileskip_stage.glsl"
 #include "tileskip_warptile.glsl"
-#include "tileskip_pipeline.glsl"
+#include "tileskip_hoisted.glsl"
 #include "tileskip_skip.glsl"
 
 void main() { warpTileSkipGemm(); }

@@ -86,7 +86,8 @@ void main() {
       mmaRingMainLoop(row0, col0, (kBlocksTotal + K_SLOTS - 1u) / K_SLOTS);
     } else {
       for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
-        kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first));
+        bool everyWhole;  // unused: the ring's steps decide from the warps' bytes (recordKeptSteps)
+        kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first), false, everyWhole);
         recordKeptSteps(row0, col0);
         mmaRingMainLoop(row0, col0, (kBlockListCount + K_SLOTS - 1u) / K_SLOTS);
       }

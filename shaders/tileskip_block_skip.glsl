@@ -74,9 +74,9 @@ uint blockBits(uint word) {
 }
 
 // ---- Nothing to skip: a block tile whose every pattern tile keeps every depth of every
-// K-block runs its dense kernel's loop (K11's, or K13's for S10) over all K-blocks, without the
-// warps' pattern reads: skipping must cost nothing when it finds nothing (skip_common.cuh's
-// keepsEverything in the CUDA twin).
+// K-block runs over all K-blocks without the warps' pattern reads (the SIMT kernels list them all
+// whole, tileskip_skip.glsl; S10 runs K13's ring): skipping must cost nothing when it finds
+// nothing (skip_common.cuh's keepsEverything in the CUDA twin).
 bool denseBlock;     // the same in every invocation of the workgroup
 uint kBlocksTotal;   // K-blocks of the problem
 shared uvec4 denseVetoes;  // .x, 16 bytes as takenTile
@@ -120,37 +120,61 @@ shared int kBlockList[K_BLOCK_LIST_LENGTH];
 shared uint subgroupTotals[THREADS];  // one per subgroup: at most one per invocation
 uint kBlockListCount;
 
+// A listed K-block marked whole: every pattern tile of the block keeps its every depth, so no
+// warp needs its pattern bytes (the CUDA twin's MarkedKBlock; gatherKBlocks writes these entries
+// when markWhole, and the SIMT skipping kernels' list loop reads them, tileskip_skip.glsl).
+int markedKBlock(uint kBlock, bool whole) { return int(kBlock * 2u + (whole ? 1u : 0u)); }
+uint markedKBlockIndex(int entry) { return uint(entry) >> 1; }
+bool markedKBlockIsWhole(int entry) { return (entry & 1) != 0; }
+
+// A subgroup's total in subgroupTotals carries in this bit that one of the K-blocks its
+// invocations listed so far was not whole, so that the barrier each gather pass passes anyway
+// also tells every invocation whether all of them were (the CUDA twin's __syncthreads_and).
+const uint SUBGROUP_NOT_WHOLE = 0x80000000u;
+
 // Writes, in order, the K-blocks of [first, first + count) that blockBits keeps into kBlockList
-// and returns how many there are (the same in every invocation). `first` is a multiple of 4:
-// each invocation reads one pattern word, four K-blocks. Ballots order the K-blocks inside a
-// subgroup, per-subgroup totals in shared memory order the subgroups; nothing assumes a
-// subgroup size. Invocation i's K-blocks precede invocation i + 1's, so the list is in K order
-// where subgroups hold consecutive invocations (every driver we know); it holds each kept
-// K-block exactly once whatever the driver does.
-uint gatherKBlocks(uint first, uint count) {
+// and returns how many there are (the same in every invocation); markWhole: as markedKBlock
+// entries, and everyWhole says whether all of them are whole (the same in every invocation).
+// `first` is a multiple of 4: each invocation reads one pattern word, four K-blocks. Ballots
+// order the K-blocks inside a subgroup, per-subgroup totals in shared memory order the
+// subgroups; nothing assumes a subgroup size. Invocation i's K-blocks precede invocation
+// i + 1's, so the list is in K order where subgroups hold consecutive invocations (every driver
+// we know); it holds each kept K-block exactly once whatever the driver does.
+uint gatherKBlocks(uint first, uint count, bool markWhole, out bool everyWhole) {
   uint total = 0u;
+  bool allWhole = true;  // of the K-blocks this invocation listed
+  everyWhole = true;
   for (uint base = 0u; base < count; base += 4u * THREADS) {
     uint offset = base + 4u * gl_LocalInvocationIndex;
-    uint bits = offset < count ? blockBits((first + offset) / 4u) : 0u;
-    uint before = 0u, subgroupTotal = 0u, kept = 0u;
+    uint word = (first + offset) / 4u;
+    uint bits = offset < count ? blockBits(word) : 0u;
+    uint every = markWhole && offset < count ? blockEveryBits(word) : 0u;
+    uint before = 0u, subgroupTotal = 0u, kept = 0u, whole = 0u;
     [[unroll]] for (uint b = 0u; b < 4u; ++b) {
       bool keep = offset + b < count && ((bits >> (8u * b)) & 0xFFu) != 0u;
       uvec4 votes = subgroupBallot(keep);
       before += subgroupBallotExclusiveBitCount(votes);
       subgroupTotal += subgroupBallotBitCount(votes);
       kept |= keep ? 1u << b : 0u;
+      bool everyDepth = ((every >> (8u * b)) & 0xFFu) == 0xFFu;
+      whole |= everyDepth ? 1u << b : 0u;
+      allWhole = allWhole && (!keep || everyDepth);
     }
-    if (subgroupElect()) subgroupTotals[gl_SubgroupID] = subgroupTotal;
+    bool subgroupWhole = subgroupAll(allWhole);
+    if (subgroupElect()) subgroupTotals[gl_SubgroupID] = subgroupTotal | (subgroupWhole ? 0u : SUBGROUP_NOT_WHOLE);
     barrier();
     uint passTotal = 0u;
     for (uint s = 0u; s < gl_NumSubgroups; ++s) {
       uint t = subgroupTotals[s];
+      everyWhole = everyWhole && (t & SUBGROUP_NOT_WHOLE) == 0u;
+      t &= ~SUBGROUP_NOT_WHOLE;
       passTotal += t;
       before += s < gl_SubgroupID ? t : 0u;
     }
     uint at = total + before;
     [[unroll]] for (uint b = 0u; b < 4u; ++b) {
-      if (((kept >> b) & 1u) != 0u) kBlockList[at++] = int(first + offset + b);
+      uint kBlock = first + offset + b;
+      if (((kept >> b) & 1u) != 0u) kBlockList[at++] = markWhole ? markedKBlock(kBlock, ((whole >> b) & 1u) != 0u) : int(kBlock);
     }
     total += passTotal;
     barrier();  // subgroupTotals is rewritten by the next pass; the list is complete

@@ -4,10 +4,11 @@
 // (storeKTile). One barrier per K-tile remains, and the latency of the global loads hides
 // behind the FMAs instead of stalling every warp.
 //
-// The K-tiles are named by the K-blocks they hold (a "schedule"): every K-block in order for the
-// dense kernel, only the K-blocks a workgroup needs for the skipping kernels
-// (tileskip_skip.glsl). A kernel that includes this file defines the four functions declared
-// below; they take the place of the CUDA twin's schedule, prepare and compute arguments.
+// The K-tiles are named by the K-blocks they hold (a "schedule"), every K-block in order for K11,
+// so that a K-tile's K-blocks need not be neighbours (the skipping kernels walk their gathered
+// lists in K12's loop instead: tileskip_skip.glsl). A kernel that includes this file defines the
+// four functions declared below; they take the place of the CUDA twin's schedule, prepare and
+// compute arguments.
 // Needs tileskip_common.glsl, tileskip_stage.glsl (with TILESKIP_STAGES 2u) and
 // tileskip_warptile.glsl first.
 

@@ -1,7 +1,7 @@
 // What the warp-uniform SIMT skipping kernels (S2, S4-S9) share, the twin of
-// backends/cuda/skip_common.cuh: K11's pipelined main loop run over only the K-blocks a
-// workgroup needs (tileskip_block_skip.glsl), and the skip policy of warp sub-tiles that lie
-// inside one pattern tile each.
+// backends/cuda/skip_common.cuh: K12's hoisted main loop run over only the K-blocks a workgroup
+// needs (tileskip_block_skip.glsl gathers them, tileskip_hoisted.glsl stages them), and the skip
+// policy of warp sub-tiles that lie inside one pattern tile each.
 //
 // Two decisions, two scopes:
 //  - the workgroup decides which K-blocks to load and compute at all, and compacts them into a
@@ -12,7 +12,7 @@
 // The union of the warps' joint bytes (a_i & b_j over the block's tiles) is exactly
 // (union of a_i) & (union of b_j), so the workgroup skips precisely the K-blocks no warp needs.
 // Needs tileskip_common.glsl, tileskip_stage.glsl (TILESKIP_STAGES 2u), tileskip_warptile.glsl
-// and tileskip_pipeline.glsl first.
+// and tileskip_hoisted.glsl first.
 #include "tileskip_block_skip.glsl"
 
 uint warpFirstRow, warpFirstCol; // the warp tile's first row and column in C
@@ -31,12 +31,14 @@ uint warpFirstRow, warpFirstCol; // the warp tile's first row and column in C
 // dispatch, on the warp each invocation belongs to, not once per K-block.
 bool subgroupInOneWarp;
 
-// The pattern bytes of each sub-tile row (A) and column (B) in one K-block, four to a word.
+// The pattern bytes of each sub-tile row (A) and column (B) in one K-block, four to a word
+// (SubTileSkip::KBlockBits): those of the K-tile the warps update, and those of the one in
+// flight, read a step ahead.
 const uint A_BYTE_WORDS = (WMITER + 3u) / 4u;
 const uint B_BYTE_WORDS = (WNITER + 3u) / 4u;
-const uint STEP_WORDS = A_BYTE_WORDS + B_BYTE_WORDS;
-uint stepBits[K_SLOTS * STEP_WORDS];      // of the current K-tile, per slot
-uint nextStepBits[K_SLOTS * STEP_WORDS];  // of the K-tile in flight
+const uint BYTE_WORDS = A_BYTE_WORDS + B_BYTE_WORDS;
+uint kBlockBits[BYTE_WORDS];
+uint nextKBlockBits[BYTE_WORDS];
 
 uint byteOf(uint word, uint b) { return (word >> (8u * b)) & 0xFFu; }
 
@@ -51,27 +53,20 @@ uint subTileColBits(uint wn, uint kBlock) {
   return byteOf(bPatternWord((warpFirstCol + wn * WSUBN) / B_TILE_COLS, kBlock / 4u), kBlock & 3u);
 }
 
-// SubTileSkip::bitsOf for every slot of the K-tile in flight.
-void prepareKTile() {
-  if (denseBlock) return;
-  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
-    int kBlock = nextKBlocks[s];
-    [[unroll]] for (uint w = 0u; w < STEP_WORDS; ++w) nextStepBits[s * STEP_WORDS + w] = 0u;
-    if (kBlock >= 0) {  // an empty slot keeps nothing
-      [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
-        uint bits = subgroupInOneWarp ? subTileRowBits(wm, uint(kBlock)) : 0xFFu;
-        nextStepBits[s * STEP_WORDS + wm / 4u] |= bits << (8u * (wm % 4u));
-      }
-      [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) {
-        uint bits = subgroupInOneWarp ? subTileColBits(wn, uint(kBlock)) : 0xFFu;
-        nextStepBits[s * STEP_WORDS + A_BYTE_WORDS + wn / 4u] |= bits << (8u * (wn % 4u));
-      }
-    }
+// SubTileSkip::bitsOf, into nextKBlockBits: this warp's bytes of the listed K-block `entry`,
+// none for a K-block marked whole (nor with `onlyWhole`), which needs none.
+void readNextKBlockBits(int entry, bool onlyWhole) {
+  [[unroll]] for (uint w = 0u; w < BYTE_WORDS; ++w) nextKBlockBits[w] = 0u;
+  if (onlyWhole || markedKBlockIsWhole(entry)) return;
+  uint kBlock = markedKBlockIndex(entry);
+  [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
+    uint bits = subgroupInOneWarp ? subTileRowBits(wm, kBlock) : 0xFFu;
+    nextKBlockBits[wm / 4u] |= bits << (8u * (wm % 4u));
   }
-}
-
-void advanceKTile() {
-  [[unroll]] for (uint i = 0u; i < K_SLOTS * STEP_WORDS; ++i) stepBits[i] = nextStepBits[i];
+  [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) {
+    uint bits = subgroupInOneWarp ? subTileColBits(wn, kBlock) : 0xFFu;
+    nextKBlockBits[A_BYTE_WORDS + wn / 4u] |= bits << (8u * (wn % 4u));
+  }
 }
 
 // The bytes of word w of a group of `bytes` bytes that hold nothing: all ones, so that "every
@@ -87,18 +82,18 @@ uint anyByte(uint word) {
   return (word | (word >> 8)) & 0xFFu;
 }
 
-// This warp's rank-1 updates of the K-block in slot `slot`, staged at depths kOffset ..
-// kOffset + 7. Every branch here is the same for a whole subgroup (see subgroupInOneWarp).
-void updateKBlock(uint kOffset, uint slot) {
+// This warp's rank-1 updates of the K-block staged at depths kOffset .. kOffset + 7, from its
+// bytes in kBlockBits. Every branch here is the same for a whole subgroup (see subgroupInOneWarp).
+void updateKBlock(uint kOffset) {
   uint aAny = 0u, bAny = 0u;
   bool everyKept = true;
   [[unroll]] for (uint w = 0u; w < A_BYTE_WORDS; ++w) {
-    uint word = stepBits[slot * STEP_WORDS + w];
+    uint word = kBlockBits[w];
     aAny |= anyByte(word);
     everyKept = everyKept && (word | unusedBytes(w, WMITER)) == ~0u;
   }
   [[unroll]] for (uint w = 0u; w < B_BYTE_WORDS; ++w) {
-    uint word = stepBits[slot * STEP_WORDS + A_BYTE_WORDS + w];
+    uint word = kBlockBits[A_BYTE_WORDS + w];
     bAny |= anyByte(word);
     everyKept = everyKept && (word | unusedBytes(w, WNITER)) == ~0u;
   }
@@ -112,15 +107,15 @@ void updateKBlock(uint kOffset, uint slot) {
     rank1Updates(kOffset, K_BLOCK);
   } else if (jointPattern != 0u) {
     // Not unrolled: this path runs only for partly kept K-blocks, and eight copies of it would
-    // crowd the straight-line path above out of the instruction cache.
+    // crowd the straight-line paths out of the instruction cache.
     [[dont_unroll]] for (uint k = 0u; k < K_BLOCK; ++k) {
       if (((jointPattern >> k) & 1u) == 0u) continue;
       [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) loadRegN(kOffset + k, wn, 0u);
       [[unroll]] for (uint wm = 0u; wm < WMITER; ++wm) {
-        if (((stepBits[slot * STEP_WORDS + wm / 4u] >> (8u * (wm % 4u) + k)) & 1u) != 0u) {
+        if (((kBlockBits[wm / 4u] >> (8u * (wm % 4u) + k)) & 1u) != 0u) {
           loadRegM(kOffset + k, wm, 0u);
           [[unroll]] for (uint wn = 0u; wn < WNITER; ++wn) {
-            if (((stepBits[slot * STEP_WORDS + A_BYTE_WORDS + wn / 4u] >> (8u * (wn % 4u) + k)) & 1u) != 0u) fmaSubTile(wm, wn, 0u);
+            if (((kBlockBits[A_BYTE_WORDS + wn / 4u] >> (8u * (wn % 4u) + k)) & 1u) != 0u) fmaSubTile(wm, wn, 0u);
           }
         }
       }
@@ -128,19 +123,110 @@ void updateKBlock(uint kOffset, uint slot) {
   }
 }
 
-void computeKTile(uint depth0) {
-  if (denseBlock) {  // K11's straight-line updates (empty slots hold zeros)
-    rank1Updates(depth0, BK);
-    return;
+// ---- The K loop over a workgroup's listed K-blocks, one K-tile each (BK = K_BLOCK, which the
+// backend checks): K12's hoistedKLoop with its K-tiles taken from the list (hoistedListLoop in
+// the CUDA twin). Every step stores the K-tile in flight, passes the barrier and reads depth 0 of
+// the next stage, as K12's; only the warp's updates of a step depend on the pattern. A K-block the
+// list marks whole takes K12's split (depths 0 .. BK - 2 before the barrier, the last after it,
+// depth 0 of the next stage read meanwhile), with no pattern byte read at all; any other K-block
+// the warp updates through updateKBlock, from bytes read a step ahead, all before the barrier.
+// interior: the K-tiles load unchecked (interiorKTiles()). onlyWhole: the list holds only whole
+// K-blocks, and the loop has no branch on the pattern. Both are constants at every call, so
+// each call is a loop of its own once the driver inlines it, as the CUDA twin's template.
+// Sub-tiles narrower than a vector (S7's TM = 2), and the one-warp workgroups (S8, S9), update
+// whole K-blocks in K11's way instead, all depths before the barrier: the split needs vector
+// fragments, and registers for them across the barrier beside a one-warp workgroup's eight
+// quads in flight.
+const bool SPLIT_LAST_DEPTH = TM % 4u == 0u && A_FETCH_PASSES + B_FETCH_PASSES <= 4u;
+
+// The entry at list position `index`; past the list's end the last one again (read, unused).
+int listedKBlock(uint index, uint count) { return kBlockList[min(index, count - 1u)]; }
+
+void fetchListedKTile(uint row0, uint col0, int entry, bool interior) {
+  uint kTile = markedKBlockIndex(entry) * BK;
+  if (interior) {
+    fetchInteriorAt(kTile);
+  } else {
+    fetchKTile(row0, col0, kTile);
   }
-  [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) {
-    if (kBlocks[s] >= 0) updateKBlock(depth0 + s * K_BLOCK, s);
+}
+
+void hoistedListLoop(uint row0, uint col0, uint count, bool interior, bool onlyWhole) {
+  int current = listedKBlock(0u, count), next = listedKBlock(1u, count);
+  fetchListedKTile(row0, col0, current, interior);
+  readNextKBlockBits(current, onlyWhole);
+  storeKTile(0u);
+  barrier();
+  fetchListedKTile(row0, col0, next, interior);  // in flight during the first K-tile's FMAs
+  uint readStage = 0u, writeStage = 1u;
+  if (SPLIT_LAST_DEPTH) loadFragments(readStage * BK, 0u);
+  for (uint step = 0u; step < count; ++step) {
+    int after = listedKBlock(step + 2u, count);
+    // This K-tile's bytes become current; the next one's are read a whole step before they are
+    // needed (none past the list's end).
+    [[unroll]] for (uint w = 0u; w < BYTE_WORDS; ++w) kBlockBits[w] = nextKBlockBits[w];
+    readNextKBlockBits(next, onlyWhole || step + 1u >= count);
+    bool whole = onlyWhole || markedKBlockIsWhole(current);
+    bool split = SPLIT_LAST_DEPTH && whole;
+    if (split) {
+      [[unroll]] for (uint k = 0u; k + 1u < BK; ++k) {
+        loadFragments(readStage * BK + k + 1u, (k + 1u) & 1u);
+        multiplyFragments(k & 1u);
+      }
+    } else if (whole) {
+      rank1Updates(readStage * BK, BK);
+    } else if (!onlyWhole) {
+      updateKBlock(readStage * BK);
+    }
+    storeKTile(writeStage);
+    barrier();
+    fetchListedKTile(row0, col0, after, interior);  // in flight during the next K-tile
+    uint nowRead = writeStage;
+    writeStage = readStage;
+    readStage = nowRead;
+    if (SPLIT_LAST_DEPTH) {
+      loadFragments(readStage * BK, 0u);
+      if (split) multiplyFragments((BK - 1u) & 1u);  // its latency covers depth 0's shared reads
+    }
+    current = next;
+    next = after;
+  }
+}
+
+// Every K-block of [first, first + count) into kBlockList, marked whole: a block tile with
+// nothing to skip runs the same loop as the others without reading a pattern byte.
+uint listEveryKBlock(uint first, uint count) {
+  for (uint i = gl_LocalInvocationIndex; i < count; i += THREADS) kBlockList[i] = markedKBlock(first + i, true);
+  barrier();
+  return count;
+}
+
+// A block tile's K-blocks, a list at a time (K_BLOCK_LIST_LENGTH of them at most), each list
+// through hoistedListLoop: every K-block listed whole (everyKBlock, the tile has nothing to skip)
+// or those gatherKBlocks keeps.
+void walkKBlocks(uint row0, uint col0, bool everyKBlock) {
+  for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
+    uint length = min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first);
+    bool everyWhole = true;
+    uint count = everyKBlock ? listEveryKBlock(first, length) : gatherKBlocks(first, length, true, everyWhole);
+    if (count == 0u) continue;
+    if (interiorKTiles() && everyWhole) {
+      // A loop with no branch on the pattern: zeros in blocks of the pattern tiles' size, and
+      // tiles with nothing to skip, list only whole K-blocks.
+      hoistedListLoop(row0, col0, count, true, true);
+    } else if (interiorKTiles()) {
+      hoistedListLoop(row0, col0, count, true, false);
+    } else {
+      hoistedListLoop(row0, col0, count, false, false);
+    }
   }
 }
 
 // The whole kernel (warpTileSkipGemm in the CUDA twin): a persistent workgroup takes block
-// tiles from the queue; for each it gathers the K-blocks the tile needs, then runs K11's
-// pipeline over them with the sub-tile skip deciding each warp's updates.
+// tiles from the queue; for each it gathers the K-blocks the tile needs, then runs K12's loop over
+// them (hoistedListLoop) with the sub-tile skip deciding each warp's updates of the K-blocks that
+// are not whole. A tile with nothing to skip lists every K-block whole instead of gathering, so
+// its loop reads no pattern byte.
 void warpTileSkipGemm() {
   subgroupInOneWarp = subgroupAllEqual(gl_LocalInvocationIndex / WARP_SIZE);
 #ifdef TILESKIP_TEST_SUBGROUP_SPANS_WARPS
@@ -156,15 +242,9 @@ void warpTileSkipGemm() {
     placeWarp();
     warpFirstRow = row0 + warpRow;
     warpFirstCol = col0 + warpCol;
+    placeKTile(row0, col0);
     placeBlockPatternTiles(row0, col0);
-    if (denseBlock) {
-      pipelinedMainLoop(row0, col0, (kBlocksTotal + K_SLOTS - 1u) / K_SLOTS);
-    } else {
-      for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
-        kBlockListCount = gatherKBlocks(first, min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first));
-        pipelinedMainLoop(row0, col0, (kBlockListCount + K_SLOTS - 1u) / K_SLOTS);
-      }
-    }
+    walkKBlocks(row0, col0, denseBlock);
     storeWarpTile(row0, col0);
   }
   leaveBlockTileQueue();

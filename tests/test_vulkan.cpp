@@ -332,6 +332,14 @@ TEST(VulkanLimits, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPat
   hoisted.tile = {128, 256, 8, 64, 64, 8, 4, 32};
   ASSERT_TRUE(pipelineShapeProblem(hoisted).has_value());
   EXPECT_NE(pipelineShapeProblem(hoisted)->find("whole rows"), std::string::npos) << *pipelineShapeProblem(hoisted);
+  // The skipping kernels stage their listed K-tiles as K12 does, one K-block a K-tile.
+  KernelInfo listed = kernelInfo("joint-64x32");
+  listed.tile = {128, 128, 16, 64, 64, 8, 4, 128};
+  ASSERT_TRUE(pipelineShapeProblem(listed).has_value());
+  EXPECT_NE(pipelineShapeProblem(listed)->find("BK must be 8"), std::string::npos) << *pipelineShapeProblem(listed);
+  listed.tile = {128, 256, 8, 64, 64, 8, 4, 32};
+  ASSERT_TRUE(pipelineShapeProblem(listed).has_value());
+  EXPECT_NE(pipelineShapeProblem(listed)->find("whole rows"), std::string::npos) << *pipelineShapeProblem(listed);
 
   KernelInfo straddling = kernelInfo("joint-32x32");
   straddling.aRowGranularity = 64 + 32;  // a sub-tile of 32 rows straddles 96-row pattern tiles
@@ -392,7 +400,7 @@ TEST(VulkanLimits, PinsAWarpSizedSubgroupOnlyWhereTheSizeVariesAndTheWorkgroupFi
 
 TEST(VulkanTileOverrides, ParsesTilesAndSwitchesIntoCanonicalText) {
   std::vector<KernelOverride> overrides =
-      parseTileOverrides(" pipelined=128x128x16/64x64/8x4/128, prefetch=0 ;joint-32x32=fma=1,branchfree=0;", h200Limits());
+      parseTileOverrides(" pipelined=128x128x16/64x64/8x4/128, prefetch=0 ;joint-32x32=fma=1;", h200Limits());
   ASSERT_EQ(overrides.size(), 2u);
   EXPECT_EQ(overrides[0].kernel.id, "pipelined");
   EXPECT_EQ(overrides[0].kernel.tile.BK, 16);
@@ -400,10 +408,10 @@ TEST(VulkanTileOverrides, ParsesTilesAndSwitchesIntoCanonicalText) {
   EXPECT_FALSE(overrides[0].switches.prefetchFragments);
   EXPECT_EQ(overrides[0].text, "pipelined=128x128x16/64x64/8x4/128,prefetch=0");
   EXPECT_EQ(overrides[1].kernel.tile.BK, 8);  // no tile given: the catalogue's
-  EXPECT_TRUE(overrides[1].switches.explicitFma && !overrides[1].switches.fetchEveryStep && overrides[1].switches.prefetchFragments);
-  EXPECT_EQ(overrides[1].text, "joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=0");
+  EXPECT_TRUE(overrides[1].switches.explicitFma && overrides[1].switches.fetchEveryStep && overrides[1].switches.prefetchFragments);
+  EXPECT_EQ(overrides[1].text, "joint-32x32=128x128x8/64x64/8x4/128,fma=1");
   EXPECT_EQ(describeOverrides(overrides),
-            "tiles overridden: pipelined=128x128x16/64x64/8x4/128,prefetch=0, joint-32x32=128x128x8/64x64/8x4/128,fma=1,branchfree=0");
+            "tiles overridden: pipelined=128x128x16/64x64/8x4/128,prefetch=0, joint-32x32=128x128x8/64x64/8x4/128,fma=1");
   EXPECT_TRUE(parseTileOverrides("", h200Limits()).empty());
   EXPECT_EQ(describeOverrides({}), "");
   // Switches at their defaults say nothing; fma reaches K10 too (its updates are a warp tile's).
@@ -430,6 +438,10 @@ TEST(VulkanTileOverrides, AnEntryThatCannotRunIsBadInputNamingIt) {
       {"warptile=prefetch=0", "has no switch 'prefetch'"},
       {"vectorized=fma=1", "has no switch 'fma'"},
       {"hoisted=branchfree=0", "has no switch 'branchfree'"},
+      // The skipping kernels run K12's loop over their list: K12's switches, one K-block a K-tile.
+      {"joint-32x32=branchfree=0", "has no switch 'branchfree'"},
+      {"a-warp=prefetch=0", "has no switch 'prefetch'"},
+      {"a-warp=128x64x16/32x64/8x4/128", "BK must be 8"},
       {"pipelined=128x128x16/64x64/8x4/128", "32.5 KiB"},  // two stages beyond lavapipe's 32 KiB
       {"pipelined=fma=1;pipelined=prefetch=0", "overridden twice"},
   };
@@ -636,8 +648,8 @@ TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
   small.tile = {64, 64, 8, 32, 32, 4, 4, 128};
   KernelInfo joint = kernelInfo("joint-8x32");
   joint.tile = {32, 64, 8, 32, 32, 2, 4, 64};
-  KernelInfo aWarp = kernelInfo("a-warp");  // two K-blocks per K-tile, one sub-tile row per warp
-  aWarp.tile = {128, 64, 16, 32, 64, 8, 4, 128};
+  KernelInfo aWarp = kernelInfo("a-warp");  // one sub-tile row per warp, four warps down the block
+  aWarp.tile = {128, 64, 8, 32, 64, 8, 4, 128};
   KernelInfo pipelined = kernelInfo("pipelined");
   pipelined.tile = {64, 64, 16, 32, 32, 4, 4, 128};
   for (const KernelInfo* k : {&small, &joint, &aWarp, &pipelined}) {
@@ -646,10 +658,10 @@ TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
 }
 
 TEST(VulkanDevice, APersistentTileTooLargeForSharedMemoryIsRefusedWithTheNumbers) {
-  // The shape the CUDA twin gave a-warp before K11: two stages of it need 33280 bytes.
+  // A 256 x 256 block tile: its two stages alone need 33024 bytes.
   VULKAN_OR_SKIP(backend, false);
   KernelInfo aWarp = kernelInfo("a-warp");
-  aWarp.tile = {128, 128, 16, 32, 64, 8, 4, 256};
+  aWarp.tile = {256, 256, 8, 64, 64, 8, 4, 512};
   std::uint64_t needs = kernelSharedBytes(aWarp, kMinKBlockListLength);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(Matrix(64, 64), Matrix(64, 64));
   if (needs <= backend.context().device().limits().maxSharedBytes) {
@@ -666,15 +678,15 @@ TEST(VulkanDevice, APersistentTileTooLargeForSharedMemoryIsRefusedWithTheNumbers
 }
 
 TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
-  // Three warp tiles of 96 columns: two stages of 16 x (132 + 96) floats leave room for fewer than
-  // 1024 list entries in 32 KiB (760), so K = 6500 (813 K-blocks) takes two passes there.
+  // Six warp tiles of 64 x 96: two stages of 8 x (388 + 96) floats leave room for fewer than
+  // 1024 list entries in 32 KiB (248), so K = 6500 (813 K-blocks) takes four passes there.
   VULKAN_OR_SKIP(backend, false);
   KernelInfo wide = kernelInfo("a-warp");
-  wide.tile = {128, 96, 16, 32, 96, 8, 4, 128};
+  wide.tile = {384, 96, 8, 64, 96, 8, 4, 192};
   std::uint32_t list = kBlockListLength(wide, backend.context().device().limits().maxSharedBytes);
   ASSERT_GE(list, kMinKBlockListLength);
   if (backend.context().device().limits().maxSharedBytes <= 32 * 1024) {
-    EXPECT_EQ(list, 760u);
+    EXPECT_EQ(list, 248u);
   }
   ProblemData data = segments(70, 100, 6500, 0.5, 21);
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
@@ -969,8 +981,8 @@ TEST_P(VulkanTileOverrideKernelConformance, PassesTheVerifySuite) {
 INSTANTIATE_TEST_SUITE_P(Variants, VulkanTileOverrideKernelConformance,
                          ::testing::Values("pipelined=prefetch=0", "pipelined=fma=1,branchfree=0",
                                            "pipelined=64x64x16/32x32/4x4/128,earlystore=1",
-                                           "joint-32x32=prefetch=0,branchfree=0;joint-8x32=fma=1,earlystore=1",
-                                           "a-warp=128x64x16/32x64/8x4/128,branchfree=0,prefetch=0", "warptile=fma=1",
+                                           "joint-32x32=128x64x8/64x32/8x4/128;joint-8x32=fma=1",
+                                           "a-warp=128x64x8/32x64/8x4/128", "warptile=fma=1",
                                            "hoisted=128x128x8/64x64/8x4/128,fma=1"),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                            std::string name = "vulkan_";

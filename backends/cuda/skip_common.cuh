@@ -25,7 +25,7 @@ namespace tileskip::cuda {
 inline constexpr int kGatherPerThread = 4;
 
 // A listed K-block marked whole: every pattern tile of the block keeps its every depth, so no
-// warp needs its pattern bytes (gatherKBlocks<kThreads, true> writes these entries).
+// warp needs its pattern bytes (gatherKBlocks writes these entries when kMarkWhole).
 struct MarkedKBlock {
   int entry;
   __device__ static int of(int kBlock, bool whole) { return kBlock * 2 + (whole ? 1 : 0); }
@@ -344,8 +344,8 @@ __device__ __forceinline__ void walkKBlocks(const Skip& skip, Tile& tile, Staged
 // from `tileQueue`; for each it gathers the K-blocks the tile needs, then runs K12's loop over
 // them (hoistedListLoop) with SubTileSkip deciding each warp's updates of the K-blocks that are
 // not whole. A tile with nothing to skip lists every K-block whole instead of gathering, so its
-// loop reads no pattern byte: K12's, but for the K offset each K-tile looks up. (One loop, not
-// K12's own beside it: the two together need more than the 255 registers a thread may have.)
+// loop reads no pattern byte: K12's, but for the K offset each K-tile looks up. (The list loop,
+// not K12's own loop beside it: with both, the kernels spilled 600-750 bytes at 255 registers.)
 // kList: the K-blocks listed per pass (the catalogue's KernelStructure::kBlockList); longer K
 // is walked in passes, the accumulators carrying over.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols, int kList>

@@ -83,15 +83,17 @@ std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   if ((t.BM * t.BK / 4) % t.threads != 0 || (t.BK * t.BN / 4) % t.threads != 0) {
     return prefix + "the A and B tiles must split evenly into one vec4 load per invocation and pass";
   }
-  if (loop == MainLoop::Hoisted) {
-    // Each invocation loads the same 4 columns of a row in every pass (k12_hoisted.comp), so a
-    // pass covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4).
+  if (loop == MainLoop::KBlockList && t.BK != kKBlock) {
+    return prefix + "a listed K-tile is one K-block (tileskip_skip.glsl's hoistedListLoop): BK must be 8";
+  }
+  if (loop == MainLoop::Hoisted || loop == MainLoop::KBlockList) {
+    // Each invocation loads the same 4 columns of a row in every pass (tileskip_hoisted.glsl), so
+    // a pass covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4).
     bool wholeRows = t.BK >= 4 && t.BN >= 4 && t.threads % (t.BK / 4) == 0 && t.threads % (t.BN / 4) == 0;
     if (!wholeRows || t.BM % (t.threads / (t.BK / 4)) != 0 || t.BK % (t.threads / (t.BN / 4)) != 0) {
       return prefix + "each pass of vec4 loads must cover whole rows of the A tile (BK/4 invocations each) and of the B tile "
                       "(BN/4 each), and the passes the whole tiles";
     }
-    return std::nullopt;
   }
   if (loop != MainLoop::KBlockList) return std::nullopt;
   WarpLayout w = warpLayout(kernel);

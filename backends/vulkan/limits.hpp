@@ -73,9 +73,10 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
 
 // Why the shaders of the pipelined kernels cannot take this tile shape (beyond
 // core/model/tile_layout.hpp's checks, as the CUDA twins' static_asserts): tiles that do not split
-// evenly into one vec4 load per invocation and pass (for K12, passes of whole rows), sub-tiles
-// straddling pattern tiles, pattern tiles and block tiles that do not nest. Nothing when it fits
-// or for another kernel.
+// evenly into one vec4 load per invocation and pass (for K12's staging, which the skipping
+// kernels share, passes of whole rows), a skipping kernel's K-tile that is not one K-block,
+// sub-tiles straddling pattern tiles, pattern tiles and block tiles that do not nest. Nothing
+// when it fits or for another kernel.
 std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel);
 
 // Why this device cannot launch the kernel's tile configuration, naming what it needs and

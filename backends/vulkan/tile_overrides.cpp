@@ -12,8 +12,8 @@ namespace tileskip::vk {
 namespace {
 
 // The switches in specialization order; `pipelinedOnly`: the switch lives in
-// tileskip_pipeline.glsl or drives K11's loop, so only the pipelined kernels have it (explicit
-// FMA is in every warp tile's updates, K10's too).
+// tileskip_pipeline.glsl or drives K11's loop, so only K11 has it (explicit FMA is in every
+// warp tile's updates, K10's, K12's and the skipping kernels' too).
 struct SwitchInfo {
   SpecId id;
   bool PipelineSwitches::*member;
@@ -26,9 +26,7 @@ constexpr SwitchInfo kSwitches[] = {
     {SpecId::FetchEveryStep, &PipelineSwitches::fetchEveryStep, true},
 };
 
-bool pipelinedShader(const KernelInfo& kernel) {
-  return kernel.structure.loop == MainLoop::DoubleBuffered || kernel.structure.loop == MainLoop::KBlockList;
-}
+bool pipelinedShader(const KernelInfo& kernel) { return kernel.structure.loop == MainLoop::DoubleBuffered; }
 
 const SwitchInfo* findSwitch(std::string_view name) {
   for (const SwitchInfo& s : kSwitches) {
@@ -47,7 +45,7 @@ std::optional<std::string> switchProblem(const KernelInfo& kernel, const TileSha
   }
   if (known->pipelinedOnly ? !pipelinedShader(kernel) : tile.WM == 0) {
     return "kernel '" + std::string(kernel.id) + "' has no switch '" + std::string(name) + "' (" +
-           (known->pipelinedOnly ? "only pipelined and the warp-uniform skipping kernels do" : "only the warp-tiled kernels do") + ")";
+           (known->pipelinedOnly ? "only pipelined does" : "only the warp-tiled kernels do") + ")";
   }
   return std::nullopt;
 }
@@ -181,11 +179,16 @@ std::vector<KernelVariant> tuningCandidates(const KernelInfo& kernel, const Comp
   auto tiled = [](std::string_view notation) { return KernelVariant{parseTileNotation(notation), {}}; };
   // What the H200 runs told apart (bench/results/2026-11-22-h200-vulkan-tune.md): the switches,
   // and the shapes that did not spill there; BK = 16 and 256-wide tiles spilled and are left out.
-  std::vector<KernelVariant> tried =
-      pipelinedShader(kernel)
-          ? std::vector<KernelVariant>{switched(SpecId::FetchEveryStep, false), switched(SpecId::PrefetchFragments, false),
-                                       switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x32/8x4/256"), tiled("128x64x8/64x32/8x4/128")}
-          : std::vector<KernelVariant>{switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x64/8x4/128")};
+  // The skipping kernels' list loop has K12's switches only, and K11's shapes.
+  std::vector<KernelVariant> tried;
+  if (pipelinedShader(kernel)) {
+    tried = {switched(SpecId::FetchEveryStep, false), switched(SpecId::PrefetchFragments, false), switched(SpecId::ExplicitFma, true),
+             tiled("128x128x8/64x32/8x4/256"), tiled("128x64x8/64x32/8x4/128")};
+  } else if (kernel.structure.loop == MainLoop::KBlockList) {
+    tried = {switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x32/8x4/256"), tiled("128x64x8/64x32/8x4/128")};
+  } else {
+    tried = {switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x64/8x4/128")};
+  }
   std::vector<KernelVariant> candidates = {KernelVariant{}};
   for (const KernelVariant& variant : tried) {
     try {

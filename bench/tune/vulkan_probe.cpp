@@ -9,6 +9,7 @@
 // the same operands and the largest difference printed beside the time.
 //
 //   tileskip_vulkan_probe --kernel mma --dtype fp16 --size 4096 --spirv DIR NAME[@SHAPE]...
+// (operands uniform and dense unless --generator, --density-a/-b, --granularity say otherwise)
 // runs DIR/NAME.spv for each NAME, and `catalogue` for the embedded shader itself. SHAPE changes
 // what the build is run with, comma separated: a tile in tileNotation() ("128x128x32/64x32/0x0/256"),
 // ring=N (the catalogue's ring: K-tiles at once), list=N (a persistent kernel's K-block list). The
@@ -100,8 +101,10 @@ double largestDifference(const Matrix& x, const Matrix& y) {
 
 int probe(int argc, char** argv) {
   CLI::App app{"time SPIR-V builds of one Vulkan kernel in place of its embedded shader"};
-  std::string kernelId = "mma", dtypeName = "fp16", directory = ".";
+  std::string kernelId = "mma", dtypeName = "fp16", directory = ".", generator = "uniform";
   int size = 4096, warmup = 3, repeat = 20, rounds = 2;
+  double densityA = 1.0, densityB = 1.0;
+  GeneratorOptions generatorOptions;
   bool validation = false;
   int printWords = 0;
   std::vector<std::string> names;
@@ -116,6 +119,11 @@ int probe(int argc, char** argv) {
   app.add_option("--print-c", printWords, "print the first N words of each variant's C after its first run, as unsigned integers (probes that count)")
       ->check(CLI::Range(0, 64));
   app.add_option("--spirv", directory, "the folder holding NAME.spv");
+  // The operands, as bench makes them: a skipping kernel's variants timed where they skip.
+  app.add_option("--generator", generator, "the generator of both operands (tileskip gen's names)");
+  app.add_option("--density-a", densityA, "A's density");
+  app.add_option("--density-b", densityB, "B's density");
+  app.add_option("--granularity", generatorOptions.granularity, "the zero segments' or blocks' size")->check(CLI::PositiveNumber);
   app.add_option("names", names, "variants: NAME.spv files of --spirv, or `catalogue` for the embedded shader")->required();
   try {
     app.parse(argc, argv);
@@ -147,8 +155,8 @@ int probe(int argc, char** argv) {
 
   vk::VulkanBackend backend(BackendOptions{.deviceIndex = -1, .validation = validation});
   if (!backend.takes(*kernel, dtype)) throw UnavailableError(std::string(kernel->id) + " does not run in " + dtypeName + " on " + backend.device().name);
-  Matrix a = generate("uniform", Operand::A, size, size, 1.0, 1);
-  Matrix b = generate("uniform", Operand::B, size, size, 1.0, 2);
+  Matrix a = generate(generator, Operand::A, size, size, densityA, 1, generatorOptions);
+  Matrix b = generate(generator, Operand::B, size, size, densityB, 2, generatorOptions);
   std::unique_ptr<DeviceProblem> problem = backend.upload(a, b, dtype);
   problem->run(*kernel);
   Matrix expected = problem->downloadC();
@@ -183,8 +191,9 @@ int probe(int argc, char** argv) {
       best[v] = std::min(best[v], summarize(times).median);
     }
   }
-  std::printf("%s on %s, %s, %d^3: median of %d runs, best of %d rounds\n", std::string(kernel->id).c_str(),
-              backend.device().name.c_str(), dtypeName.c_str(), size, repeat, rounds);
+  std::printf("%s on %s, %s, %d^3, %s A %.3g B %.3g G %d: median of %d runs, best of %d rounds\n", std::string(kernel->id).c_str(),
+              backend.device().name.c_str(), dtypeName.c_str(), size, generator.c_str(), densityA, densityB,
+              generatorOptions.granularity, repeat, rounds);
   std::printf("%-28s %10s %10s %14s\n", "variant", "ms", "TFLOPS", "max |C - cat|");
   for (std::size_t v = 0; v < variants.size(); ++v) {
     std::printf("%-28s %10.4f %10.1f %14.3g\n", names[v].c_str(), best[v], 2.0 * size * double(size) * size / (best[v] * 1e9),

@@ -73,10 +73,9 @@ enum class MainLoop {
   DoubleBuffered,  // two Vectorized stages: the next one loads while this one computes
   Hoisted,         // DoubleBuffered with addresses hoisted out of the loop, loads in fixed passes; blocks
                    // inside the matrices stream K-tiles from running pointers, with no branch in the loop
-  KBlockList,      // Hoisted's two stages fed from a gathered list of the K-blocks a tile needs, each
-                   // marked whole when every pattern tile keeps all its depths (then no pattern read);
-                   // a list of whole ones runs with no branch on the pattern. (The GLSL twins still
-                   // run DoubleBuffered's stages over the list: issue 17.)
+  KBlockList,      // Hoisted's two stages fed from a gathered list of the K-blocks a tile needs, one
+                   // K-block a K-tile (BK = 8), each marked whole when every pattern tile keeps all its
+                   // depths (then no pattern read); a list of whole ones runs with no branch on the pattern
   StageRing,       // a ring of ringStages K-tiles of 16-bit values, rows padded by 8 elements: K-tile
                    // t + ringStages - 1 is on its way while t is multiplied (no transposed A). The CUDA
                    // twin stages them all (cp.async lands in shared memory); the GLSL twin, with no
@@ -215,6 +214,7 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   // The SIMT ones walk it in K12's two stages (KBlockList), the tensor-core ones in their rings.
   if ((s.skip == SkipScope::Warp) != (s.kBlockList > 0)) return "a warp-uniform skip, and only one, gathers a K-block list of some length";
   if (s.loop == MainLoop::KBlockList && s.skip != SkipScope::Warp) return "a K-block list is what a warp-uniform skip gathers";
+  if (s.loop == MainLoop::KBlockList && k.tile.BK != kKBlock) return "a K-block list loop stages one K-block a K-tile (BK = 8)";
   if (s.skip == SkipScope::Warp && s.loop != MainLoop::KBlockList && s.loop != MainLoop::StageRing &&
       s.loop != MainLoop::BulkCopyRing) {
     return "a warp-uniform skip walks its K-block list in two stages (KBlockList) or in a ring";
