@@ -131,8 +131,13 @@ void updateKBlock(uint kOffset) {
 // depth 0 of the next stage read meanwhile), with no pattern byte read at all; any other K-block
 // the warp updates through updateKBlock, from bytes read a step ahead, all before the barrier.
 // interior: the K-tiles load unchecked (interiorKTiles()). onlyWhole: the list holds only whole
-// K-blocks, and the loop has no branch on the pattern. Both are constants at every call, so
-// each call is a loop of its own once the driver inlines it, as the CUDA twin's template.
+// K-blocks, and the loop has no branch on the pattern. Each call is a loop of its own once the
+// driver inlines it, specialized where its arguments are constants, as the CUDA twin's template
+// parameters are; walkKBlocks makes two calls, not the twin's three, because every inlined copy
+// of the unrolled body adds to the driver's compile of the pipeline: on lavapipe three took the
+// 128-invocation kernels' compile from about 4 s (K11's loop) to 13, two to 7; on a fresh NVIDIA
+// H100 a bench whose first step compiled seven kernels of three copies had not ended after five
+// minutes, where with the driver's cache warm it took a second (bench/NOTES.md step 31).
 // Sub-tiles narrower than a vector (S7's TM = 2), and the one-warp workgroups (S8, S9), update
 // whole K-blocks in K11's way instead, all depths before the barrier: the split needs vector
 // fragments, and registers for them across the barrier beside a one-warp workgroup's eight
@@ -214,10 +219,10 @@ void walkKBlocks(uint row0, uint col0, bool everyKBlock) {
       // A loop with no branch on the pattern: zeros in blocks of the pattern tiles' size, and
       // tiles with nothing to skip, list only whole K-blocks.
       hoistedListLoop(row0, col0, count, true, true);
-    } else if (interiorKTiles()) {
-      hoistedListLoop(row0, col0, count, true, false);
     } else {
-      hoistedListLoop(row0, col0, count, false, false);
+      // Interior or not, one loop: the CUDA twin's third copy (kInterior without kOnlyWhole)
+      // would be a third inlined loop body here, and the driver compiles each (below).
+      hoistedListLoop(row0, col0, count, interiorKTiles(), false);
     }
   }
 }
