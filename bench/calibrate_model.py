@@ -8,7 +8,8 @@ kernel of its backend. The model says
     time / dense time = dense * D + fixed * (1 - D) + load * L + work * W + partial * P
 
 so 1 / speedup is linear in the five coefficients: a non-negative least-squares fit per kernel
-and backend. Prints the calibration rows for core/measure/speed_model.cpp and, per row, the predicted and
+and backend, of the relative error (each run weighted by 1 / its time), so that the fast runs,
+where auto chooses between skipping kernels, count as much as the slow ones. Prints the calibration rows for core/measure/speed_model.cpp and, per row, the predicted and
 measured speedup with the relative error, so bench/NOTES.md can quote how good the model is.
 
 Usage: bench/calibrate_model.py RUN.json [RUN.json ...] [--backend cuda] [--name "H200 CUDA, 2026-11-23"]
@@ -82,11 +83,13 @@ def main():
     fitted = {}
     for kernel in kernels:
         mine = [r for r in rows if r["kernel"] == kernel]
-        matrix = [design_row(r["features"]) for r in mine]
         target = [1.0 / r["speedup"] for r in mine]
+        # Relative errors: each row divided by its own time, so a slow case does not outweigh the
+        # fast ones, where the choice between skipping kernels is made.
+        matrix = [[v / t for v in design_row(r["features"])] for r, t in zip(mine, target)]
         dense_runs = [t for r, t in zip(mine, target) if r["features"]["dense_tiles"] == 1.0]
         prior = [np.median(dense_runs) if dense_runs else 1.0, 0.03, 0.45, 0.55, 0.4]
-        fitted[kernel] = nnls(matrix, target, prior=prior)
+        fitted[kernel] = nnls(matrix, [1.0] * len(mine), prior=prior)
 
     device = rows[0]["device"]
     print(f"// {args.name}: fitted by bench/calibrate_model.py from {len(rows)} rows on {device}")

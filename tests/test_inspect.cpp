@@ -163,6 +163,8 @@ TEST(Inspect, NarrowBlocksPickAKernelWhoseBlocksFitThem) {
 TEST(SpeedModel, FallsBackToTheSameBackendThenToDefaults) {
   EXPECT_TRUE(SpeedModel::forDevice("cuda", "NVIDIA H200", true).calibrated());
   EXPECT_TRUE(SpeedModel::forDevice("vulkan", "NVIDIA H200", true).calibrated());
+  EXPECT_NE(SpeedModel::forDevice("cuda", "NVIDIA H100 80GB HBM3", true).name().find("H100 CUDA"), std::string::npos);
+  EXPECT_NE(SpeedModel::forDevice("vulkan", "NVIDIA H100 80GB HBM3", true).name().find("H100 Vulkan"), std::string::npos);
   const SpeedModel other = SpeedModel::forDevice("cuda", "Some Future GPU", true);
   EXPECT_FALSE(other.calibrated());
   EXPECT_NE(other.name().find("Some Future GPU"), std::string::npos) << other.name();

@@ -44,8 +44,48 @@ constexpr KernelCoefficients kDefaults[] = {
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},
 };
 
+// Fitted by bench/calibrate_model.py from bench/gpu_calibrate.sh on one NVIDIA H100, driver
+// 580.159.04, 2026-11-26: 14 problems at 4096^3 (bench/results/2026-11-26-h100-calibration.md),
+// the skipping kernels on K12's loop in both twins (bench/NOTES.md steps 30 and 31).
+constexpr KernelCoefficients kH100Cuda[] = {
+  //  kernel            dense   fixed   load    work    partial
+  {"vectorized",         1.404,  0.030,  0.450,  0.550,  0.400},
+  {"warptile",           1.221,  0.030,  0.450,  0.550,  0.400},
+  {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
+  {"hoisted",            0.894,  0.030,  0.450,  0.550,  0.400},
+  {"a-row",              1.602,  0.079,  0.452,  0.969,  0.150},
+  {"a-warp",             0.928,  0.011,  0.417,  0.579,  0.501},
+  {"b-group8",           1.660,  0.124,  0.455,  0.932,  0.416},
+  {"b-warp",             0.967,  0.009,  0.337,  0.707,  0.494},
+  {"joint-64x32",        0.934,  0.010,  0.449,  0.649,  0.518},
+  {"joint-32x32",        0.938,  0.017,  0.295,  0.732,  0.608},
+  {"joint-8x32",         0.986,  0.012,  1.003,  0.410,  0.510},
+  {"warp-joint-64x64",   1.011,  0.023,  0.479,  0.576,  0.497},
+  {"warp-joint-32x32",   0.989,  0.027,  0.394,  0.667,  0.519},
+};
+
+constexpr KernelCoefficients kH100Vulkan[] = {
+  //  kernel            dense   fixed   load    work    partial
+  {"vectorized",         1.217,  0.030,  0.450,  0.550,  0.400},
+  {"warptile",           1.020,  0.030,  0.450,  0.550,  0.400},
+  {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
+  {"hoisted",            0.915,  0.030,  0.450,  0.550,  0.400},
+  {"a-row",              1.340,  0.139,  0.454,  0.700,  0.133},
+  {"a-warp",             0.847,  0.027,  0.373,  0.469,  0.474},
+  {"b-group8",           1.347,  0.208,  0.460,  0.566,  0.510},
+  {"b-warp",             0.855,  0.000,  0.000,  0.941,  0.791},
+  {"joint-64x32",        0.867,  0.005,  0.258,  0.796,  0.658},
+  {"joint-32x32",        0.856,  0.009,  0.078,  0.924,  0.706},
+  {"joint-8x32",         0.866,  0.000,  0.000,  1.175,  1.199},
+  {"warp-joint-64x64",   0.954,  0.025,  0.263,  0.739,  1.119},
+  {"warp-joint-32x32",   0.954,  0.021,  0.000,  1.083,  1.520},
+};
+
 // Fitted by bench/calibrate_model.py from bench/gpu_calibrate.sh on one NVIDIA H200, driver
 // 580.159.04, 2026-11-23: 14 problems at 4096^3 (bench/results/2026-11-23-h200-calibration.md).
+// The warp-uniform skipping kernels have moved to K12's loop since (steps 30, 31): their rows are
+// the H100's of 2026-11-26 above, the same SMs at the same clock, until an H200 calibrates them
+// (K12, measured on both, has the same coefficient on both: CUDA 0.894, Vulkan 0.914 / 0.915).
 constexpr KernelCoefficients kH200Cuda[] = {
   //  kernel            dense   fixed   load    work    partial
   {"vectorized",         1.295,  0.030,  0.450,  0.550,  0.400},  // K6 on the shared lane rule: 2026-11-23-h200-twins.md
@@ -53,14 +93,14 @@ constexpr KernelCoefficients kH200Cuda[] = {
   {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
   {"hoisted",            0.894,  0.000,  0.000,  0.000,  0.000},  // measured apart: 2026-11-25-h200-headline-k12-streamed.json
   {"a-row",              1.460,  0.032,  0.450,  0.907,  0.146},
-  {"a-warp",             0.990,  0.029,  0.370,  0.818,  0.462},
   {"b-group8",           1.455,  0.031,  0.450,  0.866,  0.192},
-  {"b-warp",             0.982,  0.042,  0.400,  0.728,  0.433},
-  {"joint-64x32",        0.992,  0.012,  0.618,  0.635,  0.378},
-  {"joint-32x32",        0.982,  0.015,  0.490,  0.724,  0.446},
-  {"joint-8x32",         1.007,  0.000,  1.035,  0.507,  0.633},
-  {"warp-joint-64x64",   1.040,  0.042,  0.596,  0.626,  0.362},
-  {"warp-joint-32x32",   1.028,  0.044,  0.637,  0.650,  0.344},
+  {"a-warp",             0.928,  0.011,  0.417,  0.579,  0.501},  // the H100's, from here on
+  {"b-warp",             0.967,  0.009,  0.337,  0.707,  0.494},
+  {"joint-64x32",        0.934,  0.010,  0.449,  0.649,  0.518},
+  {"joint-32x32",        0.938,  0.017,  0.295,  0.732,  0.608},
+  {"joint-8x32",         0.986,  0.012,  1.003,  0.410,  0.510},
+  {"warp-joint-64x64",   1.011,  0.023,  0.479,  0.576,  0.497},
+  {"warp-joint-32x32",   0.989,  0.027,  0.394,  0.667,  0.519},
 };
 
 constexpr KernelCoefficients kH200Vulkan[] = {
@@ -70,14 +110,14 @@ constexpr KernelCoefficients kH200Vulkan[] = {
   {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
   {"hoisted",            0.914,  0.000,  0.000,  0.000,  0.000},  // measured apart: 2026-11-25-h200-headline-k12-streamed.json
   {"a-row",              1.338,  0.143,  0.455,  0.687,  0.144},
-  {"a-warp",             0.907,  0.019,  0.757,  0.379,  0.168},
   {"b-group8",           1.342,  0.222,  0.459,  0.547,  0.504},
-  {"b-warp",             0.908,  0.000,  0.000,  0.977,  0.889},
-  {"joint-64x32",        0.924,  0.000,  1.232,  0.278,  0.000},
-  {"joint-32x32",        0.928,  0.000,  0.861,  0.690,  0.000},
-  {"joint-8x32",         0.941,  0.000,  0.000,  1.615,  1.517},
-  {"warp-joint-64x64",   1.931,  0.000,  1.494,  1.241,  0.897},
-  {"warp-joint-32x32",   1.929,  0.000,  1.777,  2.622,  0.000},
+  {"a-warp",             0.847,  0.027,  0.373,  0.469,  0.474},  // the H100's, from here on
+  {"b-warp",             0.855,  0.000,  0.000,  0.941,  0.791},
+  {"joint-64x32",        0.867,  0.005,  0.258,  0.796,  0.658},
+  {"joint-32x32",        0.856,  0.009,  0.078,  0.924,  0.706},
+  {"joint-8x32",         0.866,  0.000,  0.000,  1.175,  1.199},
+  {"warp-joint-64x64",   0.954,  0.025,  0.263,  0.739,  1.119},
+  {"warp-joint-32x32",   0.954,  0.021,  0.000,  1.083,  1.520},
 };
 
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.
@@ -88,9 +128,12 @@ struct Calibration {
   std::span<const KernelCoefficients> rows;
 };
 
+// The first of a backend is the stand-in for a GPU without a calibration of its own.
 constexpr Calibration kCalibrations[] = {
-  {"cuda", "H200", "H200 CUDA, calibrated 2026-11-23", kH200Cuda},
-  {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23", kH200Vulkan},
+  {"cuda", "H100", "H100 CUDA, calibrated 2026-11-26", kH100Cuda},
+  {"vulkan", "H100", "H100 Vulkan, calibrated 2026-11-26", kH100Vulkan},
+  {"cuda", "H200", "H200 CUDA, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Cuda},
+  {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Vulkan},
 };
 // clang-format on
 
