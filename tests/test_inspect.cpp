@@ -165,6 +165,11 @@ TEST(SpeedModel, FallsBackToTheSameBackendThenToDefaults) {
   EXPECT_TRUE(SpeedModel::forDevice("vulkan", "NVIDIA H200", true).calibrated());
   EXPECT_NE(SpeedModel::forDevice("cuda", "NVIDIA H100 80GB HBM3", true).name().find("H100 CUDA"), std::string::npos);
   EXPECT_NE(SpeedModel::forDevice("vulkan", "NVIDIA H100 80GB HBM3", true).name().find("H100 Vulkan"), std::string::npos);
+  // The H200 keeps its own dense rows and borrows the H100's for the kernels it has none of.
+  const SpeedModel h200 = SpeedModel::forDevice("vulkan", "NVIDIA H200", true), h100 = SpeedModel::forDevice("vulkan", "NVIDIA H100", true);
+  EXPECT_EQ(h200.coefficients("warp-joint-64x64"), h100.coefficients("warp-joint-64x64"));
+  EXPECT_NE(h200.coefficients("hoisted"), h100.coefficients("hoisted"));
+  EXPECT_NE(h200.name().find("the H100's"), std::string::npos) << h200.name();
   const SpeedModel other = SpeedModel::forDevice("cuda", "Some Future GPU", true);
   EXPECT_FALSE(other.calibrated());
   EXPECT_NE(other.name().find("Some Future GPU"), std::string::npos) << other.name();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <span>
+#include <string>
+#include <utility>
 
 namespace tileskip {
 
@@ -83,9 +85,10 @@ constexpr KernelCoefficients kH100Vulkan[] = {
 
 // Fitted by bench/calibrate_model.py from bench/gpu_calibrate.sh on one NVIDIA H200, driver
 // 580.159.04, 2026-11-23: 14 problems at 4096^3 (bench/results/2026-11-23-h200-calibration.md).
-// The warp-uniform skipping kernels have moved to K12's loop since (steps 30, 31): their rows are
-// the H100's of 2026-11-26 above, the same SMs at the same clock, until an H200 calibrates them
-// (K12, measured on both, has the same coefficient on both: CUDA 0.894, Vulkan 0.914 / 0.915).
+// The warp-uniform skipping kernels have moved to K12's loop since (steps 30, 31), so their rows
+// are gone: the H200 borrows the H100's of 2026-11-26 for them (kCalibrations), the same SMs at
+// the same clock, until an H200 calibrates them (K12, measured on both, has the same coefficient
+// on both: CUDA 0.894, Vulkan 0.914 and 0.915).
 constexpr KernelCoefficients kH200Cuda[] = {
   //  kernel            dense   fixed   load    work    partial
   {"vectorized",         1.295,  0.030,  0.450,  0.550,  0.400},  // K6 on the shared lane rule: 2026-11-23-h200-twins.md
@@ -94,13 +97,6 @@ constexpr KernelCoefficients kH200Cuda[] = {
   {"hoisted",            0.894,  0.000,  0.000,  0.000,  0.000},  // measured apart: 2026-11-25-h200-headline-k12-streamed.json
   {"a-row",              1.460,  0.032,  0.450,  0.907,  0.146},
   {"b-group8",           1.455,  0.031,  0.450,  0.866,  0.192},
-  {"a-warp",             0.928,  0.011,  0.417,  0.579,  0.501},  // the H100's, from here on
-  {"b-warp",             0.967,  0.009,  0.337,  0.707,  0.494},
-  {"joint-64x32",        0.934,  0.010,  0.449,  0.649,  0.518},
-  {"joint-32x32",        0.938,  0.017,  0.295,  0.732,  0.608},
-  {"joint-8x32",         0.986,  0.012,  1.003,  0.410,  0.510},
-  {"warp-joint-64x64",   1.011,  0.023,  0.479,  0.576,  0.497},
-  {"warp-joint-32x32",   0.989,  0.027,  0.394,  0.667,  0.519},
 };
 
 constexpr KernelCoefficients kH200Vulkan[] = {
@@ -111,13 +107,6 @@ constexpr KernelCoefficients kH200Vulkan[] = {
   {"hoisted",            0.914,  0.000,  0.000,  0.000,  0.000},  // measured apart: 2026-11-25-h200-headline-k12-streamed.json
   {"a-row",              1.338,  0.143,  0.455,  0.687,  0.144},
   {"b-group8",           1.342,  0.222,  0.459,  0.547,  0.504},
-  {"a-warp",             0.847,  0.027,  0.373,  0.469,  0.474},  // the H100's, from here on
-  {"b-warp",             0.855,  0.000,  0.000,  0.941,  0.791},
-  {"joint-64x32",        0.867,  0.005,  0.258,  0.796,  0.658},
-  {"joint-32x32",        0.856,  0.009,  0.078,  0.924,  0.706},
-  {"joint-8x32",         0.866,  0.000,  0.000,  1.175,  1.199},
-  {"warp-joint-64x64",   0.954,  0.025,  0.263,  0.739,  1.119},
-  {"warp-joint-32x32",   0.954,  0.021,  0.000,  1.083,  1.520},
 };
 
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.
@@ -126,14 +115,18 @@ struct Calibration {
   std::string_view deviceSubstring;  // matched against the device name
   std::string_view name;             // what reports call it: device, date, where the runs are
   std::span<const KernelCoefficients> rows;
+  // Another device's rows for the kernels `rows` lacks (kernels changed since it was measured);
+  // the name says whose.
+  std::span<const KernelCoefficients> borrowed = {};
 };
 
 // The first of a backend is the stand-in for a GPU without a calibration of its own.
 constexpr Calibration kCalibrations[] = {
   {"cuda", "H100", "H100 CUDA, calibrated 2026-11-26", kH100Cuda},
   {"vulkan", "H100", "H100 Vulkan, calibrated 2026-11-26", kH100Vulkan},
-  {"cuda", "H200", "H200 CUDA, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Cuda},
-  {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Vulkan},
+  {"cuda", "H200", "H200 CUDA, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Cuda, kH100Cuda},
+  {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Vulkan,
+   kH100Vulkan},
 };
 // clang-format on
 
@@ -153,31 +146,32 @@ SpeedModel SpeedModel::uncalibrated() {
 }
 
 SpeedModel SpeedModel::forDevice(std::string_view backend, std::string_view deviceName, bool isGpu) {
+  auto from = [](const Calibration& c, std::string name, bool calibrated) {
+    SpeedModel model;
+    model.name_ = std::move(name);
+    model.calibrated_ = calibrated;
+    model.table_ = c.rows.data();
+    model.size_ = c.rows.size();
+    model.borrowed_ = c.borrowed.data();
+    model.borrowedSize_ = c.borrowed.size();
+    return model;
+  };
   const Calibration* sameBackend = nullptr;
   for (const Calibration& c : kCalibrations) {
     if (c.backend != backend) continue;
-    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) {
-      SpeedModel model;
-      model.name_ = std::string(c.name);
-      model.calibrated_ = true;
-      model.table_ = c.rows.data();
-      model.size_ = c.rows.size();
-      return model;
-    }
+    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) return from(c, std::string(c.name), true);
     if (sameBackend == nullptr) sameBackend = &c;
   }
   if (sameBackend != nullptr && isGpu) {
-    SpeedModel model;
-    model.name_ = std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")";
-    model.table_ = sameBackend->rows.data();
-    model.size_ = sameBackend->rows.size();
-    return model;
+    return from(*sameBackend, std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")",
+                false);
   }
   return uncalibrated();
 }
 
 const KernelCoefficients* SpeedModel::coefficients(std::string_view kernel) const {
   if (const KernelCoefficients* row = findRow({table_, size_}, kernel)) return row;
+  if (const KernelCoefficients* row = findRow({borrowed_, borrowedSize_}, kernel)) return row;
   return findRow(kDefaults, kernel);
 }
 

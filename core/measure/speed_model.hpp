@@ -55,6 +55,9 @@ class SpeedModel {
   bool calibrated_ = false;
   const KernelCoefficients* table_ = nullptr;
   std::size_t size_ = 0;
+  // Another device's rows, for the kernels table_ lacks; then the defaults.
+  const KernelCoefficients* borrowed_ = nullptr;
+  std::size_t borrowedSize_ = 0;
 };
 
 }  // namespace tileskip
