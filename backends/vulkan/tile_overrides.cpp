@@ -181,13 +181,13 @@ std::vector<KernelVariant> tuningCandidates(const KernelInfo& kernel, const Comp
   // and the shapes that did not spill there; BK = 16 and 256-wide tiles spilled and are left out.
   // The skipping kernels' list loop has K12's switches only, and K11's shapes.
   std::vector<KernelVariant> tried;
-  if (pipelinedShader(kernel)) {
-    tried = {switched(SpecId::FetchEveryStep, false), switched(SpecId::PrefetchFragments, false), switched(SpecId::ExplicitFma, true),
-             tiled("128x128x8/64x32/8x4/256"), tiled("128x64x8/64x32/8x4/128")};
-  } else if (kernel.structure.loop == MainLoop::KBlockList) {
-    tried = {switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x32/8x4/256"), tiled("128x64x8/64x32/8x4/128")};
+  if (pipelinedShader(kernel)) tried = {switched(SpecId::FetchEveryStep, false), switched(SpecId::PrefetchFragments, false)};
+  tried.push_back(switched(SpecId::ExplicitFma, true));
+  if (pipelinedShader(kernel) || kernel.structure.loop == MainLoop::KBlockList) {
+    tried.push_back(tiled("128x128x8/64x32/8x4/256"));
+    tried.push_back(tiled("128x64x8/64x32/8x4/128"));
   } else {
-    tried = {switched(SpecId::ExplicitFma, true), tiled("128x128x8/64x64/8x4/128")};
+    tried.push_back(tiled("128x128x8/64x64/8x4/128"));
   }
   std::vector<KernelVariant> candidates = {KernelVariant{}};
   for (const KernelVariant& variant : tried) {

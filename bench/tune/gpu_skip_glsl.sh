@@ -9,7 +9,6 @@
 #   [SKIP_VERIFY=1] [ROUNDS=3] bench/tune/gpu_skip_glsl.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export TILESKIP_BUILD_DIR=${TILESKIP_BUILD_DIR:-/work/main/build/test}
 source bench/gpu_setup.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt" 2>&1
 if [ -z "${SKIP_VERIFY:-}" ]; then
