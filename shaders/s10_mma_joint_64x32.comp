@@ -81,6 +81,7 @@ void main() {
   for (uint index = takeBlockTile(); index < tiles; index = takeBlockTile()) {
     uint row0 = (index / colTiles) * BM, col0 = (index % colTiles) * BN;
     placeBlockPatternTiles(row0, col0);
+    denseBlock = blockKeepsEverything();
     mmaZeroAccumulators();
     if (denseBlock) {
       mmaRingMainLoop(row0, col0, (kBlocksTotal + K_SLOTS - 1u) / K_SLOTS);

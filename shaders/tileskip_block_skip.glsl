@@ -33,6 +33,19 @@ uint takeBlockTile() {
   return tile;
 }
 
+// takeBlockTile split in two for a workgroup that has work left when it asks (askBlockTile and
+// passBlockTile in the CUDA twin): invocation 0 asks for the next tile before the C store, so that
+// the atomic's round trip overlaps the store, and passBlockTile hands the answer to every
+// invocation after it. One barrier, where takeBlockTile needs two: the next tile's gather passes
+// barriers before invocation 0 writes again.
+uint askBlockTile() { return gl_LocalInvocationIndex == 0u ? atomicAdd(tileQueue.nextTile, 1u) : 0u; }
+
+uint passBlockTile(uint asked) {
+  if (gl_LocalInvocationIndex == 0u) takenTile.x = asked;
+  barrier();
+  return takenTile.x;
+}
+
 void leaveBlockTileQueue() {
   if (gl_LocalInvocationIndex != 0u) return;
   // This workgroup's takes are ordered before its leave; the last one's reset after every leave.
@@ -54,44 +67,52 @@ uint aTiles, bTiles;             // pattern tiles along M and N
 uint blockRowTile, blockColTile; // the block tile's first pattern tiles
 
 // The pattern word `word` of A-tile `tile`, 0 past M (a K-block past K is 0 in the word).
-uint aPatternWord(uint tile, uint word) { return tile < aTiles ? aPattern[tile * patternWords + word] : 0u; }
-uint bPatternWord(uint tile, uint word) { return tile < bTiles ? bPattern[tile * patternWords + word] : 0u; }
-
-// The K-blocks of pattern word `word` (4 of them, a byte each) that some warp of the block
-// keeps: the OR over the block's A tiles AND the OR over its B tiles. An operand the kernel
-// does not inspect counts as all ones.
-uint blockBits(uint word) {
-  uint aBits = ~0u, bBits = ~0u;
-  if (USES_A_PATTERN) {
-    aBits = 0u;
-    [[unroll]] for (uint t = 0u; t < BLOCK_A_TILES; ++t) aBits |= aPatternWord(blockRowTile + t, word);
-  }
-  if (USES_B_PATTERN) {
-    bBits = 0u;
-    [[unroll]] for (uint t = 0u; t < BLOCK_B_TILES; ++t) bBits |= bPatternWord(blockColTile + t, word);
-  }
-  return aBits & bBits;
+// Without a branch: past M it reads the pattern's first word and drops it, so that a caller's
+// several reads issue back to back (the CUDA twin's patternByte).
+uint aPatternWord(uint tile, uint word) {
+  uint bits = aPattern[tile < aTiles ? tile * patternWords + word : 0u];
+  return tile < aTiles ? bits : 0u;
+}
+uint bPatternWord(uint tile, uint word) {
+  uint bits = bPattern[tile < bTiles ? tile * patternWords + word : 0u];
+  return tile < bTiles ? bits : 0u;
 }
 
-// ---- Nothing to skip: a block tile whose every pattern tile keeps every depth of every
-// K-block runs over all K-blocks without the warps' pattern reads (the SIMT kernels list them all
-// whole, tileskip_skip.glsl; S10 runs K13's ring): skipping must cost nothing when it finds
-// nothing (skip_common.cuh's keepsEverything in the CUDA twin).
+// What the block keeps of the K-blocks of pattern word `word` (4 of them, a byte each), each
+// word read once (BlockPatternTiles::keptOf in the CUDA twin): the returned bits some warp
+// needs, the OR over the block's A tiles AND the OR over its B tiles; `every`, the bits every
+// pattern tile of the block keeps (a byte of ones: a whole K-block). An operand the kernel does
+// not inspect counts as all ones.
+uint blockKept(uint word, out uint every) {
+  uint aSome = ~0u, aEvery = ~0u, bSome = ~0u, bEvery = ~0u;
+  if (USES_A_PATTERN) {
+    aSome = 0u;
+    [[unroll]] for (uint t = 0u; t < BLOCK_A_TILES; ++t) {
+      uint bits = aPatternWord(blockRowTile + t, word);
+      aSome |= bits;
+      aEvery &= bits;
+    }
+  }
+  if (USES_B_PATTERN) {
+    bSome = 0u;
+    [[unroll]] for (uint t = 0u; t < BLOCK_B_TILES; ++t) {
+      uint bits = bPatternWord(blockColTile + t, word);
+      bSome |= bits;
+      bEvery &= bits;
+    }
+  }
+  every = aEvery & bEvery;
+  return aSome & bSome;
+}
+
+// ---- Nothing to skip: S10 runs a block tile whose every pattern tile keeps every depth of
+// every K-block through K13's ring over all K-blocks, without the warps' pattern reads: skipping
+// must cost nothing when it finds nothing (skip_common.cuh's keepsEverything in the CUDA twin).
+// The SIMT kernels need no such scan: their gather marks every K-block of such a tile whole
+// (tileskip_skip.glsl).
 bool denseBlock;     // the same in every invocation of the workgroup
 uint kBlocksTotal;   // K-blocks of the problem
 shared uvec4 denseVetoes;  // .x, 16 bytes as takenTile
-
-// The bits of pattern word `word` that every tile of the block keeps.
-uint blockEveryBits(uint word) {
-  uint aBits = ~0u, bBits = ~0u;
-  if (USES_A_PATTERN) {
-    [[unroll]] for (uint t = 0u; t < BLOCK_A_TILES; ++t) aBits &= aPatternWord(blockRowTile + t, word);
-  }
-  if (USES_B_PATTERN) {
-    [[unroll]] for (uint t = 0u; t < BLOCK_B_TILES; ++t) bBits &= bPatternWord(blockColTile + t, word);
-  }
-  return aBits & bBits;
-}
 
 // Whether every K index of the block's pattern words is kept (bits past K do not exist).
 bool blockKeepsEverything() {
@@ -99,7 +120,9 @@ bool blockKeepsEverything() {
   for (uint word = gl_LocalInvocationIndex; word < patternWords; word += THREADS) {
     uint realBits = problem.K - 32u * word;
     uint real = realBits >= 32u ? ~0u : (1u << realBits) - 1u;
-    every = (blockEveryBits(word) & real) == real;
+    uint everyBits;
+    blockKept(word, everyBits);
+    every = (everyBits & real) == real;
     if (!every) break;  // a tile with something to skip says so at its first such word
   }
   if (gl_LocalInvocationIndex == 0u) denseVetoes.x = 0u;
@@ -132,9 +155,10 @@ bool markedKBlockIsWhole(int entry) { return (entry & 1) != 0; }
 // also tells every invocation whether all of them were (the CUDA twin's __syncthreads_and).
 const uint SUBGROUP_NOT_WHOLE = 0x80000000u;
 
-// Writes, in order, the K-blocks of [first, first + count) that blockBits keeps into kBlockList
+// Writes, in order, the K-blocks of [first, first + count) that blockKept keeps into kBlockList
 // and returns how many there are (the same in every invocation); markWhole: as markedKBlock
-// entries, and everyWhole says whether all of them are whole (the same in every invocation).
+// entries, and everyWhole says whether all of them are whole (the same in every invocation; each
+// pattern word is read once for both).
 // `first` is a multiple of 4: each invocation reads one pattern word, four K-blocks. Ballots
 // order the K-blocks inside a subgroup, per-subgroup totals in shared memory order the
 // subgroups; nothing assumes a subgroup size. Invocation i's K-blocks precede invocation
@@ -147,8 +171,9 @@ uint gatherKBlocks(uint first, uint count, bool markWhole, out bool everyWhole) 
   for (uint base = 0u; base < count; base += 4u * THREADS) {
     uint offset = base + 4u * gl_LocalInvocationIndex;
     uint word = (first + offset) / 4u;
-    uint bits = offset < count ? blockBits(word) : 0u;
-    uint every = markWhole && offset < count ? blockEveryBits(word) : 0u;
+    uint every = 0u, bits = 0u;
+    if (offset < count) bits = blockKept(word, every);
+    every = markWhole ? every : 0u;
     uint before = 0u, subgroupTotal = 0u, kept = 0u, whole = 0u;
     [[unroll]] for (uint b = 0u; b < 4u; ++b) {
       bool keep = offset + b < count && ((bits >> (8u * b)) & 0xFFu) != 0u;
@@ -182,6 +207,7 @@ uint gatherKBlocks(uint first, uint count, bool markWhole, out bool everyWhole) 
   return total;
 }
 
+// The K-block at `index` of S10's ring: every K-block of a dense tile, else the list's.
 int scheduledKBlock(uint index) {
   if (denseBlock) return index < kBlocksTotal ? int(index) : -1;
   return index < kBlockListCount ? kBlockList[index] : -1;
@@ -196,9 +222,8 @@ void startPatternTiles() {
   bTiles = (problem.N + B_TILE_COLS - 1u) / B_TILE_COLS;
 }
 
-// The block tile at (row0, col0): its first pattern tiles, and whether it has anything to skip.
+// The block tile at (row0, col0): its first pattern tiles.
 void placeBlockPatternTiles(uint row0, uint col0) {
   blockRowTile = row0 / A_TILE_ROWS;
   blockColTile = col0 / B_TILE_COLS;
-  denseBlock = blockKeepsEverything();
 }

@@ -198,22 +198,14 @@ void hoistedListLoop(uint row0, uint col0, uint count, bool interior, bool onlyW
   }
 }
 
-// Every K-block of [first, first + count) into kBlockList, marked whole: a block tile with
-// nothing to skip runs the same loop as the others without reading a pattern byte.
-uint listEveryKBlock(uint first, uint count) {
-  for (uint i = gl_LocalInvocationIndex; i < count; i += THREADS) kBlockList[i] = markedKBlock(first + i, true);
-  barrier();
-  return count;
-}
-
 // A block tile's K-blocks, a list at a time (K_BLOCK_LIST_LENGTH of them at most), each list
-// through hoistedListLoop: every K-block listed whole (everyKBlock, the tile has nothing to skip)
-// or those gatherKBlocks keeps.
-void walkKBlocks(uint row0, uint col0, bool everyKBlock) {
+// through hoistedListLoop: those gatherKBlocks keeps (every K-block of a tile with nothing to
+// skip, each marked whole).
+void walkKBlocks(uint row0, uint col0) {
   for (uint first = 0u; first < kBlocksTotal; first += K_BLOCK_LIST_LENGTH) {
     uint length = min(K_BLOCK_LIST_LENGTH, kBlocksTotal - first);
     bool everyWhole = true;
-    uint count = everyKBlock ? listEveryKBlock(first, length) : gatherKBlocks(first, length, true, everyWhole);
+    uint count = gatherKBlocks(first, length, true, everyWhole);
     if (count == 0u) continue;
     if (interiorKTiles() && everyWhole) {
       // A loop with no branch on the pattern: zeros in blocks of the pattern tiles' size, and
@@ -230,8 +222,9 @@ void walkKBlocks(uint row0, uint col0, bool everyKBlock) {
 // The whole kernel (warpTileSkipGemm in the CUDA twin): a persistent workgroup takes block
 // tiles from the queue; for each it gathers the K-blocks the tile needs, then runs K12's loop over
 // them (hoistedListLoop) with the sub-tile skip deciding each warp's updates of the K-blocks that
-// are not whole. A tile with nothing to skip lists every K-block whole instead of gathering, so
-// its loop reads no pattern byte.
+// are not whole. A tile with nothing to skip gathers every K-block, each marked whole, so its
+// loop reads no pattern byte (and no scan of the pattern before the gather looks for such tiles:
+// bench/NOTES.md step 32). The next tile is asked for before the C store (askBlockTile).
 void warpTileSkipGemm() {
   subgroupInOneWarp = subgroupAllEqual(gl_LocalInvocationIndex / WARP_SIZE);
 #ifdef TILESKIP_TEST_SUBGROUP_SPANS_WARPS
@@ -242,15 +235,17 @@ void warpTileSkipGemm() {
   uint colTiles = (problem.N + BN - 1u) / BN;
   uint tiles = ((problem.M + BM - 1u) / BM) * colTiles;
   startPatternTiles();
-  for (uint index = takeBlockTile(); index < tiles; index = takeBlockTile()) {
+  for (uint index = takeBlockTile(); index < tiles;) {
     uint row0 = (index / colTiles) * BM, col0 = (index % colTiles) * BN;
     placeWarp();
     warpFirstRow = row0 + warpRow;
     warpFirstCol = col0 + warpCol;
     placeKTile(row0, col0);
     placeBlockPatternTiles(row0, col0);
-    walkKBlocks(row0, col0, denseBlock);
+    walkKBlocks(row0, col0);
+    uint asked = askBlockTile();
     storeWarpTile(row0, col0);
+    index = passBlockTile(asked);
   }
   leaveBlockTileQueue();
 }

@@ -77,6 +77,18 @@ __device__ inline int takeBlockTile(unsigned* queue, int* broadcast) {
   return tile;
 }
 
+// takeBlockTile split in two for a block that has work left when it asks: thread 0 asks for the
+// next tile before the block's C store (askBlockTile), so that the atomic's round trip overlaps
+// the store, and passBlockTile hands the answer to every thread after it. One barrier, where
+// takeBlockTile needs two: the next tile's gather passes barriers before thread 0 writes again.
+__device__ inline unsigned askBlockTile(unsigned* queue) { return threadIdx.x == 0 ? atomicAdd(&queue[0], 1u) : 0u; }
+
+__device__ inline int passBlockTile(unsigned asked, int* broadcast) {
+  if (threadIdx.x == 0) *broadcast = static_cast<int>(asked);
+  __syncthreads();
+  return *broadcast;
+}
+
 __device__ inline void leaveBlockTileQueue(unsigned* queue) {
   if (threadIdx.x == 0 && atomicAdd(&queue[1], 1u) == gridDim.x - 1) {
     queue[0] = 0u;  // no block of this launch touches the queue any more
@@ -208,12 +220,15 @@ __device__ inline void storeScalar(float* __restrict__ C, int M, int N, int row,
 // ---- skip patterns: one byte per (tile, K-block), tile-major, as core/model/pattern.hpp lays out ----
 
 // The pattern byte of (tile, kBlock); 0 for a tile past M or N or a K-block past K, so the
-// partial edges of a problem skip exactly what is not there.
+// partial edges of a problem skip exactly what is not there. Without a branch: outside, it reads
+// the pattern's first byte and drops it, so that a caller's several reads issue back to back
+// instead of each behind a branch of its own (the gather reads six to twelve per K-block).
 __device__ inline unsigned patternByte(const std::uint8_t* __restrict__ pattern, int tile, int tiles, int kBlock,
                                        int kBlocks) {
   if (pattern == nullptr) return 0xFFu;  // the operand is not inspected: nothing is skipped for it
-  if (tile >= tiles || kBlock >= kBlocks) return 0u;
-  return __ldg(pattern + tile * kBlocks + kBlock);
+  const bool inside = tile < tiles && kBlock < kBlocks;
+  const unsigned byte = __ldg(pattern + (inside ? tile * kBlocks + kBlock : 0));
+  return inside ? byte : 0u;
 }
 
 // OR of kCount consecutive tiles' bytes: the K-block bits any of them keeps.
@@ -226,14 +241,23 @@ __device__ unsigned patternUnion(const std::uint8_t* __restrict__ pattern, int f
   return bits;
 }
 
-// AND of kCount consecutive tiles' bytes: the K-block bits every one of them keeps.
+// What kCount consecutive tiles keep of one K-block, each byte read once: the bits some of them
+// keeps (their OR) and the bits every one of them keeps (their AND).
+struct PatternSpan {
+  unsigned some, every;
+};
+
 template <int kCount>
-__device__ unsigned patternIntersection(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
-                                        int kBlocks) {
-  unsigned bits = 0xFFu;
+__device__ PatternSpan patternSpan(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
+                                   int kBlocks) {
+  PatternSpan span{0u, 0xFFu};
 #pragma unroll
-  for (int t = 0; t < kCount; ++t) bits &= patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks);
-  return bits;
+  for (int t = 0; t < kCount; ++t) {
+    const unsigned bits = patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks);
+    span.some |= bits;
+    span.every &= bits;
+  }
+  return span;
 }
 
 }  // namespace tileskip::cuda

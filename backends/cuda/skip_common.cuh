@@ -33,9 +33,9 @@ struct MarkedKBlock {
   __device__ bool whole() const { return (entry & 1) != 0; }
 };
 
-// Writes, in order, the K-blocks of [first, first + count) that `skip.blockBits` keeps into
+// Writes, in order, the K-blocks of [first, first + count) that `skip.keptOf` keeps into
 // `list` and returns how many there are; kMarkWhole: as MarkedKBlock entries, and *everyWhole
-// says whether all of them are whole. Ballots order the K-blocks inside a warp, per-warp totals
+// says whether all of them are whole (each pattern byte is read once for both). Ballots order the K-blocks inside a warp, per-warp totals
 // in shared memory (kGatherPerThread x warps of them) order the warps; every thread returns the
 // same count (and the same *everyWhole).
 template <int kThreads, class Skip, bool kMarkWhole = false>
@@ -48,11 +48,13 @@ __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, 
   for (int base = 0; base < count; base += kThreads * kGatherPerThread) {
     // One bit per vote, not an array: the accumulators stay live through the gather, so its
     // registers are few. A ballot is cheap enough to take twice instead of keeping its result.
-    unsigned keep = 0u;
+    unsigned keep = 0u, whole = 0u;
 #pragma unroll
     for (int j = 0; j < kGatherPerThread; ++j) {
       const int offset = base + j * kThreads + tid;
-      keep |= (offset < count && skip.blockBits(first + offset) != 0u) ? 1u << j : 0u;
+      const PatternSpan kept = offset < count ? skip.keptOf(first + offset) : PatternSpan{0u, 0u};
+      keep |= kept.some != 0u ? 1u << j : 0u;
+      whole |= kept.every == 0xFFu ? 1u << j : 0u;
     }
 #pragma unroll
     for (int j = 0; j < kGatherPerThread; ++j) {
@@ -71,9 +73,9 @@ __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, 
       }
       if ((keep >> j) & 1u) {
         const int kBlock = first + base + j * kThreads + tid;
-        const bool whole = kMarkWhole && skip.blockEveryBits(kBlock) == 0xFFu;
-        allWhole = allWhole && whole;
-        list[before + __popc(votes & ((1u << lane) - 1u))] = kMarkWhole ? MarkedKBlock::of(kBlock, whole) : kBlock;
+        const bool isWhole = kMarkWhole && ((whole >> j) & 1u) != 0u;
+        allWhole = allWhole && isWhole;
+        list[before + __popc(votes & ((1u << lane) - 1u))] = kMarkWhole ? MarkedKBlock::of(kBlock, isWhole) : kBlock;
       }
       total += slice;
     }
@@ -104,7 +106,7 @@ struct ListedKBlocks {
 };
 
 // The pattern tiles of one block tile (kARows rows of A, kBCols columns of B; 0 for an operand
-// not inspected): which K-blocks some warp of the block needs (blockBits, what gatherKBlocks
+// not inspected): which K-blocks some warp of the block needs (keptOf, what gatherKBlocks
 // compacts) and whether every tile keeps everything (the dense path). Read alike by every
 // thread of the block. Shared by the SIMT skipping kernels (SubTileSkip) and the tensor-core one.
 template <int BM, int BN, int kARows, int kBCols>
@@ -129,15 +131,13 @@ struct BlockPatternTiles {
     blockColTile = block.colBase / kCols;
   }
 
-  __device__ unsigned blockBits(int kBlock) const {
-    return patternUnion<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
-           patternUnion<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
-  }
-
-  // The depths of a K-block every pattern tile of the block keeps (0xFF: a whole K-block).
-  __device__ unsigned blockEveryBits(int kBlock) const {
-    return patternIntersection<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks) &
-           patternIntersection<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
+  // What the block keeps of a K-block, each pattern byte read once: `some`, the depths some warp
+  // needs (the gather lists the K-block when any); `every`, the depths every pattern tile of the
+  // block keeps (0xFF: a whole K-block).
+  __device__ PatternSpan keptOf(int kBlock) const {
+    const PatternSpan a = patternSpan<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks);
+    const PatternSpan b = patternSpan<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
+    return {a.some & b.some, a.every & b.every};
   }
 
   // Whether every pattern tile of the block keeps every depth of every K-block: then nothing is
@@ -148,7 +148,7 @@ struct BlockPatternTiles {
     bool every = true;
     for (int kBlock = static_cast<int>(threadIdx.x); kBlock < kBlocks; kBlock += kThreads) {
       const unsigned real = (1u << min(kKBlock, K - kBlock * kKBlock)) - 1u;  // a last K-block may be partial
-      every = (blockEveryBits(kBlock) & real) == real;
+      every = (keptOf(kBlock).every & real) == real;
       if (!every) break;  // a tile with something to skip says so at its first such K-block
     }
     return __syncthreads_and(every) != 0;
@@ -307,8 +307,8 @@ __device__ __forceinline__ void hoistedListLoop(const Skip& skip, Tile& tile, St
   }
 }
 
-// Every K-block of [first, first + count) into `list`, marked whole: a block tile with nothing
-// to skip runs the same loop as the others without reading a pattern byte.
+// Every K-block of [first, first + count) into `list`, marked whole: the tiles keepsEverything
+// found nothing to skip in run the same loop as the others without reading a pattern byte.
 template <int kThreads>
 __device__ int listEveryKBlock(int first, int count, int* list) {
   for (int i = static_cast<int>(threadIdx.x); i < count; i += kThreads) list[i] = MarkedKBlock::of(first + i, true);
@@ -317,16 +317,16 @@ __device__ int listEveryKBlock(int first, int count, int* list) {
 }
 
 // A block tile's K-blocks, a list at a time (kList of them at most), each list through
-// hoistedListLoop: every K-block listed whole (everyKBlock, the tile has nothing to skip) or
-// those gatherKBlocks keeps. kOnlyWhole: every list is whole, the loop has no SubTileSkip path.
+// hoistedListLoop: those gatherKBlocks keeps, or with kOnlyWhole every K-block listed whole
+// without a pattern read (S7's tiles with nothing to skip) and no SubTileSkip path in the loop.
 template <bool kOnlyWhole, int kThreads, int kList, class Skip, class Tile, class Staged>
-__device__ __forceinline__ void walkKBlocks(const Skip& skip, Tile& tile, Staged& staged, bool everyKBlock, float* stages,
-                                            int* list, int* warpTotals) {
+__device__ __forceinline__ void walkKBlocks(const Skip& skip, Tile& tile, Staged& staged, float* stages, int* list,
+                                            int* warpTotals) {
   for (int first = 0; first < skip.kBlocks; first += kList) {
     const int length = min(kList, skip.kBlocks - first);
     bool everyWhole = true;
-    const int count = everyKBlock ? listEveryKBlock<kThreads>(first, length, list)
-                                  : gatherKBlocks<kThreads, Skip, true>(skip, first, length, list, warpTotals, &everyWhole);
+    const int count = kOnlyWhole ? listEveryKBlock<kThreads>(first, length, list)
+                                 : gatherKBlocks<kThreads, Skip, true>(skip, first, length, list, warpTotals, &everyWhole);
     if (count == 0) continue;
     if (staged.interiorKTiles() && (kOnlyWhole || everyWhole)) {
       // A loop with no branch on the pattern: zeros in blocks of the pattern tiles' size, and
@@ -343,11 +343,13 @@ __device__ __forceinline__ void walkKBlocks(const Skip& skip, Tile& tile, Staged
 // The whole kernel for the warp-uniform skipping kernels: a persistent block takes block tiles
 // from `tileQueue`; for each it gathers the K-blocks the tile needs, then runs K12's loop over
 // them (hoistedListLoop) with SubTileSkip deciding each warp's updates of the K-blocks that are
-// not whole. A tile with nothing to skip lists every K-block whole instead of gathering, so its
-// loop reads no pattern byte: K12's, but for the K offset each K-tile looks up. (The list loop,
-// not K12's own loop beside it: with both, the kernels spilled 600-750 bytes at 255 registers.)
-// kList: the K-blocks listed per pass (the catalogue's KernelStructure::kBlockList); longer K
-// is walked in passes, the accumulators carrying over.
+// not whole. A tile with nothing to skip gathers every K-block, each marked whole, so its loop
+// reads no pattern byte: K12's, but for the K offset each K-tile looks up. (The list loop, not
+// K12's own loop beside it: with both, the kernels spilled 600-750 bytes at 255 registers; and
+// no scan of the pattern before the gather to find such tiles: in joint-64x32 at joint density
+// 0.06 that scan took 5 % of the warps' samples, bench/NOTES.md step 32.) The next tile is asked
+// for before the C store (askBlockTile). kList: the K-blocks listed per pass (the catalogue's
+// KernelStructure::kBlockList); longer K is walked in passes, the accumulators carrying over.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, int kARows, int kBCols, int kList>
 __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                  int M, int N, int K, const std::uint8_t* __restrict__ aPattern,
@@ -356,7 +358,8 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   using Skip = SubTileSkip<BM, BN, kARows, kBCols, Tile>;
   using Staged = HoistedKTile<BM, BN, BK, kThreads>;
   // K11's thread tile (TM = 8) where the warp tile takes it: the dense tiles of a kernel whose own
-  // sub-tiles are finer (S7's 8-row walk) then run at K12's speed, not at its own.
+  // sub-tiles are finer (S7's 8-row walk) then run at K12's speed, not at its own. Only such a
+  // kernel scans a tile's pattern first (keepsEverything), to pick the lane arrangement.
   constexpr int kDenseTM = WM % (4 * 8) == 0 ? 8 : TM;
   using DenseTile = HoistedWarpTile<BM, BN, BK, WM, WN, kDenseTM, TN, kThreads>;
   __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
@@ -365,22 +368,25 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   __shared__ int takenTile;
   const int tid = static_cast<int>(threadIdx.x);
   const int tiles = blockTileCount<BM, BN>(M, N);
-  for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {
+  for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles;) {
     const BlockTile<BM, BN> block(N, index);
     const Skip skip(aPattern, bPattern, M, N, K, block, Tile(tid));
     Staged staged(A, B, M, N, K, block, tid);
-    const bool dense = skip.template keepsEverything<kThreads>(K);
     if constexpr (kDenseTM != TM) {
-      if (dense) {  // in K11's lane arrangement (DenseTile)
+      if (skip.template keepsEverything<kThreads>(K)) {  // in K11's lane arrangement (DenseTile)
         DenseTile denseTile(tid);
-        walkKBlocks<true, kThreads, kList>(skip, denseTile, staged, true, stages, kBlockList, warpTotals);
+        walkKBlocks<true, kThreads, kList>(skip, denseTile, staged, stages, kBlockList, warpTotals);
+        const unsigned asked = askBlockTile(tileQueue);
         denseTile.store(C, M, N, block.rowBase, block.colBase);
+        index = passBlockTile(asked, &takenTile);
         continue;
       }
     }
     Tile tile(tid);
-    walkKBlocks<false, kThreads, kList>(skip, tile, staged, dense, stages, kBlockList, warpTotals);
+    walkKBlocks<false, kThreads, kList>(skip, tile, staged, stages, kBlockList, warpTotals);
+    const unsigned asked = askBlockTile(tileQueue);
     tile.store(C, M, N, block.rowBase, block.colBase);
+    index = passBlockTile(asked, &takenTile);
   }
   leaveBlockTileQueue(tileQueue);
 }
