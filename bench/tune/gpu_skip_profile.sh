@@ -27,9 +27,15 @@ profile() {  # profile NAME KERNEL-REGEX -- BENCH-ARGS...
   ncu -i "/tmp/$name.ncu-rep" --page source --print-source cuda --csv > "$OUT/skip-$name-cuda.csv" 2>&1
   echo "$name: cuda rc=$? $(wc -l < "$OUT/skip-$name-cuda.csv") lines"
 }
-profile joint025 joint64x32 -- --kernel joint-64x32 --generator segments --granularity 128 --density-a 0.25 --density-b 0.25
-profile joint050 joint64x32 -- --kernel joint-64x32 --generator segments --granularity 128 --density-a 0.5 --density-b 0.5
-profile dense pipelined -- --kernel pipelined --density-a 1 --density-b 1
-OUT=/tmp/tune bash bench/tune/run_dense_variants.sh --sizes 2048,4096 --repeat 15 \
-  --filter "(catalogue)|k12 hoisted 128x128" > "$OUT/variants.log" 2>&1
-echo "variants rc=$?"; tail -30 "$OUT/variants.log"
+# PROFILES picks among them (default the first three, then the variant harness, where it was carried).
+for p in ${PROFILES:-joint025 joint050 dense variants}; do
+  case $p in
+    joint025) profile joint025 joint64x32 -- --kernel joint-64x32 --generator segments --granularity 128 --density-a 0.25 --density-b 0.25 ;;
+    joint050) profile joint050 joint64x32 -- --kernel joint-64x32 --generator segments --granularity 128 --density-a 0.5 --density-b 0.5 ;;
+    dense) profile dense pipelined -- --kernel pipelined --density-a 1 --density-b 1 ;;
+    hoisted) profile hoisted hoisted -- --kernel hoisted --density-a 1 --density-b 1 ;;
+    variants) OUT=/tmp/tune bash bench/tune/run_dense_variants.sh --sizes 2048,4096 --repeat 15 \
+                --filter "(catalogue)|k12 hoisted 128x128" > "$OUT/variants.log" 2>&1
+              echo "variants rc=$?"; tail -30 "$OUT/variants.log" ;;
+  esac
+done
