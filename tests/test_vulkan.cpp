@@ -694,6 +694,40 @@ TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
   EXPECT_TRUE(r.passed()) << r.failure;
 }
 
+// Built together on several threads, the validation layers watching: each pipeline is the one
+// the kernel's first run would have built, and a kernel that cannot run here is passed over
+// without a word, for its run to say why. Tile shapes of this test's own, so that no earlier
+// test of the process has built them.
+TEST(VulkanWithValidation, PipelinesBuiltAheadAreTheOnesTheKernelsThenRun) {
+  VULKAN_OR_SKIP(backend, true);
+  KernelInfo aWarp = kernelInfo("a-warp");
+  aWarp.tile = {64, 128, 8, 32, 64, 8, 4, 128};
+  KernelInfo joint = kernelInfo("joint-8x32");
+  joint.tile = {64, 32, 8, 32, 32, 2, 4, 64};
+  KernelInfo pipelined = kernelInfo("pipelined");
+  pipelined.tile = {128, 64, 16, 64, 32, 8, 4, 128};
+  const std::uint64_t shared = backend.context().device().limits().maxSharedBytes;
+  auto constantsOf = [&](const KernelInfo& k) {
+    Specialization c = kernelConstants(k);
+    if (std::uint32_t list = kBlockListLength(k, shared); list > 0) c.set(SpecId::KBlockListLength, static_cast<int>(list));
+    return c;
+  };
+  const Pipelines& pipelines = backend.context().pipelines();
+  for (const KernelInfo* k : {&aWarp, &joint, &pipelined}) ASSERT_FALSE(pipelines.hasPipeline(k->stem, constantsOf(*k))) << k->id;
+  ProblemData data = segments(150, 70, 90, 0.5, 8);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+  const KernelInfo* kernels[] = {&aWarp, &kernelInfo("cublas"), &joint, &kernelInfo("mma"), &pipelined};
+  onDevice->buildAhead(kernels);
+  for (const KernelInfo* k : {&aWarp, &joint, &pipelined}) EXPECT_TRUE(pipelines.hasPipeline(k->stem, constantsOf(*k))) << k->id;
+  ReferenceProduct reference = referenceProduct(data.a, data.b);
+  for (const KernelInfo* k : {&aWarp, &joint, &pipelined}) {
+    VerifyResult r = verifyKernel(backend, *onDevice, *k, data, reference);
+    EXPECT_TRUE(r.passed()) << k->id << ": " << r.failure;
+  }
+  EXPECT_THROW(onDevice->run(kernelInfo("cublas")), InputError);
+  EXPECT_EQ(backend.takeDiagnostics(), std::vector<std::string>{});
+}
+
 // With validation (synchronization validation included): the queue is one buffer that every
 // dispatch of a problem reads and writes.
 TEST(VulkanWithValidation, APersistentKernelRunsAgainOnTheSameProblem) {

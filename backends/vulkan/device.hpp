@@ -52,6 +52,7 @@ class Device {
   void check(VkResult result, const std::string& what);
   // Throws UnavailableError where the device was lost earlier.
   void throwIfLost() const;
+  bool lost() const { return lost_; }
   // Waits until the device has finished everything submitted (before its objects are destroyed).
   void waitIdle() const;
 

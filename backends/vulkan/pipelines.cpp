@@ -1,9 +1,14 @@
 #include "backends/vulkan/pipelines.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <span>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "backends/vulkan/compute_queue.hpp"
 #include "backends/vulkan/embedded_spirv.hpp"
@@ -76,21 +81,31 @@ VkPipeline Pipelines::pipeline(std::string_view stem, const Specialization& cons
   auto key = std::pair(std::string(stem), constants);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
   device_.throwIfLost();
-  std::span<const std::uint32_t> spirv = embeddedSpirv(stem);
-  if (spirv.empty()) throw InputError("no shader '" + std::string(stem) + "' is embedded in this build");
-  const DeviceFunctions& vk = device_.vk();
+  if (embeddedSpirv(stem).empty()) throw InputError("no shader '" + std::string(stem) + "' is embedded in this build");
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  device_.check(create({std::string(stem), constants, workgroupSize, std::string(kernel)}, &pipeline),
+                "building the pipeline of " + std::string(stem));
+  pipelines_.emplace(std::move(key), pipeline);
+  if (reportPipelines_) reportPipeline(device_.vk(), device_.handle(), pipeline, report_, kernel.empty() ? stem : kernel, stem, constants);
+  return pipeline;
+}
 
+VkResult Pipelines::create(const Request& request, VkPipeline* pipeline) const {
+  std::span<const std::uint32_t> spirv = embeddedSpirv(request.stem);
+  const DeviceFunctions& vk = device_.vk();
   VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   moduleInfo.codeSize = spirv.size_bytes();
   moduleInfo.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
-  device_.check(vk.vkCreateShaderModule(device_.handle(), &moduleInfo, nullptr, &module), "loading shader " + std::string(stem));
+  if (VkResult result = vk.vkCreateShaderModule(device_.handle(), &moduleInfo, nullptr, &module); result != VK_SUCCESS) {
+    return result;
+  }
 
   VkSpecializationMapEntry entries[kSpecializationCount];
   for (std::uint32_t i = 0; i < kSpecializationCount; ++i) {
     entries[i] = {i, static_cast<std::uint32_t>(i * sizeof(std::uint32_t)), sizeof(std::uint32_t)};
   }
-  VkSpecializationInfo specialization{kSpecializationCount, entries, sizeof constants.values, constants.values};
+  VkSpecializationInfo specialization{kSpecializationCount, entries, sizeof request.constants.values, request.constants.values};
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -105,18 +120,57 @@ VkPipeline Pipelines::pipeline(std::string_view stem, const Specialization& cons
   // Kernels are correct at any subgroup size; a warp-sized one is what they are tuned for.
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT};
-  if (std::optional<std::uint32_t> size = pinnedSubgroupSize(workgroupSize, device_.limits())) {
+  if (std::optional<std::uint32_t> size = pinnedSubgroupSize(request.workgroupSize, device_.limits())) {
     required.requiredSubgroupSize = *size;
     info.stage.pNext = &required;
     if (device_.limits().fullSubgroups) info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   }
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VkResult result = vk.vkCreateComputePipelines(device_.handle(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+  VkResult result = vk.vkCreateComputePipelines(device_.handle(), VK_NULL_HANDLE, 1, &info, nullptr, pipeline);
   vk.vkDestroyShaderModule(device_.handle(), module, nullptr);
-  device_.check(result, "building the pipeline of " + std::string(stem));
-  pipelines_.emplace(std::move(key), pipeline);
-  if (reportPipelines_) reportPipeline(vk, device_.handle(), pipeline, report_, kernel.empty() ? stem : kernel, stem, constants);
-  return pipeline;
+  return result;
+}
+
+void Pipelines::buildAhead(std::span<const Request> requests) {
+  // The new ones, each once.
+  std::vector<const Request*> missing;
+  std::set<std::pair<std::string, Specialization>> seen;
+  for (const Request& r : requests) {
+    auto key = std::pair(r.stem, r.constants);
+    if (pipelines_.count(key) || !seen.insert(key).second || embeddedSpirv(r.stem).empty()) continue;
+    missing.push_back(&r);
+  }
+  if (missing.size() < 2 || device_.lost()) return;  // one pipeline gains nothing from a thread
+  std::vector<VkPipeline> built(missing.size(), VK_NULL_HANDLE);
+  std::vector<VkResult> results(missing.size(), VK_INCOMPLETE);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < missing.size(); i = next++) results[i] = create(*missing[i], &built[i]);
+  };
+  const std::size_t threads = std::min<std::size_t>(missing.size(), std::max(1u, std::thread::hardware_concurrency()));
+  {
+    std::vector<std::jthread> workers;
+    for (std::size_t t = 1; t < threads; ++t) {
+      try {
+        workers.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no more threads to be had: those started (and this one) build the rest
+      }
+    }
+    work();
+  }
+  // Kept and reported in the requests' order, on this thread, as `pipeline` would have.
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    if (results[i] != VK_SUCCESS) {
+      if (built[i] != VK_NULL_HANDLE) device_.vk().vkDestroyPipeline(device_.handle(), built[i], nullptr);
+      continue;
+    }
+    const Request& r = *missing[i];
+    pipelines_.emplace(std::pair(r.stem, r.constants), built[i]);
+    if (reportPipelines_) {
+      reportPipeline(device_.vk(), device_.handle(), built[i], report_, r.kernel.empty() ? std::string_view(r.stem) : r.kernel,
+                     r.stem, r.constants);
+    }
+  }
 }
 
 void Pipelines::dispatch(VkCommandBuffer cmd, VkPipeline pipeline, VkDescriptorSet set, PushConstants constants,

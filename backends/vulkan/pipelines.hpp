@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,22 @@ class Pipelines {
   // statistics (pipeline_statistics.hpp), which a new pipeline prints where they were asked for.
   VkPipeline pipeline(std::string_view stem, const Specialization& constants, std::uint32_t workgroupSize,
                       std::string_view kernel = {});
+
+  // What `pipeline` is asked for: a shader, its constants, its local size and the kernel it runs.
+  struct Request {
+    std::string stem;
+    Specialization constants;
+    std::uint32_t workgroupSize = 0;
+    std::string kernel;
+  };
+  VkPipeline pipeline(const Request& request) {
+    return pipeline(request.stem, request.constants, request.workgroupSize, request.kernel);
+  }
+  // Builds those of `requests` not built yet, on several threads at once: a driver compiles a
+  // pipeline on the thread that asks for it, and one after another a fresh NVIDIA machine took
+  // 194-232 s for every kernel (bench/NOTES.md step 32). A request that fails is left unbuilt,
+  // for `pipeline` to report when it is used.
+  void buildAhead(std::span<const Request> requests);
   // Whether that pipeline was built (tests: which constants a kernel ran with).
   bool hasPipeline(std::string_view stem, const Specialization& constants) const;
 
@@ -52,6 +69,9 @@ class Pipelines {
 
  private:
   void release();
+  // A new pipeline of `request`, or the result that refused it; no member changes (buildAhead
+  // calls it on several threads).
+  VkResult create(const Request& request, VkPipeline* pipeline) const;
 
   Device& device_;
   PipelineReportRequest report_;

@@ -144,17 +144,30 @@ class VulkanProblem final : public DeviceProblem {
     return o != nullptr ? o->text : std::string();
   }
 
+  // Every pipeline `kernels` need, built together (Pipelines::buildAhead); a kernel that cannot
+  // run here is left out, for run() to say why.
+  void buildAhead(std::span<const KernelInfo* const> kernels) override {
+    std::vector<Pipelines::Request> requests;
+    for (const KernelInfo* catalogued : kernels) {
+      if (!catalogued->takes(inputs_)) continue;
+      try {
+        auto [kernel, switches] = withOverride(*catalogued);
+        requests.push_back(kernelRequest(kernel, switches));
+        if (kernel.usesAPattern()) requests.push_back({"patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0, {}});
+        if (kernel.usesBPattern()) requests.push_back({"patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0, {}});
+        if (kernel.usesTensorCores() && aHalf_) requests.push_back({"to_half", Specialization{}, 0, {}});
+      } catch (const Error&) {
+        continue;
+      }
+    }
+    context_->pipelines().buildAhead(requests);
+  }
+
   double run(const KernelInfo& catalogued) override {
     requireInputs(catalogued, inputs_);
     const ComputeLimits& limits = device().limits();
-    // TILESKIP_VULKAN_TILES replaces the catalogue's tile and switches (tile_overrides.hpp).
-    KernelInfo kernel = catalogued;
-    PipelineSwitches switches;
-    if (const KernelOverride* o = overrideOf(catalogued)) {
-      kernel.tile = o->kernel.tile;
-      switches = o->switches;
-    }
-    VkPipeline pipeline = kernelPipeline(kernel, switches);
+    auto [kernel, switches] = withOverride(catalogued);
+    VkPipeline pipeline = context_->pipelines().pipeline(kernelRequest(kernel, switches));
     if (std::optional<std::string> why = loopLimitProblem(kernel, static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(n_),
                                                           static_cast<std::uint64_t>(k_), limits)) {
       throw UnavailableError(*why);
@@ -225,7 +238,19 @@ class VulkanProblem final : public DeviceProblem {
     return {m, n, k, k, n, n, 0, 0};
   }
 
-  VkPipeline kernelPipeline(const KernelInfo& kernel, const PipelineSwitches& switches) {
+  // TILESKIP_VULKAN_TILES replaces the catalogue's tile and switches (tile_overrides.hpp).
+  std::pair<KernelInfo, PipelineSwitches> withOverride(const KernelInfo& catalogued) const {
+    KernelInfo kernel = catalogued;
+    PipelineSwitches switches;
+    if (const KernelOverride* o = overrideOf(catalogued)) {
+      kernel.tile = o->kernel.tile;
+      switches = o->switches;
+    }
+    return {kernel, switches};
+  }
+
+  // The pipeline `kernel` runs with, or why it cannot run here.
+  Pipelines::Request kernelRequest(const KernelInfo& kernel, const PipelineSwitches& switches) const {
     if (kernel.isBaseline() || kernel.stem.empty() || embeddedSpirv(kernel.stem).empty()) {
       throw InputError("the vulkan backend does not implement kernel '" + std::string(kernel.id) + "'");
     }
@@ -237,7 +262,7 @@ class VulkanProblem final : public DeviceProblem {
     if (std::uint32_t list = kBlockListLength(kernel, device().limits().maxSharedBytes); list > 0) {
       constants.set(SpecId::KBlockListLength, static_cast<int>(list));
     }
-    return context_->pipelines().pipeline(kernel.stem, constants, static_cast<std::uint32_t>(kernel.tile.threads), kernel.id);
+    return {std::string(kernel.stem), constants, static_cast<std::uint32_t>(kernel.tile.threads), std::string(kernel.id)};
   }
 
   Buffer& pattern(Operand operand, int granularity) {

@@ -69,6 +69,7 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
   double fastestMs = std::numeric_limits<double>::infinity();
   std::string skipped;
   bool warm = false;
+  problem.buildAhead(candidates);
   for (const KernelInfo* kernel : candidates) {
     try {
       problem.prepare(*kernel);

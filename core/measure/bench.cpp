@@ -194,6 +194,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
     std::unique_ptr<DeviceProblem> onDevice;
     try {
       onDevice = backend.upload(data.a, data.b, problem.dtype);
+      onDevice->buildAhead(target.kernels);
     } catch (const Error& e) {
       for (const KernelInfo* kernel : target.kernels) {
         BenchRow row;

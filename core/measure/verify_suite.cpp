@@ -211,6 +211,7 @@ std::vector<VerifyResult> runVerifyTargets(Backend& backend, const std::vector<V
         roundOperand(data->b, type, "B");
         reference = referenceProduct(data->a, data->b);
         onDevice = backend.upload(data->a, data->b, type);
+        if (&c == &cases.front()) onDevice->buildAhead(kernels);
       } catch (const Error& e) {
         uploadFailure = std::string("upload failed: ") + e.what();
       }

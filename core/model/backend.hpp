@@ -53,6 +53,11 @@ class DeviceProblem {
   // One launch of the kernel into C; returns its device time in milliseconds.
   virtual double run(const KernelInfo& kernel) = 0;
 
+  // Builds ahead what the first run of each of `kernels` would build one at a time, where a
+  // backend builds it faster together (Vulkan: the pipelines, on several threads). A kernel that
+  // cannot run is left for run() to say why. The default builds nothing.
+  virtual void buildAhead(std::span<const KernelInfo* const> kernels) { (void)kernels; }
+
   virtual Matrix downloadC() = 0;
 
   // The tiles and switches this problem runs `kernel` with where they replace the catalogue's
