@@ -641,17 +641,25 @@ TEST(VulkanDevice, ATileBeyondTheDeviceIsRefusedAndTheDeviceKeepsWorking) {
   for (const VerifyResult& r : verifyOn(backend, kernelInfo("warptile"), true)) EXPECT_TRUE(r.passed()) << r.failure;
 }
 
+namespace {
+
+// A catalogue kernel on a tile of the test's own.
+KernelInfo withTile(const char* id, TileShape tile) {
+  KernelInfo kernel = kernelInfo(id);
+  kernel.tile = tile;
+  return kernel;
+}
+
+}  // namespace
+
 TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
   // Tile shapes are specialization constants: a shape the catalogue does not hold still passes.
   VULKAN_OR_SKIP(backend, false);
-  KernelInfo small = kernelInfo("warptile");
-  small.tile = {64, 64, 8, 32, 32, 4, 4, 128};
-  KernelInfo joint = kernelInfo("joint-8x32");
-  joint.tile = {32, 64, 8, 32, 32, 2, 4, 64};
-  KernelInfo aWarp = kernelInfo("a-warp");  // one sub-tile row per warp, four warps down the block
-  aWarp.tile = {128, 64, 8, 32, 64, 8, 4, 128};
-  KernelInfo pipelined = kernelInfo("pipelined");
-  pipelined.tile = {64, 64, 16, 32, 32, 4, 4, 128};
+  const KernelInfo small = withTile("warptile", {64, 64, 8, 32, 32, 4, 4, 128});
+  const KernelInfo joint = withTile("joint-8x32", {32, 64, 8, 32, 32, 2, 4, 64});
+  // One sub-tile row per warp, four warps down the block.
+  const KernelInfo aWarp = withTile("a-warp", {128, 64, 8, 32, 64, 8, 4, 128});
+  const KernelInfo pipelined = withTile("pipelined", {64, 64, 16, 32, 32, 4, 4, 128});
   for (const KernelInfo* k : {&small, &joint, &aWarp, &pipelined}) {
     for (const VerifyResult& r : verifyOn(backend, *k, true)) EXPECT_TRUE(r.passed()) << k->id << " " << r.caseName << ": " << r.failure;
   }
@@ -700,12 +708,9 @@ TEST(VulkanDevice, AShortenedKBlockListWalksALongKInSeveralPasses) {
 // test of the process has built them.
 TEST(VulkanWithValidation, PipelinesBuiltAheadAreTheOnesTheKernelsThenRun) {
   VULKAN_OR_SKIP(backend, true);
-  KernelInfo aWarp = kernelInfo("a-warp");
-  aWarp.tile = {64, 128, 8, 32, 64, 8, 4, 128};
-  KernelInfo joint = kernelInfo("joint-8x32");
-  joint.tile = {64, 32, 8, 32, 32, 2, 4, 64};
-  KernelInfo pipelined = kernelInfo("pipelined");
-  pipelined.tile = {128, 64, 16, 64, 32, 8, 4, 128};
+  const KernelInfo aWarp = withTile("a-warp", {64, 128, 8, 32, 64, 8, 4, 128});
+  const KernelInfo joint = withTile("joint-8x32", {64, 32, 8, 32, 32, 2, 4, 64});
+  const KernelInfo pipelined = withTile("pipelined", {128, 64, 16, 64, 32, 8, 4, 128});
   const std::uint64_t shared = backend.context().device().limits().maxSharedBytes;
   auto constantsOf = [&](const KernelInfo& k) {
     Specialization c = kernelConstants(k);

@@ -35,9 +35,9 @@ struct MarkedKBlock {
 
 // Writes, in order, the K-blocks of [first, first + count) that `skip.keptOf` keeps into
 // `list` and returns how many there are; kMarkWhole: as MarkedKBlock entries, and *everyWhole
-// says whether all of them are whole (each pattern byte is read once for both). Ballots order the K-blocks inside a warp, per-warp totals
-// in shared memory (kGatherPerThread x warps of them) order the warps; every thread returns the
-// same count (and the same *everyWhole).
+// says whether all of them are whole (each pattern byte is read once for both). Ballots order
+// the K-blocks inside a warp, per-warp totals in shared memory (kGatherPerThread x warps of
+// them) order the warps; every thread returns the same count (and the same *everyWhole).
 template <int kThreads, class Skip, bool kMarkWhole = false>
 __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, int* warpTotals,
                              bool* everyWhole = nullptr) {
