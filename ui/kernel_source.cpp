@@ -89,7 +89,7 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"shaders/tileskip_skip.glsl", "jointPattern"},
     {"shaders/tileskip_block_skip.glsl", "gatherKBlocks("},
     {"shaders/tileskip_block_skip.glsl", "subgroupBallot("},
-    {"shaders/tileskip_block_skip.glsl", "blockKeepsEverything("},
+    {"shaders/tileskip_block_skip.glsl", "blockKept("},
     // The tensor-core joint kernel decides its warps' multiplies in its own file; the block's
     // K-block list comes from the shared gather above.
     {"backends/cuda/s10_mma_joint_64x32.cuh", "keepsEverything<"},
@@ -104,6 +104,7 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"backends/cuda/s11_wgmma_joint_64x64.cuh", "__ballot_sync"},
     {"backends/cuda/s11_wgmma_joint_64x64.cuh", "list.consumers[i] >> consumer"},
     {"shaders/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
+    {"shaders/s10_mma_joint_64x32.comp", "blockKeepsEverything("},
     {"shaders/s10_mma_joint_64x32.comp", "gatherKBlocks("},
     {"shaders/s10_mma_joint_64x32.comp", "warpKeptSteps("},
     {"shaders/s10_mma_joint_64x32.comp", "warpJointBits("},
