@@ -9,7 +9,8 @@ kernel of its backend. The model says
 
 so 1 / speedup is linear in the five coefficients: a non-negative least-squares fit per kernel
 and backend, of the relative error (each run weighted by 1 / its time), so that the fast runs,
-where auto chooses between skipping kernels, count as much as the slow ones. Prints the calibration rows for core/measure/speed_model.cpp and, per row, the predicted and
+where auto chooses between skipping kernels, count as much as the slow ones. Prints the
+calibration rows for core/measure/speed_model.cpp and, per row, the predicted and
 measured speedup with the relative error, so bench/NOTES.md can quote how good the model is.
 
 Usage: bench/calibrate_model.py RUN.json [RUN.json ...] [--backend cuda] [--name "H200 CUDA, 2026-11-23"]

@@ -231,16 +231,6 @@ __device__ inline unsigned patternByte(const std::uint8_t* __restrict__ pattern,
   return inside ? byte : 0u;
 }
 
-// OR of kCount consecutive tiles' bytes: the K-block bits any of them keeps.
-template <int kCount>
-__device__ unsigned patternUnion(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
-                                 int kBlocks) {
-  unsigned bits = 0;
-#pragma unroll
-  for (int t = 0; t < kCount; ++t) bits |= patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks);
-  return bits;
-}
-
 // What kCount consecutive tiles keep of one K-block, each byte read once: the bits some of them
 // keeps (their OR) and the bits every one of them keeps (their AND).
 struct PatternSpan {
@@ -258,6 +248,13 @@ __device__ PatternSpan patternSpan(const std::uint8_t* __restrict__ pattern, int
     span.every &= bits;
   }
   return span;
+}
+
+// OR of kCount consecutive tiles' bytes: the K-block bits any of them keeps.
+template <int kCount>
+__device__ unsigned patternUnion(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
+                                 int kBlocks) {
+  return patternSpan<kCount>(pattern, firstTile, tiles, kBlock, kBlocks).some;
 }
 
 }  // namespace tileskip::cuda
