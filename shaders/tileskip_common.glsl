@@ -47,10 +47,15 @@ const uint THREADS = gl_WorkGroupSize.x;
 // CUDA twins' __restrict__ pointers: the compiler need not order the loads of A and B around the
 // stores of C. The scalar and vector views of one matrix alias, harmlessly: A and B are only
 // read, and an invocation writes each element of C through one view only.
-layout(set = 0, binding = 0, std430) restrict readonly buffer MatrixA { float A[]; };
-layout(set = 0, binding = 0, std430) restrict readonly buffer MatrixA4 { vec4 A4[]; };
-layout(set = 0, binding = 1, std430) restrict readonly buffer MatrixB { float B[]; };
-layout(set = 0, binding = 1, std430) restrict readonly buffer MatrixB4 { vec4 B4[]; };
+// A and B are not declared readonly, though no shader writes them: NVIDIA's driver reads a
+// readonly buffer through its read-only data path and then schedules the K loop's barrier after
+// every FMA of the K-tile, where the loops put it before the last depth's (K12 at 4096^3 on an
+// H200: 3.28 ms readonly, 3.11 plain; bench/NOTES.md step 33). The CUDA twins read through
+// coherent loads for the same reason (gemm_common.cuh's loadGlobalQuadInOrder).
+layout(set = 0, binding = 0, std430) restrict buffer MatrixA { float A[]; };
+layout(set = 0, binding = 0, std430) restrict buffer MatrixA4 { vec4 A4[]; };
+layout(set = 0, binding = 1, std430) restrict buffer MatrixB { float B[]; };
+layout(set = 0, binding = 1, std430) restrict buffer MatrixB4 { vec4 B4[]; };
 layout(set = 0, binding = 2, std430) restrict writeonly buffer MatrixC { float C[]; };
 layout(set = 0, binding = 2, std430) restrict writeonly buffer MatrixC4 { vec4 C4[]; };
 // Patterns, one uint per (tile, 4 K-blocks): bit j of word w of a tile is K index 32·w + j, so

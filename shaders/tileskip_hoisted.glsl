@@ -27,6 +27,12 @@ bool interiorA, interiorB;
 uint aFirstVector, aPassVectors, bFirstVector, bPassVectors;
 // The running indices of an interior workgroup (interiorKTiles()): where fetchRunning reads next.
 uint aNextVector, bNextVector;
+// The entry of As (tileskip_stage.glsl) and the element in it where this invocation's first
+// value of A goes in stage 0. Its other values lie whole entries on (a pass's rows and a depth's
+// stride are multiples of A_ENTRY_FLOATS: limits.cpp), so a store adds a stage's entries and a
+// constant to one index; NVIDIA's driver recomputed the shift and mask of each store's element
+// index in every K-tile (bench/NOTES.md step 33).
+uint aStoreEntry, aStoreElement;
 
 // The block tile at (row0, col0): this invocation's place in its K-tiles (HoistedKTile's constructor).
 void placeKTile(uint row0, uint col0) {
@@ -44,6 +50,9 @@ void placeKTile(uint row0, uint col0) {
   bPassVectors = B_ROWS_PER_PASS * (problem.ldb / 4u);
   aNextVector = aFirstVector;
   bNextVector = bFirstVector;
+  uint aStoreAt = aK * A_STRIDE + aRow;
+  aStoreEntry = aStoreAt / A_ENTRY_FLOATS;
+  aStoreElement = aStoreAt % A_ENTRY_FLOATS;
 }
 
 // Every K-tile of this workgroup is whole and inside both matrices: it may run fetchRunning or
@@ -88,9 +97,11 @@ void fetchKTile(uint row0, uint col0, uint kTile) {
 // Writes the K-tile in flight into stage `stage`: A transposed (As[k][m], stride A_STRIDE), B
 // row-major with vector stores.
 void storeKTile(uint stage) {
+  uint first = stage * (BK * A_ROW_ENTRIES) + aStoreEntry;
   [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) {
-    uint at = (stage * BK + aK) * A_STRIDE + aRow + p * A_ROWS_PER_PASS;
-    [[unroll]] for (uint c = 0u; c < 4u; ++c) storeSharedA(at + c * A_STRIDE, stagedA[p][c]);
+    [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+      As[first + (p * A_ROWS_PER_PASS + c * A_STRIDE) / A_ENTRY_FLOATS][aStoreElement] = stagedA[p][c];
+    }
   }
   [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) {
     Bs[(stage * BK + bK + p * B_ROWS_PER_PASS) * B_ROW_VECTORS + bCol / 4u] = stagedB[p];
@@ -106,4 +117,12 @@ void multiplyFragments(uint set) {
       acc[i * LANE_N + j] = multiplyAdd(regM[set * LANE_M + i], regN[set * LANE_N + j], acc[i * LANE_N + j]);
     }
   }
+}
+
+// Zeros into fragment set `set`, whose rank-1 update then adds exactly nothing (accumulators that
+// start at +0 never become -0 under round-to-nearest, so acc + 0·0 is acc): the turned loops'
+// first step multiplies "the previous K-tile's last depth" unconditionally.
+void zeroFragments(uint set) {
+  [[unroll]] for (uint i = 0u; i < LANE_M; ++i) regM[set * LANE_M + i] = 0.0;
+  [[unroll]] for (uint j = 0u; j < LANE_N; ++j) regN[set * LANE_N + j] = 0.0;
 }

@@ -130,6 +130,8 @@ void updateKBlock(uint kOffset) {
 // list marks whole takes K12's split (depths 0 .. BK - 2 before the barrier, the last after it,
 // depth 0 of the next stage read meanwhile), with no pattern byte read at all; any other K-block
 // the warp updates through updateKBlock, from bytes read a step ahead, all before the barrier.
+// Turned by one depth as K12's loop (k12_hoisted.comp says why): a whole K-block's last depth is
+// multiplied at the top of the next step, while depth 0 of that step's stage is read.
 // interior: the K-tiles load unchecked (interiorKTiles()). onlyWhole: the list holds only whole
 // K-blocks, and the loop has no branch on the pattern. Each call is a loop of its own once the
 // driver inlines it, specialized where its arguments are constants, as the CUDA twin's template
@@ -164,9 +166,18 @@ void hoistedListLoop(uint row0, uint col0, uint count, bool interior, bool onlyW
   barrier();
   fetchListedKTile(row0, col0, next, interior);  // in flight during the first K-tile's FMAs
   uint readStage = 0u, writeStage = 1u;
-  if (SPLIT_LAST_DEPTH) loadFragments(readStage * BK, 0u);
+  fragmentsFromStage(readStage);
+  // The previous K-tile's last depth is multiplied at the top of a step (lastDepthPending: it
+  // took K12's split); before the first step that depth is zeros, which add nothing.
+  if (SPLIT_LAST_DEPTH) zeroFragments((BK - 1u) & 1u);
+  bool lastDepthPending = true;
   for (uint step = 0u; step < count; ++step) {
     int after = listedKBlock(step + 2u, count);
+    if (SPLIT_LAST_DEPTH) {
+      loadFragments(0u, 0u);
+      // the previous K-tile's last depth: its latency covers depth 0's shared reads
+      if (onlyWhole || lastDepthPending) multiplyFragments((BK - 1u) & 1u);
+    }
     // This K-tile's bytes become current; the next one's are read a whole step before they are
     // needed (none past the list's end).
     [[unroll]] for (uint w = 0u; w < BYTE_WORDS; ++w) kBlockBits[w] = nextKBlockBits[w];
@@ -175,13 +186,13 @@ void hoistedListLoop(uint row0, uint col0, uint count, bool interior, bool onlyW
     bool split = SPLIT_LAST_DEPTH && whole;
     if (split) {
       [[unroll]] for (uint k = 0u; k + 1u < BK; ++k) {
-        loadFragments(readStage * BK + k + 1u, (k + 1u) & 1u);
+        loadFragments(k + 1u, (k + 1u) & 1u);
         multiplyFragments(k & 1u);
       }
     } else if (whole) {
-      rank1Updates(readStage * BK, BK);
+      rank1Updates(0u, BK);
     } else if (!onlyWhole) {
-      updateKBlock(readStage * BK);
+      updateKBlock(0u);
     }
     storeKTile(writeStage);
     barrier();
@@ -189,13 +200,12 @@ void hoistedListLoop(uint row0, uint col0, uint count, bool interior, bool onlyW
     uint nowRead = writeStage;
     writeStage = readStage;
     readStage = nowRead;
-    if (SPLIT_LAST_DEPTH) {
-      loadFragments(readStage * BK, 0u);
-      if (split) multiplyFragments((BK - 1u) & 1u);  // its latency covers depth 0's shared reads
-    }
+    fragmentsFromStage(readStage);
+    lastDepthPending = split;
     current = next;
     next = after;
   }
+  if (SPLIT_LAST_DEPTH && (onlyWhole || lastDepthPending)) multiplyFragments((BK - 1u) & 1u);
 }
 
 // A block tile's K-blocks, a list at a time (K_BLOCK_LIST_LENGTH of them at most), each list

@@ -34,8 +34,12 @@ float regN[2 * LANE_N];
 // This invocation's place: its warp's tile inside the block tile, its lane inside a sub-tile.
 uint warpRow, warpCol, laneRow, laneCol;
 // The entries of As and Bs (tileskip_stage.glsl) that hold this lane's first rows of A and
-// first columns of B at depth 0: fragment reads add constants and a depth to these.
-uint laneAEntry, laneBVector;
+// first columns of B at depth 0 of stage 0 (laneAFirst, laneBFirst), and of the stage the
+// fragments are read from (laneAEntry, laneBVector): fragment reads add constants and a depth to
+// the latter. Kernels that name the stage in the depth (K11: stage s is depths s·BK on) read from
+// stage 0's; K12's loops move them to the stage they read (fragmentsFromStage). The element
+// reads of lanes whose fragments are not vectors add the stage's first depth (readDepth) instead.
+uint laneAFirst, laneBFirst, laneAEntry, laneBVector, readDepth;
 
 void placeWarp() {
   uint warp = gl_LocalInvocationIndex / WARP_SIZE, lane = gl_LocalInvocationIndex % WARP_SIZE;
@@ -43,9 +47,23 @@ void placeWarp() {
   warpCol = (warp % WARPS_N) * WN;
   laneRow = lane / LANE_COLS;
   laneCol = lane % LANE_COLS;
-  laneAEntry = (warpRow + laneRow * TM) / A_ENTRY_FLOATS;  // exact wherever it is used (TM % A_ENTRY_FLOATS == 0)
-  laneBVector = (warpCol + laneCol * TN) / 4u;             // exact wherever it is used (TN % 4 == 0)
+  laneAFirst = (warpRow + laneRow * TM) / A_ENTRY_FLOATS;  // exact wherever it is used (TM % A_ENTRY_FLOATS == 0)
+  laneBFirst = (warpCol + laneCol * TN) / 4u;             // exact wherever it is used (TN % 4 == 0)
+  laneAEntry = laneAFirst;
+  laneBVector = laneBFirst;
+  readDepth = 0u;
   [[unroll]] for (uint i = 0u; i < LANE_M * LANE_N; ++i) acc[i] = 0.0;
+}
+
+// Fragment reads from here on take depth k of stage `stage`: the CUDA twins' readStage pointer.
+// A loop that alternates stages moves the lane's entries once per K-tile, so each read is one
+// register and an immediate offset; with the stage in the depth, (stage·BK + k)·A_ROW_ENTRIES,
+// NVIDIA's driver recomputed every A read's address in each K-tile (with the stage stores' shifts,
+// some 70 instructions in K12's loop of 1190, bench/NOTES.md step 33).
+void fragmentsFromStage(uint stage) {
+  laneAEntry = laneAFirst + stage * (BK * A_ROW_ENTRIES);
+  laneBVector = laneBFirst + stage * (BK * B_ROW_VECTORS);
+  readDepth = stage * BK;
 }
 
 // First row (in the block tile) of sub-tile wm that this lane computes.
@@ -65,12 +83,12 @@ void loadRegM(uint k, uint wm, uint set) {
 #ifdef TILESKIP_A_IN_PAIRS
     vec2 pair = sharedA2At(k, laneAEntry + wm * WSUBM / 2u);
 #else
-    vec2 pair = sharedA2(k, subTileRow(wm));
+    vec2 pair = sharedA2(readDepth + k, subTileRow(wm));
 #endif
     regM[at] = pair.x;
     regM[at + 1u] = pair.y;
   } else {
-    [[unroll]] for (uint i = 0u; i < TM; ++i) regM[at + i] = sharedA(k, subTileRow(wm) + i);
+    [[unroll]] for (uint i = 0u; i < TM; ++i) regM[at + i] = sharedA(readDepth + k, subTileRow(wm) + i);
   }
 }
 
@@ -83,7 +101,7 @@ void loadRegN(uint k, uint wn, uint set) {
       [[unroll]] for (uint c = 0u; c < 4u; ++c) regN[at + j + c] = b[c];
     }
   } else {
-    [[unroll]] for (uint j = 0u; j < TN; ++j) regN[at + j] = sharedB(k, subTileCol(wn) + j);
+    [[unroll]] for (uint j = 0u; j < TN; ++j) regN[at + j] = sharedB(readDepth + k, subTileCol(wn) + j);
   }
 }
 

@@ -332,6 +332,11 @@ TEST(VulkanLimits, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPat
   hoisted.tile = {128, 256, 8, 64, 64, 8, 4, 32};
   ASSERT_TRUE(pipelineShapeProblem(hoisted).has_value());
   EXPECT_NE(pipelineShapeProblem(hoisted)->find("whole rows"), std::string::npos) << *pipelineShapeProblem(hoisted);
+  // 96 invocations over 48 vectors a row of A are 2 rows a pass: its stores of A would not lie
+  // whole vectors apart from pass to pass (storeKTile adds entries, not elements).
+  hoisted.tile = {192, 64, 192, 64, 64, 8, 4, 96};
+  ASSERT_TRUE(pipelineShapeProblem(hoisted).has_value());
+  EXPECT_NE(pipelineShapeProblem(hoisted)->find("multiple of 4 rows"), std::string::npos) << *pipelineShapeProblem(hoisted);
   // The skipping kernels stage their listed K-tiles as K12 does, one K-block a K-tile.
   KernelInfo listed = kernelInfo("joint-64x32");
   listed.tile = {128, 128, 16, 64, 64, 8, 4, 128};

@@ -201,7 +201,10 @@ inline constexpr int kHoistedGroupRows = 8;
 // The K loop over a block's K-tiles. kInterior: the block's K-tiles come from fetchRunning(),
 // and the loop body is one basic block; otherwise from fetch(), bounds-checked, which reads
 // zeros past K. Either way the body always stores the K-tile in flight and reads depth 0 of the
-// next stage: past the last K-tile those move data nobody reads again.
+// next stage: past the last K-tile those move data nobody reads again. (The GLSL twin's loop is
+// turned by one depth, a step starting after the barrier: NVIDIA's Vulkan compiler moved depth
+// 0's reads after the last depth's FMAs when they ended a step; ptxas keeps them where
+// loadSharedQuad puts them. bench/NOTES.md step 33.)
 template <bool kInterior, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
 __device__ __forceinline__ void hoistedKLoop(HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>& tile,
                                              HoistedKTile<BM, BN, BK, kThreads>& staged, float* stages, int steps) {

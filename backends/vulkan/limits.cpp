@@ -88,11 +88,13 @@ std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
   }
   if (loop == MainLoop::Hoisted || loop == MainLoop::KBlockList) {
     // Each invocation loads the same 4 columns of a row in every pass (tileskip_hoisted.glsl), so
-    // a pass covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4).
+    // a pass covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4);
+    // and its stores of A lie whole vectors apart from pass to pass (storeKTile).
     bool wholeRows = t.BK >= 4 && t.BN >= 4 && t.threads % (t.BK / 4) == 0 && t.threads % (t.BN / 4) == 0;
-    if (!wholeRows || t.BM % (t.threads / (t.BK / 4)) != 0 || t.BK % (t.threads / (t.BN / 4)) != 0) {
-      return prefix + "each pass of vec4 loads must cover whole rows of the A tile (BK/4 invocations each) and of the B tile "
-                      "(BN/4 each), and the passes the whole tiles";
+    if (!wholeRows || t.BM % (t.threads / (t.BK / 4)) != 0 || t.BK % (t.threads / (t.BN / 4)) != 0 ||
+        (t.threads / (t.BK / 4)) % 4 != 0) {
+      return prefix + "each pass of vec4 loads must cover whole rows of the A tile (BK/4 invocations each, a multiple of 4 rows "
+                      "a pass) and of the B tile (BN/4 each), and the passes the whole tiles";
     }
   }
   if (loop != MainLoop::KBlockList) return std::nullopt;

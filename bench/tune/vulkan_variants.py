@@ -8,7 +8,8 @@ their C differs from the catalogue's, which the probe prints beside the time. An
 longer matches the source fails the build of that variant, so a stale probe cannot time the
 unchanged kernel under a new name; a test builds them all (bench/tune/CMakeLists.txt). Step 25's
 schedules that the ring's turns replaced (one K-tile in flight, the store first, C straight or through
-the stages) are gone with the text they edited; their numbers are in bench/results.
+the stages), and step 33's K12 with A and B read without readonly (now the product's), are gone with the
+text they edited; their numbers are in bench/results.
 
   bench/tune/vulkan_variants.py OUT [NAME...]     (default: every variant)
 """
@@ -81,10 +82,20 @@ def padded(pad):
                          f"  if (residencyPad[(gl_LocalInvocationIndex + 1u) % {pad // 16}u].x == 0xffffffffu) atomicAdd(most, 1u);\n")]
 
 
+# K12 without global loads in its loop: the K-tile in flight is made of its indices (C differs).
+K12_NO_GLOBAL = [("tileskip_hoisted.glsl",
+                  "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aNextVector + p * aPassVectors];\n"
+                  "  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[bNextVector + p * bPassVectors];\n",
+                  "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = vec4(aNextVector + p);\n"
+                  "  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = vec4(bNextVector + p);\n")]
+
+K12 = "k12_hoisted.comp"
 K13 = "k13_mma.comp"
 S10 = "s10_mma_joint_64x32.comp"
 VARIANTS = {
     "s10": (S10, [], "S10's source, built here (run it with --kernel mma-joint-64x32)"),
+    "k12": (K12, [], "K12's source, built here (run it with --kernel hoisted --dtype fp32)"),
+    "k12_noglobal": (K12, K12_NO_GLOBAL, "K12 with no global loads in its loop"),
     # name: (shader, edits, what it shows)
     "k13": (K13, [], "the catalogue's source, built here: must equal and time as the embedded shader"),
     "k13_bcol": (K13, [B_COLUMN_MAJOR], "B's pieces loaded column-major, as from a stage holding B^T"),
