@@ -237,17 +237,53 @@ struct PatternSpan {
   unsigned some, every;
 };
 
-template <int kCount>
-__device__ PatternSpan patternSpan(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
-                                   int kBlocks) {
-  PatternSpan span{0u, 0xFFu};
+// The span of kCount tiles whose bits `bitsOf(t)` reads, `all` being every bit of one read.
+template <int kCount, class BitsOf>
+__device__ PatternSpan spanOfTiles(unsigned all, BitsOf bitsOf) {
+  PatternSpan span{0u, all};
 #pragma unroll
   for (int t = 0; t < kCount; ++t) {
-    const unsigned bits = patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks);
+    const unsigned bits = bitsOf(t);
     span.some |= bits;
     span.every &= bits;
   }
   return span;
+}
+
+template <int kCount>
+__device__ PatternSpan patternSpan(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int kBlock,
+                                   int kBlocks) {
+  return spanOfTiles<kCount>(0xFFu, [&](int t) { return patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks); });
+}
+
+// The bytes of K-blocks 4·word .. 4·word + 3 of a tile, K-block 4·word + b in byte b; 0 for a
+// tile past M or N and for K-blocks past K, 0xFFFFFFFF for an operand not inspected. One 32-bit
+// read where a tile's bytes start on a word (kBlocks a multiple of 4: a pattern buffer is
+// allocated on its own, so it starts on one), else (and without kWordReads) four byte reads; the
+// choice is the same for every thread.
+template <bool kWordReads = true>
+__device__ inline unsigned patternWord(const std::uint8_t* __restrict__ pattern, int tile, int tiles, int word,
+                                       int kBlocks) {
+  if (pattern == nullptr) return 0xFFFFFFFFu;
+  if (kWordReads && kBlocks % 4 == 0 && (reinterpret_cast<std::uintptr_t>(pattern) & 3u) == 0u) {
+    const bool inside = tile < tiles && 4 * word < kBlocks;
+    const unsigned bits = __ldg(reinterpret_cast<const unsigned*>(pattern) + (inside ? tile * (kBlocks / 4) + word : 0));
+    return inside ? bits : 0u;
+  }
+  unsigned bits = 0u;
+#pragma unroll
+  for (int b = 0; b < 4; ++b) bits |= patternByte(pattern, tile, tiles, 4 * word + b, kBlocks) << (8 * b);
+  return bits;
+}
+
+// patternSpan of four K-blocks at once: byte b of `some` and `every` is K-block 4·word + b's.
+// More than four tiles (S7's sixteen 8-row tiles of A) read bytes: their words, all in flight
+// at once, made ptxas spill in S7's dense loop, 6 % slower there (bench/NOTES.md step 34).
+template <int kCount>
+__device__ PatternSpan patternWordSpan(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int word,
+                                       int kBlocks) {
+  return spanOfTiles<kCount>(0xFFFFFFFFu,
+                             [&](int t) { return patternWord<(kCount <= 4)>(pattern, firstTile + t, tiles, word, kBlocks); });
 }
 
 // OR of kCount consecutive tiles' bytes: the K-block bits any of them keeps.

@@ -77,7 +77,8 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kStepsPerTile = BK / kMmaK;
   __shared__ int kBlockList[kList];
   __shared__ unsigned stepKept[kList / (BK / kKBlock)];  // recordKeptSteps
-  __shared__ int warpTotals[kGatherPerThread * kThreads / 32];
+  __shared__ int warpTotals[kThreads / 32];
+  static_assert(kList % 4 == 0, "each pass of lists starts on a pattern word (gatherKBlocks)");
   __shared__ int takenTile;
   const int tiles = blockTileCount<BM, BN>(M, N);
   for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {

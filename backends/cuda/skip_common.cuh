@@ -20,10 +20,6 @@
 
 namespace tileskip::cuda {
 
-// K-blocks each thread votes on per round of the gather: their pattern loads are in flight
-// together, so a one-warp block does not pay a load latency per 32 K-blocks.
-inline constexpr int kGatherPerThread = 4;
-
 // A listed K-block marked whole: every pattern tile of the block keeps its every depth, so no
 // warp needs its pattern bytes (gatherKBlocks writes these entries when kMarkWhole).
 struct MarkedKBlock {
@@ -33,53 +29,58 @@ struct MarkedKBlock {
   __device__ bool whole() const { return (entry & 1) != 0; }
 };
 
-// Writes, in order, the K-blocks of [first, first + count) that `skip.keptOf` keeps into
+// Writes, in order, the K-blocks of [first, first + count) that `skip.keptOfWord` keeps into
 // `list` and returns how many there are; kMarkWhole: as MarkedKBlock entries, and *everyWhole
-// says whether all of them are whole (each pattern byte is read once for both). Ballots order
-// the K-blocks inside a warp, per-warp totals in shared memory (kGatherPerThread x warps of
-// them) order the warps; every thread returns the same count (and the same *everyWhole).
+// says whether all of them are whole (each pattern byte is read once for both). `first` is a
+// multiple of 4: each thread reads the pattern words of four consecutive K-blocks a pass (the
+// tiles' bytes of them in one 32-bit read each: a quarter of the reads of one K-block a thread,
+// and their loads in flight together), so thread t's K-blocks precede thread t + 1's. Ballots
+// order the K-blocks inside a warp, per-warp totals in shared memory (kThreads / 32 of them)
+// order the warps; every thread returns the same count (and the same *everyWhole). The GLSL
+// twin's gatherKBlocks, whose pattern words these are.
 template <int kThreads, class Skip, bool kMarkWhole = false>
 __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, int* warpTotals,
                              bool* everyWhole = nullptr) {
   constexpr int kWarps = kThreads / 32;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const unsigned lanesBefore = (1u << lane) - 1u;
   int total = 0;
   bool allWhole = true;  // of the K-blocks this thread listed
-  for (int base = 0; base < count; base += kThreads * kGatherPerThread) {
-    // One bit per vote, not an array: the accumulators stay live through the gather, so its
-    // registers are few. A ballot is cheap enough to take twice instead of keeping its result.
+  for (int base = 0; base < count; base += 4 * kThreads) {
+    const int offset = base + 4 * tid;
+    const PatternSpan kept = offset < count ? skip.keptOfWord((first + offset) / 4) : PatternSpan{0u, 0u};
+    // One bit per K-block, not an array: the accumulators stay live through the gather.
     unsigned keep = 0u, whole = 0u;
+    int before = 0, warpTotal = 0;
 #pragma unroll
-    for (int j = 0; j < kGatherPerThread; ++j) {
-      const int offset = base + j * kThreads + tid;
-      const PatternSpan kept = offset < count ? skip.keptOf(first + offset) : PatternSpan{0u, 0u};
-      keep |= kept.some != 0u ? 1u << j : 0u;
-      whole |= kept.every == 0xFFu ? 1u << j : 0u;
+    for (int b = 0; b < 4; ++b) {
+      const bool keeps = offset + b < count && ((kept.some >> (8 * b)) & 0xFFu) != 0u;
+      const bool isWhole = kMarkWhole && ((kept.every >> (8 * b)) & 0xFFu) == 0xFFu;
+      const unsigned votes = __ballot_sync(0xFFFFFFFFu, keeps);
+      before += __popc(votes & lanesBefore);
+      warpTotal += __popc(votes);
+      keep |= keeps ? 1u << b : 0u;
+      whole |= isWhole ? 1u << b : 0u;
+      allWhole = allWhole && (!keeps || isWhole);
     }
-#pragma unroll
-    for (int j = 0; j < kGatherPerThread; ++j) {
-      const unsigned votes = __ballot_sync(0xFFFFFFFFu, (keep >> j) & 1u);
-      if (lane == 0) warpTotals[j * kWarps + warp] = __popc(votes);
-    }
+    if (lane == 0) warpTotals[warp] = warpTotal;
     __syncthreads();
+    int passTotal = 0;
 #pragma unroll
-    for (int j = 0; j < kGatherPerThread; ++j) {
-      const unsigned votes = __ballot_sync(0xFFFFFFFFu, (keep >> j) & 1u);
-      int before = total, slice = 0;
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) {
-        before += w < warp ? warpTotals[j * kWarps + w] : 0;
-        slice += warpTotals[j * kWarps + w];
-      }
-      if ((keep >> j) & 1u) {
-        const int kBlock = first + base + j * kThreads + tid;
-        const bool isWhole = kMarkWhole && ((whole >> j) & 1u) != 0u;
-        allWhole = allWhole && isWhole;
-        list[before + __popc(votes & ((1u << lane) - 1u))] = kMarkWhole ? MarkedKBlock::of(kBlock, isWhole) : kBlock;
-      }
-      total += slice;
+    for (int w = 0; w < kWarps; ++w) {
+      before += w < warp ? warpTotals[w] : 0;
+      passTotal += warpTotals[w];
     }
-    // warpTotals is rewritten by the next round; the list is complete
+    int at = total + before;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      if ((keep >> b) & 1u) {
+        const int kBlock = first + offset + b;
+        list[at++] = kMarkWhole ? MarkedKBlock::of(kBlock, ((whole >> b) & 1u) != 0u) : kBlock;
+      }
+    }
+    total += passTotal;
+    // warpTotals is rewritten by the next pass; the list is complete
     if constexpr (kMarkWhole) {
       allWhole = __syncthreads_and(allWhole) != 0;
     } else {
@@ -137,6 +138,14 @@ struct BlockPatternTiles {
   __device__ PatternSpan keptOf(int kBlock) const {
     const PatternSpan a = patternSpan<kBlockRowTiles>(aPattern, blockRowTile, aTiles, kBlock, kBlocks);
     const PatternSpan b = patternSpan<kBlockColTiles>(bPattern, blockColTile, bTiles, kBlock, kBlocks);
+    return {a.some & b.some, a.every & b.every};
+  }
+
+  // keptOf of K-blocks 4·word .. 4·word + 3, K-block 4·word + b in byte b (what gatherKBlocks
+  // reads; the GLSL twin's blockKept).
+  __device__ PatternSpan keptOfWord(int word) const {
+    const PatternSpan a = patternWordSpan<kBlockRowTiles>(aPattern, blockRowTile, aTiles, word, kBlocks);
+    const PatternSpan b = patternWordSpan<kBlockColTiles>(bPattern, blockColTile, bTiles, word, kBlocks);
     return {a.some & b.some, a.every & b.every};
   }
 
@@ -322,6 +331,7 @@ __device__ int listEveryKBlock(int first, int count, int* list) {
 template <bool kOnlyWhole, int kThreads, int kList, class Skip, class Tile, class Staged>
 __device__ __forceinline__ void walkKBlocks(const Skip& skip, Tile& tile, Staged& staged, float* stages, int* list,
                                             int* warpTotals) {
+  static_assert(kList % 4 == 0, "each pass of lists starts on a pattern word (gatherKBlocks)");
   for (int first = 0; first < skip.kBlocks; first += kList) {
     const int length = min(kList, skip.kBlocks - first);
     bool everyWhole = true;
@@ -364,7 +374,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   using DenseTile = HoistedWarpTile<BM, BN, BK, WM, WN, kDenseTM, TN, kThreads>;
   __shared__ __align__(16) float stages[2 * stageFloats<BM, BN, BK>()];
   __shared__ int kBlockList[kList];
-  __shared__ int warpTotals[kGatherPerThread * kThreads / 32];
+  __shared__ int warpTotals[kThreads / 32];
   __shared__ int takenTile;
   const int tid = static_cast<int>(threadIdx.x);
   const int tiles = blockTileCount<BM, BN>(M, N);

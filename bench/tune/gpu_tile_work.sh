@@ -33,32 +33,9 @@ for step in "$@"; do
       "$BIN/tileskip" verify > "$OUT/verify.log" 2>&1
       echo "verify rc=$? $(grep -E '^totals' "$OUT/verify.log")" ;;
     cuda)
-      kernels=a-warp,joint-64x32,joint-8x32,warp-joint-64x64,pipelined,hoisted,cublas
-      problems=("128 0.5" "128 0.25" "32 0.5" "128 1")
-      for round in $(seq 1 "$ROUNDS"); do
-        for build in before bin; do
-          for p in "${problems[@]}"; do
-            set -- $p
-            "./.carry/$build/tileskip" bench --backend cuda --kernel "$kernels" --size 4096 --generator segments \
-              --granularity "$1" --density-a "$2" --density-b "$2" --repeat 15 --format csv --out /tmp/ba.csv \
-              > /dev/null 2>> "$OUT/cuda.log" || echo "bench $build $p rc=$?" | tee -a "$OUT/cuda.log"
-            sed "1!s/^/$build,$1,$2,$round,/;1s/^/build,granularity,density,round,/" /tmp/ba.csv |
-              { [ -s "$OUT/ba-cuda.csv" ] && tail -n +2 || cat; } >> "$OUT/ba-cuda.csv"
-          done
-        done
-      done
-      python3 - "$OUT/ba-cuda.csv" <<'PY' | tee -a "$OUT/cuda.log"
-import csv, sys, collections
-ms = collections.defaultdict(list)
-for row in csv.DictReader(open(sys.argv[1])):
-    ms[(row["granularity"], row["density"], row["kernel"], row["build"])].append(float(row["median_ms"]))
-print("problem kernel before_ms after_ms after/before")
-for g, d, k in sorted({key[:3] for key in ms}):
-    b, a = ms.get((g, d, k, "before")), ms.get((g, d, k, "bin"))
-    if b and a:
-        print(f"{g} {d} {k} {min(b):.4f} {min(a):.4f} {min(a) / min(b):.3f}")
-PY
-      ;;
+      KERNELS=a-warp,joint-64x32,joint-8x32,warp-joint-64x64,pipelined,hoisted,cublas \
+        PROBLEMS="segments 128 0.5|segments 128 0.25|segments 32 0.5|segments 128 1" ROUNDS=$ROUNDS \
+        bash bench/tune/gpu_cuda_before_after.sh ;;
     vulkan)
       for run in "a-warp head_s02_a_warp" "joint-64x32 head_s05_joint_64x32" "joint-8x32 head_s07_joint_8x32" \
                  "warp-joint-64x64 head_s08_warp_joint_64x64"; do
