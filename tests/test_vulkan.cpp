@@ -665,7 +665,11 @@ TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
   // One sub-tile row per warp, four warps down the block.
   const KernelInfo aWarp = withTile("a-warp", {128, 64, 8, 32, 64, 8, 4, 128});
   const KernelInfo pipelined = withTile("pipelined", {64, 64, 16, 32, 32, 4, 4, 128});
-  for (const KernelInfo* k : {&small, &joint, &aWarp, &pipelined}) {
+  // Lanes whose fragments are not vectors read elements, from the stage K12's loops read
+  // (tileskip_warptile.glsl's readDepth): A's rows one or two at a time, B's columns two.
+  const KernelInfo hoisted = withTile("hoisted", {64, 64, 8, 32, 32, 2, 2, 128});
+  const KernelInfo listed = withTile("a-warp", {64, 64, 8, 32, 32, 1, 4, 128});
+  for (const KernelInfo* k : {&small, &joint, &aWarp, &pipelined, &hoisted, &listed}) {
     for (const VerifyResult& r : verifyOn(backend, *k, true)) EXPECT_TRUE(r.passed()) << k->id << " " << r.caseName << ": " << r.failure;
   }
 }

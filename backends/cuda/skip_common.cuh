@@ -32,12 +32,12 @@ struct MarkedKBlock {
 // Writes, in order, the K-blocks of [first, first + count) that `skip.keptOfWord` keeps into
 // `list` and returns how many there are; kMarkWhole: as MarkedKBlock entries, and *everyWhole
 // says whether all of them are whole (each pattern byte is read once for both). `first` is a
-// multiple of 4: each thread reads the pattern words of four consecutive K-blocks a pass (the
-// tiles' bytes of them in one 32-bit read each: a quarter of the reads of one K-block a thread,
-// and their loads in flight together), so thread t's K-blocks precede thread t + 1's. Ballots
-// order the K-blocks inside a warp, per-warp totals in shared memory (kThreads / 32 of them)
-// order the warps; every thread returns the same count (and the same *everyWhole). The GLSL
-// twin's gatherKBlocks, whose pattern words these are.
+// multiple of 4: each thread takes four consecutive K-blocks a pass, a tile's bytes of them in one
+// 32-bit read where patternWord can (a quarter of the reads of one K-block a thread, all in
+// flight together), so thread t's K-blocks precede thread t + 1's. Ballots order the K-blocks
+// inside a warp, per-warp totals in shared memory (kThreads / 32 of them) order the warps; every
+// thread returns the same count (and the same *everyWhole). The GLSL twin's gatherKBlocks reads
+// its pattern words the same way (bench/NOTES.md step 34).
 template <int kThreads, class Skip, bool kMarkWhole = false>
 __device__ int gatherKBlocks(const Skip& skip, int first, int count, int* list, int* warpTotals,
                              bool* everyWhole = nullptr) {
