@@ -256,16 +256,23 @@ __device__ PatternSpan patternSpan(const std::uint8_t* __restrict__ pattern, int
   return spanOfTiles<kCount>(0xFFu, [&](int t) { return patternByte(pattern, firstTile + t, tiles, kBlock, kBlocks); });
 }
 
+// Whether every tile's bytes of a pattern start on a word: kBlocks a multiple of 4, and the
+// buffer on a word (a pattern buffer is allocated on its own). The same for every thread.
+__device__ inline bool patternTilesOnWords(const std::uint8_t* pattern, int kBlocks) {
+  return kBlocks % 4 == 0 && (reinterpret_cast<std::uintptr_t>(pattern) & 3u) == 0u;
+}
+
+// How patternWord reads a tile's word: in four byte reads; in one 32-bit read, the caller having
+// checked patternTilesOnWords; or choosing between the two at each read.
+enum class WordRead { Bytes, OneRead, EachChecks };
+
 // The bytes of K-blocks 4·word .. 4·word + 3 of a tile, K-block 4·word + b in byte b; 0 for a
-// tile past M or N and for K-blocks past K, 0xFFFFFFFF for an operand not inspected. One 32-bit
-// read where a tile's bytes start on a word (kBlocks a multiple of 4: a pattern buffer is
-// allocated on its own, so it starts on one), else (and without kWordReads) four byte reads; the
-// choice is the same for every thread.
-template <bool kWordReads = true>
+// tile past M or N and for K-blocks past K, 0xFFFFFFFF for an operand not inspected.
+template <WordRead kRead>
 __device__ inline unsigned patternWord(const std::uint8_t* __restrict__ pattern, int tile, int tiles, int word,
                                        int kBlocks) {
   if (pattern == nullptr) return 0xFFFFFFFFu;
-  if (kWordReads && kBlocks % 4 == 0 && (reinterpret_cast<std::uintptr_t>(pattern) & 3u) == 0u) {
+  if (kRead == WordRead::OneRead || (kRead == WordRead::EachChecks && patternTilesOnWords(pattern, kBlocks))) {
     const bool inside = tile < tiles && 4 * word < kBlocks;
     const unsigned bits = __ldg(reinterpret_cast<const unsigned*>(pattern) + (inside ? tile * (kBlocks / 4) + word : 0));
     return inside ? bits : 0u;
@@ -277,13 +284,11 @@ __device__ inline unsigned patternWord(const std::uint8_t* __restrict__ pattern,
 }
 
 // patternSpan of four K-blocks at once: byte b of `some` and `every` is K-block 4·word + b's.
-// More than four tiles (S7's sixteen 8-row tiles of A) read bytes: their words, all in flight
-// at once, made ptxas spill in S7's dense loop, 6 % slower there (bench/NOTES.md step 34).
-template <int kCount>
+template <int kCount, WordRead kRead>
 __device__ PatternSpan patternWordSpan(const std::uint8_t* __restrict__ pattern, int firstTile, int tiles, int word,
                                        int kBlocks) {
   return spanOfTiles<kCount>(0xFFFFFFFFu,
-                             [&](int t) { return patternWord<(kCount <= 4)>(pattern, firstTile + t, tiles, word, kBlocks); });
+                             [&](int t) { return patternWord<kRead>(pattern, firstTile + t, tiles, word, kBlocks); });
 }
 
 // OR of kCount consecutive tiles' bytes: the K-block bits any of them keeps.

@@ -142,10 +142,28 @@ struct BlockPatternTiles {
   }
 
   // keptOf of K-blocks 4·word .. 4·word + 3, K-block 4·word + b in byte b (what gatherKBlocks
-  // reads; the GLSL twin's blockKept).
+  // reads; the GLSL twin's blockKept). One branch for both operands, taken alike by every thread,
+  // so that all the pattern reads of a K-block issue back to back: with the choice made at each
+  // read, each waited for the one before (5 % of joint-64x32's samples at 0.25 / 0.25 went to the
+  // gather, bench/NOTES.md step 34). S7's sixteen 8-row tiles of A read bytes and its B chooses
+  // at each read: every other form tried (A's words all in flight at once, one branch for both)
+  // made ptxas spill in S7's dense loop, up to 6 % slower there.
   __device__ PatternSpan keptOfWord(int word) const {
-    const PatternSpan a = patternWordSpan<kBlockRowTiles>(aPattern, blockRowTile, aTiles, word, kBlocks);
-    const PatternSpan b = patternWordSpan<kBlockColTiles>(bPattern, blockColTile, bTiles, word, kBlocks);
+    if constexpr (kBlockRowTiles > 4) {
+      return keptOfWordRead<WordRead::Bytes, WordRead::EachChecks>(word);
+    } else {
+      if ((aPattern == nullptr || patternTilesOnWords(aPattern, kBlocks)) &&
+          (bPattern == nullptr || patternTilesOnWords(bPattern, kBlocks))) {
+        return keptOfWordRead<WordRead::OneRead, WordRead::OneRead>(word);
+      }
+      return keptOfWordRead<WordRead::Bytes, WordRead::Bytes>(word);
+    }
+  }
+
+  template <WordRead kARead, WordRead kBRead>
+  __device__ PatternSpan keptOfWordRead(int word) const {
+    const PatternSpan a = patternWordSpan<kBlockRowTiles, kARead>(aPattern, blockRowTile, aTiles, word, kBlocks);
+    const PatternSpan b = patternWordSpan<kBlockColTiles, kBRead>(bPattern, blockColTile, bTiles, word, kBlocks);
     return {a.some & b.some, a.every & b.every};
   }
 
