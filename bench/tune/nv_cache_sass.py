@@ -13,8 +13,10 @@ instructions). nvdisasm -b SM90 turns it into SASS. Run it here, where `zstd` is
 
   bench/tune/nv_cache_sass.py CACHE_DIR OUT_DIR [--arch SM90]
 
-Writes OUT_DIR/<bin file>-<n>.sass per pipeline and prints each one's size and the counts of the
-instructions that matter to a GEMM's main loop. NVDISASM names nvdisasm where it is not on PATH.
+Writes OUT_DIR/<bin file>-<n>.sass per pipeline (headed "Function : <bin file>-<n>", as cuobjdump
+heads a function, so that bench/tune/sass_load_distance.py OUT_DIR/X.sass <bin file> finds its loops)
+and prints each one's size and the counts of the instructions that matter to a GEMM's main loop.
+NVDISASM names nvdisasm where it is not on PATH (PyPI's nvidia-cuda-nvdisasm has one).
 """
 import argparse
 import collections
@@ -81,7 +83,8 @@ def main():
                 if result.returncode != 0:
                     sys.exit(f"{raw}: nvdisasm failed: {result.stderr.strip()}")
                 sass = os.path.join(args.out, f"{name[:-4]}-{n}.sass")
-                open(sass, "w").write(result.stdout)
+                # cuobjdump's function header, so that bench/tune/sass_load_distance.py reads it as it is
+                open(sass, "w").write(f"Function : {name[:-4]}-{n}\n" + result.stdout)
                 os.remove(raw)
                 counts = opcode_counts(result.stdout)
                 total = sum(counts.values())
