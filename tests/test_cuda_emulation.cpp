@@ -174,14 +174,13 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       const std::vector<std::uint16_t> aHalf(a.size(), halfBits(DType::Fp16, 1.0f)), bHalf(b.size(), halfBits(DType::Fp16, 1.0f));
       std::vector<std::uint8_t> aPattern(patternBytes(m, k, std::max(kernel.aRowGranularity, 1)), 0x7F);
       std::vector<std::uint8_t> bPattern(patternBytes(n, k, std::max(kernel.bColGranularity, 1)), 0x7F);
-      std::vector<unsigned> tileQueue(kernel.tileQueueWords(m, n), 0u);
+      unsigned tileQueue[2] = {0u, 0u};
       std::vector<int> stored(c.size(), -1);
       int twice = 0;
       const tileskip::testing::EmulatedOperands op{a.data(), b.data(),        c.data(),        m,
                                                    n,        k,               inputs,          aHalf.data(),
                                                    bHalf.data(), b.data(),    aPattern.data(), bPattern.data(),
-                                                   tileQueue.data()};
-      tileskip::testing::orderEmulatedTiles(*entry, kernel, op);
+                                                   tileQueue};
       emu::launch(
           1, static_cast<unsigned>(t.threads), [&] { tileskip::testing::callEmulatedKernel(*entry, kernel, op); },
           [&](unsigned thread) {
@@ -206,65 +205,4 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       EXPECT_EQ(wrong, 0) << instance;
     }
   }
-}
-
-// The tile order of a persistent kernel (tile_order.cuh): every tile once, the heaviest level of
-// K-blocks listed first, each level in index order. joint-64x32 on 7 x 5 block tiles (partial ones
-// at both edges), K of 37 K-blocks (one partial), each pattern tile keeping a random set of them;
-// the weight of a block tile counted here from the pattern bytes the way its gather lists them.
-TEST(TileOrder, TakesEveryTileOnceHeaviestLevelFirstAndEachLevelInIndexOrder) {
-  const KernelInfo& kernel = kernelInfo("joint-64x32");
-  const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);
-  ASSERT_NE(entry, nullptr);
-  const TileShape& t = kernel.tile;
-  const int m = 6 * t.BM + 40, n = 4 * t.BN + 72, k = 36 * kKBlock + 5;
-  const int aTiles = (m + kernel.aRowGranularity - 1) / kernel.aRowGranularity;
-  const int bTiles = (n + kernel.bColGranularity - 1) / kernel.bColGranularity, kBlocks = (k + kKBlock - 1) / kKBlock;
-  std::vector<std::uint8_t> aPattern(patternBytes(m, k, kernel.aRowGranularity)), bPattern(patternBytes(n, k, kernel.bColGranularity));
-  std::uint32_t state = 12345u;
-  auto next = [&] { return state = state * 1664525u + 1013904223u; };
-  // Rows of pattern tiles keep more or fewer K-blocks, so that the block tiles' weights spread.
-  for (int tile = 0; tile < aTiles; ++tile) {
-    for (int kb = 0; kb < kBlocks; ++kb) aPattern[tile * kBlocks + kb] = (next() >> 8) % 8 < static_cast<unsigned>(tile % 8) ? 0x0F : 0;
-  }
-  for (int tile = 0; tile < bTiles; ++tile) {
-    for (int kb = 0; kb < kBlocks; ++kb) {
-      constexpr std::uint8_t kDepths[] = {0x00, 0xF0, 0x18, 0xFF};  // 0xF0 shares no depth with A's 0x0F
-      bPattern[tile * kBlocks + kb] = kDepths[(next() >> 8) % 4];
-    }
-  }
-  const int rowTiles = (m + t.BM - 1) / t.BM, colTiles = (n + t.BN - 1) / t.BN, tiles = rowTiles * colTiles;
-  std::vector<unsigned> weight(tiles, 0u);
-  for (int index = 0; index < tiles; ++index) {
-    const int row = index / colTiles, col = index % colTiles;
-    for (int kb = 0; kb < kBlocks; ++kb) {
-      unsigned a = 0u, b = 0u;
-      for (int r = row * t.BM / kernel.aRowGranularity; r < std::min(aTiles, (row + 1) * t.BM / kernel.aRowGranularity); ++r) {
-        a |= aPattern[r * kBlocks + kb];
-      }
-      for (int c = col * t.BN / kernel.bColGranularity; c < std::min(bTiles, (col + 1) * t.BN / kernel.bColGranularity); ++c) {
-        b |= bPattern[c * kBlocks + kb];
-      }
-      weight[index] += (a & b) != 0u ? 1u : 0u;  // some warp of the block has a depth to multiply
-    }
-  }
-  const unsigned heaviest = *std::max_element(weight.begin(), weight.end());
-  ASSERT_GT(heaviest, *std::min_element(weight.begin(), weight.end()));
-  std::vector<unsigned> tileQueue(kernel.tileQueueWords(m, n), 0u);
-  const tileskip::testing::EmulatedOperands op{nullptr, nullptr, nullptr, m, n, k, DType::Fp32, nullptr, nullptr, nullptr,
-                                               aPattern.data(), bPattern.data(), tileQueue.data()};
-  tileskip::testing::orderEmulatedTiles(*entry, kernel, op);
-  const std::vector<unsigned> order(tileQueue.begin() + kTileQueueCounters, tileQueue.begin() + kTileQueueCounters + tiles);
-  std::vector<unsigned> sorted = order;
-  std::sort(sorted.begin(), sorted.end());
-  for (int i = 0; i < tiles; ++i) ASSERT_EQ(sorted[i], static_cast<unsigned>(i)) << "the order is not a permutation of the tiles";
-  auto level = [&](unsigned tile) { return static_cast<unsigned long long>(weight[tile]) * 8 / (heaviest + 1); };
-  for (int i = 1; i < tiles; ++i) {
-    const bool lighter = level(order[i]) < level(order[i - 1]);
-    EXPECT_TRUE(lighter || (level(order[i]) == level(order[i - 1]) && order[i] > order[i - 1]))
-        << "place " << i << ": tile " << order[i] << " (" << weight[order[i]] << " K-blocks) after tile " << order[i - 1]
-        << " (" << weight[order[i - 1]] << ")";
-  }
-  EXPECT_EQ(level(order[0]), 7u) << "the heaviest tile's level comes first";
-  for (int c = 0; c < kTileQueueCounters; ++c) EXPECT_EQ(tileQueue[c], 0u) << "counter " << c << " left set";
 }

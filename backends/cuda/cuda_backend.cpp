@@ -135,9 +135,7 @@ class CudaProblem final : public DeviceProblem {
   const float* aData_ = nullptr;
   const float* bData_ = nullptr;
   float* cData_ = nullptr;
-  unsigned* tileQueueFor(const KernelInfo& kernel);
-  DeviceBuffer tileQueue_;  // the persistent kernels' block tile queue (gemm_common.cuh), made on first use
-  std::uint64_t tileQueueWords_ = 0;
+  DeviceBuffer tileQueue_;  // the persistent kernels' block tile queue (gemm_common.cuh)
   std::map<PatternKey, DeviceBuffer> patterns_;
   std::set<PatternKey> built_;  // patterns whose kernel ran to completion
   CsrMatrix csr_;
@@ -230,6 +228,8 @@ CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b,
   aData_ = a_.floats();
   bData_ = b_.floats();
   cData_ = c_.floats();
+  tileQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
+  check(cudaMemsetAsync(tileQueue_.get(), 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
   check(cudaMemcpyAsync(a_.get(), a.data(), a.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading A");
   check(cudaMemcpyAsync(b_.get(), b.data(), b.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading B");
   synchronize("uploading A and B");
@@ -237,7 +237,10 @@ CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b,
 
 CudaProblem::CudaProblem(CudaBackend& backend, const DeviceOperands& operands)
     : backend_(backend), m_(operands.m), n_(operands.n), k_(operands.k), aData_(operands.a), bData_(operands.b),
-      cData_(operands.c) {}
+      cData_(operands.c) {
+  tileQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
+  check(cudaMemsetAsync(tileQueue_.get(), 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
+}
 
 std::uint8_t* CudaProblem::patternFor(Operand operand, int granularity) {
   const PatternKey key(operand, granularity);
@@ -359,26 +362,11 @@ double CudaProblem::run(const KernelInfo& kernel) {
   if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aRowGranularity);
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bColGranularity);
-  if (kernel.persistent()) {
-    operands.tileQueue = tileQueueFor(kernel);
-    operands.tileQueueWords = tileQueueWords_;
-  }
+  operands.tileQueue = static_cast<unsigned*>(tileQueue_.get());
   timer_.start(backend_.stream());
   launchGemmKernel(kernel.id, operands, backend_.stream());
   timer_.stop(backend_.stream());
   return timer_.milliseconds(doing.c_str());
-}
-
-// The queue `kernel` takes its tiles from over this C, grown where a kernel with smaller block
-// tiles needs more words than the last; its counters zero (every launch leaves them so).
-unsigned* CudaProblem::tileQueueFor(const KernelInfo& kernel) {
-  const std::uint64_t words = kernel.tileQueueWords(m_, n_);
-  if (words > tileQueueWords_) {
-    tileQueue_ = DeviceBuffer(words * sizeof(unsigned), "the block tile queue");
-    check(cudaMemsetAsync(tileQueue_.get(), 0, words * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
-    tileQueueWords_ = words;
-  }
-  return static_cast<unsigned*>(tileQueue_.get());
 }
 
 Matrix CudaProblem::downloadC() {

@@ -63,24 +63,14 @@ __host__ __device__ inline int blockTileCount(int m, int n) {
   return ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
 }
 
-// A queue of block tiles shared by the blocks of one launch, in the words core's TileQueueWord
-// names: the next tile to take, the blocks that have finished, the blocks of orderBlockTiles
-// (tile_order.cuh) that have weighed their tile, then the tiles in the order they are taken (which
-// orderBlockTiles writes before every launch: heaviest first) and a word of its scratch per tile.
-// The last block out resets the counters, so the next launch starts from zero without a memset of
-// its own. Persistent kernels run as many blocks as fit on the device at once and each takes tiles
-// until none is left: the work of tiles that skip different amounts evens out across the device
-// instead of waiting for the slowest tile of every wave, and the lightest tiles come last, so the
-// blocks that finish first wait least for the others (bench/NOTES.md step 35).
-inline constexpr int kQueueNext = 0, kQueueFinished = 1, kQueueWeighed = 2, kQueueOrder = 3;
-
-// The tile the queue's `taken`-th place holds; `tiles` once every tile is taken.
-__device__ inline int orderedTile(const unsigned* queue, unsigned taken, int tiles) {
-  return taken < static_cast<unsigned>(tiles) ? static_cast<int>(queue[kQueueOrder + taken]) : tiles;
-}
-
-__device__ inline int takeBlockTile(unsigned* queue, int tiles, int* broadcast) {
-  if (threadIdx.x == 0) *broadcast = orderedTile(queue, atomicAdd(&queue[kQueueNext], 1u), tiles);
+// A queue of block tiles shared by the blocks of one launch: queue[0] is the next tile to take,
+// queue[1] counts the blocks that have finished. The last block out resets both, so the next
+// launch starts from zero without a memset of its own. Persistent kernels run as many blocks
+// as fit on the device at once and each takes tiles until none is left: the work of tiles
+// that skip different amounts evens out across the device instead of waiting for the slowest
+// tile of every wave.
+__device__ inline int takeBlockTile(unsigned* queue, int* broadcast) {
+  if (threadIdx.x == 0) *broadcast = static_cast<int>(atomicAdd(&queue[0], 1u));
   __syncthreads();
   const int tile = *broadcast;
   __syncthreads();  // every thread has read it before thread 0 writes the next one
@@ -89,20 +79,20 @@ __device__ inline int takeBlockTile(unsigned* queue, int tiles, int* broadcast) 
 
 // takeBlockTile split in two for a block that has work left when it asks: thread 0 asks for the
 // next tile before the block's C store (askBlockTile), so that the atomic's round trip overlaps
-// the store, and passBlockTile hands the tile to every thread after it. One barrier, where
+// the store, and passBlockTile hands the answer to every thread after it. One barrier, where
 // takeBlockTile needs two: the next tile's gather passes barriers before thread 0 writes again.
-__device__ inline unsigned askBlockTile(unsigned* queue) { return threadIdx.x == 0 ? atomicAdd(&queue[kQueueNext], 1u) : 0u; }
+__device__ inline unsigned askBlockTile(unsigned* queue) { return threadIdx.x == 0 ? atomicAdd(&queue[0], 1u) : 0u; }
 
-__device__ inline int passBlockTile(const unsigned* queue, unsigned asked, int tiles, int* broadcast) {
-  if (threadIdx.x == 0) *broadcast = orderedTile(queue, asked, tiles);
+__device__ inline int passBlockTile(unsigned asked, int* broadcast) {
+  if (threadIdx.x == 0) *broadcast = static_cast<int>(asked);
   __syncthreads();
   return *broadcast;
 }
 
 __device__ inline void leaveBlockTileQueue(unsigned* queue) {
-  if (threadIdx.x == 0 && atomicAdd(&queue[kQueueFinished], 1u) == gridDim.x - 1) {
-    queue[kQueueNext] = 0u;  // no block of this launch touches the queue any more
-    queue[kQueueFinished] = 0u;
+  if (threadIdx.x == 0 && atomicAdd(&queue[1], 1u) == gridDim.x - 1) {
+    queue[0] = 0u;  // no block of this launch touches the queue any more
+    queue[1] = 0u;
   }
 }
 

@@ -1,6 +1,5 @@
 // Launches of the catalogue kernels (the table itself is kernel_table.cuh).
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -115,21 +114,7 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
     if ((entry.usesAPattern() && op.aPattern == nullptr) || (entry.usesBPattern() && op.bPattern == nullptr)) {
       throw InputError("kernel '" + name + "' launched before its skip patterns were built");
     }
-    if (entry.persistent() && (op.tileQueue == nullptr || op.tileQueueWords < entry.tileQueueWords(op.m, op.n))) {
-      throw InputError("kernel '" + name + "' needs a block tile queue of " + std::to_string(entry.tileQueueWords(op.m, op.n)) +
-                       " words");
-    }
-    if (entry.persistent()) {
-      // The order its blocks take the tiles in, from the same patterns: a block per tile (tile_order.cuh).
-      const long long tiles = gemmBlockCount(entry.tile, op.m, op.n);
-      static const int levels = [] {
-        const char* text = std::getenv("TILESKIP_TILE_ORDER_LEVELS");  // EXPERIMENT
-        return text != nullptr ? std::atoi(text) : 8;
-      }();
-      kernel->order<<<static_cast<unsigned>((tiles + kOrderTilesPerBlock - 1) / kOrderTilesPerBlock), kOrderThreads, 0, stream>>>(
-          op.aPattern, op.bPattern, op.m, op.n, op.k, op.tileQueue, levels);
-      checkLaunch((name + "'s tile order").c_str());
-    }
+    if (entry.persistent() && op.tileQueue == nullptr) throw InputError("kernel '" + name + "' needs a block tile queue");
     const unsigned shared = kernel->sharedBytes(op.inputs);
     // tf32: A and transposed B as fp32 words (mma_common.cuh's MmaInputType).
     const auto* aWords = reinterpret_cast<const std::uint32_t*>(op.a);

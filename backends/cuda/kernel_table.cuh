@@ -39,18 +39,14 @@
 #include "s09_warp_joint_32x32.cuh"
 #include "s10_mma_joint_64x32.cuh"
 #include "s11_wgmma_joint_64x64.cuh"
-#include "tile_order.cuh"
 
 namespace tileskip::cuda {
 
 static_assert(tileskip::kKBlock == kKBlock, "device and host agree on the K-block");
-static_assert(tileskip::kTileQueueCounters == kQueueOrder, "device and host agree on the tile queue's counters");
 static_assert(tileskip::kWarpgroupThreads == kWarpgroupThreads && tileskip::kWarpLanes == kWarpThreads,
               "device and host agree on the warp and the warpgroup");
 
 using DenseKernel = void (*)(const float*, const float*, float*, int, int, int);
-// A persistent kernel's tile order (tile_order.cuh): A's and B's patterns, M, N, K, the queue, levels.
-using TileOrderKernel = void (*)(const std::uint8_t*, const std::uint8_t*, int, int, int, unsigned*, int);
 using SkipKernel = void (*)(const float*, const float*, float*, int, int, int, const std::uint8_t*,
                             const std::uint8_t*, unsigned*);
 // A tensor-core kernel: A and B as the 16-bit words of its input type, C fp32.
@@ -81,7 +77,6 @@ struct GemmKernel {
   std::string_view id;
   DenseKernel dense = nullptr;
   SkipKernel skipping = nullptr;
-  TileOrderKernel order = nullptr;  // a persistent kernel's, run before it on every launch
   TensorKernel fp16 = nullptr, bf16 = nullptr;  // a dense tensor-core kernel, one instance per input type
   TensorSkipKernel fp16Skipping = nullptr, bf16Skipping = nullptr;  // a skipping one
   unsigned dynamicSharedBytes = 0;  // what its launch asks for (the tensor kernels' stage ring)
@@ -156,9 +151,6 @@ inline constexpr KernelInfo kJoint8x32 = catalogueEntry("joint-8x32");
 inline constexpr KernelInfo kWarpJoint64x64 = catalogueEntry("warp-joint-64x64");
 inline constexpr KernelInfo kWarpJoint32x32 = catalogueEntry("warp-joint-32x32");
 inline constexpr KernelInfo kMmaJoint64x32 = catalogueEntry("mma-joint-64x32");
-// The tile order of a persistent kernel: its block tile and pattern tiles, as its gather reads them.
-template <const KernelInfo& k>
-inline constexpr TileOrderKernel kOrderOf = orderBlockTiles<k.tile.BM, k.tile.BN, k.aRowGranularity, k.bColGranularity>;
 static_assert(kRingMatchesRow<kMmaJoint64x32, DType::Fp16> && kRingMatchesRow<kMmaJoint64x32, DType::Tf32>);
 
 // clang-format off
@@ -186,7 +178,7 @@ inline constexpr GemmKernel kGemmKernels[] = {
    .tf32 = mmaDense<MmaInput::Tf32, kMma.tile.BM, kMma.tile.BN, kMma.tile.BK, kMma.tile.WM, kMma.tile.WN,
                     kMma.structure.ringStages, kMma.tile.threads>,
    .tf32SharedBytes = static_cast<unsigned>(kMma.stagedSharedBytes(DType::Tf32))},
-  {"wgmma", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, static_cast<unsigned>(WgmmaRowLayout::kSharedBytes),
+  {"wgmma", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, static_cast<unsigned>(WgmmaRowLayout::kSharedBytes),
    wgmmaDense<MmaInput::Fp16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.tile.WM, kWgmma.tile.WN,
               kWgmma.structure.ringStages, kWgmma.tile.threads>,
    wgmmaDense<MmaInput::Bf16, kWgmma.tile.BM, kWgmma.tile.BN, kWgmma.tile.BK, kWgmma.tile.WM, kWgmma.tile.WN,
@@ -197,30 +189,29 @@ inline constexpr GemmKernel kGemmKernels[] = {
   {"a-row", nullptr, aRow<kARow.tile.BM, kARow.tile.BN, kARow.tile.BK, kARow.tile.TM, kARow.tile.TN, kARow.tile.threads,
                           kARow.aRowGranularity>},
   {"a-warp", nullptr, aWarp<kAWarp.tile.BM, kAWarp.tile.BN, kAWarp.tile.BK, kAWarp.tile.WM, kAWarp.tile.WN, kAWarp.tile.TM,
-                            kAWarp.tile.TN, kAWarp.tile.threads, kAWarp.aRowGranularity, kAWarp.structure.kBlockList>, kOrderOf<kAWarp>},
+                            kAWarp.tile.TN, kAWarp.tile.threads, kAWarp.aRowGranularity, kAWarp.structure.kBlockList>},
   {"b-group8", nullptr, bGroup8<kBGroup8.tile.BM, kBGroup8.tile.BN, kBGroup8.tile.BK, kBGroup8.tile.TM, kBGroup8.tile.TN,
                                 kBGroup8.tile.threads, kBGroup8.bColGranularity>},
   {"b-warp", nullptr, bWarp<kBWarp.tile.BM, kBWarp.tile.BN, kBWarp.tile.BK, kBWarp.tile.WM, kBWarp.tile.WN, kBWarp.tile.TM,
-                            kBWarp.tile.TN, kBWarp.tile.threads, kBWarp.bColGranularity, kBWarp.structure.kBlockList>, kOrderOf<kBWarp>},
+                            kBWarp.tile.TN, kBWarp.tile.threads, kBWarp.bColGranularity, kBWarp.structure.kBlockList>},
   {"joint-64x32", nullptr, joint64x32<kJoint64x32.tile.BM, kJoint64x32.tile.BN, kJoint64x32.tile.BK, kJoint64x32.tile.WM,
                                       kJoint64x32.tile.WN, kJoint64x32.tile.TM, kJoint64x32.tile.TN,
-                                      kJoint64x32.tile.threads, kJoint64x32.aRowGranularity, kJoint64x32.bColGranularity, kJoint64x32.structure.kBlockList>, kOrderOf<kJoint64x32>},
+                                      kJoint64x32.tile.threads, kJoint64x32.aRowGranularity, kJoint64x32.bColGranularity, kJoint64x32.structure.kBlockList>},
   {"joint-32x32", nullptr, joint32x32<kJoint32x32.tile.BM, kJoint32x32.tile.BN, kJoint32x32.tile.BK, kJoint32x32.tile.WM,
                                       kJoint32x32.tile.WN, kJoint32x32.tile.TM, kJoint32x32.tile.TN,
-                                      kJoint32x32.tile.threads, kJoint32x32.aRowGranularity, kJoint32x32.bColGranularity, kJoint32x32.structure.kBlockList>, kOrderOf<kJoint32x32>},
+                                      kJoint32x32.tile.threads, kJoint32x32.aRowGranularity, kJoint32x32.bColGranularity, kJoint32x32.structure.kBlockList>},
   {"joint-8x32", nullptr, joint8x32<kJoint8x32.tile.BM, kJoint8x32.tile.BN, kJoint8x32.tile.BK, kJoint8x32.tile.WM,
                                     kJoint8x32.tile.WN, kJoint8x32.tile.TM, kJoint8x32.tile.TN, kJoint8x32.tile.threads,
-                                    kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity, kJoint8x32.structure.kBlockList>, kOrderOf<kJoint8x32>},
+                                    kJoint8x32.aRowGranularity, kJoint8x32.bColGranularity, kJoint8x32.structure.kBlockList>},
   {"warp-joint-64x64", nullptr, warpJoint64x64<kWarpJoint64x64.tile.BM, kWarpJoint64x64.tile.BN, kWarpJoint64x64.tile.BK,
                                                kWarpJoint64x64.tile.WM, kWarpJoint64x64.tile.WN, kWarpJoint64x64.tile.TM,
                                                kWarpJoint64x64.tile.TN, kWarpJoint64x64.tile.threads,
-                                               kWarpJoint64x64.aRowGranularity, kWarpJoint64x64.bColGranularity, kWarpJoint64x64.structure.kBlockList>, kOrderOf<kWarpJoint64x64>},
+                                               kWarpJoint64x64.aRowGranularity, kWarpJoint64x64.bColGranularity, kWarpJoint64x64.structure.kBlockList>},
   {"warp-joint-32x32", nullptr, warpJoint32x32<kWarpJoint32x32.tile.BM, kWarpJoint32x32.tile.BN, kWarpJoint32x32.tile.BK,
                                                kWarpJoint32x32.tile.WM, kWarpJoint32x32.tile.WN, kWarpJoint32x32.tile.TM,
                                                kWarpJoint32x32.tile.TN, kWarpJoint32x32.tile.threads,
-                                               kWarpJoint32x32.aRowGranularity, kWarpJoint32x32.bColGranularity, kWarpJoint32x32.structure.kBlockList>, kOrderOf<kWarpJoint32x32>},
+                                               kWarpJoint32x32.aRowGranularity, kWarpJoint32x32.bColGranularity, kWarpJoint32x32.structure.kBlockList>},
   {.id = "mma-joint-64x32",
-   .order = kOrderOf<kMmaJoint64x32>,
    .fp16Skipping = mmaJoint64x32<MmaInput::Fp16, kMmaJoint64x32.tile.BM, kMmaJoint64x32.tile.BN, kMmaJoint64x32.tile.BK,
                                  kMmaJoint64x32.tile.WM, kMmaJoint64x32.tile.WN, kMmaJoint64x32.structure.ringStages,
                                  kMmaJoint64x32.tile.threads, kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity,
@@ -235,7 +226,7 @@ inline constexpr GemmKernel kGemmKernels[] = {
                                  kMmaJoint64x32.tile.threads, kMmaJoint64x32.aRowGranularity, kMmaJoint64x32.bColGranularity,
                                  kMmaJoint64x32.structure.kBlockList>,
    .tf32SharedBytes = static_cast<unsigned>(kMmaJoint64x32.stagedSharedBytes(DType::Tf32))},
-  {"wgmma-joint-64x64", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+  {"wgmma-joint-64x64", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
    static_cast<unsigned>(wgmmaJointSharedBytes<kWgmmaJoint64x64.tile.BM, kWgmmaJoint64x64.tile.BN, kWgmmaJoint64x64.tile.BK,
                                                kWgmmaJoint64x64.structure.ringStages, kWgmmaJoint64x64.structure.kBlockList>()),
    nullptr, nullptr,
@@ -252,7 +243,7 @@ inline constexpr GemmKernel kGemmKernels[] = {
 
 // Entry i is the catalogue's twin kernel i: same id, and of its kind: a dense or skipping SIMT
 // launcher, or a pair of tensor-core instances, dense or skipping (or warpgroup ones, on Hopper),
-// and a tf32 one where the row takes tf32, for a row on the tensor cores; a persistent row's order.
+// and a tf32 one where the row takes tf32, for a row on the tensor cores.
 constexpr bool tableMatchesCatalogue() {
   std::size_t twins = 0;
   while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
@@ -270,8 +261,7 @@ constexpr bool tableMatchesCatalogue() {
         (entry.tf32Warpgroup != nullptr) != (hopper && !skips && kCatalogue[i].takes(DType::Tf32)) ||
         (entry.tf32 != nullptr) != (tensor && !skips && kCatalogue[i].takes(DType::Tf32)) ||
         (entry.tf32Skipping != nullptr) != (tensor && skips && kCatalogue[i].takes(DType::Tf32)) ||
-        (entry.tf32SharedBytes > 0) != (tensor && kCatalogue[i].takes(DType::Tf32)) ||
-        (entry.order != nullptr) != kCatalogue[i].persistent()) {
+        (entry.tf32SharedBytes > 0) != (tensor && kCatalogue[i].takes(DType::Tf32))) {
       return false;
     }
   }

@@ -27,10 +27,7 @@ struct GemmOperands {
   int m = 0, n = 0, k = 0;
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;
-  // The persistent kernels' tile queue (gemm_common.cuh): KernelInfo::tileQueueWords of them, the
-  // counters zero.
-  unsigned* tileQueue = nullptr;
-  std::uint64_t tileQueueWords = 0;
+  unsigned* tileQueue = nullptr;  // two zeroed counters, for the persistent kernels
 };
 
 // Whether kernel_dispatch.cu has a kernel for this catalogue id (every twin id has one).

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kThreads)
   static_assert(kList % 4 == 0, "each pass of lists starts on a pattern word (gatherKBlocks)");
   __shared__ int takenTile;
   const int tiles = blockTileCount<BM, BN>(M, N);
-  for (int index = takeBlockTile(tileQueue, tiles, &takenTile); index < tiles; index = takeBlockTile(tileQueue, tiles, &takenTile)) {
+  for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles; index = takeBlockTile(tileQueue, &takenTile)) {
     const BlockTile<BM, BN> block(N, index);
     const Tiles skip(aPattern, bPattern, M, N, K, block);
     Warp warp(static_cast<int>(threadIdx.x));

@@ -396,7 +396,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
   __shared__ int takenTile;
   const int tid = static_cast<int>(threadIdx.x);
   const int tiles = blockTileCount<BM, BN>(M, N);
-  for (int index = takeBlockTile(tileQueue, tiles, &takenTile); index < tiles;) {
+  for (int index = takeBlockTile(tileQueue, &takenTile); index < tiles;) {
     const BlockTile<BM, BN> block(N, index);
     const Skip skip(aPattern, bPattern, M, N, K, block, Tile(tid));
     Staged staged(A, B, M, N, K, block, tid);
@@ -406,7 +406,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
         walkKBlocks<true, kThreads, kList>(skip, denseTile, staged, stages, kBlockList, warpTotals);
         const unsigned asked = askBlockTile(tileQueue);
         denseTile.store(C, M, N, block.rowBase, block.colBase);
-        index = passBlockTile(tileQueue, asked, tiles, &takenTile);
+        index = passBlockTile(asked, &takenTile);
         continue;
       }
     }
@@ -414,7 +414,7 @@ __device__ void warpTileSkipGemm(const float* __restrict__ A, const float* __res
     walkKBlocks<false, kThreads, kList>(skip, tile, staged, stages, kBlockList, warpTotals);
     const unsigned asked = askBlockTile(tileQueue);
     tile.store(C, M, N, block.rowBase, block.colBase);
-    index = passBlockTile(tileQueue, asked, tiles, &takenTile);
+    index = passBlockTile(asked, &takenTile);
   }
   leaveBlockTileQueue(tileQueue);
 }

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <array>
-#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -90,13 +89,8 @@ enum class MainLoop {
 // How block tiles are given to blocks.
 enum class Scheduling {
   TilePerBlock,  // one block per block tile (blockIdx / gl_WorkGroupID)
-  Persistent,    // as many blocks as are resident; they take block tiles from a queue, heaviest first
+  Persistent,    // as many blocks as are resident; they take block tiles from a queue
 };
-
-// The block tile queue of a persistent launch (gemm_common.cuh, tileskip_block_skip.glsl), in 32-bit
-// words: kTileQueueCounters counters (the next tile, the blocks finished, the tiles weighed), then
-// the order the tiles are taken in and a word of scratch per tile (tile_order.cuh, tile_order.comp).
-inline constexpr int kTileQueueCounters = 3;
 
 // Who decides a skip, and so what it can save.
 enum class SkipScope {
@@ -143,12 +137,6 @@ struct KernelInfo {
   // The skip is decided per thread on purpose (a teaching kernel): loads are never skipped.
   constexpr bool divergent() const { return structure.skip == SkipScope::Thread; }
   constexpr bool persistent() const { return structure.scheduling == Scheduling::Persistent; }
-  // The words of the tile queue a launch of this kernel over an m x n C needs (0 when not persistent).
-  constexpr std::uint64_t tileQueueWords(int m, int n) const {
-    if (!persistent()) return 0;
-    const std::uint64_t tiles = static_cast<std::uint64_t>((m + tile.BM - 1) / tile.BM) * static_cast<std::uint64_t>((n + tile.BN - 1) / tile.BN);
-    return kTileQueueCounters + 2 * tiles;
-  }
   constexpr bool hasWarpTile() const { return structure.mapping == ThreadMapping::WarpTile; }
   constexpr bool usesTensorCores() const {
     return structure.mapping == ThreadMapping::MmaTiles || structure.mapping == ThreadMapping::WarpgroupMmaTiles;

@@ -57,14 +57,6 @@ inline unsigned atomicAdd(unsigned* address, unsigned value) {
   *address = old + value;
   return old;
 }
-inline unsigned atomicMax(unsigned* address, unsigned value) {
-  const unsigned old = *address;
-  *address = old > value ? old : value;
-  return old;
-}
-inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-// Blocks run one after another, so every write is seen by the blocks after it.
-inline void __threadfence() {}
 template <class T>
 T __ldg(const T* p) {
   return *p;

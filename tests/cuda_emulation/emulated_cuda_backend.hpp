@@ -30,12 +30,8 @@ struct EmulatedOperands {
   const float* bTransposed = nullptr;    // B as N x K, for the tf32 warpgroup kernel (with `a`)
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;
-  unsigned* tileQueue = nullptr;  // a persistent kernel's: KernelInfo::tileQueueWords, the counters zero
+  unsigned* tileQueue = nullptr;
 };
-
-// Writes the order in which a persistent kernel's blocks take their tiles into op.tileQueue, as
-// kernel_dispatch.cu does before every launch (tile_order.cuh); nothing for other kernels.
-void orderEmulatedTiles(const cuda::GemmKernel& entry, const KernelInfo& kernel, const EmulatedOperands& op);
 
 // Calls `entry`'s kernel (of `kernel`'s row) with the operands its kind takes, as
 // kernel_dispatch.cu launches it, from inside an emulated thread (cuda_emulation.hpp's launch).
