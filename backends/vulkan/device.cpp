@@ -69,16 +69,6 @@ Device::Device(const Instance& instance, int requestedIndex, const PipelineRepor
     *featureTail = &cooperativeMatrix;
     featureTail = &cooperativeMatrix.pNext;
   }
-  // Pipelines without the driver's bounds checks on storage buffers where it lets us say so
-  // (Pipelines::create): every kernel checks its own loads against M, N and K.
-  VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
-  if (chosen.hasPipelineRobustness) {
-    extensions.push_back(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
-    robustness.pipelineRobustness = VK_TRUE;
-    *featureTail = &robustness;
-    featureTail = &robustness.pNext;
-    pipelineRobustness_ = true;
-  }
   // Only where asked for: capturing statistics may cost the driver time or its pipeline cache.
   if (pipelineReport.wanted()) {
     if (chosen.hasExecutableProperties) {

@@ -37,8 +37,6 @@ class Device {
   double timestampPeriodNs() const { return timestampPeriodNs_; }
   // Whether new pipelines can report the driver's statistics (asked for, and the device can).
   bool reportsPipelines() const { return reportPipelines_; }
-  // Whether pipelines can turn the driver's bounds checks of storage buffers off (VK_EXT_pipeline_robustness).
-  bool setsPipelineRobustness() const { return pipelineRobustness_; }
 
   // Memory: a type index of `typeBits` with every `required` flag, preferring one with all of
   // `preferred`, then one with none of `avoided`; the first such type on a tie.
@@ -72,7 +70,6 @@ class Device {
   std::uint32_t timestampValidBits_ = 0;
   double timestampPeriodNs_ = 1.0;
   bool reportPipelines_ = false;
-  bool pipelineRobustness_ = false;
   bool lost_ = false;
 };
 

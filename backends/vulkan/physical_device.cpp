@@ -57,9 +57,7 @@ PhysicalDevice::PhysicalDevice(const InstanceFunctions& vi, VkPhysicalDevice dev
   const bool float16Extension =
       basic.apiVersion >= VK_API_VERSION_1_2 || hasExtension(extensions, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   const bool cooperativeMatrixExtension = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  const bool robustnessExtension = hasExtension(extensions, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
   {
-    VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     features.pNext = &storage16;  // Vulkan 1.1
     void** featureTail = &storage16.pNext;
@@ -75,13 +73,8 @@ PhysicalDevice::PhysicalDevice(const InstanceFunctions& vi, VkPhysicalDevice dev
       *featureTail = &float16;
       featureTail = &float16.pNext;
     }
-    if (robustnessExtension) {
-      *featureTail = &robustness;
-      featureTail = &robustness.pNext;
-    }
     if (cooperativeMatrixExtension) *featureTail = &cooperativeMatrixFeatures;
     vi.vkGetPhysicalDeviceFeatures2(device, &features);
-    hasPipelineRobustness = robustnessExtension && robustness.pipelineRobustness;
   }
   hasExecutableProperties = executableExtension && executableFeatures.pipelineExecutableInfo;
   hasHalfArithmetic = float16Extension && float16.shaderFloat16 && storage16.storageBuffer16BitAccess;

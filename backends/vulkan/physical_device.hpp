@@ -40,7 +40,6 @@ struct PhysicalDevice {
   bool hasSmBuiltins = false;  // VK_NV_shader_sm_builtins: the SM count
   bool hasExecutableProperties = false;  // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo
   bool hasMemoryBudget = false;  // VK_EXT_memory_budget
-  bool hasPipelineRobustness = false;  // VK_EXT_pipeline_robustness with pipelineRobustness
   bool hasHalfArithmetic = false;  // shaderFloat16 and storageBuffer16BitAccess (Vulkan 1.2 or VK_KHR_shader_float16_int8)
   bool hasCooperativeMatrix = false;  // VK_NV_cooperative_matrix with the shape shaders/tileskip_mma.glsl uses
 

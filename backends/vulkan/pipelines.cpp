@@ -125,17 +125,6 @@ VkResult Pipelines::create(const Request& request, VkPipeline* pipeline) const {
     info.stage.pNext = &required;
     if (device_.limits().fullSubgroups) info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
   }
-  // No bounds checks of the driver's own on storage buffers: each kernel keeps its loads inside
-  // A, B and C (or reads zero past M, N and K) by its own checks, and NVIDIA's driver put a compare
-  // and two register zeroings beside each 16-byte load of K12's loop (bench/NOTES.md steps 33, 36).
-  VkPipelineRobustnessCreateInfoEXT robustness{VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT};
-  if (device_.setsPipelineRobustness()) {
-    robustness.storageBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT;
-    robustness.uniformBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
-    robustness.vertexInputs = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
-    robustness.images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT;
-    info.pNext = &robustness;
-  }
   VkResult result = vk.vkCreateComputePipelines(device_.handle(), VK_NULL_HANDLE, 1, &info, nullptr, pipeline);
   vk.vkDestroyShaderModule(device_.handle(), module, nullptr);
   return result;
