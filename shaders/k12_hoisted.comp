@@ -8,7 +8,7 @@
 // eight 64x64 warps: each load and shared store of A feeds twice the FMAs. (bench/NOTES.md step 8.)
 //
 // A workgroup whose tiles lie inside the matrices runs a K loop with no bounds check: its loads
-// step two vector indices one K-tile at a time (the last K-tile loaded again instead of a
+// add each K-tile's offset to indices fixed once (the last K-tile loaded again instead of a
 // branch), and the two stages swap; edge workgroups run the same loop with bounds checks, as the
 // CUDA twin (whose ptxas schedules such a loop as one block: bench/NOTES.md step 29).
 //
@@ -23,11 +23,13 @@
 // Tiles in groups of 8 row tiles, as the CUDA twin's kHoistedGroupRows.
 const uint GROUP_ROWS = 8u;
 
-// The K-tile `index` into registers: an interior workgroup steps its indices while one lies
-// ahead; the others load at index * BK with bounds checks (zeros past K).
+// The K-tile `index` into registers: an interior workgroup loads it unchecked at its K offset
+// (past the last K-tile, the last again), the others at index * BK with bounds checks (zeros past
+// K). The CUDA twin steps running pointers instead (fetchRunning); NVIDIA's Vulkan driver made the
+// loop 1 % faster from the offsets, at both K12's tile and 128 x 128 (bench/NOTES.md step 37).
 void fetchTile(uint row0, uint col0, uint index, uint steps, bool interior) {
   if (interior) {
-    fetchRunning(index + 1u < steps);
+    fetchInteriorAt(min(index, steps - 1u) * BK);
   } else {
     fetchKTile(row0, col0, index * BK);
   }

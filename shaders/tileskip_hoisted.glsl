@@ -25,8 +25,6 @@ bool interiorA, interiorB;
 // Where the interior loads start at K offset 0, in vectors of A4 and B4, and how far apart their
 // passes lie: computed once, so a K-tile's loads are a sum and a constant stride each.
 uint aFirstVector, aPassVectors, bFirstVector, bPassVectors;
-// The running indices of an interior workgroup (interiorKTiles()): where fetchRunning reads next.
-uint aNextVector, bNextVector;
 // The entry of As (tileskip_stage.glsl) and the element in it where this invocation's first
 // value of A goes in stage 0. Its other values lie whole entries on (a pass's rows and a depth's
 // stride are multiples of A_ENTRY_FLOATS: limits.cpp), so a store adds a stage's entries and a
@@ -48,28 +46,16 @@ void placeKTile(uint row0, uint col0) {
   aPassVectors = A_ROWS_PER_PASS * (problem.lda / 4u);
   bFirstVector = bK * (problem.ldb / 4u) + (col0 + bCol) / 4u;
   bPassVectors = B_ROWS_PER_PASS * (problem.ldb / 4u);
-  aNextVector = aFirstVector;
-  bNextVector = bFirstVector;
   uint aStoreAt = aK * A_STRIDE + aRow;
   aStoreEntry = aStoreAt / A_ENTRY_FLOATS;
   aStoreElement = aStoreAt % A_ENTRY_FLOATS;
 }
 
-// Every K-tile of this workgroup is whole and inside both matrices: it may run fetchRunning or
-// fetchInteriorAt.
+// Every K-tile of this workgroup is whole and inside both matrices: it may run fetchInteriorAt.
 bool interiorKTiles() { return interiorA && interiorB && problem.K % BK == 0u; }
 
-// An interior workgroup's K-tile at the running indices, then the indices step to the next one
-// when `advance` (a select, not a branch: past the last K-tile they stay and reload it).
-void fetchRunning(bool advance) {
-  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aNextVector + p * aPassVectors];
-  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[bNextVector + p * bPassVectors];
-  aNextVector += advance ? BK / 4u : 0u;
-  bNextVector += advance ? BK * (problem.ldb / 4u) : 0u;
-}
-
-// An interior workgroup's K-tile at kTile, unchecked: the skipping kernels' listed K-tiles, which
-// do not follow one another, so no index runs; one multiply-add per operand finds them.
+// An interior workgroup's K-tile at K offset kTile, unchecked: one multiply-add per operand finds
+// it (K12's K-tiles, and the skipping kernels' listed ones, which do not follow one another).
 void fetchInteriorAt(uint kTile) {
   uint aFrom = aFirstVector + kTile / 4u, bFrom = bFirstVector + kTile * (problem.ldb / 4u);
   [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aFrom + p * aPassVectors];

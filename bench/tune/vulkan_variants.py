@@ -9,7 +9,7 @@ longer matches the source fails the build of that variant, so a stale probe cann
 unchanged kernel under a new name; a test builds them all (bench/tune/CMakeLists.txt). Step 25's
 schedules that the ring's turns replaced (one K-tile in flight, the store first, C straight or through
 the stages), and step 33's K12 with A and B read without readonly (now the product's), are gone with the
-text they edited; their numbers are in bench/results.
+text they edited; their numbers are in bench/results; so is step 37's K12 fetching at K offsets, now the product's.
 
   bench/tune/vulkan_variants.py OUT [NAME...]     (default: every variant)
 """
@@ -84,10 +84,64 @@ def padded(pad):
 
 # K12 without global loads in its loop: the K-tile in flight is made of its indices (C differs).
 K12_NO_GLOBAL = [("tileskip_hoisted.glsl",
-                  "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aNextVector + p * aPassVectors];\n"
-                  "  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[bNextVector + p * bPassVectors];\n",
-                  "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = vec4(aNextVector + p);\n"
-                  "  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = vec4(bNextVector + p);\n")]
+                  "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aFrom + p * aPassVectors];\n"
+                  "  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[bFrom + p * bPassVectors];\n",
+                  "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = vec4(aFrom + p);\n"
+                  "  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = vec4(bFrom + p);\n")]
+
+# K12 taking its block tiles from the tile queue (binding 5, zero at the start; the last workgroup
+# resets it), as the skipping kernels do, in their row-major order: `groups` workgroups of the
+# dispatch work (all of a smaller one), the others leave at once (the probe dispatches a workgroup a tile). Whether
+# persistent workgroups are what makes Vulkan's list-loop kernels 3 % faster than K12 on dense
+# operands (bench/NOTES.md step 37).
+def k12_persistent(groups):
+    return [("k12_hoisted.comp",
+             """void main() {
+  uvec2 block = groupedBlockCoord(GROUP_ROWS);
+  uint row0 = block.y * BM, col0 = block.x * BN;
+  placeWarp();
+  placeKTile(row0, col0);
+  uint steps = (problem.K + BK - 1u) / BK;  // K >= 1: at least one
+  if (interiorKTiles()) {
+    hoistedKLoop(row0, col0, steps, true);
+  } else {
+    hoistedKLoop(row0, col0, steps, false);
+  }
+  storeWarpTile(row0, col0);
+}""",
+             f"""layout(set = 0, binding = 5, std430) coherent buffer ProbeQueue {{ uint nextTile; uint finished; }} probeQueue;
+shared uvec4 probeTaken;
+void main() {{
+  uint workgroups = min({groups}u, gl_NumWorkGroups.x * gl_NumWorkGroups.y);
+  if (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x >= workgroups) return;
+  uint colTiles = (problem.N + BN - 1u) / BN, tiles = ((problem.M + BM - 1u) / BM) * colTiles;
+  uint steps = (problem.K + BK - 1u) / BK;
+  for (;;) {{
+    if (gl_LocalInvocationIndex == 0u) probeTaken.x = atomicAdd(probeQueue.nextTile, 1u);
+    barrier();
+    uint index = probeTaken.x;
+    barrier();
+    if (index >= tiles) break;
+    uint row0 = (index / colTiles) * BM, col0 = (index % colTiles) * BN;
+    placeWarp();
+    placeKTile(row0, col0);
+    if (interiorKTiles()) {{
+      hoistedKLoop(row0, col0, steps, true);
+    }} else {{
+      hoistedKLoop(row0, col0, steps, false);
+    }}
+    storeWarpTile(row0, col0);
+  }}
+  if (gl_LocalInvocationIndex == 0u) {{
+    memoryBarrierBuffer();
+    if (atomicAdd(probeQueue.finished, 1u) == workgroups - 1u) {{
+      memoryBarrierBuffer();
+      atomicExchange(probeQueue.nextTile, 0u);
+      atomicExchange(probeQueue.finished, 0u);
+    }}
+  }}
+}}""")]
+
 
 K12 = "k12_hoisted.comp"
 K13 = "k13_mma.comp"
@@ -96,6 +150,8 @@ VARIANTS = {
     "s10": (S10, [], "S10's source, built here (run it with --kernel mma-joint-64x32)"),
     "k12": (K12, [], "K12's source, built here (run it with --kernel hoisted --dtype fp32)"),
     "k12_noglobal": (K12, K12_NO_GLOBAL, "K12 with no global loads in its loop"),
+    "k12_persistent132": (K12, k12_persistent(132), "K12 persistent, 132 workgroups (an H100's SMs: its 128 x 256 tile)"),
+    "k12_persistent264": (K12, k12_persistent(264), "K12 persistent, 264 workgroups (two an SM: 128 x 128, @128x128x8/64x64/8x4/128)"),
     # name: (shader, edits, what it shows)
     "k13": (K13, [], "the catalogue's source, built here: must equal and time as the embedded shader"),
     "k13_bcol": (K13, [B_COLUMN_MAJOR], "B's pieces loaded column-major, as from a stage holding B^T"),

@@ -72,7 +72,8 @@ enum class MainLoop {
   Vectorized,      // the same with 128-bit loads and A stored transposed, its rows padded
   DoubleBuffered,  // two Vectorized stages: the next one loads while this one computes
   Hoisted,         // DoubleBuffered with addresses hoisted out of the loop, loads in fixed passes; blocks
-                   // inside the matrices stream K-tiles from running pointers, with no branch in the loop
+                   // inside the matrices stream K-tiles unchecked, with no branch in the loop (CUDA steps
+                   // running pointers, GLSL adds each K-tile's offset: what each compiler schedules best)
   KBlockList,      // Hoisted's two stages fed from a gathered list of the K-blocks a tile needs, one
                    // K-block a K-tile (BK = 8), each marked whole when every pattern tile keeps all its
                    // depths (then no pattern read); a list of whole ones runs with no branch on the pattern
@@ -292,7 +293,7 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    "double buffering: the next K-tile travels into registers while the warps compute this one (the dense reference)"},
   {"hoisted",      "K12", "k12_hoisted",     KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::Hoisted, Scheduling::TilePerBlock, SkipScope::None},
-   "K11 with its addresses hoisted out of the K loop, the barrier before the last depth, and a branch-free K loop of running pointers for blocks inside the matrices, in a 128x256 block of eight 64x64 warps"},
+   "K11 with its addresses hoisted out of the K loop, the barrier before the last depth, and a branch-free, unchecked K loop for blocks inside the matrices, in a 128x256 block of eight 64x64 warps"},
   {"mma",          "K13", "k13_mma",         KernelFamily::Dense,    {128, 128, 16, 64, 32, 0, 0, 256},  0,  0,
    {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs.with(DType::Tf32), 3},
    "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out; tf32 in two 16x8x8 ones, B transposed first), fed from a ring of three K-tiles: one multiplied while two are on their way"},
