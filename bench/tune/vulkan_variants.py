@@ -91,9 +91,9 @@ K12_NO_GLOBAL = [("tileskip_hoisted.glsl",
 
 # K12 taking its block tiles from the tile queue (binding 5, zero at the start; the last workgroup
 # resets it), as the skipping kernels do, in their row-major order: `groups` workgroups of the
-# dispatch work (all of a smaller one), the others leave at once (the probe dispatches a workgroup a tile). Whether
-# persistent workgroups are what makes Vulkan's list-loop kernels 3 % faster than K12 on dense
-# operands (bench/NOTES.md step 37).
+# dispatch work (all of a smaller one), the others leave at once (the probe dispatches a workgroup
+# a tile). Asked whether persistent workgroups make Vulkan's list-loop kernels faster than K12 on
+# dense operands: they do not, K12 ran slower so (bench/NOTES.md step 37).
 def k12_persistent(groups):
     return [("k12_hoisted.comp",
              """void main() {
