@@ -5,7 +5,10 @@
 //
 // Prints one line per (size, kernel): median and min of --repeat timed runs after a warm-up, its
 // ratio to cuBLAS in the same process, and its largest difference from cuBLAS's C. `--only NAME`
-// (cublas, or a CUTLASS shape such as 128x256) runs that kernel alone, for a profiler.
+// (cublas, or a CUTLASS shape such as 128x256) runs that kernel alone, for a profiler. `--k K` keeps
+// K at K while M = N take each size: a dense problem of only the products a skipping kernel keeps
+// (4096 x 4096 x 256 is block-aligned zeros at A = B = 0.25 with every kept K-block packed together),
+// the best a skipping kernel could do with the same main loop (bench/NOTES.md step 38).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -47,14 +50,15 @@ using SimtGemm = cutlass::gemm::device::Gemm<float, Row, float, Row, float, Row,
                                              cutlass::gemm::GemmShape<WM, WN, 8>, cutlass::gemm::GemmShape<1, 1, 1>,
                                              Epilogue, cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>, Stages>;
 
+// C (n x n) = A (n x k) B (k x n), row-major.
 struct Problem {
-  int n;
+  int n, k;
   float *a, *b, *c, *reference;
 };
 
 template <class Gemm>
 void runCutlass(const Problem& p) {
-  typename Gemm::Arguments args({p.n, p.n, p.n}, {p.a, p.n}, {p.b, p.n}, {p.c, p.n}, {p.c, p.n}, {1.0f, 0.0f});
+  typename Gemm::Arguments args({p.n, p.n, p.k}, {p.a, p.k}, {p.b, p.n}, {p.c, p.n}, {p.c, p.n}, {1.0f, 0.0f});
   static Gemm gemm;
   if (gemm.can_implement(args) != cutlass::Status::kSuccess) {
     std::fprintf(stderr, "CUTLASS cannot implement this shape\n");
@@ -71,13 +75,13 @@ void runCutlass(const Problem& p) {
 template <class Kernel>
 void runTileskip(Kernel kernel, const Problem& p) {
   const unsigned blocks = static_cast<unsigned>((p.n / 128) * (p.n / 256));
-  kernel<<<blocks, 256>>>(p.a, p.b, p.c, p.n, p.n, p.n);
+  kernel<<<blocks, 256>>>(p.a, p.b, p.c, p.n, p.n, p.k);
 }
 
 // Row-major C = A·B is column-major C^T = B^T·A^T: cuBLAS multiplies B by A.
 void runCublas(cublasHandle_t handle, const Problem& p, float* out) {
   const float one = 1.0f, zero = 0.0f;
-  check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.n, p.n, &one, p.b, p.n, p.a, p.n, &zero, out, p.n),
+  check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.n, p.k, &one, p.b, p.n, p.a, p.k, &zero, out, p.n),
         "cublasSgemm");
 }
 
@@ -124,6 +128,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {2048, 4096, 8192};
   int repeat = 15;
   std::string only;
+  int fixedK = 0;  // 0: K = the size
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) {
@@ -142,6 +147,12 @@ int main(int argc, char** argv) {
                      only.c_str());
         return 2;
       }
+    } else if (arg == "--k" && i + 1 < argc) {
+      fixedK = std::atoi(argv[++i]);
+      if (fixedK <= 0 || fixedK % 8 != 0) {
+        std::fprintf(stderr, "--k must be a positive multiple of 8 (the K-tile)\n");
+        return 2;
+      }
     } else if (arg == "--sizes" && i + 1 < argc) {
       sizes.clear();
       std::string list = argv[++i];
@@ -156,7 +167,7 @@ int main(int argc, char** argv) {
         at = comma + 1;
       }
     } else {
-      std::fprintf(stderr, "usage: %s [--repeat N] [--sizes 2048,4096,8192] [--only cublas|128x256|...]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeat N] [--sizes 2048,4096,8192] [--k K] [--only cublas|128x256|...]\n", argv[0]);
       return 2;
     }
   }
@@ -171,23 +182,26 @@ int main(int argc, char** argv) {
   std::printf("device %s, %d SMs, CUDA driver API %d, cuBLAS %d, CUTLASS %d.%d.%d, median of %d after a warm-up\n",
               prop.name, prop.multiProcessorCount, driver, cublasVersion, CUTLASS_MAJOR, CUTLASS_MINOR, CUTLASS_PATCH,
               repeat);
-  std::printf("%-6s %-44s %10s %10s %10s %12s\n", "size", "kernel", "median ms", "min ms", "/ cuBLAS", "max rel diff");
+  std::printf("%-11s %-44s %10s %10s %10s %12s\n", "MxNxK", "kernel", "median ms", "min ms", "/ cuBLAS", "max rel diff");
   for (int n : sizes) {
-    Problem p{n};
+    Problem p{n, fixedK > 0 ? fixedK : n};
+    const std::string shape = std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(p.k);
     const std::size_t bytes = static_cast<std::size_t>(n) * n * sizeof(float);
-    for (float** buffer : {&p.a, &p.b, &p.c, &p.reference}) check(cudaMalloc(buffer, bytes), "cudaMalloc");
-    std::vector<float> host(static_cast<std::size_t>(n) * n);
+    const std::size_t operandBytes = static_cast<std::size_t>(n) * p.k * sizeof(float);
+    for (float** buffer : {&p.a, &p.b}) check(cudaMalloc(buffer, operandBytes), "cudaMalloc");
+    for (float** buffer : {&p.c, &p.reference}) check(cudaMalloc(buffer, bytes), "cudaMalloc");
+    std::vector<float> host(static_cast<std::size_t>(n) * p.k);
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
     for (float* target : {p.a, p.b}) {
       for (float& x : host) x = value(rng);
-      check(cudaMemcpy(target, host.data(), bytes, cudaMemcpyHostToDevice), "upload");
+      check(cudaMemcpy(target, host.data(), operandBytes, cudaMemcpyHostToDevice), "upload");
     }
     const bool all = only.empty();
     Times cublas{0.0f, 0.0f};
     if (all || only == "cublas") {
       cublas = timeIt([&] { runCublas(handle, p, p.reference); }, repeat);
-      std::printf("%-6d %-44s %10.3f %10.3f %10.3f %12s\n", n, "cuBLAS SGEMM", cublas.median, cublas.min, 1.0, "-");
+      std::printf("%-11s %-44s %10.3f %10.3f %10.3f %12s\n", shape.c_str(), "cuBLAS SGEMM", cublas.median, cublas.min, 1.0, "-");
     }
     struct Variant {
       const char* shape;
@@ -221,10 +235,10 @@ int main(int argc, char** argv) {
       check(cudaMemset(p.c, 0, bytes), "memset");
       const Times t = timeIt(v.run, repeat);
       if (all) {
-        std::printf("%-6d %-44s %10.3f %10.3f %10.3f %12.2e\n", n, v.name, t.median, t.min, cublas.median / t.median,
+        std::printf("%-11s %-44s %10.3f %10.3f %10.3f %12.2e\n", shape.c_str(), v.name, t.median, t.min, cublas.median / t.median,
                     largestDifference(p));
       } else {
-        std::printf("%-6d %-44s %10.3f %10.3f %10s %12s\n", n, v.name, t.median, t.min, "-", "-");
+        std::printf("%-11s %-44s %10.3f %10.3f %10s %12s\n", shape.c_str(), v.name, t.median, t.min, "-", "-");
       }
     }
     for (float* buffer : {p.a, p.b, p.c, p.reference}) cudaFree(buffer);
