@@ -87,8 +87,10 @@ constexpr KernelCoefficients kH100Vulkan[] = {
 // 580.159.04, 2026-11-23: 14 problems at 4096^3 (bench/results/2026-11-23-h200-calibration.md).
 // The warp-uniform skipping kernels have moved to K12's loop since (steps 30, 31), so their rows
 // are gone: the H200 borrows the H100's of 2026-11-26 for them (kCalibrations), the same SMs at
-// the same clock, until an H200 calibrates them (K12, measured on both, has the same coefficient
-// on both: CUDA 0.894, Vulkan 0.914 and 0.915).
+// the same clock (K12, measured on both, has the same coefficient on both: CUDA 0.894, Vulkan 0.914
+// and 0.915). Checked on an H200 on 2026-11-27: with them auto picks within 1 % of the fastest
+// kernel on all 28 problems, where a refit would keep Vulkan K12 on four dense-like problems under
+// the skip margin (bench/results/2026-11-27-h200-calibration.md).
 constexpr KernelCoefficients kH200Cuda[] = {
   //  kernel            dense   fixed   load    work    partial
   {"vectorized",         1.295,  0.030,  0.450,  0.550,  0.400},  // K6 on the shared lane rule: 2026-11-23-h200-twins.md
@@ -124,9 +126,10 @@ struct Calibration {
 constexpr Calibration kCalibrations[] = {
   {"cuda", "H100", "H100 CUDA, calibrated 2026-11-26", kH100Cuda},
   {"vulkan", "H100", "H100 Vulkan, calibrated 2026-11-26", kH100Vulkan},
-  {"cuda", "H200", "H200 CUDA, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Cuda, kH100Cuda},
-  {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26)", kH200Vulkan,
-   kH100Vulkan},
+  {"cuda", "H200", "H200 CUDA, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26, checked 2026-11-27)",
+   kH200Cuda, kH100Cuda},
+  {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26, checked 2026-11-27)",
+   kH200Vulkan, kH100Vulkan},
 };
 // clang-format on
 
