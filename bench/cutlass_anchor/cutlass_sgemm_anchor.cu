@@ -7,8 +7,8 @@
 // ratio to cuBLAS in the same process, and its largest difference from cuBLAS's C. `--only NAME`
 // (cublas, or a CUTLASS shape such as 128x256) runs that kernel alone, for a profiler. `--k K` keeps
 // K at K while M = N take each size: a dense problem of only the products a skipping kernel keeps
-// (4096 x 4096 x 256 is block-aligned zeros at A = B = 0.25 with every kept K-block packed together),
-// the best a skipping kernel could do with the same main loop (bench/NOTES.md step 38).
+// (4096 x 4096 x 256 is block-aligned zeros at A = B = 0.25 with every kept K-block packed together):
+// what a perfect skip would take on each kernel's main loop (bench/NOTES.md step 38).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
