@@ -9,7 +9,8 @@
 #   bench   ROUNDS rounds of tileskip's dense kernels and cuBLAS on the packed problems, alternating
 #           with the joint kernels and cuBLAS on the headline's block-aligned problems at 0.25 and 0.5;
 #   tail    Nsight Compute's per-SM active cycles (bench/tune/gpu_tail.sh's metrics) for cuBLAS,
-#           CUTLASS 128x256 and K12 at 4096 x 4096 x 256 and joint-64x32 at 0.25 / 0.25.
+#           CUTLASS 128x256 and K12 at 4096 x 4096 x 256, and gpu_tail.sh's own joint-64x32 at
+#           0.25 / 0.25 ($OUT/tail-joint025.txt).
 # Logs land in $OUT/kept-STEP.txt.   [ROUNDS=2] bench/tune/gpu_kept_work.sh anchor bench tail
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -53,11 +54,9 @@ for step in "$@"; do
         timeout 120 ncu --clock-control none --metrics "$metrics" --kernel-name regex:hoisted --launch-skip 2 --launch-count 1 \
           "$BIN/tileskip" bench --backend cuda --kernel hoisted --m 4096 --n 4096 --k 256 --density-a 1 --density-b 1 \
           --no-baseline --warmup 2 --repeat 1
-        echo "== joint-64x32 at 0.25 / 0.25"
-        timeout 120 ncu --clock-control none --metrics "$metrics" --kernel-name regex:joint64x32 --launch-skip 2 --launch-count 1 \
-          "$BIN/tileskip" bench --backend cuda --kernel joint-64x32 --size 4096 --generator segments --granularity 128 \
-          --density-a 0.25 --density-b 0.25 --no-baseline --warmup 2 --repeat 1
-      } > "$OUT/kept-tail.txt" 2>&1 ;;
+      } > "$OUT/kept-tail.txt" 2>&1
+      # joint-64x32 at 0.25 / 0.25 as step 35 profiled it: $OUT/tail-joint025.txt
+      TAILS=joint025 bash bench/tune/gpu_tail.sh > /dev/null ;;
     *) echo "unknown step $step (anchor, bench, tail)"; exit 2 ;;
   esac
   echo "$step: $((SECONDS - start)) s"
