@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine (bench/gpu_session.sh's set-up): the runs the speed model of
+# Runs on the lent GPU machine (scripts/gpu/gpu_setup.sh's set-up): the runs the speed model of
 # core/measure/speed_model.hpp is fitted from (bench/calibrate_model.py) and that check `--kernel auto`:
 # for each backend, every kernel that auto may pick on the sparsity users have (unstructured,
 # ReLU, 2:4) and on block-aligned zeros of several widths, plus the auto row itself. One JSON
 # per problem under $OUT/calibrate/, a summary line each on stdout.
 #   bench/gpu_calibrate.sh [SIZE] [BACKENDS]        (default 4096, "cuda vulkan")
 set -u
-source "$(dirname "$0")/gpu_setup.sh"
+source "$(dirname "$0")/../scripts/gpu/gpu_setup.sh"
 size=${1:-4096}
 backends=${2:-cuda vulkan}
 mkdir -p "$OUT/calibrate"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine: tileskip from Python with PyTorch CUDA tensors in and out,
 # zero-copy checked, logged to $OUT/python-gpu.log (and $OUT/python-gpu.json). Carry first, on
-# the build machine: bench/prepare_carry.sh (it puts the package in .carry/python/tileskip and,
+# the build machine: scripts/gpu/prepare_carry.sh (it puts the package in .carry/python/tileskip and,
 # for a Python other than the build's, the static libraries to link the extension there).
 #
 # The extension is the carried one when its Python version matches this machine's python3;
 # otherwise it is compiled here from python/tileskip_module.cpp against the carried libraries,
 # with pybind11's headers from PyTorch's own include folder. Set PYTHON to pick an interpreter.
 set -u
-source "$(dirname "$0")/gpu_setup.sh"
+source "$(dirname "$0")/../scripts/gpu/gpu_setup.sh"
 PY=${PYTHON:-python3}
 log=$OUT/python-gpu.log
 pkg=/tmp/tileskip-python/tileskip

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine (bench/gpu_setup.sh's set-up): reordering as an honest experiment
+# Runs on the lent GPU machine (scripts/gpu/gpu_setup.sh's set-up): reordering as an honest experiment
 # (issue 11). For operands whose zeros a reordering can gather (64-wide zero blocks whose rows,
 # columns and K were scrambled by a random permutation) and for ones it cannot (unstructured, ReLU),
 # `bench --kernel auto` with and without --reorder on each backend: auto's choice and its measured
 # speedup over pipelined, before and after. Logs under $OUT/reorder/, one archive back.
 #   bench/gpu_reorder.sh [SIZE] [BACKENDS]      (default 4096, "cuda vulkan")
 set -u
-source "$(dirname "$0")/gpu_setup.sh"
+source "$(dirname "$0")/../scripts/gpu/gpu_setup.sh"
 size=${1:-4096}
 backends=${2:-cuda vulkan}
 dir="$OUT/reorder"

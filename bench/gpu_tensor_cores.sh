@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (device tool; carry .carry and .gl, made by bench/prepare_carry.sh, and
+# On the GPU machine (device tool; carry .carry and .gl, made by scripts/gpu/prepare_carry.sh, and
 # .carry/tune/dense_variants from bench/tune/run_dense_variants.sh with BUILD_ONLY=1): issue 13's
 # checks and timings of the tensor-core kernels (K13 mma, S10 mma-joint-64x32) in both backends,
 # with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
@@ -9,7 +9,7 @@
 #   but stalls, which needs the operands s10 writes, and k14, s11 and tf32, which need a Hopper GPU)
 set -u
 cd "$(dirname "$0")/.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 step() {
   local name=$1
   shift

@@ -7,7 +7,7 @@
 # DENSITY (default 1) and GRANULARITY (default 32) set the operands, for the skipping kernels.
 # Logs go to $OUT/vulkan-tune-KERNEL.log.
 set -u
-source "$(dirname "$0")/gpu_setup.sh"
+source "$(dirname "$0")/../scripts/gpu/gpu_setup.sh"
 kernel=$1 size=$2
 shift 2
 log=$OUT/vulkan-tune-$kernel.log

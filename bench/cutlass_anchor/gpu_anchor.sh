@@ -5,7 +5,7 @@
 # cuBLAS and K12 at 4096^3. Everything lands in $OUT/anchor.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 log=$OUT/anchor && mkdir -p "$log"
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$log/device.txt" 2>&1
 "$BIN/cutlass_sgemm_anchor" --repeat 15 > "$log/anchor.txt" 2>&1

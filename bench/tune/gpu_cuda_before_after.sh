@@ -8,7 +8,7 @@
 #     bench/tune/gpu_cuda_before_after.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 kernels=${KERNELS:-a-warp,joint-64x32,joint-32x32,joint-8x32,warp-joint-64x64,pipelined,hoisted,cublas}
 IFS='|' read -r -a problems <<< "${PROBLEMS:-segments 128 0.5|segments 128 0.25|segments 32 0.5|uniform 32 1}"
 for round in $(seq 1 "${ROUNDS:-2}"); do

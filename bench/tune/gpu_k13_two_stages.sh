@@ -6,7 +6,7 @@
 # (bench/tune/vulkan_variants.py) where carried, then the headline suite. Logs land in $OUT/k13.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 log=$OUT/k13 && mkdir -p "$log"
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$log/device.txt" 2>&1
 for t in fp16 bf16 tf32; do

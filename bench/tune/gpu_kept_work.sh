@@ -14,7 +14,7 @@
 # Logs land in $OUT/kept-STEP.txt.   [ROUNDS=2] bench/tune/gpu_kept_work.sh anchor bench tail
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 export NVIDIA_TF32_OVERRIDE=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt" 2>&1
 anchor=$BIN/cutlass_sgemm_anchor

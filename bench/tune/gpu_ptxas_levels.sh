@@ -9,7 +9,7 @@
 # module takes about a minute a round on an H200.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 MODULES=${MODULES:-bin $(cd .carry && ls -d level* 2>/dev/null | tr '\n' ' ')}
 ROUNDS=${ROUNDS:-2}
 log=$OUT/levels && mkdir -p "$log"

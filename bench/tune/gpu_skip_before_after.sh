@@ -7,7 +7,7 @@
 # .carry/bin (after). Verifies the after build first. Writes $OUT/ba-*.csv, $OUT/verify.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 export NVIDIA_TF32_OVERRIDE=0
 ROUNDS=${ROUNDS:-2}
 "$BIN/tileskip" verify --backend cuda > "$OUT/verify.log" 2>&1

@@ -9,7 +9,7 @@
 #   [SKIP_VERIFY=1] [ROUNDS=3] bench/tune/gpu_skip_glsl.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt" 2>&1
 if [ -z "${SKIP_VERIFY:-}" ]; then
   "$BIN/tileskip" verify > "$OUT/verify.log" 2>&1

@@ -8,7 +8,7 @@
 # Writes $OUT/skip-NAME.txt / .csv (SASS) / -cuda.csv (CUDA lines) and $OUT/variants.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 export NVIDIA_TF32_OVERRIDE=0
 reasons='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
 profile() {  # profile NAME KERNEL-REGEX -- BENCH-ARGS...

@@ -7,7 +7,7 @@
 # bench/NOTES.md step 35; bench/tune/tail_sim.py simulates the same share. Writes $OUT/tail-NAME.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 export NVIDIA_TF32_OVERRIDE=0
 metrics=sm__cycles_active.min,sm__cycles_active.avg,sm__cycles_active.max,sm__cycles_elapsed.max,\
 sm__warps_active.avg.per_cycle_active,sm__warps_active.avg.pct_of_peak_sustained_elapsed,\

@@ -12,7 +12,7 @@
 # probe.txt and the profiles' skip-*.txt / .csv.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 export NVIDIA_TF32_OVERRIDE=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"

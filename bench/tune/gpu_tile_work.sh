@@ -15,7 +15,7 @@
 #   [ROUNDS=2] bench/tune/gpu_tile_work.sh compile cuda ...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 export NVIDIA_TF32_OVERRIDE=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/device.txt" 2>&1
 ROUNDS=${ROUNDS:-2}

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry and .gl): times the Vulkan variants built into
 # .carry/vulkan_variants by bench/tune/vulkan_variants.py, all in one process with
-# tileskip_vulkan_probe (carried in .carry/bin by bench/prepare_carry.sh), with the driver's
+# tileskip_vulkan_probe (carried in .carry/bin by scripts/gpu/prepare_carry.sh), with the driver's
 # statistics of each pipeline; then builds each variant once more into a disk cache of its own and
 # brings the caches back as $OUT/glcache.tgz, for bench/tune/nv_cache_sass.py to disassemble here.
 # Environment: KERNEL (mma), DTYPE (fp16), SIZES (4096), PROBE_ARGS (more of the probe's options), NAMES (the probe's NAME[@SHAPE] arguments;
 # default: catalogue and every file there).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-source bench/gpu_setup.sh
+source scripts/gpu/gpu_setup.sh
 dir=.carry/vulkan_variants
 files=$(cd "$dir" && ls ./*.spv | sed 's|^\./||; s|\.spv$||' | tr '\n' ' ')
 names=${NAMES:-catalogue $files}

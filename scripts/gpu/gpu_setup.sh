@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sourced by the GPU-machine scripts (bench/gpu_session.sh, bench/vulkan_tune.sh): unpacks the
-# Vulkan loader carried in .gl/ and the host libraries the GPU image lacks (.carry/hostlibs,
-# built on Debian 12), and points BIN at the carried binaries (.carry/bin) and OUT at the
-# folder whose files come back.
+# Sourced by the GPU-machine scripts (scripts/gpu/gpu_session.sh, bench/gpu_*.sh,
+# bench/vulkan_tune.sh and the lab's session scripts): unpacks the Vulkan loader carried in .gl/
+# and the host libraries the GPU image lacks (.carry/hostlibs, built on Debian 12), and points BIN
+# at the carried binaries (.carry/bin) and OUT at the folder whose files come back.
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 BIN=${BIN:-.carry/bin}
@@ -18,7 +18,7 @@ if [ -z "${VK_DRIVER_FILES:-}" ]; then
 fi
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/nvidia_icd.json}
 # The test binary looks for its run-time modules in the build folder it was built in: with
-# TILESKIP_BUILD_DIR set to that path (e.g. /work/main/build/test), it is made a link to BIN.
+# TILESKIP_BUILD_DIR set to that path (its absolute path on the build machine), it is made a link to BIN.
 # The Vulkan test layer that loses the device on demand (tests/vulkan_fault/) likewise.
 if [ -n "${TILESKIP_BUILD_DIR:-}" ]; then
   mkdir -p "$TILESKIP_BUILD_DIR" && ln -sfn "$(cd "$BIN" && pwd)" "$TILESKIP_BUILD_DIR/bin"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Prepares what a GPU run carries (see bench/gpu_session.sh): the built binaries in .carry/bin
+# Prepares what a GPU run carries (scripts/gpu/README.md): the built binaries in .carry/bin
 # and the Debian host libraries the GPU image lacks in .carry/hostlibs.tar.xz. The Vulkan loader
-# and validation layers travel separately in .gl/ (README, "GPU runs"). Usage:
-#   bench/prepare_carry.sh [BUILD_DIR]     (default build/test)
+# and validation layers travel separately in .gl/ (scripts/gpu/README.md says how). Usage:
+#   scripts/gpu/prepare_carry.sh [BUILD_DIR]     (default build/test)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build/test}
 rm -rf .carry/bin && mkdir -p .carry/bin
 cp "$build"/bin/tileskip "$build"/bin/tileskip_tests .carry/bin/
-# The Vulkan variant harness (bench/tune/vulkan_probe.cpp), where the build has it.
+# The Vulkan variant harness (lab/tools/vulkan_probe.cpp), where the build has it.
 [ -f "$build/bin/tileskip_vulkan_probe" ] && cp "$build/bin/tileskip_vulkan_probe" .carry/bin/
 # The CUDA module, and the test-only one whose kernels fail on purpose (tests/cuda_fault/).
 find "$build/bin" -maxdepth 1 -name "libtileskip_cuda*.so" -exec cp {} .carry/bin/ \;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine (see README "GPU runs"): unpacks the Vulkan loader carried in
+# Runs on the lent GPU machine (scripts/gpu/README.md): unpacks the Vulkan loader carried in
 # .gl/, then runs the steps named on the command line against the binaries carried in .carry/bin,
 # writing every log under $OUT. Steps: env, tests, verify, bench, sanitize, headline, sweep.
 # Each step's log is $OUT/<step>.log; a summary line per step goes to stdout.

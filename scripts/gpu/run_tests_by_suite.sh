@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test binary one suite at a time with a time limit each, so that a suite that hangs on
 # a machine (a GPU driver, a fork) is named instead of stalling the whole run.
-#   bench/run_tests_by_suite.sh BINARY [SECONDS_PER_SUITE]
+#   scripts/gpu/run_tests_by_suite.sh BINARY [SECONDS_PER_SUITE]
 binary=$1
 limit=${2:-60}
 failed=0
