@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry and .gl, made by scripts/gpu/prepare_carry.sh, and
-# .carry/tune/dense_variants from bench/tune/run_dense_variants.sh with BUILD_ONLY=1): issue 13's
+# .carry/tune/dense_variants from lab/tools/dense_variants/run_dense_variants.sh with BUILD_ONLY=1): issue 13's
 # checks and timings of the tensor-core kernels (K13 mma, S10 mma-joint-64x32) in both backends,
 # with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
 # operands (bench/triton_bsr.py), plus the whole verify suite of both backends. Logs land in $OUT as one archive
@@ -134,7 +134,7 @@ s11_steps() {
     TAIL=30 step "triton-bsr-bf16-s11-$d" python3 bench/triton_bsr.py $ops/a-$d.npy $ops/b-$d.npy --dtype bf16 --block 64
   done
 }
-# Where S10's and K13's warps wait, per SASS instruction (bench/tune/ncu_stall_sources.py reads
+# Where S10's and K13's warps wait, per SASS instruction (lab/tools/ncu_stall_sources.py reads
 # the CSVs), on the 0.5/0.5 operands that s10_steps wrote.
 stalls_steps() {
   local ops=/tmp/s10-operands reasons='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'

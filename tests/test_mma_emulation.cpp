@@ -4,7 +4,7 @@
 // instruction; and K13, the dense tensor-core kernel built on them, against the fp64 product of
 // its rounded inputs; then K14 (Hopper's warp-specialized wgmma kernel, hopper_common.cuh's
 // instructions) the same way, through the copy engine and through its element-by-element copies.
-// The GPU side: bench/tune/mma_probe.cu, bench/tune/k13_check.cu and bench/tune/wgmma_probe.cu.
+// The GPU side: lab/16-mma-probe/mma_probe.cu, lab/17-k13-check/k13_check.cu and lab/21-wgmma/wgmma_probe.cu.
 #include <gtest/gtest.h>
 
 // clang-format off
@@ -250,7 +250,7 @@ std::vector<std::uint32_t> transposedWordsOf(const std::vector<float>& b, int k,
   return words;
 }
 
-// K13 at the shape bench/tune/k13_check.cu checks on the GPU: 128 x 128 blocks of eight 64 x 32
+// K13 at the shape lab/17-k13-check/k13_check.cu checks on the GPU: 128 x 128 blocks of eight 64 x 32
 // warps, BK 32, three stages (the catalogue's own shape runs in the verify suite's emulation).
 // 16-bit inputs as their words; tf32 as fp32 words, B transposed.
 void runMmaDense(DType dtype, const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c, int m, int n,
@@ -276,7 +276,7 @@ void runMmaDense(DType dtype, const std::vector<float>& a, const std::vector<flo
   });
 }
 
-// K14 at the shape bench/tune/wgmma_probe.cu times: 128 x 256 blocks, BK 64, four stages. The copy
+// K14 at the shape lab/21-wgmma/wgmma_probe.cu times: 128 x 256 blocks, BK 64, four stages. The copy
 // engine where rows are 16-byte aligned, unless `byElements`; its maps are the emulator's plain ones.
 void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
                    std::vector<float>& c, int m, int n, int k, bool byElements) {

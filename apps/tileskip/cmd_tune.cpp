@@ -45,7 +45,7 @@ int runTuneCommand(const TuneFlags& flags) {
   if (kernels.empty()) {
     throw InputError("backend " + std::string(backend.name()) + " has nothing to tune in '" + flags.kernels +
                      "': its kernels' shapes are fixed when it is built (the Vulkan backend has run-time variants; "
-                     "the CUDA shapes were chosen with bench/tune/dense_tune.cu)");
+                     "the CUDA shapes were chosen offline, lab/02-tile-shape-search)");
   }
   TuneOptions options;
   options.size = flags.size > 0 ? flags.size : defaultSizeFor(backend);
