@@ -1,6 +1,6 @@
 // Times candidate tile shapes of the K11 pipelined kernel against cuBLAS SGEMM (TF32 off) at
 // 4096^3 on the GPU it runs on, after checking each against cuBLAS. A development tool for
-// issue 7 (bench/NOTES.md): the winner's shape goes into core/model/catalogue.hpp.
+// issue 7 (lab/02-tile-shape-search): the winner's shape goes into core/model/catalogue.hpp.
 //   nvcc -O3 -std=c++20 -arch=sm_90 -I. -Ibackends/cuda -Ilab/tools lab/02-tile-shape-search/dense_tune.cu -lcublas -o dense_tune
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

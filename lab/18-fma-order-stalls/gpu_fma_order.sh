@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry): the FMA-order builds of dense_variants
-# (bench/NOTES.md step 18) timed against cuBLAS, CUTLASS's SIMT anchor in the same session, and
+# (lab/18-fma-order-stalls) timed against cuBLAS, CUTLASS's SIMT anchor in the same session, and
 # Nsight Compute's warp states for K12 as the catalogue builds it, K12 with B's pairs swapped and
 # CUTLASS 128x256x8. Expects .carry/tune/dense_variants (lab/tools/dense_variants/run_dense_variants.sh with
 # BUILD_ONLY=1, sm_90) and .carry/bin/cutlass_sgemm_anchor (lab/tools/cutlass_anchor/build.sh).

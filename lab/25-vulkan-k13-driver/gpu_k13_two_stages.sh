@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry and .gl): the tensor-core kernels' GLSL ring on two
-# shared stages with C through the A stages (bench/NOTES.md step 25) against the build before it
+# shared stages with C through the A stages (lab/25-vulkan-k13-driver) against the build before it
 # (.carry/before/: tileskip and its CUDA module), both twins: verify in every input type, the CUDA
 # sanitizers, K13 and S10 timed by both builds in one call, the probes of .carry/vulkan_variants
 # (lab/tools/vulkan_variants.py) where carried, then the headline suite. Logs land in $OUT/k13.tgz.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (device tool, carry .carry): the K12 / CUTLASS bisection of bench/NOTES.md step 28.
+# On the GPU machine (device tool, carry .carry): the K12 / CUTLASS bisection of lab/28-k12-cutlass-bisect.
 # Expects the anchor built twice by build.sh: .carry/bin/cutlass_sgemm_anchor (ptxas's default) and
 # .carry/bin/cutlass_sgemm_anchor8 (NVCC_FLAGS=-Xptxas=--register-usage-level=8, the product's setting).
 # Runs both, two rounds alternating (every variant's C compared with cuBLAS's), then the dense_variants harness's

@@ -2,7 +2,7 @@
 # On the GPU machine (device tool; carry .carry): the warp-uniform skipping kernels of two builds
 # of the CUDA module timed in alternating rounds on the headline's problems (4096^3; zero segments
 # of 128 and 32 rows / columns at A and B densities 0.707 .. 0.25, and dense operands), with
-# pipelined, hoisted and cuBLAS beside them (bench/NOTES.md step 30). Expects .carry/before (a
+# pipelined, hoisted and cuBLAS beside them (lab/30-skip-hoisted). Expects .carry/before (a
 # module built by lab/tools/cuda_module_flags.sh from the sources before the change) and
 # .carry/bin (after). Verifies the after build first. Writes $OUT/ba-*.csv, $OUT/verify.log.
 set -uo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry): where the block-aligned joint kernel's time goes at
-# low joint density (issue 17, bench/NOTES.md step 30). Nsight Compute's warp-state sampling of
+# low joint density (issue 17, lab/30-skip-hoisted). Nsight Compute's warp-state sampling of
 # joint-64x32 at A and B density 0.25 and 0.5 (128-wide segments, 4096^3, the headline's problems)
 # and of pipelined on dense operands, each with its source page (SASS and CUDA lines: the module is
 # built with -lineinfo), so the gather, the dense-tile scan, the main loop and the C store can be

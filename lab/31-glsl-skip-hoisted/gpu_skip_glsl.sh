@@ -5,7 +5,7 @@
 # (`git archive BEFORE shaders`, then glslangValidator --target-env vulkan1.1), run by
 # tileskip_vulkan_probe in place of the embedded shader with the catalogue's constants, its C
 # compared with the embedded shader's. First `tileskip verify` on every backend (unless
-# SKIP_VERIFY is set). bench/NOTES.md step 31. Writes $OUT/verify.log and $OUT/probe.txt.
+# SKIP_VERIFY is set). lab/31-glsl-skip-hoisted. Writes $OUT/verify.log and $OUT/probe.txt.
 #   [SKIP_VERIFY=1] [ROUNDS=3] lab/31-glsl-skip-hoisted/gpu_skip_glsl.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (device tool; carry .carry and .gl): what bench/NOTES.md step 31 left to
+# On the GPU machine (device tool; carry .carry and .gl): what lab/31-glsl-skip-hoisted left to
 # measure, in one call (issue 17).
 #  1. a fresh machine's first Vulkan compiles: every kernel at 256^3 with the driver's cache
 #     empty, then again with it warm (the list loop inlined twice, b5635f8);

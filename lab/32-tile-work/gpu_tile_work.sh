@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry and .gl): the warp-uniform skipping kernels'
-# per-tile work cut (bench/NOTES.md step 32: no pattern scan before the gather, each pattern byte
+# per-tile work cut (lab/32-tile-work: no pattern scan before the gather, each pattern byte
 # read once, the next tile asked for before the C store), timed against the build before it in
 # alternating rounds, C compared. Steps, in the order given:
 #   compile  a fresh machine's first Vulkan compiles (every kernel at 256^3), then warm again;

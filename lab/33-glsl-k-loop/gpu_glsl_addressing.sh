@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (device tool; carry .carry and .gl): the GLSL K loops of bench/NOTES.md step 33
+# On the GPU machine (device tool; carry .carry and .gl): the GLSL K loops of lab/33-glsl-k-loop
 # (A and B read without readonly; fragment reads and stage stores from per-stage entries; K12's loop
 # and the list loop turned by one depth) against the shaders before them, in one process per kernel
 # and problem: .carry/vulkan_variants/before_<stem>.spv, compiled here from the shaders before the

@@ -4,7 +4,7 @@
 # (min / avg / max against the kernel's elapsed cycles) and warps resident per active cycle, for
 # joint-64x32 on the headline's problems (128-wide segments at 0.25 and 0.5, dense operands) and K12.
 # Warp sampling cannot show this: an idle SM has no warp to sample.
-# bench/NOTES.md step 35; lab/35-tile-order/tail_sim.py simulates the same share. Writes $OUT/tail-NAME.txt.
+# lab/35-tile-order; lab/35-tile-order/tail_sim.py simulates the same share. Writes $OUT/tail-NAME.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/gpu/gpu_setup.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How much of a persistent kernel's time its coarse tiles leave idle at the end, simulated.
 
-The prediction of bench/NOTES.md step 35: block tiles of BM x BN over an N x N C, taken from a queue by
+The prediction of lab/35-tile-order: block tiles of BM x BN over an N x N C, taken from a queue by
 `blocks` persistent blocks, two to a multiprocessor (a block alone there runs `solo` times faster);
 a tile's work is a fixed `overhead` plus the K-blocks its gather lists, drawn as the segments generator
 draws the headline's operands (each BM-row panel of A and BN-column panel of B keeps each K-block with

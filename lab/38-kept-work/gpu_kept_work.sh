@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry, with the CUTLASS anchor built by
 # lab/tools/cutlass_anchor/build.sh into .carry/bin/cutlass_sgemm_anchor): what a skipping kernel's time
-# would be if it skipped perfectly (issue 17, bench/NOTES.md step 38). Block-aligned zeros at A = B = d
+# would be if it skipped perfectly (issue 17, lab/38-kept-work). Block-aligned zeros at A = B = d
 # keep d^2 of the K-blocks of every tile, so the same products with every kept K-block packed together
 # are a dense problem of M = N = 4096 and K = 4096 d^2; cuBLAS, CUTLASS's SIMT SGEMM and K12 on that
 # problem are the bound the skipping kernels' time is held against. Steps, in the order given:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a kernel's warps wait, by stall reason and instruction (issue 17, bench/NOTES.md step 18).
+"""Where a kernel's warps wait, by stall reason and instruction (issue 17, lab/18-fma-order-stalls).
 
 Reads Nsight Compute's source page as CSV (`ncu -i REPORT --page source --print-source sass
 --csv`, as lab/18-fma-order-stalls/gpu_stall_sources.sh writes it) and prints each stall reason's share of all

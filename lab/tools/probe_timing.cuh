@@ -11,7 +11,7 @@
 #include "check_call.cuh"
 
 // The median of `repeat` device-timed launches, after about half a second of GPU work: an idle
-// H200 drops its clock (bench/NOTES.md step 13).
+// H200 drops its clock (lab/13-gpu-clock).
 template <class Launch>
 float medianMs(Launch launch, int repeat) {
   cudaEvent_t start, stop;

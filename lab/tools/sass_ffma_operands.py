@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How a kernel's FFMAs read their operands, from `cuobjdump -sass` (issue 17, bench/NOTES.md step 18).
+"""How a kernel's FFMAs read their operands, from `cuobjdump -sass` (issue 17, lab/18-fma-order-stalls).
 
 For each function whose name contains FILTER and that has at least --min-ffma FFMAs, prints:
   - the share of FFMAs with a .reuse flag, and reused operands per FFMA;

@@ -2,7 +2,7 @@
 // process, on one problem: SPIR-V files (e.g. from lab/tools/vulkan_variants.py) run with a
 // catalogue kernel's tile, constants and bindings in place of its own shader. Where the CUDA side
 // has lab/tools/dense_variants/dense_variants.cu, this is how a change to a shader is timed on the GPU machine
-// without a rebuild there (bench/NOTES.md step 25).
+// without a rebuild there (lab/25-vulkan-k13-driver).
 //
 // A variant may compute something else on purpose (a probe that leaves out the global loads, to
 // see what they cost), so every variant is timed; its C is compared with the catalogue build's on
@@ -162,7 +162,7 @@ int probe(int argc, char** argv) {
   Matrix expected = problem->downloadC();
   // Every variant's pipeline is built and its C checked first, so no compile falls between
   // timings; then rounds of the variants in turn, each warmed up as bench warms a kernel up (a GPU
-  // left idle by a compile drops its clock: bench/NOTES.md step 13), the best round's median kept.
+  // left idle by a compile drops its clock: lab/13-gpu-clock), the best round's median kept.
   std::vector<KernelInfo> variants;
   std::vector<double> differences, best;
   for (std::size_t v = 0; v < names.size(); ++v) {

@@ -6,10 +6,11 @@ them (glslangValidator --target-env vulkan1.1) into OUT/<name>.spv. Most are pro
 something out on purpose (global loads, stage stores, barriers) to see what it costs on the GPU:
 their C differs from the catalogue's, which the probe prints beside the time. An edit that no
 longer matches the source fails the build of that variant, so a stale probe cannot time the
-unchanged kernel under a new name; a test builds them all (lab/tools/CMakeLists.txt). Step 25's
-schedules that the ring's turns replaced (one K-tile in flight, the store first, C straight or through
-the stages), and step 33's K12 with A and B read without readonly (now the product's), are gone with the
-text they edited; their numbers are in bench/results; so is step 37's K12 fetching at K offsets, now the product's.
+unchanged kernel under a new name; a test builds them all (lab/tools/CMakeLists.txt). The schedules
+that the ring's turns replaced (one K-tile in flight, the store first, C straight or through the
+stages; lab/25-vulkan-k13-driver), and K12 with A and B read without readonly (now the product's;
+lab/33-glsl-k-loop), are gone with the text they edited; their numbers are in those entries; so is K12
+fetching at K offsets, now the product's (lab/37-vulkan-calibration).
 
   lab/tools/vulkan_variants.py OUT [NAME...]     (default: every variant)
 """
@@ -93,7 +94,7 @@ K12_NO_GLOBAL = [("tileskip_hoisted.glsl",
 # resets it), as the skipping kernels do, in their row-major order: `groups` workgroups of the
 # dispatch work (all of a smaller one), the others leave at once (the probe dispatches a workgroup
 # a tile). Asked whether persistent workgroups make Vulkan's list-loop kernels faster than K12 on
-# dense operands: they do not, K12 ran slower so (bench/NOTES.md step 37).
+# dense operands: they do not, K12 ran slower so (lab/37-vulkan-calibration).
 def k12_persistent(groups):
     return [("k12_hoisted.comp",
              """void main() {

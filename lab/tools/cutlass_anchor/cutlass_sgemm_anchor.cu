@@ -8,7 +8,7 @@
 // (cublas, or a CUTLASS shape such as 128x256) runs that kernel alone, for a profiler. `--k K` keeps
 // K at K while M = N take each size: a dense problem of only the products a skipping kernel keeps
 // (4096 x 4096 x 256 is block-aligned zeros at A = B = 0.25 with every kept K-block packed together):
-// what a perfect skip would take on each kernel's main loop (bench/NOTES.md step 38).
+// what a perfect skip would take on each kernel's main loop (lab/38-kept-work).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

@@ -3,7 +3,7 @@
 // depth, its block order) with CUTLASS's warp level in place of ours (MmaSimt: CUTLASS's lane
 // arrangement, fragment iterators and thread-level FMA order, as its default SIMT core picks them
 // for a 64x64 warp tile). If this runs at CUTLASS's speed, the warp level is the piece that differs;
-// if it runs at K12's, the block level is (bench/NOTES.md step 28: it is the block level). The
+// if it runs at K12's, the block level is (lab/28-k12-cutlass-bisect: it is the block level). The
 // next cuts swap pieces of that block level for CUTLASS's: its K-tile copies, its block order, its
 // loads of whole L2 lines (step 29: none of them gains; the piece was where ptxas puts K12's
 // barrier). Interior problems only (M, N multiples of the block tile, K of BK): a probe for the

@@ -1,4 +1,4 @@
-// CUTLASS's copy schedule on K12's shape (issue 17; bench/NOTES.md step 11). Nsight Compute put
+// CUTLASS's copy schedule on K12's shape (issue 17; lab/11-auto-cutlass-anchor). Nsight Compute put
 // K12 at 77 % of cycles with a warp ready to issue against CUTLASS's 91.5 %, at the same
 // occupancy: K12's next K-tile waits in registers for the stores that end every K-tile, while
 // CUTLASS keeps kStages - 1 K-tiles in flight in shared memory and issues each K-tile's copies a

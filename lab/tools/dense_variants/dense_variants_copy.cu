@@ -1,4 +1,4 @@
-// CUTLASS's copy schedule on K12's shape (copy_schedule.cuh; bench/NOTES.md step 11): cp.async
+// CUTLASS's copy schedule on K12's shape (copy_schedule.cuh; lab/11-auto-cutlass-anchor): cp.async
 // stages whose copies are spread over the depths of the K-tile being multiplied.
 #include "copy_schedule.cuh"
 #include "dense_variants.cuh"

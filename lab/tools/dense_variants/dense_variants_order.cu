@@ -1,4 +1,4 @@
-// The FMA order of a thread's outer product (fma_order.cuh; bench/NOTES.md step 18): K12, K11 and
+// The FMA order of a thread's outer product (fma_order.cuh; lab/18-fma-order-stalls): K12, K11 and
 // the lean cp.async build on CUTLASS's warp level, each under the three orders. Everything else
 // is the kernel as the catalogue (or copy_schedule.cuh) builds it.
 #include "copy_schedule.cuh"

@@ -8,7 +8,7 @@ namespace tileskip::tune {
 
 void addReferenceVariants(std::vector<Variant>& into) {
   addVariant(into, "k11 pipelined 128x128x8 w64x64 t8x4 l4x8 (catalogue)",
-             "the reference: 0.82-0.86 of cuBLAS on the H200 (bench/NOTES.md steps 2-3)",
+             "the reference: 0.82-0.86 of cuBLAS on the H200 (lab/02-tile-shape-search, lab/03-dense-bound)",
              cuda::pipelined<128, 128, 8, 64, 64, 8, 4, 128>, 128, 128, 128, 0);
   addVariant(into, "k12 hoisted 128x256x8 w64x64 t8x4 l4x8 256thr (catalogue)",
              "reg2 128x256x8 256thr written as a catalogue kernel (K10's WarpTile, a plain K loop): "

@@ -1,4 +1,4 @@
-// K12 with a main loop that is one basic block (bench/NOTES.md step 18). Nsight Compute's
+// K12 with a main loop that is one basic block (lab/18-fma-order-stalls). Nsight Compute's
 // per-instruction sampling put a third of K12's extra stalls against CUTLASS in the code between
 // its barrier and its next FFMAs: the fetch's address arithmetic (a chain of dependent integer
 // instructions, "wait"), its interior/edge branches ("branch resolving", and "no instruction" at
@@ -18,7 +18,7 @@ namespace tileskip::cuda {
 // kL2LineNc: through the read-only path too. kPlainFragments: the warp tile's shared reads are plain
 // C++ (ptxas may move them), not loadSharedQuad's pinned PTX.
 // kFetchAtStart: a K-tile's fetch is issued after the step's second fragment load, where CUTLASS's
-// MmaPipelined issues it (bench/NOTES.md step 29), instead of right after the barrier: warps leaving
+// MmaPipelined issues it (lab/29-barrier-placement), instead of right after the barrier: warps leaving
 // the barrier find the last depth's FFMAs before the fetch's address arithmetic.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, bool kL2Line, bool kFetchAtStart,
           bool kL2LineNc, bool kPlainFragments>

@@ -1,4 +1,4 @@
-// The order in which a thread's outer product issues its FMAs (issue 17, bench/NOTES.md step 18).
+// The order in which a thread's outer product issues its FMAs (issue 17, lab/18-fma-order-stalls).
 // Every order computes the same products in the same K order per output, so C is bit-identical;
 // what changes is which operand two consecutive FFMAs share. SASS can mark an operand that the
 // next FFMA reads again in the same slot as reusable (the .reuse flag): it is then read from

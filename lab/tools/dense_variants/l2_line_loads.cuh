@@ -1,7 +1,7 @@
 // Global loads that ask L2 for the whole 128-byte line (PTX `ld.global.L2::128B`), as CUTLASS's
 // SIMT kernels load A and B (their SASS: LDG.E.LTC128B; tileskip's kernels issue LDG.E.CONSTANT).
 // With BK = 8 fp32 a K-tile reads 32 bytes of each row of A, a quarter of a line: the hint brings
-// the next three K-tiles' bytes into L2 with the first (bench/NOTES.md step 28). For the probes of
+// the next three K-tiles' bytes into L2 with the first (lab/28-k12-cutlass-bisect). For the probes of
 // lab/tools/dense_variants and lab/tools/cutlass_anchor. Measured in step 29: in the product's loads every SIMT
 // kernel ran 0.5-9 % slower with it, so the product does not use it; what the hinted variants
 // gained came from their loads no longer taking the read-only path (gemm_common.cuh's

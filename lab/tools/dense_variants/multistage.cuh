@@ -1,9 +1,9 @@
 // The multistage candidate of issue 17 (tuning harness only: it lost to register staging, see
-// bench/NOTES.md step 8, and the catalogue's K12 is backends/cuda/k12_hoisted.cuh).
+// lab/08-dense-variants-plan, and the catalogue's K12 is backends/cuda/k12_hoisted.cuh).
 // K11's pipeline without the staging registers. K-tiles go from global to shared
 // memory with cp.async, kStages - 1 in flight at once, so more global latency hides at no
 // register cost; the barrier moves before the last depth's FMAs, so no warp waits on shared
-// memory at the top of a K-tile (step 3 of bench/NOTES.md: short-scoreboard stalls).
+// memory at the top of a K-tile (lab/03-dense-bound: short-scoreboard stalls).
 //
 // Beside that: every copy's address is computed once per block tile (interior tiles copy with no
 // bounds checks; the K loop only adds the K-block offset), A lands transposed through 4-byte

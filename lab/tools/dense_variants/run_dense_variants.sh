@@ -4,7 +4,7 @@
 #   lab/tools/dense_variants/run_dense_variants.sh [harness options: --sizes 2048,4096,8192 --repeat 15 --filter ms3]
 # Environment: OUT (default build/tune), JOBS (parallel nvcc, default nproc), NVCC, ARCH (90),
 # REBUILD=1 to rebuild, BUILD_ONLY=1 to stop after building, BUILD (default build/tune) for the build folder,
-# NVCC_FLAGS for more nvcc flags (e.g. -Xptxas=--register-usage-level=8, NOTES step 26). The translation units compile in parallel (one nvcc each, ~1 minute
+# NVCC_FLAGS for more nvcc flags (e.g. -Xptxas=--register-usage-level=8, lab/26-ptxas-register-level). The translation units compile in parallel (one nvcc each, ~1 minute
 # apiece); the build line of one unit is
 #   nvcc -O3 -std=c++20 -gencode=arch=compute_90,code=sm_90 -Ibackends/cuda -Ilab/tools -Xptxas -v -c lab/tools/dense_variants/<unit>.cu
 # and the link: nvcc -gencode=arch=compute_90,code=sm_90 <objects> -lcublas -o dense_variants
