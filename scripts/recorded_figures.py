@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Makes the viewer's recorded GPU figures from a bench/results record, or checks them.
+"""Makes the viewer's recorded GPU figures from a bench/results/latest record, or checks them.
 
 Usage: recorded_figures.py RECORD.md OUT.json        write OUT.json
        recorded_figures.py RECORD.md OUT.json --check  exit 1 when OUT.json differs from RECORD.md
 
-The record is a docs/teaching.md figures record (bench/results/*-teaching.md): a "- device:" and a
+The record is a docs/teaching.md figures record (bench/results/latest/*-teaching.md): a "- device:" and a
 "- date:" line, then fenced `tileskip bench` tables under "## part1 BACKEND: ..." headings. The
 JSON keeps what teaching mode shows where no GPU is present: per backend and dense kernel of
 Part 1, the median time and effective GFLOPS at the recorded size, named with the device, the
@@ -12,8 +12,17 @@ date and the record it came from. The build embeds the JSON in the viewer (ui/CM
 the test `recorded_figures_current` runs --check, so the JSON cannot drift from its record.
 """
 import json
+import os
 import re
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def source_of(path):
+    """The record's path from the repository's root, as the viewer names it."""
+    relative = os.path.relpath(os.path.abspath(path), ROOT).replace(os.sep, "/")
+    return relative if not relative.startswith("../") else "bench/results/latest/" + os.path.basename(path)
 
 
 def parse(path):
@@ -40,7 +49,7 @@ def parse(path):
     if not kernels:
         raise ValueError(f"{path}: no verified Part 1 rows under '## part1 BACKEND:' headings")
     return {
-        "source": "bench/results/" + path.replace("\\", "/").split("/")[-1],
+        "source": source_of(path),
         "device": device_line.group(1).split(",")[0].strip(),
         "device_line": device_line.group(1).strip(),
         "date": date_line.group(1),

@@ -60,7 +60,7 @@ void drawTeachingPanel(const Fonts& fonts, const std::shared_ptr<const ProblemAn
 std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, const BlockWalk& walk, TeachView view, const KBlockStep& now,
                                          int& lane);
 
-// The figures recorded on a GPU (bench/results), beside the live ones where there is no GPU:
+// The figures recorded on a GPU (bench/results/latest), beside the live ones where there is no GPU:
 // the dense ladder K1 .. K11 as measured there, with the device, backend and date it was
 // recorded on; the current kernel highlighted.
 void drawRecordedLadder(const KernelInfo& current, float width);

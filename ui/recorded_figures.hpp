@@ -1,6 +1,6 @@
 // The dense ladder as recorded on a GPU, for teaching mode where no GPU is present: on lavapipe
 // K2 and K3 run slower than K1, and the lesson's ladder would read backwards. The figures are
-// bench/results/*-teaching.json (made from its .md record by scripts/recorded_figures.py and
+// bench/results/latest/*-teaching.json (made from its .md record by scripts/recorded_figures.py and
 // checked against it by a test), embedded at build time, so the binary needs nothing beside it.
 #pragma once
 
@@ -15,9 +15,9 @@ struct RecordedKernel {
 };
 
 struct RecordedFigures {
-  std::string source;  // the record, "bench/results/2026-11-22-h200-teaching.md"
+  std::string source;  // the record, "bench/results/latest/h200-teaching.md"
   std::string device;  // "NVIDIA H200"
-  std::string date;    // "2026-11-22"
+  std::string date;    // the day it was recorded, YYYY-MM-DD
   int size = 0;        // M = N = K
   std::vector<RecordedKernel> kernels;
 
