@@ -11,9 +11,10 @@ so 1 / speedup is linear in the five coefficients: a non-negative least-squares 
 and backend, of the relative error (each run weighted by 1 / its time), so that the fast runs,
 where auto chooses between skipping kernels, count as much as the slow ones. Prints the
 calibration rows for core/measure/speed_model.cpp and, per row, the predicted and
-measured speedup with the relative error, so bench/NOTES.md can quote how good the model is.
+measured speedup with the relative error, so a lab entry or a results write-up can quote how good
+the model is.
 
-Usage: bench/calibrate_model.py RUN.json [RUN.json ...] [--backend cuda] [--name "H200 CUDA, 2026-11-23"]
+Usage: bench/calibrate_model.py RUN.json [RUN.json ...] [--backend cuda] [--name "H200 CUDA, calibrated YYYY-MM-DD"]
 """
 import argparse
 import json

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine (scripts/gpu/gpu_setup.sh's set-up): reordering as an honest experiment
-# (issue 11). For operands whose zeros a reordering can gather (64-wide zero blocks whose rows,
+# Runs on the lent GPU machine (scripts/gpu/gpu_setup.sh's set-up): reordering as an honest
+# experiment. For operands whose zeros a reordering can gather (64-wide zero blocks whose rows,
 # columns and K were scrambled by a random permutation) and for ones it cannot (unstructured, ReLU),
 # `bench --kernel auto` with and without --reorder on each backend: auto's choice and its measured
 # speedup over pipelined, before and after. Logs under $OUT/reorder/, one archive back.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool; carry .carry and .gl, made by scripts/gpu/prepare_carry.sh, and
-# .carry/tune/dense_variants from lab/tools/dense_variants/run_dense_variants.sh with BUILD_ONLY=1): issue 13's
+# .carry/tune/dense_variants from lab/tools/dense_variants/run_dense_variants.sh with BUILD_ONLY=1): the
 # checks and timings of the tensor-core kernels (K13 mma, S10 mma-joint-64x32) in both backends,
 # with cuBLAS in the same precision and, for S10, Triton BSR through torch.sparse on the same
 # operands (bench/triton_bsr.py), plus the whole verify suite of both backends. Logs land in $OUT as one archive

@@ -158,7 +158,7 @@ TEST(Reports, TableCsvAndJsonCarryTheContext) {
   EXPECT_EQ(json["schema"], "tileskip.bench/1");
 }
 
-// Issue 14: --out FILE takes its format from the extension; --format must agree with it.
+// --out FILE takes its format from the extension; --format must agree with it.
 TEST(Reports, AnOutputFileTakesItsFormatFromItsExtension) {
   EXPECT_EQ(outputFileFormat("table", false, "r.csv"), ReportFormat::Csv);
   EXPECT_EQ(outputFileFormat("table", false, "dir.v2/r.JSON"), ReportFormat::Json);
@@ -183,7 +183,7 @@ TEST(Timing, MedianMinMax) {
   EXPECT_EQ(summarize({1.0, 2.0, 3.0, 10.0}).median, 2.5);
 }
 
-// Issue 14, defect 7: exit 1 only for a failed verification; a device that cannot run the
+// Regression: exit 1 only for a failed verification; a device that cannot run the
 // problem gives 3 and bad input 2, as `run` does.
 TEST(Bench, ExitCodeIsOneOnlyForAFailedVerification) {
   BenchRow timed, unavailable, badInput, wrong;

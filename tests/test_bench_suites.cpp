@@ -139,7 +139,7 @@ TEST(SweepSuite, PointsCsvAndPlot) {
   EXPECT_GT(u32(16), u32(20));
 }
 
-// Issue 14, defect 8: a plot that cannot be written whole leaves nothing behind.
+// Regression: a plot that cannot be written whole leaves nothing behind.
 TEST(SweepPlot, AFailedWriteThrowsAndLeavesNoPartialPng) {
   std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_plot_full_");
   SweepReport report;
@@ -215,7 +215,7 @@ TEST(SweepPlot, WithoutMatplotlibTheCsvStandsAndTheCommandSaysWhatToInstall) {
   EXPECT_FALSE(std::filesystem::exists(dir / "sweep.png"));
 }
 
-// Issue 14, gates: --fail-on-target turns a missed target into exit 4; a failed verification
+// Gates: --fail-on-target turns a missed target into exit 4; a failed verification
 // still says 1, and a target nothing here could measure is no miss.
 TEST(HeadlineSuite, ExitCodeGatesOnMissedTargetsOnlyWhenAsked) {
   HeadlineReport report;

@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bench --backend cpu --size 64 --generator fractal", 2, "unknown generator 'fractal'"},
         BadInput{"bench --backend cpu --size 64 --format xml", 2, "unknown report format"},
         BadInput{"bench --backend cpu --size 64 --repeat 0", 2, "--repeat"},
-        // issue 14, defect 12: 2^64 was taken as 2^64 - 1; 2^31 - 1 runs ran for hours
+        // regression: 2^64 was taken as 2^64 - 1; 2^31 - 1 runs ran for hours
         BadInput{"bench --backend cpu --size 64 --seed 18446744073709551616", 2, "is beyond 18446744073709551615"},
         BadInput{"gen --rows 2 --cols 2 --seed 18446744073709551616 --out x.npy", 2, "is beyond 18446744073709551615"},
         BadInput{"tune --backend cpu --seed 99999999999999999999999", 2, "is beyond 18446744073709551615"},
@@ -122,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run --a a.npy --b b.npy --out c.npy --kernel all", 2, "give a single id"},
         BadInput{"verify --backend cpu --kernel ,,", 2, "--kernel ',,' names no kernel"},
         BadInput{"bench --backend cpu --size 64 --kernel ,", 2, "names no kernel"},
-        // issue 14: --out takes its format from the extension; a --format that contradicts it is refused
+        // --out takes its format from the extension; a --format that contradicts it is refused
         BadInput{"bench --backend cpu --size 64 --format csv --out r.json", 2, "--format csv contradicts --out r.json"},
         BadInput{"bench --backend cpu --size 64 --format json --out R.CSV", 2, "means csv"},
         BadInput{"bench --backend cpu --suite sweep --out s.json", 2, "--suite sweep writes CSV"},
@@ -131,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bench --backend cpu --size 64 --fail-on-target", 2, "--fail-on-target goes with --suite headline"},
         BadInput{"bench --backend cpu --size 64 --require cpu,tpu", 2, "'tpu' is not a backend"},
         BadInput{"tune --backend vulkan --require gpu", 2, "'gpu' is not a backend"},
-        // issue 13: the inputs' precision
+        // the inputs' precision
         BadInput{"bench --backend cpu --size 8 --dtype fp64", 2, "unknown dtype 'fp64'; choose one of fp32, tf32, fp16, bf16"},
         BadInput{"bench --backend cpu --size 8 --kernel cpu --dtype bf16", 2, "kernel 'cpu' takes fp32 inputs, not bf16"},
         BadInput{"bench --backend cpu --size 8 --dtype fp16", 2, "no selected kernel that takes fp16 inputs"},
@@ -441,7 +441,7 @@ TEST(Cli, RunComputesWithNaNAndInfInputsAndSaysSo) {
   }
 }
 
-// Issue 14, defect 4: a device as the output is written to, never replaced by a regular file,
+// Regression: a device as the output is written to, never replaced by a regular file,
 // and a write that fails there is an error.
 TEST(Cli, BenchToADeviceWritesToItAndAFullOneFails) {
   struct stat before {};
@@ -459,7 +459,7 @@ TEST(Cli, BenchToADeviceWritesToItAndAFullOneFails) {
   EXPECT_EQ(full.output.find("wrote /dev/full"), std::string::npos) << full.output;
 }
 
-// Issue 14, gates: `tileskip --version`, and `--require` for list and verify (exit 3 naming
+// Gates: `tileskip --version`, and `--require` for list and verify (exit 3 naming
 // what is missing; 2 for a name that is no backend).
 TEST(Cli, VersionNamesTheToolVersionAndCommit) {
   Outcome o = runTileskip("--version");
@@ -503,7 +503,7 @@ TEST(Cli, BenchAndTuneRequireTheBackendsTheyRunOn) {
   EXPECT_NE(tune.output.find("vulkan: "), std::string::npos) << tune.output;
 }
 
-// Issue 14, self-describing results: a row read alone says what made it.
+// Self-describing results: a row read alone says what made it.
 TEST(Cli, BenchFilesTakeTheirFormatFromTheExtensionAndDescribeThemselves) {
   fs::path dir = scratch();
   std::string csvPath = (dir / "rows.csv").string(), jsonPath = (dir / "rows.json").string();

@@ -130,7 +130,7 @@ TEST_F(CudaDevice, MisuseIsAnInputErrorNotACrash) {
   EXPECT_THROW(problem->downloadPattern(Operand::B, 32), InputError);
 }
 
-// Issue 14: a failure the GPU reports reaches the user as exit 3 with the driver's reason, and
+// A failure the GPU reports reaches the user as exit 3 with the driver's reason, and
 // `run` writes no C. The faulting module (tests/cuda_fault/) is the product's with a kernel table
 // whose kernels fail: a store to an unmapped address (the context is lost and the error shows at
 // the next synchronisation), or a launch of a block no GPU allows (refused at once).

@@ -1,4 +1,4 @@
-// Problems whose inputs are in another precision than fp32 (--dtype, issue 13): A and B rounded
+// Problems whose inputs are in another precision than fp32 (--dtype): A and B rounded
 // once, on the host; only the kernels that take the precision run, the others are refused by
 // name; the reference, the reports and `auto` follow the precision. The tensor-core kernel runs
 // in the CUDA emulator here (on the GPU: scripts/gpu/gpu_session.sh).

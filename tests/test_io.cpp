@@ -279,7 +279,7 @@ Matrix fromNpy(const std::string& bytes, MatrixReadInfo& info) {
 }
 }  // namespace
 
-// Issue 14, defect 9: a header length 4 bytes too long took 4 bytes of data into the header and
+// Regression: a header length 4 bytes too long took 4 bytes of data into the header and
 // read every element shifted by one; NumPy refuses such a file, and so do we. Too short as well.
 TEST(Npy, RefusesAHeaderLengthThatReachesIntoTheData) {
   const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }";
@@ -289,7 +289,7 @@ TEST(Npy, RefusesAHeaderLengthThatReachesIntoTheData) {
   EXPECT_EQ(errorOf([&] { fromNpy(withHeaderLengthOff(dict, raw<float>({1, 2, 3}), 0)); }), "");
 }
 
-// Issue 14, defect 10: valid headers that NumPy reads (hand-written or from other writers).
+// Regression: valid headers that NumPy reads (hand-written or from other writers).
 TEST(Npy, ReadsDoubleQuotedKeysAndSpacesBeforeCommas) {
   Matrix a = fromNpy(npyHeader("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (1, 2)}") + raw<float>({1, 2}));
   EXPECT_EQ(a(0, 1), 2.0f);
@@ -300,7 +300,7 @@ TEST(Npy, ReadsDoubleQuotedKeysAndSpacesBeforeCommas) {
   EXPECT_EQ(c(0, 0), 5.0f);
 }
 
-// Issue 11: Fortran order is transposed into the row-major Matrix, and said so.
+// Fortran order is transposed into the row-major Matrix, and said so.
 TEST(Npy, ReadsFortranOrder) {
   MatrixReadInfo info;
   // [[1, 2, 3], [4, 5, 6]] stored column by column.
@@ -321,7 +321,7 @@ TEST(Npy, ReadsFortranOrder) {
             std::string::npos);
 }
 
-// Issue 11: float64 and float16 (and integers) are converted to float32, and the reader says what
+// Float64 and float16 (and integers) are converted to float32, and the reader says what
 // the conversion lost: overflow to Inf, and non-zeros that became zero (they change the patterns).
 TEST(Npy, ConvertsFloat64Float16AndIntegersAndSaysWhatWasLost) {
   MatrixReadInfo info;
@@ -361,7 +361,7 @@ TEST(Npy, ConvertsFloat64Float16AndIntegersAndSaysWhatWasLost) {
   EXPECT_EQ(info.note, "");
 }
 
-// ---- Issue 14, defects 4, 8 and 11: device nodes, failed writes, long names.
+// ---- Regressions: device nodes, failed writes, long names.
 
 // /dev/null is written to, never replaced: a rename over it would (as root) put a regular file
 // where every program expects the device.

@@ -11,7 +11,7 @@ using namespace tileskip;
 
 namespace {
 
-// DESIGN.md's definitions, written as literally as possible.
+// core/model/pattern.hpp's definitions, written as literally as possible.
 std::uint8_t bruteA(const Matrix& a, int granularity, int tile, int kBlock) {
   std::uint8_t byte = 0;
   for (int j = 0; j < 8; ++j) {

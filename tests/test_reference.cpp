@@ -56,7 +56,7 @@ TEST(ErrorMeasure, CatchesOneWrongElementInALargeMatrix) {
   EXPECT_EQ(e.worstCol, 33);
 }
 
-// Issue 14, defect 1: lavapipe ended the K loop early and ones(1, 52230) · ones(52230, 1) came
+// Regression: lavapipe ended the K loop early and ones(1, 52230) · ones(52230, 1) came
 // out as 52216, "verified". One product short must fail already.
 TEST(ErrorMeasure, OnesWithOneProductDroppedFail) {
   const int k = 52230;
@@ -93,7 +93,7 @@ Matrix sequentialProduct(const Matrix& a, const Matrix& b) {
   return c;
 }
 
-// Issue 14, defect 2: rows of A sum terms of ~1e4 to ~1, so fp32 rounding is large against C
+// Regression: rows of A sum terms of ~1e4 to ~1, so fp32 rounding is large against C
 // itself though not against |A|·|B|. A C as close to float64 as OpenBLAS's must pass.
 TEST(ErrorMeasure, CancellationAsAccurateAsTheReferencePasses) {
   const int m = 64, k = 256, n = 8;

@@ -161,8 +161,8 @@ TEST(SkipMap, MarksTilesAndKBlocksThatAreSkippedWhole) {
   EXPECT_DOUBLE_EQ(map.loads.loadBound(), 4.0 / 3.0);
 }
 
-// DESIGN.md's hard-won fact: with independent random tile patterns a block still loads nearly
-// every K-block, so the load bound is far below the compute bound.
+// The hard-won fact of docs/teaching.md's "skipping FMAs is not skipping loads": with independent
+// random tile patterns a block still loads nearly every K-block, so the load bound is far below the compute bound.
 TEST(SkipMap, SkippingFmasIsNotSkippingLoads) {
   ProblemData data = generateProblem(sparseSpec(256, 0.3, "segments"));
   const KernelInfo& kernel = kernelInfo("joint-8x32");

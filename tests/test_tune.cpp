@@ -258,7 +258,7 @@ TEST(TuneCache, AFileThatIsNotACacheIsBadInputNamingIt) {
       {R"({"format": "tileskip-tune-2", "devices": {"k": {"size_classes": {"big": {"variants": {}}}}}})", "expected"},
       {R"({"format": "tileskip-tune-2", "devices": {"k": {"variants": {"pipelined": "fma=1"}}}})", "expected"},
       {R"({"format": "something else", "devices": {}})", "expected"},
-      // issue 14, defect 5: a format that is not a string was an internal type_error
+      // regression: a format that is not a string was an internal type_error
       {R"({"format": 1, "devices": {}})", "expected"},
       {R"({"format": null})", "expected"},
       // The older formats' text is parsed when read: one that does not parse is named.
@@ -328,7 +328,7 @@ TEST(Cli, TuneOnABackendWithoutTuningSaysWhyAndExits2) {
   EXPECT_NE(o.output.find("nosuch"), std::string::npos) << o.output;
 }
 
-// Issue 14, defect 6: a folder was an internal error (basic_filebuf::underflow) and a FIFO
+// Regression: a folder was an internal error (basic_filebuf::underflow) and a FIFO
 // blocked every Vulkan command forever. Both are bad input, said at once.
 TEST(TuneCache, AFolderOrAFifoIsBadInputAndNeverBlocks) {
   std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_tune_type_");
@@ -351,7 +351,7 @@ TEST(TuneCache, AFolderOrAFifoIsBadInputAndNeverBlocks) {
   std::filesystem::remove(fifo);
 }
 
-// Issue 14: a variant faster in the median but by less than its own run-to-run spread is noise.
+// A variant faster in the median but by less than its own run-to-run spread is noise.
 TEST(Tune, AVariantWithinItsMeasuredSpreadDoesNotReplaceTheCatalogue) {
   FakeBackend backend({.noisyVariant = true});
   std::vector<std::string> lines;

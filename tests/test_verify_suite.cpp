@@ -70,7 +70,7 @@ TEST(VerifySuite, CoversTheAdversarialInputs) {
   }
 }
 
-// Issue 14, gates: the results as CI systems read them, with totals that count every case.
+// Gates: the results as CI systems read them, with totals that count every case.
 TEST(VerifyReport, JsonJunitAndTableAgreeOnTheTotals) {
   FakeBackend backend({.leaveLastRowUnwritten = true});
   std::vector<VerifyCase> cases = verifyCases(true);

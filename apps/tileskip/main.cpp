@@ -13,8 +13,8 @@ namespace {
 // A run that failed leaves without the libraries' exit-time teardown: everything of ours is
 // already closed (reports are written atomically, scopes have ended), and that teardown is what
 // can hang a failing run. Under an address-space ulimit on a 16-core machine, OpenBLAS's thread
-// pool, half-started, hung at exit after "needs 6.0 GiB of host memory" was printed (NVIDIA
-// H200 machine, 2026-11-22). Sanitizer builds exit normally: their leak check runs at exit.
+// pool, half-started, hung at exit after "needs 6.0 GiB of host memory" was printed (seen on a
+// 16-core NVIDIA H200 machine). Sanitizer builds exit normally: their leak check runs at exit.
 [[noreturn]] void leaveAfterFailure(int code) {
   std::cout.flush();
   std::cerr.flush();

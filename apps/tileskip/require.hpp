@@ -1,4 +1,4 @@
-// --require BACKEND[,...] for `list`, `verify`, `bench` and `tune` (issue 14): a CI gate that fails with exit 3,
+// --require BACKEND[,...] for `list`, `verify`, `bench` and `tune`: a CI gate that fails with exit 3,
 // naming what is missing and why, instead of passing on whatever backends happened to be found.
 #pragma once
 

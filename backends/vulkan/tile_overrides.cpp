@@ -177,7 +177,7 @@ std::vector<KernelVariant> tuningCandidates(const KernelInfo& kernel, const Comp
   if (kernel.isBaseline() || kernel.tile.WM == 0) return {};
   auto switched = [](SpecId id, bool on) { return KernelVariant{std::nullopt, {{std::string(specializationName(id)), on}}}; };
   auto tiled = [](std::string_view notation) { return KernelVariant{parseTileNotation(notation), {}}; };
-  // What the H200 runs told apart (bench/results/2026-11-22-h200-vulkan-tune.md): the switches,
+  // What the H200 runs told apart (lab/06-vulkan-variants): the switches,
   // and the shapes that did not spill there; BK = 16 and 256-wide tiles spilled and are left out.
   // The skipping kernels' list loop has K12's switches only, and K11's shapes.
   std::vector<KernelVariant> tried;

@@ -32,7 +32,7 @@ struct PipelineSwitches {
   bool explicitFma = false;         // fma() instead of a contractible acc + a * b
   bool storeBeforeCompute = false;  // write the fetched K-tile to shared memory before the FMAs, not after
   // No branch around fetch and store: the last step fetches an empty K-tile. On by default: on
-  // the H200 it took K11 from 4.30 to 3.59 ms at 4096 (bench/results/2026-11-22-h200-vulkan-tune.md)
+  // the H200 it took K11 from 4.30 to 3.59 ms at 4096 (lab/06-vulkan-variants)
   // and left the skipping kernels as they were.
   bool fetchEveryStep = true;
   bool operator==(const PipelineSwitches&) const = default;

@@ -1,5 +1,5 @@
-// What every result file carries so that a number can be traced to what produced it (issue 14,
-// self-describing results): the tool's version and commit, the element type, the schema ids of
+// What every result file carries so that a number can be traced to what produced it
+// (self-describing results): the tool's version and commit, the element type, the schema ids of
 // the JSON documents, and the tune overrides a device ran with.
 #pragma once
 

@@ -6,8 +6,9 @@
 // problem too small to fill the GPU (launch cost and idle multiprocessors decide, and the small
 // teaching kernels or cuBLAS won), and cuSPARSE on an A that is mostly zeros (its time follows
 // A's non-zeros and N, not tiles); and it cannot rank kernels it predicts closer together than
-// its own error. There, on a GPU, auto times the kernels it cannot rank and runs the fastest; the
-// choice costs a few runs of each, once.
+// its own error (lab/10-skip-nothing-one-warp-model). There, on a GPU, auto times the kernels it
+// cannot rank and runs the fastest; the choice costs a few runs of each, once
+// (lab/11-auto-cutlass-anchor).
 #pragma once
 
 #include <string>
@@ -22,11 +23,11 @@ namespace tileskip {
 // calibration there (its runs had A at least a quarter non-zero).
 inline constexpr double kSparseElementDensity = 0.1;
 // Kernels the model predicts within this factor of its fastest are near ties: its error on the
-// H200 calibration runs reached 10-20 % for the skipping kernels (2026-11-23-h200-calibration.md).
+// H200 calibration runs reached 10-20 % for the skipping kernels (lab/10-skip-nothing-one-warp-model).
 inline constexpr double kModelError = 1.2;
 // Timed runs of each candidate after one warm-up; their median decides. On the H200 the small
 // problems auto measures run in microseconds, where three runs left auto up to 6 % behind the
-// fastest kernel of a five-run bench (bench/results/2026-11-23-h200-real-auto.md).
+// fastest kernel of a five-run bench (lab/11-auto-cutlass-anchor).
 inline constexpr int kAutoTimedRuns = 10;
 
 struct AutoChoice {

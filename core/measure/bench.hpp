@@ -81,7 +81,7 @@ struct BenchOptions {
 // A GPU left idle (by the CPU's reference, a driver's pipeline compile) drops its clock: an H200
 // went from 1980 to 345 MHz after about 2.5 s idle and climbed back only after some 0.3 s of our
 // submissions at the low clock and 0.1 s of the climb, so a warm-up of 200 ms of kernel time
-// ended before the climb and the timed runs were 3-5x slow (bench/NOTES.md step 13). Hence the
+// ended before the climb and the timed runs were 3-5x slow (lab/13-gpu-clock). Hence the
 // 500 ms default above, a count that lets a short kernel reach it, and then: warm-up goes on
 // while the median of the last kSettleRuns runs is more than kSettleFaster faster than that of
 // the kSettleRuns before, until the device has been busy kClockClimbedMilliseconds, within
@@ -138,7 +138,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
 // The fastest verified row of `kernel` on `backend` ("" for any backend), or null.
 const BenchRow* timedRow(const BenchReport& report, std::string_view backend, std::string_view kernel);
 
-// "2026-11-22T10:00:00Z"
+// UTC, to the second: "YYYY-MM-DDThh:mm:ssZ"
 std::string utcTimestamp();
 std::string hostDescription();
 

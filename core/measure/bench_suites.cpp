@@ -20,7 +20,7 @@ namespace {
 constexpr const char* kDenseCandidates[] = {"vectorized", "warptile", "pipelined", "hoisted"};
 // Every joint kernel, the one-warp ones included: "best joint kernel" is whichever runs fastest.
 constexpr const char* kJointCandidates[] = {"joint-64x32", "joint-32x32", "joint-8x32", "warp-joint-64x64", "warp-joint-32x32"};
-// The tensor-core kernels (issue 13): dense, and skipping by the joint pattern.
+// The tensor-core kernels: dense, and skipping by the joint pattern.
 constexpr const char* kTensorDense = "mma";
 constexpr const char* kTensorJoint = "mma-joint-64x32";
 // The same on Hopper's own instructions (CUDA on compute capability 9.0 only), timed in the same runs.

@@ -1,5 +1,5 @@
-// Benchmark suites built on the harness (core/measure/bench.hpp): `headline`, the performance targets of
-// issue 7 measured as ratios in one process, and `sweep`, speedup against density and size with
+// Benchmark suites built on the harness (core/measure/bench.hpp): `headline`, the project's performance
+// targets measured as ratios in one process, and `sweep`, speedup against density and size with
 // the ideal and load-bound curves. Every number comes from runBench, so every kernel is verified
 // before its time counts.
 #pragma once

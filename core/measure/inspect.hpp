@@ -28,7 +28,7 @@ struct KernelInspection {
   const KernelInfo* kernel = nullptr;
   int aGranularity = 0, bGranularity = 0;      // 0 where the kernel does not inspect that operand
   double aPatternDensity = 1.0, bPatternDensity = 1.0;  // at those granularities
-  double jointDensity = 1.0;       // DESIGN.md's: kept rank-1 updates weighted by tile area, over M·N·K
+  double jointDensity = 1.0;       // kept rank-1 updates weighted by tile area, over M·N·K
   double idealSpeedup = 1.0;       // 1 / jointDensity
   double loadBoundSpeedup = 1.0;   // 1 / the fraction of (block tile, K-block) pairs a block loads
   SkipFeatures features;           // what the speed model reads
@@ -54,7 +54,7 @@ inline constexpr double kSkipMargin = 1.05;
 
 // Below this many outputs (M·N) a recommendation says its prediction is a guess: on the H200,
 // problems this small (bench --suite real) ran fastest on the small-tile teaching kernels,
-// launch-bound, which a model fitted at 4096^3 does not see.
+// launch-bound, which a model fitted at 4096^3 does not see (lab/10-skip-nothing-one-warp-model).
 inline constexpr double kSmallProblemOutputs = 1024.0 * 1024.0;
 
 // Inspects A·B for each of `kernels` (catalogue entries a backend implements) under `model`.

@@ -11,9 +11,9 @@ namespace {
 
 // clang-format off
 // Uncalibrated defaults: a kernel that does not skip costs its measured dense ratio (H200 CUDA,
-// bench/results/2026-11-22-h200-cuda-catalogue-4096.md); a skipping kernel pays a little per
-// tile, for the K-blocks its blocks load and for the updates they keep, in proportions read off
-// the 2026-11-22 headline suite. A device without a calibration of its own uses these.
+// lab/00-first-catalogue); a skipping kernel pays a little per tile, for the K-blocks its blocks
+// load and for the updates they keep, in proportions read off the first headline suite run on a
+// GPU (lab/records). A device without a calibration of its own uses these.
 constexpr KernelCoefficients kDefaults[] = {
   //  kernel          dense   fixed  load  work  partial
   {"naive",          43.0,   0.0,   0.0,  0.0,  0.0},
@@ -24,7 +24,7 @@ constexpr KernelCoefficients kDefaults[] = {
   {"vectorized",      1.18,  0.0,   0.0,  0.0,  0.0},
   {"warptile",        1.18,  0.0,   0.0,  0.0,  0.0},
   {"pipelined",       1.0,   0.0,   0.0,  0.0,  0.0},
-  {"hoisted",         0.92,  0.0,   0.0,  0.0,  0.0},  // tuning harness, 0.89 vs 0.83 of cuBLAS (bench/NOTES.md step 8)
+  {"hoisted",         0.92,  0.0,   0.0,  0.0,  0.0},  // tuning harness, 0.89 vs 0.83 of cuBLAS (lab/09-dense-variants)
   {"a-row",           1.47,  0.02,  0.0,  1.45, 0.3},
   {"a-warp",          1.0,   0.03,  0.45, 0.55, 0.4},
   {"b-group8",        1.47,  0.02,  0.0,  1.45, 0.3},
@@ -36,9 +36,9 @@ constexpr KernelCoefficients kDefaults[] = {
   {"warp-joint-32x32", 1.15, 0.03,  0.55, 0.6,  0.4},
   // The tensor-core kernels run on 16-bit problems, which no model ranks (auto measures them):
   // their rows only keep the table whole (S10 borrows the SIMT joint kernels' proportions). K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
-  // bf16 against pipelined's 3.28 ms fp32 (bench/results/2026-11-24-h200-k13-check.md).
+  // bf16 against pipelined's 3.28 ms fp32 (lab/17-k13-check).
   {"mma",             0.14,  0.0,   0.0,  0.0,  0.0},
-  {"wgmma",           0.068, 0.0,   0.0,  0.0,  0.0},  // K14: 0.222 ms bf16 at 4096^3 (2026-11-24-h200-k14-wgmma.md)
+  {"wgmma",           0.068, 0.0,   0.0,  0.0,  0.0},  // K14: 0.222 ms bf16 at 4096^3 (lab/21-wgmma)
   {"mma-joint-64x32", 0.14,  0.03,  0.45, 0.55, 0.4},
   {"wgmma-joint-64x64", 0.068, 0.03, 0.45, 0.55, 0.4},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
@@ -47,8 +47,8 @@ constexpr KernelCoefficients kDefaults[] = {
 };
 
 // Fitted by bench/calibrate_model.py from bench/gpu_calibrate.sh on one NVIDIA H100, driver
-// 580.159.04, 2026-11-26: 14 problems at 4096^3 (bench/results/2026-11-26-h100-calibration.md),
-// the skipping kernels on K12's loop in both twins (bench/NOTES.md steps 30 and 31).
+// 580.159.04: 14 problems at 4096^3, the skipping kernels on K12's loop in both twins, fitted to
+// relative errors (lab/31-glsl-skip-hoisted).
 constexpr KernelCoefficients kH100Cuda[] = {
   //  kernel            dense   fixed   load    work    partial
   {"vectorized",         1.404,  0.030,  0.450,  0.550,  0.400},
@@ -84,19 +84,19 @@ constexpr KernelCoefficients kH100Vulkan[] = {
 };
 
 // Fitted by bench/calibrate_model.py from bench/gpu_calibrate.sh on one NVIDIA H200, driver
-// 580.159.04, 2026-11-23: 14 problems at 4096^3 (bench/results/2026-11-23-h200-calibration.md).
-// The warp-uniform skipping kernels have moved to K12's loop since (steps 30, 31), so their rows
-// are gone: the H200 borrows the H100's of 2026-11-26 for them (kCalibrations), the same SMs at
+// 580.159.04: 14 problems at 4096^3 (lab/10-skip-nothing-one-warp-model). The warp-uniform
+// skipping kernels have moved to K12's loop since (lab/30-skip-hoisted, lab/31-glsl-skip-hoisted),
+// so their rows are gone: the H200 borrows the H100's for them (kCalibrations), the same SMs at
 // the same clock (K12, measured on both, has the same coefficient on both: CUDA 0.894, Vulkan 0.914
-// and 0.915). Checked on an H200 on 2026-11-27: with them auto picks within 1 % of the fastest
-// kernel on all 28 problems, where a refit would keep Vulkan K12 on four dense-like problems under
-// the skip margin (bench/results/2026-11-27-h200-calibration.md).
+// and 0.915). Checked on an H200 since: with them auto picks within 1 % of the fastest kernel on
+// all 28 problems, where a refit would keep Vulkan K12 on four dense-like problems under the skip
+// margin (lab/38-kept-work).
 constexpr KernelCoefficients kH200Cuda[] = {
   //  kernel            dense   fixed   load    work    partial
-  {"vectorized",         1.295,  0.030,  0.450,  0.550,  0.400},  // K6 on the shared lane rule: 2026-11-23-h200-twins.md
+  {"vectorized",         1.295,  0.030,  0.450,  0.550,  0.400},  // K6 on the shared lane rule (lab/11-auto-cutlass-anchor)
   {"warptile",           1.210,  0.030,  0.450,  0.550,  0.400},
   {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
-  {"hoisted",            0.894,  0.000,  0.000,  0.000,  0.000},  // measured apart: 2026-11-25-h200-headline-k12-streamed.json
+  {"hoisted",            0.894,  0.000,  0.000,  0.000,  0.000},  // measured apart (lab/29-barrier-placement)
   {"a-row",              1.460,  0.032,  0.450,  0.907,  0.146},
   {"b-group8",           1.455,  0.031,  0.450,  0.866,  0.192},
 };
@@ -106,7 +106,7 @@ constexpr KernelCoefficients kH200Vulkan[] = {
   {"vectorized",         1.219,  0.030,  0.450,  0.550,  0.400},
   {"warptile",           1.029,  0.030,  0.450,  0.550,  0.400},
   {"pipelined",          1.000,  0.030,  0.450,  0.550,  0.400},
-  {"hoisted",            0.914,  0.000,  0.000,  0.000,  0.000},  // measured apart: 2026-11-25-h200-headline-k12-streamed.json
+  {"hoisted",            0.914,  0.000,  0.000,  0.000,  0.000},  // measured apart (lab/29-barrier-placement)
   {"a-row",              1.338,  0.143,  0.455,  0.687,  0.144},
   {"b-group8",           1.342,  0.222,  0.459,  0.547,  0.504},
 };

@@ -1,7 +1,7 @@
 // The model behind `inspect`'s predicted speedup and `--kernel auto`: a kernel's time relative
 // to the backend's dense reference kernel, as a linear function of what its patterns leave it to
 // do. Its coefficients are measured, not guessed: bench/calibrate_model.py fits them per kernel
-// from `tileskip bench --format json` runs on a device (bench/NOTES.md) and prints the rows of
+// from `tileskip bench --format json` runs on a device (bench/gpu_calibrate.sh) and prints the rows of
 // kCalibrations (speed_model.cpp).
 //
 //   time / dense reference time  =  dense · D  +  (fixed · (1 - D) + load · L + work · W + partial · P)

@@ -105,7 +105,7 @@ TuneReport runTune(Backend& backend, const std::vector<const KernelInfo*>& kerne
     for (const KernelVariant& variant : variants) result.trials.push_back({variant, false, {}, 0.0, 0.0});
     std::vector<std::vector<double>> roundMedians(result.trials.size());
     // Every variant on one upload, in rounds that alternate them: a GPU whose speed drifts
-    // between uploads or over seconds (bench/NOTES.md, step 6) then slows all variants of a
+    // between uploads or over seconds (lab/07-tune-per-device) then slows all variants of a
     // round alike, and each keeps its best round.
     std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
     for (int round = 0; round < options.rounds; ++round) {

@@ -1,4 +1,4 @@
-// The input precisions of the tensor-core kernels (issue 13). Every matrix in the host code is
+// The input precisions of the tensor-core kernels. Every matrix in the host code is
 // fp32; a problem in another precision holds fp32 values that are exactly representable in it
 // (rounded once, on the host, the way the GPU's cvt.rn rounds), so the float64 reference of the
 // rounded inputs is the exact answer the kernel should approach, and the 16-bit copies a kernel

@@ -1,4 +1,4 @@
-// Skip patterns, exactly as DESIGN.md defines them.
+// Skip patterns, the definitions the kernels, the speed model and the viewer share.
 //   A-pattern at row granularity R: one byte per (row tile, K-block); bit j is set iff some
 //     A[r][8·kb + j] != 0 for a row r of that tile.
 //   B-pattern at column granularity G: one byte per (column tile, K-block); bit j is set iff

@@ -1,5 +1,5 @@
 // Reordering: permutations of A's rows, B's columns and the shared K index that gather zeros
-// into the tiles and K-blocks the skipping kernels can skip (issue 11, item 6).
+// into the tiles and K-blocks the skipping kernels can skip.
 //
 // C = A·B is invariant under one permutation of K applied to A's columns and B's rows together;
 // C's rows follow A's rows and C's columns follow B's columns. So with A' = A[rowOrder][:, kOrder]

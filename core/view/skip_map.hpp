@@ -4,7 +4,8 @@
 //   bench's jointDensity and idealSpeedup).
 // Loads: per block tile, the K-blocks whose A and B tiles the block must still load because one
 //   of its warps needs them. Skipping FMAs is not skipping loads: with independent patterns a
-//   block tile loads nearly every K-block, and memory traffic caps the speedup (DESIGN.md).
+//   block tile loads nearly every K-block, and memory traffic caps the speedup
+//   (docs/teaching.md, "skipping FMAs is not skipping loads").
 #pragma once
 
 #include <vector>
