@@ -12,7 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "backends/cuda/kernel_table.cuh"
+#include "kernel_instances.cuh"
 #include "core/model/catalogue.hpp"
 #include "core/model/dtype.hpp"
 #include "core/model/pattern.hpp"
@@ -109,10 +109,20 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, EmulatedCudaKernel, ::testing::ValuesIn(twin
                            return name;
                          });
 
-// kernel_table.cuh checks this at compile time wherever the compiler can (not under GCC's
-// AddressSanitizer); here it holds in every build.
-TEST(CudaKernelTable, ListsEveryTwinKernelOfTheCatalogueInItsOrder) {
-  EXPECT_TRUE(tileskip::cuda::tableMatchesCatalogue());
+// The instance table is generated from the catalogue: every twin row in every dtype it takes, and
+// nothing else, each instance pointing at the catalogue's own row.
+TEST(CudaInstanceTable, HoldsEveryTwinRowInEveryDTypeItTakes) {
+  std::size_t expected = 0;
+  for (const KernelInfo& kernel : twinKernels()) {
+    for (DType dtype : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
+      if (!kernel.takes(dtype)) continue;
+      ++expected;
+      const cuda::GemmInstance* instance = tileskip::testing::findEmulatedInstance(kernel.id, dtype);
+      ASSERT_NE(instance, nullptr) << kernel.id << " " << dtypeName(dtype);
+      EXPECT_EQ(instance->row, &kernel) << kernel.id;
+    }
+  }
+  EXPECT_EQ(std::size(cuda::kGemmInstances), expected);
 }
 
 TEST(CudaEmulator, RunsAUniformKernel) {
@@ -156,16 +166,16 @@ TEST(CudaEmulator, ATemplatedKernelsSharedMemoryStartsEachBlockAsNaN) {
 // between two hand-overs are that thread's stores; each is cleared again, so an output a second
 // thread stores shows up as well. The patterns clear one depth of every K-block, so the skipping
 // kernels run their skipping path. (A warp-uniform block tile with nothing to skip runs K11's
-// loop in K11's lane arrangement where the warp tile allows it (skip_common.cuh, DenseTile):
+// loop in K11's lane arrangement where the warp tile allows it (kernels/warp_uniform_skip.cuh, DenseTile):
 // for joint-8x32 that path alone maps lanes as K11 does, and its GLSL twin does not. Known,
 // kept for S7's dense-path speed; see docs/adding-a-kernel.md.)
 TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
   for (const KernelInfo& kernel : twinKernels()) {
-    const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);
-    ASSERT_NE(entry, nullptr) << kernel.id;
     // Every instance: a tensor-core kernel's 16-bit one, and its tf32 one where it has one.
     for (DType inputs : {DType::Fp32, DType::Fp16, DType::Tf32}) {
       if (!kernel.takes(inputs) || (inputs == DType::Fp32) == kernel.usesTensorCores()) continue;
+      const cuda::GemmInstance* instance = tileskip::testing::findEmulatedInstance(kernel.id, inputs);
+      ASSERT_NE(instance, nullptr) << kernel.id;
       const TileShape& t = kernel.tile;
       const int m = t.BM, n = t.BN, k = kKBlock;
       std::vector<float> a(static_cast<std::size_t>(m) * k, 1.0f), b(static_cast<std::size_t>(k) * n, 1.0f);
@@ -177,12 +187,10 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       unsigned tileQueue[2] = {0u, 0u};
       std::vector<int> stored(c.size(), -1);
       int twice = 0;
-      const tileskip::testing::EmulatedOperands op{a.data(), b.data(),        c.data(),        m,
-                                                   n,        k,               inputs,          aHalf.data(),
-                                                   bHalf.data(), b.data(),    aPattern.data(), bPattern.data(),
-                                                   tileQueue};
+      const cuda::GemmOperands op{a.data(), b.data(), c.data(), inputs,          aHalf.data(),    bHalf.data(), b.data(),
+                                  m,        n,        k,        aPattern.data(), bPattern.data(), tileQueue};
       emu::launch(
-          1, static_cast<unsigned>(t.threads), [&] { tileskip::testing::callEmulatedKernel(*entry, kernel, op); },
+          1, static_cast<unsigned>(t.threads), [&] { instance->call(op); },
           [&](unsigned thread) {
             for (std::size_t i = 0; i < c.size(); ++i) {
               if (std::isnan(c[i])) continue;
@@ -191,18 +199,18 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
               c[i] = std::nanf("");
             }
           });
-      const std::string instance = std::string(kernel.id) + " (" + std::string(dtypeName(inputs)) + ")";
-      EXPECT_EQ(twice, 0) << instance << ": outputs stored by more than one thread";
+      const std::string name = std::string(kernel.id) + " (" + std::string(dtypeName(inputs)) + ")";
+      EXPECT_EQ(twice, 0) << name << ": outputs stored by more than one thread";
       const std::vector<int> owners = outputOwners(kernel);
       int wrong = 0;
       for (std::size_t i = 0; i < owners.size(); ++i) {
         if (stored[i] == owners[i]) continue;
         if (wrong++ == 0) {
-          ADD_FAILURE() << instance << ": output (" << i / n << ", " << i % n << ") stored by thread " << stored[i]
+          ADD_FAILURE() << name << ": output (" << i / n << ", " << i % n << ") stored by thread " << stored[i]
                         << ", the catalogue's rule gives it to thread " << owners[i];
         }
       }
-      EXPECT_EQ(wrong, 0) << instance;
+      EXPECT_EQ(wrong, 0) << name;
     }
   }
 }

@@ -1,5 +1,5 @@
-// Teaching mode's source view: the CUDA and GLSL twins are found by stem in a source tree, a
-// missing twin says so (and why), and the lines that decide a skip are marked.
+// Teaching mode's source view: the CUDA and GLSL twins are found by their row's source in a source
+// tree, a missing twin says so (and why), and the lines that decide a skip are marked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,23 +12,23 @@ using namespace tileskip;
 using namespace tileskip::ui;
 namespace fs = std::filesystem;
 
-TEST(KernelSource, FindsTheTwinsByStemAndSaysWhenOneIsMissing) {
+TEST(KernelSource, FindsTheTwinsByTheirSourceAndSaysWhenOneIsMissing) {
   fs::path root = fs::temp_directory_path() / ("tileskip_source_test_" + std::to_string(::getpid()));
-  fs::create_directories(root / "shaders");
-  std::ofstream(root / "shaders" / "s07_joint_8x32.comp") << "// joint skip\nvoid main() { warpTileSkipGemm(); }\nx += 1;\n";
+  fs::create_directories(root / "kernels");
+  std::ofstream(root / "kernels" / "warp_uniform_skip.comp") << "// joint skip\n    walkKBlocks(row0, col0);\nx += 1;\n";
   const KernelInfo& kernel = kernelInfo("joint-8x32");
 
   KernelSourceFile glsl = loadKernelSource(kernel, SourceLanguage::Glsl, {root / "elsewhere", root});
   ASSERT_TRUE(glsl.found()) << glsl.note;
-  EXPECT_EQ(glsl.relativePath, "shaders/s07_joint_8x32.comp");
-  EXPECT_NE(glsl.text.find("warpTileSkipGemm"), std::string::npos);
+  EXPECT_EQ(glsl.relativePath, "kernels/warp_uniform_skip.comp");
+  EXPECT_NE(glsl.text.find("walkKBlocks"), std::string::npos);
   EXPECT_EQ(skipDecisionLines(glsl.relativePath, glsl.text), std::vector<int>{2});
   // The same line in a file no marker points at is not marked.
-  EXPECT_TRUE(skipDecisionLines("shaders/tileskip_stage.glsl", glsl.text).empty());
+  EXPECT_TRUE(skipDecisionLines("kernels/parts/stage.glsl", glsl.text).empty());
 
   KernelSourceFile cuda = loadKernelSource(kernel, SourceLanguage::Cuda, {root});
   EXPECT_FALSE(cuda.found());
-  EXPECT_EQ(cuda.relativePath, "backends/cuda/s07_joint_8x32.cuh");
+  EXPECT_EQ(cuda.relativePath, "kernels/warp_uniform_skip.cuh");
   EXPECT_NE(cuda.note.find("does not exist"), std::string::npos) << cuda.note;
 
   KernelSourceFile vendor = loadKernelSource(kernelInfo("cublas"), SourceLanguage::Cuda, {root});
@@ -38,7 +38,7 @@ TEST(KernelSource, FindsTheTwinsByStemAndSaysWhenOneIsMissing) {
   KernelSourceFile hopper = loadKernelSource(kernelInfo("wgmma"), SourceLanguage::Glsl, {root});
   EXPECT_FALSE(hopper.found());
   EXPECT_NE(hopper.note.find("no GLSL twin"), std::string::npos) << hopper.note;
-  EXPECT_EQ(kernelSourceCandidates(kernelInfo("wgmma"), SourceLanguage::Cuda).front(), "backends/cuda/k14_wgmma.cuh");
+  EXPECT_EQ(kernelSourceCandidates(kernelInfo("wgmma"), SourceLanguage::Cuda).front(), "kernels/k14_wgmma.cuh");
   fs::remove_all(root);
 }
 
@@ -116,14 +116,16 @@ TEST(KernelSource, EverySkippingKernelShowsWhereItsSkipIsDecided) {
       const bool cuda = language == SourceLanguage::Cuda;
       if (kernel.usesTensorCores()) {
         // The block's gather is shared; each warp's decision to issue an MMA step is the kernel's own.
-        EXPECT_EQ(decision.file.relativePath, cuda ? "backends/cuda/skip_common.cuh" : "shaders/tileskip_block_skip.glsl");
+        EXPECT_EQ(decision.file.relativePath, cuda ? "kernels/parts/block_skip.cuh" : "kernels/parts/block_skip.glsl");
         EXPECT_TRUE(marked(sources.front(), "warpKeptSteps")) << kernel.id;
         EXPECT_TRUE(marked(sources.front(), "kept >>")) << kernel.id;
         EXPECT_TRUE(marked(decision, "gatherKBlocks(")) << kernel.id;
         continue;
       }
-      EXPECT_EQ(decision.file.relativePath, cuda ? "backends/cuda/skip_common.cuh" : "shaders/tileskip_skip.glsl");
-      EXPECT_TRUE(marked(decision, "gatherKBlocks(")) << kernel.id;
+      // The kernel walks the list its block gathers; the warp's decision is the warp_skip part's.
+      EXPECT_TRUE(marked(sources.front(), "walkKBlocks")) << kernel.id;
+      EXPECT_EQ(decision.file.relativePath, cuda ? "kernels/parts/warp_skip.cuh" : "kernels/parts/warp_skip.glsl");
+      EXPECT_TRUE(marked(decision, "gatherKBlocks")) << kernel.id;
       EXPECT_TRUE(marked(decision, "updateKBlock(")) << kernel.id;
     }
   }

@@ -1,8 +1,8 @@
-// The tensor-core instructions of backends/cuda/mma_common.cuh on the CPU emulator, against
+// The tensor-core instructions of kernels/parts/mma.cuh on the CPU emulator, against
 // their operands indexed directly: what each lane receives from ldmatrix (plain and transposed),
 // what a warp's mma.sync computes, cp.async's zero fill, and a lane that misses a warp-wide
 // instruction; and K13, the dense tensor-core kernel built on them, against the fp64 product of
-// its rounded inputs; then K14 (Hopper's warp-specialized wgmma kernel, hopper_common.cuh's
+// its rounded inputs; then K14 (Hopper's warp-specialized wgmma kernel, parts/hopper.cuh's
 // instructions) the same way, through the copy engine and through its element-by-element copies.
 // The GPU side: lab/16-mma-probe/mma_probe.cu, lab/17-k13-check/k13_check.cu and lab/21-wgmma/wgmma_probe.cu.
 #include <gtest/gtest.h>
@@ -19,10 +19,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backends/cuda/k13_mma.cuh"
-#include "backends/cuda/k14_wgmma.cuh"
-#include "backends/cuda/s11_wgmma_joint_64x64.cuh"
-#include "backends/cuda/mma_common.cuh"
+#include "core/model/catalogue.hpp"
+#include "kernels/k13_mma.cuh"
+#include "kernels/k14_wgmma.cuh"
+#include "kernels/parts/mma.cuh"
+#include "kernels/s11_wgmma_joint_64x64.cuh"
 #include "core/model/dtype.hpp"
 #include "core/model/matrix.hpp"
 #include "core/model/pattern.hpp"
@@ -32,7 +33,7 @@ using namespace tileskip::cuda;
 
 namespace {
 
-// Lane `lane`'s fragments of C's two 8-column halves (mma_common.cuh's d layout) into a row-major
+// Lane `lane`'s fragments of C's two 8-column halves (mma.cuh's d layout) into a row-major
 // 16 x 16 C.
 void storeHalves(const float (&left)[4], const float (&right)[4], float* c, int lane) {
   const int g = lane / 4, t = lane % 4;
@@ -58,7 +59,7 @@ void stageBoth(const Word* a, const Word* b, Word* as, Word* bs, int count) {
 // One warp multiplies a 16 x 16 A by a 16 x 16 B (both row-major; B is K x N) as the MMA kernels
 // do: both staged in shared memory, A's fragments by ldmatrix, B's by transposed ldmatrix, two
 // MMAs for C's two 8-column halves, each lane storing its fragment of C.
-template <MmaInput T>
+template <DType T>
 void multiplyOneTile(const std::uint16_t* a, const std::uint16_t* b, float* c) {
   __shared__ __align__(16) std::uint16_t as[16 * 16];
   __shared__ __align__(16) std::uint16_t bs[16 * 16];
@@ -98,7 +99,7 @@ void laneSkipsTheMma(float* c) {
   unsigned a[4] = {}, b[2] = {};
   float d[4] = {};
   if (threadIdx.x == 5) return;
-  mmaM16N8K16<MmaInput::Bf16>(d, a, b);
+  mmaM16N8K16<DType::Bf16>(d, a, b);
   c[threadIdx.x] = d[0];
 }
 
@@ -119,9 +120,9 @@ TEST(MmaEmulation, AWarpMultipliesATileExactlyInEitherType) {
     std::vector<float> c(256, -1.0f);
     emu::launch(1, 32, [&] {
       if (type == DType::Bf16) {
-        multiplyOneTile<MmaInput::Bf16>(aBits.data(), bBits.data(), c.data());
+        multiplyOneTile<DType::Bf16>(aBits.data(), bBits.data(), c.data());
       } else {
-        multiplyOneTile<MmaInput::Fp16>(aBits.data(), bBits.data(), c.data());
+        multiplyOneTile<DType::Fp16>(aBits.data(), bBits.data(), c.data());
       }
     });
     for (int i = 0; i < 16; ++i) {
@@ -170,7 +171,7 @@ TEST(MmaEmulation, AnMmaAddsToWhatTheAccumulatorHeld) {
     const unsigned pairOfOnes = one | (static_cast<unsigned>(one) << 16), pairOfHalves = half | (static_cast<unsigned>(half) << 16);
     const unsigned a[4] = {pairOfOnes, pairOfOnes, pairOfOnes, pairOfOnes}, b[2] = {pairOfHalves, pairOfHalves};
     float acc[4] = {1.0f, 2.0f, 3.0f, static_cast<float>(threadIdx.x)};
-    mmaM16N8K16<MmaInput::Bf16>(acc, a, b);
+    mmaM16N8K16<DType::Bf16>(acc, a, b);
     for (int i = 0; i < 4; ++i) d[threadIdx.x * 4 + i] = acc[i];
   });
   // Every element of A B is 16 x 1 x 0.5 = 8.
@@ -250,45 +251,52 @@ std::vector<std::uint32_t> transposedWordsOf(const std::vector<float>& b, int k,
   return words;
 }
 
-// K13 at the shape lab/17-k13-check/k13_check.cu checks on the GPU: 128 x 128 blocks of eight 64 x 32
-// warps, BK 32, three stages (the catalogue's own shape runs in the verify suite's emulation).
+// K13 at the shape lab/17-k13-check/k13_check.cu checks on the GPU, BK 32 (the catalogue's own
+// shape runs in the verify suite's emulation): a row of its own, as a kernel is built from a row.
+constexpr KernelInfo kMmaBk32 = [] {
+  KernelInfo row = *findKernelInfo("mma");
+  row.tile.BK = 32;
+  return row;
+}();
+
 // 16-bit inputs as their words; tf32 as fp32 words, B transposed.
 void runMmaDense(DType dtype, const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c, int m, int n,
                  int k) {
-  constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, kStages = 3, kThreads = 256;
-  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
+  const TileShape t = kMmaBk32.tile;
+  const auto blocks = static_cast<unsigned>(((m + t.BM - 1) / t.BM) * ((n + t.BN - 1) / t.BN));
+  const auto threads = static_cast<unsigned>(t.threads);
   if (dtype == DType::Tf32) {
     const std::vector<std::uint32_t> aWords = wordsOf(a), btWords = transposedWordsOf(b, k, n);
-    emu::launch(blocks, kThreads, [&] {
-      mmaDense<MmaInput::Tf32, BM, BN, BK, WM, WN, kStages, kThreads>(aWords.data(), btWords.data(), c.data(), m, n, k);
-    });
+    emu::launch(blocks, threads, [&] { k13_mma<kMmaBk32, DType::Tf32>(aWords.data(), btWords.data(), c.data(), m, n, k); });
     return;
   }
   std::vector<std::uint16_t> aBits, bBits;
   for (float x : a) aBits.push_back(halfBits(dtype, x));
   for (float x : b) bBits.push_back(halfBits(dtype, x));
-  emu::launch(blocks, kThreads, [&] {
+  emu::launch(blocks, threads, [&] {
     if (dtype == DType::Bf16) {
-      mmaDense<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads>(aBits.data(), bBits.data(), c.data(), m, n, k);
+      k13_mma<kMmaBk32, DType::Bf16>(aBits.data(), bBits.data(), c.data(), m, n, k);
     } else {
-      mmaDense<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads>(aBits.data(), bBits.data(), c.data(), m, n, k);
+      k13_mma<kMmaBk32, DType::Fp16>(aBits.data(), bBits.data(), c.data(), m, n, k);
     }
   });
 }
 
-// K14 at the shape lab/21-wgmma/wgmma_probe.cu times: 128 x 256 blocks, BK 64, four stages. The copy
-// engine where rows are 16-byte aligned, unless `byElements`; its maps are the emulator's plain ones.
+constexpr KernelInfo kWgmma = *findKernelInfo("wgmma");
+
+// K14 at the catalogue's shape, which lab/21-wgmma/wgmma_probe.cu times. The copy engine where rows
+// are 16-byte aligned, unless `byElements`; its maps are the emulator's plain ones.
 void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
                    std::vector<float>& c, int m, int n, int k, bool byElements) {
-  constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 256, kStages = 4, kThreads = 384;
-  const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, BM}, bMap{b.data(), n, k, kSwizzleRowElements, BK};
-  const bool bulk = !byElements && bulkCopiesFit(MmaInput::Bf16, n, k);
-  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
-  emu::launch(blocks, kThreads, [&] {
+  const TileShape t = kWgmma.tile;
+  const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, t.BM}, bMap{b.data(), n, k, kSwizzleRowElements, t.BK};
+  const bool bulk = !byElements && bulkCopiesFit(DType::Bf16, n, k);
+  const auto blocks = static_cast<unsigned>(((m + t.BM - 1) / t.BM) * ((n + t.BN - 1) / t.BN));
+  emu::launch(blocks, static_cast<unsigned>(t.threads), [&] {
     if (dtype == DType::Bf16) {
-      wgmmaDense<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
+      k14_wgmma<kWgmma, DType::Bf16>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
     } else {
-      wgmmaDense<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
+      k14_wgmma<kWgmma, DType::Fp16>(aMap, bMap, bulk, a.data(), b.data(), c.data(), m, n, k);
     }
   });
 }
@@ -297,35 +305,40 @@ void runWgmmaDense(DType dtype, const std::vector<std::uint16_t>& a, const std::
 // reads A as fp32 words and B transposed (N x K), as the CUDA backend's preparation makes it.
 void runWgmmaTf32(const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c, int m, int n, int k,
                   bool byElements) {
-  constexpr int BM = 128, BN = 256, BK = kWgmmaKTile<MmaInput::Tf32>, WM = 64, WN = 256, kStages = 4, kThreads = 384;
-  constexpr int kRow = kRowValues<MmaInput::Tf32>;
+  const TileShape t = kWgmma.tile;
+  constexpr int kRow = kRowValues<DType::Tf32>;
   const std::vector<std::uint32_t> aWords = wordsOf(a), btWords = transposedWordsOf(b, k, n);
-  const BulkTensorMap aMap{aWords.data(), k, m, kRow, BM, 4}, bMap{btWords.data(), k, n, kRow, BN, 4};
-  const bool bulk = !byElements && bulkCopiesFit(MmaInput::Tf32, n, k);
-  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
-  emu::launch(blocks, kThreads, [&] {
-    wgmmaDense<MmaInput::Tf32, BM, BN, BK, WM, WN, kStages, kThreads>(aMap, bMap, bulk, aWords.data(), btWords.data(), c.data(),
-                                                                      m, n, k);
+  const BulkTensorMap aMap{aWords.data(), k, m, kRow, t.BM, 4}, bMap{btWords.data(), k, n, kRow, t.BN, 4};
+  const bool bulk = !byElements && bulkCopiesFit(DType::Tf32, n, k);
+  const auto blocks = static_cast<unsigned>(((m + t.BM - 1) / t.BM) * ((n + t.BN - 1) / t.BN));
+  emu::launch(blocks, static_cast<unsigned>(t.threads), [&] {
+    k14_wgmma<kWgmma, DType::Tf32>(aMap, bMap, bulk, aWords.data(), btWords.data(), c.data(), m, n, k);
   });
 }
 
 // S11 with a list of 32 K-tiles instead of the catalogue's 1024, so a K of a few thousand takes
 // several passes through the gather and the ring (the catalogue's list needs K > 65 536 for two).
+constexpr KernelInfo kWgmmaJointShortList = [] {
+  KernelInfo row = *findKernelInfo("wgmma-joint-64x64");
+  row.structure.kBlockList = 256;
+  return row;
+}();
+
 void runWgmmaJointShortList(DType dtype, const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b,
                             std::vector<float>& c, int m, int n, int k) {
-  constexpr int BM = 128, BN = 256, BK = 64, WM = 64, WN = 256, kStages = 4, kThreads = 384, kRows = 64, kCols = 64;
-  constexpr int kListKBlocks = 256;
+  const KernelInfo& row = kWgmmaJointShortList;
+  const TileShape t = row.tile;
   Matrix aValues(m, k), bValues(k, n);
   for (std::size_t i = 0; i < a.size(); ++i) aValues.data()[i] = fromHalfBits(dtype, a[i]);
   for (std::size_t i = 0; i < b.size(); ++i) bValues.data()[i] = fromHalfBits(dtype, b[i]);
-  const Pattern aPattern = buildAPattern(aValues, kRows), bPattern = buildBPattern(bValues, kCols);
-  const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, BM}, bMap{b.data(), n, k, kSwizzleRowElements, BK};
-  const auto blocks = static_cast<unsigned>(((m + BM - 1) / BM) * ((n + BN - 1) / BN));
-  emu::launch(blocks, kThreads, [&] {
-    auto kernel = dtype == DType::Bf16
-                      ? wgmmaJoint64x64<MmaInput::Bf16, BM, BN, BK, WM, WN, kStages, kThreads, kRows, kCols, kListKBlocks>
-                      : wgmmaJoint64x64<MmaInput::Fp16, BM, BN, BK, WM, WN, kStages, kThreads, kRows, kCols, kListKBlocks>;
-    kernel(aMap, bMap, bulkCopiesFit(MmaInput::Bf16, n, k), a.data(), b.data(), c.data(), m, n, k, aPattern.bits.data(), bPattern.bits.data());
+  const Pattern aPattern = buildAPattern(aValues, row.aRowGranularity), bPattern = buildBPattern(bValues, row.bColGranularity);
+  const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, t.BM}, bMap{b.data(), n, k, kSwizzleRowElements, t.BK};
+  const auto blocks = static_cast<unsigned>(((m + t.BM - 1) / t.BM) * ((n + t.BN - 1) / t.BN));
+  emu::launch(blocks, static_cast<unsigned>(t.threads), [&] {
+    auto kernel = dtype == DType::Bf16 ? s11_wgmma_joint_64x64<kWgmmaJointShortList, DType::Bf16>
+                                       : s11_wgmma_joint_64x64<kWgmmaJointShortList, DType::Fp16>;
+    kernel(aMap, bMap, bulkCopiesFit(DType::Bf16, n, k), a.data(), b.data(), c.data(), m, n, k, aPattern.bits.data(),
+           bPattern.bits.data(), nullptr);
   });
 }
 

@@ -57,9 +57,9 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
   }
   // Inputs: the tensor-core mappings take both 16-bit types, and may take tf32 too but for the
   // warpgroup skipping row (built for 16-bit K-tiles); fp32 is the SIMT rows'.
-  for (auto broken : {+[](KernelInfo& k) { k.structure.inputs = DTypeSet::of(DType::Fp16); },
-                      +[](KernelInfo& k) { k.structure.inputs = DTypeSet::of(DType::Bf16, DType::Tf32); },
-                      +[](KernelInfo& k) { k.structure.inputs = kEveryInput; }}) {
+  for (auto broken : {+[](KernelInfo& k) { k.structure.dtypes = DTypeSet::of(DType::Fp16); },
+                      +[](KernelInfo& k) { k.structure.dtypes = DTypeSet::of(DType::Bf16, DType::Tf32); },
+                      +[](KernelInfo& k) { k.structure.dtypes = kEveryInput; }}) {
     for (std::string_view id : {"mma", "mma-joint-64x32", "wgmma", "wgmma-joint-64x64"}) {
       KernelInfo tensor = kernelInfo(id);
       EXPECT_EQ(structureContradiction(tensor), nullptr) << id;
@@ -70,17 +70,17 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
   for (std::string_view id : {"mma", "mma-joint-64x32", "wgmma"}) {
     KernelInfo halves = kernelInfo(id);
     EXPECT_TRUE(halves.takes(DType::Tf32)) << id;
-    halves.structure.inputs = kHalfInputs;
+    halves.structure.dtypes = kHalfInputs;
     EXPECT_EQ(structureContradiction(halves), nullptr) << id << ": tf32 is optional";
   }
   KernelInfo jointTf32 = kernelInfo("wgmma-joint-64x64");
-  jointTf32.structure.inputs = kHalfInputs.with(DType::Tf32);
+  jointTf32.structure.dtypes = kHalfInputs.with(DType::Tf32);
   EXPECT_NE(structureContradiction(jointTf32), nullptr) << "the warpgroup skipping kernel takes no tf32";
   KernelInfo tf32Only = kernelInfo("wgmma");
-  tf32Only.structure.inputs = DTypeSet::of(DType::Tf32);
+  tf32Only.structure.dtypes = DTypeSet::of(DType::Tf32);
   EXPECT_NE(structureContradiction(tf32Only), nullptr) << "a tensor-core row takes both 16-bit types";
   KernelInfo simtTf32 = kernelInfo("pipelined");
-  simtTf32.structure.inputs = kFp32Inputs.with(DType::Tf32);
+  simtTf32.structure.dtypes = kFp32Inputs.with(DType::Tf32);
   EXPECT_NE(structureContradiction(simtTf32), nullptr) << "the SIMT kernels take fp32 alone";
   EXPECT_FALSE(kernelInfo("wgmma").hasGlslTwin());
   EXPECT_TRUE(kernelInfo("mma").hasGlslTwin());

@@ -236,7 +236,7 @@ TEST(VulkanLimits, EveryCatalogueKernelFitsLavapipeAndNvidia) {
   EXPECT_EQ(kBlockListLength(s10, lavapipe.maxSharedBytes), 1024u);
   EXPECT_EQ(emulatedTensorCoreKernel(kernelInfo("mma")).structure.ringStages, 3);
   // K13 natively on NVIDIA: two stages (C passes through them): 21 KiB, which lets the driver run two
-  // workgroups on an SM (bench/NOTES.md step 25).
+  // workgroups on an SM (lab/25-vulkan-k13-driver).
   EXPECT_EQ(kernelSharedBytes(kernelInfo("mma")), 2u * (128 * 24 + 16 * 136) * 2);
   // S10: two stages, the list with its subgroup totals and two 16-byte scalars, and a kept-steps
   // word per listed K-tile (two K-blocks each).
@@ -313,46 +313,46 @@ TEST(VulkanLimits, AShorterKBlockListFitsADeviceWithLessSharedMemoryUntilNoneDoe
   EXPECT_NE(why->find("16.2 KiB"), std::string::npos) << *why;
 }
 
-TEST(VulkanLimits, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPatternTile) {
-  for (const KernelInfo* k : glslTwins()) EXPECT_EQ(pipelineShapeProblem(*k), std::nullopt) << k->id;
+TEST(ShapeRules, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPatternTile) {
+  for (const KernelInfo* k : glslTwins()) EXPECT_EQ(tileShapeProblem(*k), std::nullopt) << k->id;
   KernelInfo uneven = kernelInfo("pipelined");
   uneven.tile = {64, 64, 8, 32, 32, 4, 4, 128};  // 128 vectors of A and of B: one each
-  EXPECT_EQ(pipelineShapeProblem(uneven), std::nullopt);
+  EXPECT_EQ(tileShapeProblem(uneven), std::nullopt);
   uneven.tile = {32, 32, 8, 32, 32, 2, 4, 32};  // 64 vectors of A and of B: two each
-  EXPECT_EQ(pipelineShapeProblem(uneven), std::nullopt);
+  EXPECT_EQ(tileShapeProblem(uneven), std::nullopt);
   uneven.tile = {32, 64, 8, 16, 32, 1, 4, 128};  // 32 x 8 of A: 64 vectors for 128 invocations
-  ASSERT_TRUE(pipelineShapeProblem(uneven).has_value());
-  EXPECT_NE(pipelineShapeProblem(uneven)->find("split evenly"), std::string::npos) << *pipelineShapeProblem(uneven);
+  ASSERT_TRUE(tileShapeProblem(uneven).has_value());
+  EXPECT_NE(tileShapeProblem(uneven)->find("split evenly"), std::string::npos) << *tileShapeProblem(uneven);
 
   // K12's passes cover whole rows: 256 invocations over 64 vectors a row of B are 4 rows a pass,
   // 32 invocations are half a row.
   KernelInfo hoisted = kernelInfo("hoisted");
   hoisted.tile = {128, 128, 8, 64, 64, 8, 4, 128};  // K11's shape: 2 passes of A, 2 of B
-  EXPECT_EQ(pipelineShapeProblem(hoisted), std::nullopt);
-  hoisted.tile = {128, 256, 8, 64, 64, 8, 4, 32};
-  ASSERT_TRUE(pipelineShapeProblem(hoisted).has_value());
-  EXPECT_NE(pipelineShapeProblem(hoisted)->find("whole rows"), std::string::npos) << *pipelineShapeProblem(hoisted);
+  EXPECT_EQ(tileShapeProblem(hoisted), std::nullopt);
+  hoisted.tile = {128, 256, 8, 128, 256, 8, 4, 32};  // one warp
+  ASSERT_TRUE(tileShapeProblem(hoisted).has_value());
+  EXPECT_NE(tileShapeProblem(hoisted)->find("whole rows"), std::string::npos) << *tileShapeProblem(hoisted);
   // 96 invocations over 48 vectors a row of A are 2 rows a pass: its stores of A would not lie
   // whole vectors apart from pass to pass (storeKTile adds entries, not elements).
   hoisted.tile = {192, 64, 192, 64, 64, 8, 4, 96};
-  ASSERT_TRUE(pipelineShapeProblem(hoisted).has_value());
-  EXPECT_NE(pipelineShapeProblem(hoisted)->find("multiple of 4 rows"), std::string::npos) << *pipelineShapeProblem(hoisted);
+  ASSERT_TRUE(tileShapeProblem(hoisted).has_value());
+  EXPECT_NE(tileShapeProblem(hoisted)->find("multiple of 4 rows"), std::string::npos) << *tileShapeProblem(hoisted);
   // The skipping kernels stage their listed K-tiles as K12 does, one K-block a K-tile.
   KernelInfo listed = kernelInfo("joint-64x32");
   listed.tile = {128, 128, 16, 64, 64, 8, 4, 128};
-  ASSERT_TRUE(pipelineShapeProblem(listed).has_value());
-  EXPECT_NE(pipelineShapeProblem(listed)->find("BK must be 8"), std::string::npos) << *pipelineShapeProblem(listed);
-  listed.tile = {128, 256, 8, 64, 64, 8, 4, 32};
-  ASSERT_TRUE(pipelineShapeProblem(listed).has_value());
-  EXPECT_NE(pipelineShapeProblem(listed)->find("whole rows"), std::string::npos) << *pipelineShapeProblem(listed);
+  ASSERT_TRUE(tileShapeProblem(listed).has_value());
+  EXPECT_NE(tileShapeProblem(listed)->find("BK must be 8"), std::string::npos) << *tileShapeProblem(listed);
+  listed.tile = {128, 256, 8, 128, 256, 8, 4, 32};
+  ASSERT_TRUE(tileShapeProblem(listed).has_value());
+  EXPECT_NE(tileShapeProblem(listed)->find("whole rows"), std::string::npos) << *tileShapeProblem(listed);
 
   KernelInfo straddling = kernelInfo("joint-32x32");
   straddling.aRowGranularity = 64 + 32;  // a sub-tile of 32 rows straddles 96-row pattern tiles
-  ASSERT_TRUE(pipelineShapeProblem(straddling).has_value());
-  EXPECT_NE(pipelineShapeProblem(straddling)->find("whole sub-tiles of 32 rows"), std::string::npos) << *pipelineShapeProblem(straddling);
+  ASSERT_TRUE(tileShapeProblem(straddling).has_value());
+  EXPECT_NE(tileShapeProblem(straddling)->find("whole sub-tiles of 4·TM rows"), std::string::npos) << *tileShapeProblem(straddling);
   KernelInfo coarse = kernelInfo("b-warp");
   coarse.bColGranularity = 256;  // pattern tiles of two block tiles: they nest
-  EXPECT_EQ(pipelineShapeProblem(coarse), std::nullopt);
+  EXPECT_EQ(tileShapeProblem(coarse), std::nullopt);
 }
 
 TEST(VulkanLimits, PersistentKernelsGetTwoWorkgroupsPerSmOrOnePerTile) {
@@ -569,7 +569,7 @@ TEST(VulkanPipelineStatistics, OneLineNamesTheKernelItsConstantsAndEveryStatisti
 TEST(VulkanShaders, EveryCatalogueTwinAndPatternBuilderIsEmbedded) {
   std::vector<std::string_view> stems;
   for (const KernelInfo* k : glslTwins()) stems.push_back(k->stem);
-  stems.insert(stems.end(), {"patterns_a", "patterns_b"});
+  stems.insert(stems.end(), {"pattern_a", "pattern_b"});
   for (std::string_view stem : stems) {
     std::span<const std::uint32_t> words = embeddedSpirv(stem);
     ASSERT_GT(words.size(), 5u) << stem;
@@ -666,7 +666,7 @@ TEST(VulkanDevice, OnePipelineServesOtherTileShapes) {
   const KernelInfo aWarp = withTile("a-warp", {128, 64, 8, 32, 64, 8, 4, 128});
   const KernelInfo pipelined = withTile("pipelined", {64, 64, 16, 32, 32, 4, 4, 128});
   // Lanes whose fragments are not vectors read elements, from the stage K12's loops read
-  // (tileskip_warptile.glsl's readDepth): A's rows one or two at a time, B's columns two.
+  // (warptile.glsl's readDepth): A's rows one or two at a time, B's columns two.
   const KernelInfo hoisted = withTile("hoisted", {64, 64, 8, 32, 32, 2, 2, 128});
   const KernelInfo listed = withTile("a-warp", {64, 64, 8, 32, 32, 1, 4, 128});
   for (const KernelInfo* k : {&small, &joint, &aWarp, &pipelined, &hoisted, &listed}) {
@@ -797,7 +797,7 @@ TEST(VulkanDevice, TheSkipIsRightWhereASubgroupSpansTwoWarps) {
   for (const VerifyResult& r : verifyOn(backend, spanning, true)) EXPECT_TRUE(r.passed()) << r.caseName << ": " << r.failure;
 }
 
-// The tensor-core kernels' GLSL twins in their emulated builds (shaders/tileskip_mma.glsl): the
+// The tensor-core kernels' GLSL twins in their emulated builds (kernels/parts/mma.glsl): the
 // staging, the stage ring, the indexing, the edges and S10's skips, on any device with fp16
 // (lavapipe in CI), on every case of the suite and with the validation layers on.
 TEST(VulkanDevice, TheTensorCoreKernelsPassTheVerifySuiteOnEmulatedCooperativeMatrices) {
@@ -840,27 +840,28 @@ TEST(VulkanDevice, TheTensorCoreKernelSaysWhatItNeeds) {
 
 // NVIDIA's driver orders shared variables as it likes and does not realign the stages that
 // cooperative-matrix loads read: one 4-byte shared scalar in a file S10 includes made every case
-// of its verify suite wrong on the H200 (bench/NOTES.md step 20), while lavapipe, with no
+// of its verify suite wrong on the H200 (lab/20-s10-skip-tensor), while lavapipe, with no
 // cooperative matrix, cannot see it. So no shared scalar in a tensor-core kernel or the files
 // it includes may be smaller than 16 bytes; arrays are sized in whole 16-byte multiples by
 // their shapes (the catalogue's tiles, a K-block list in multiples of 4).
 TEST(VulkanShaders, TheTensorCoreKernelsDeclareNoSharedScalarSmallerThanSixteenBytes) {
-  const std::filesystem::path shaders = std::filesystem::path(TILESKIP_SOURCE_DIR) / "shaders";
+  const std::filesystem::path kernels = std::filesystem::path(TILESKIP_SOURCE_DIR) / "kernels";
   const std::regex include(R"re(^\s*#include\s+"([^"]+)")re");
   const std::regex scalar(R"re(^\s*shared\s+(\w+)\s+(\w+)\s*;)re");
   for (const KernelInfo* kernel : tensorCoreKernels()) {
-    std::deque<std::string> pending{std::string(kernel->stem) + ".comp"};
-    std::set<std::string> seen;
+    // Files as paths from kernels/; an include names a file beside the one that includes it.
+    std::deque<std::filesystem::path> pending{std::string(kernel->source) + ".comp"};
+    std::set<std::filesystem::path> seen;
     int scalars = 0;
     while (!pending.empty()) {
-      const std::string file = pending.front();
+      const std::filesystem::path file = pending.front().lexically_normal();
       pending.pop_front();
       if (!seen.insert(file).second) continue;
-      std::ifstream in(shaders / file);
-      ASSERT_TRUE(in.is_open()) << (shaders / file);
+      std::ifstream in(kernels / file);
+      ASSERT_TRUE(in.is_open()) << (kernels / file);
       std::smatch m;
       for (std::string line; std::getline(in, line);) {
-        if (std::regex_search(line, m, include)) pending.push_back(m[1]);
+        if (std::regex_search(line, m, include)) pending.push_back(file.parent_path() / std::string(m[1]));
         if (std::regex_search(line, m, scalar)) {
           ++scalars;
           EXPECT_TRUE(m[1] == "uvec4" || m[1] == "ivec4" || m[1] == "vec4") << kernel->id << ": " << file << ": " << line;
@@ -1198,7 +1199,7 @@ TEST(VulkanUnavailable, NoDriverIsExitThreeWithAReasonAndTheRestRuns) {
   EXPECT_EQ(cpuCode, 0) << cpuOutput;
 }
 
-// Issue 14, defect 3: a driver manifest that is not JSON made the loader fail the instance
+// Regression: a driver manifest that is not JSON made the loader fail the instance
 // with "out of host memory", and the error path asked a device that did not exist yet: SIGSEGV.
 TEST(VulkanUnavailable, AMalformedDriverManifestIsExitThreeNotACrash) {
   std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_manifest_");
@@ -1212,7 +1213,7 @@ TEST(VulkanUnavailable, AMalformedDriverManifestIsExitThreeNotACrash) {
   EXPECT_EQ(bench.exitCode, 3) << bench.output;
 }
 
-// ---- lavapipe ends a shader's loops after 65 535 iterations (issue 14): the model of each
+// ---- lavapipe ends a shader's loops after 65 535 iterations: the model of each
 // kernel's loop iterations, and on lavapipe itself a refusal, never a silently short K loop.
 namespace {
 
@@ -1271,7 +1272,7 @@ TEST(VulkanLoopLimit, EveryKernelIsExactAtTheLongestKItAcceptsAndRefusesLonger) 
     if (!backend.implements(kernel.id)) continue;
     std::uint64_t k = longestK(kernel, 1, 1);
     // A workgroup computes its whole block tile, masked or not: the dense kernels of one loop
-    // iteration per K-tile would take 20 s each at K = 524 280 (measured right there: issue 14
+    // iteration per K-tile would take 20 s each at K = 524 280 (measured right there: a run
     // found pipelined computing 65 535 K-tiles of 8, the model's count). The rest run here.
     if (static_cast<double>(kernel.tile.BM) * kernel.tile.BN * static_cast<double>(k) > 3e9) continue;
     SCOPED_TRACE(std::string(kernel.id) + " at K = " + std::to_string(k));
@@ -1303,8 +1304,8 @@ TEST(VulkanLoopLimit, APersistentKernelOverSeveralTilesIsExactAtTheLongestKItAcc
   EXPECT_EQ(*std::max_element(c.values().begin(), c.values().end()), static_cast<float>(k)) << "K = " << k;
 }
 
-// The issue's reproductions through the command: refused with exit 3 and the reason, never a
-// short C reported as verified. Exit 1 stays for a failed verification only (defect 7).
+// The reproductions through the command: refused with exit 3 and the reason, never a
+// short C reported as verified. Exit 1 stays for a failed verification only.
 TEST(VulkanLoopLimit, RunAndBenchRefuseALongKWithExit3) {
   VULKAN_OR_SKIP(backend, false);
   if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;

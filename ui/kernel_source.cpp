@@ -29,11 +29,11 @@ std::optional<KernelSourceFile> readSource(const std::string& relativePath, cons
 }  // namespace
 
 std::vector<std::string> kernelSourceCandidates(const KernelInfo& kernel, SourceLanguage language) {
-  if (kernel.stem.empty()) return {};
-  std::string stem(kernel.stem);
-  if (language == SourceLanguage::Cuda) return {"backends/cuda/" + stem + ".cuh", "backends/cuda/" + stem + ".cu"};
+  if (kernel.source.empty()) return {};
+  const std::string source(kernel.source);
+  if (language == SourceLanguage::Cuda) return {"kernels/" + source + ".cuh"};
   if (!kernel.hasGlslTwin()) return {};
-  return {"shaders/" + stem + ".comp"};
+  return {"kernels/" + source + ".comp"};
 }
 
 KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage language, const std::vector<fs::path>& roots) {
@@ -64,63 +64,57 @@ namespace {
 // pattern pointers themselves, whose declarations say nothing about the skip.
 constexpr SkipMarker kSkipMarkers[] = {
     // The per-thread skips live in the kernels' own files.
-    {"backends/cuda/s01_a_row.cuh", "patternByte("},
-    {"backends/cuda/s01_a_row.cuh", "(aBits >> k) & 1u"},
-    {"backends/cuda/s03_b_group8.cuh", "patternByte("},
-    {"backends/cuda/s03_b_group8.cuh", "(bBits >> k) & 1u"},
-    {"shaders/s01_a_row.comp", "aWordOverRows("},
-    {"shaders/s03_b_group8.comp", "bWordOverCols("},
-    {"shaders/s01_a_row.comp", "stageBits("},
-    {"shaders/s03_b_group8.comp", "stageBits("},
-    {"shaders/s01_a_row.comp", "& 1u) != 0u) threadTileRank1"},
-    {"shaders/s03_b_group8.comp", "& 1u) != 0u) threadTileRank1"},
-    // The warp-uniform kernels call the shared main loop, where the block gathers its K-blocks
-    // and each warp decides per sub-tile.
-    {"backends/cuda/", "warpTileSkipGemm<"},
-    {"shaders/", "warpTileSkipGemm()"},
-    {"backends/cuda/skip_common.cuh", "gatherKBlocks("},
-    {"backends/cuda/skip_common.cuh", "__ballot_sync"},
-    {"backends/cuda/skip_common.cuh", "keepsEverything("},
-    {"backends/cuda/skip_common.cuh", "updateKBlock("},
-    {"backends/cuda/skip_common.cuh", "jointPattern"},
-    {"shaders/tileskip_skip.glsl", "gatherKBlocks("},
-    {"shaders/tileskip_skip.glsl", "placeBlockPatternTiles("},
-    {"shaders/tileskip_skip.glsl", "updateKBlock("},
-    {"shaders/tileskip_skip.glsl", "jointPattern"},
-    {"shaders/tileskip_block_skip.glsl", "gatherKBlocks("},
-    {"shaders/tileskip_block_skip.glsl", "subgroupBallot("},
-    {"shaders/tileskip_block_skip.glsl", "blockKept("},
+    {"kernels/s01_a_row.cuh", "patternByte("},
+    {"kernels/s01_a_row.cuh", "(aBits >> k) & 1u"},
+    {"kernels/s03_b_group8.cuh", "patternByte("},
+    {"kernels/s03_b_group8.cuh", "(bBits >> k) & 1u"},
+    {"kernels/s01_a_row.comp", "aWordOverRows("},
+    {"kernels/s03_b_group8.comp", "bWordOverCols("},
+    {"kernels/s01_a_row.comp", "stageBits("},
+    {"kernels/s03_b_group8.comp", "stageBits("},
+    {"kernels/s01_a_row.comp", "& 1u) != 0u) threadTileRank1"},
+    {"kernels/s03_b_group8.comp", "& 1u) != 0u) threadTileRank1"},
+    // The warp-uniform kernels walk the K-blocks their block gathers (parts/block_skip), and each
+    // warp decides per sub-tile (parts/warp_skip).
+    {"kernels/warp_uniform_skip.cuh", "keepsEverything<"},
+    {"kernels/warp_uniform_skip.cuh", "walkKBlocks<"},
+    {"kernels/warp_uniform_skip.comp", "walkKBlocks("},
+    {"kernels/warp_uniform_skip.comp", "placeBlockPatternTiles("},
+    {"kernels/parts/warp_skip.cuh", "gatherKBlocks<"},
+    {"kernels/parts/warp_skip.cuh", "updateKBlock("},
+    {"kernels/parts/warp_skip.cuh", "jointPattern"},
+    {"kernels/parts/warp_skip.glsl", "gatherKBlocks("},
+    {"kernels/parts/warp_skip.glsl", "updateKBlock("},
+    {"kernels/parts/warp_skip.glsl", "jointPattern"},
+    {"kernels/parts/block_skip.cuh", "gatherKBlocks("},
+    {"kernels/parts/block_skip.cuh", "__ballot_sync"},
+    {"kernels/parts/block_skip.cuh", "keepsEverything("},
+    {"kernels/parts/block_skip.glsl", "gatherKBlocks("},
+    {"kernels/parts/block_skip.glsl", "subgroupBallot("},
+    {"kernels/parts/block_skip.glsl", "blockKept("},
     // The tensor-core joint kernel decides its warps' multiplies in its own file; the block's
     // K-block list comes from the shared gather above.
-    {"backends/cuda/s10_mma_joint_64x32.cuh", "keepsEverything<"},
-    {"backends/cuda/s10_mma_joint_64x32.cuh", "gatherKBlocks<"},
-    {"backends/cuda/s10_mma_joint_64x32.cuh", "warpKeptSteps"},
-    {"backends/cuda/s10_mma_joint_64x32.cuh", "unsigned joint"},
-    {"backends/cuda/s10_mma_joint_64x32.cuh", "recordKeptSteps<"},
-    {"backends/cuda/s10_mma_joint_64x32.cuh", "kept >>"},
+    {"kernels/s10_mma_joint_64x32.cuh", "keepsEverything<"},
+    {"kernels/s10_mma_joint_64x32.cuh", "gatherKBlocks<"},
+    {"kernels/s10_mma_joint_64x32.cuh", "warpKeptSteps"},
+    {"kernels/s10_mma_joint_64x32.cuh", "unsigned joint"},
+    {"kernels/s10_mma_joint_64x32.cuh", "recordKeptSteps<"},
+    {"kernels/s10_mma_joint_64x32.cuh", "kept >>"},
     // The Hopper joint kernel gathers and decides in its own file: the joint bytes of each K-tile,
     // their compaction into the list, and each consumer warpgroup's bit.
-    {"backends/cuda/s11_wgmma_joint_64x64.cuh", "joint |= patternByte("},
-    {"backends/cuda/s11_wgmma_joint_64x64.cuh", "__ballot_sync"},
-    {"backends/cuda/s11_wgmma_joint_64x64.cuh", "list.consumers[i] >> consumer"},
-    {"shaders/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
-    {"shaders/s10_mma_joint_64x32.comp", "blockKeepsEverything("},
-    {"shaders/s10_mma_joint_64x32.comp", "gatherKBlocks("},
-    {"shaders/s10_mma_joint_64x32.comp", "warpKeptSteps("},
-    {"shaders/s10_mma_joint_64x32.comp", "warpJointBits("},
-    {"shaders/s10_mma_joint_64x32.comp", "recordKeptSteps("},
-    {"shaders/s10_mma_joint_64x32.comp", "kept >>"},
+    {"kernels/s11_wgmma_joint_64x64.cuh", "joint |= patternByte("},
+    {"kernels/s11_wgmma_joint_64x64.cuh", "__ballot_sync"},
+    {"kernels/s11_wgmma_joint_64x64.cuh", "list.consumers[i] >> consumer"},
+    {"kernels/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
+    {"kernels/s10_mma_joint_64x32.comp", "blockKeepsEverything("},
+    {"kernels/s10_mma_joint_64x32.comp", "gatherKBlocks("},
+    {"kernels/s10_mma_joint_64x32.comp", "warpKeptSteps("},
+    {"kernels/s10_mma_joint_64x32.comp", "warpJointBits("},
+    {"kernels/s10_mma_joint_64x32.comp", "recordKeptSteps("},
+    {"kernels/s10_mma_joint_64x32.comp", "kept >>"},
 };
 
-// A folder entry applies to the kernel twins in that folder: files named by a catalogue stem.
-bool markerApplies(const SkipMarker& m, const std::string& relativePath) {
-  if (m.file.empty() || m.file.back() != '/') return relativePath == m.file;
-  const fs::path path(relativePath);
-  if (path.parent_path().generic_string() + "/" != m.file) return false;
-  const std::string stem = path.stem().string();
-  const std::span<const KernelInfo> twins = twinKernels();
-  return std::any_of(twins.begin(), twins.end(), [&](const KernelInfo& k) { return k.stem == stem; });
-}
+bool markerApplies(const SkipMarker& m, const std::string& relativePath) { return relativePath == m.file; }
 
 bool hasOwnMarkers(const std::string& relativePath) {
   for (const SkipMarker& m : kSkipMarkers) {

@@ -17,7 +17,7 @@ namespace tileskip::ui {
 enum class SourceLanguage { Cuda, Glsl };
 
 struct KernelSourceFile {
-  std::string relativePath;  // "backends/cuda/s07_joint_8x32.cuh", empty for a vendor baseline
+  std::string relativePath;  // "kernels/s10_mma_joint_64x32.cuh", empty for a vendor baseline
   std::string path;          // where it was read from; empty when not found
   std::string text;
   std::string note;          // why there is no text
@@ -33,8 +33,8 @@ KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage langu
                                   const std::vector<std::filesystem::path>& roots);
 
 // A line worth pointing at in a skipping kernel's source: where it reads pattern bits, votes on
-// them or branches on them. `file` is a path relative to a source root, or a folder ending in
-// '/' for every kernel twin in it. Each marker matches a line of the file it points at
+// them or branches on them. `file` is a path relative to a source root. Each marker matches a line
+// of the file it points at
 // (KernelSource.EveryMarkerMatchesALineOfItsFile).
 struct SkipMarker {
   std::string_view file;
@@ -53,7 +53,7 @@ struct MarkedSource {
 };
 
 // The kernel's twin in `language` and, where its skip is decided in a file it includes (the
-// warp-uniform kernels' numbered files are thin wrappers around a shared main loop), that file
+// warp-uniform kernels' source walks a list the block skip part gathers), that file
 // after it: the viewer shows both and scrolls to the decision. Includes are followed depth-first
 // in the order they appear, to the first file with markers of its own. A dense kernel gets its
 // own file, unmarked.

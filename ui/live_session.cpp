@@ -300,7 +300,7 @@ void LiveSession::catchUp(const SessionRequest& latest) {
         s.message = std::string(k.id) + " does not take " + std::string(dtypeName(latest.spec.dtype)) + " inputs";
       } else if (w.backend->implements(k.id)) {
         t.backend = w.backend.get();
-      } else if (role == SeriesRole::Baseline && k.id == "cpu" && latest.backend != "cpu") {
+      } else if (role == SeriesRole::Baseline && k.runs(VendorRoutine::OpenblasSgemm) && latest.backend != "cpu") {
         // Borrow the host BLAS from the cpu backend, as `bench` does.
         try {
           if (!w.baselineBackend) w.baselineBackend = opener_("cpu");

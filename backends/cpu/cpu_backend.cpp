@@ -26,7 +26,7 @@ class CpuProblem final : public DeviceProblem {
   void poisonC() override { c_.fill(std::numeric_limits<float>::quiet_NaN()); }
 
   double run(const KernelInfo& kernel) override {
-    if (kernel.id != "cpu") throw InputError("the cpu backend does not implement kernel '" + std::string(kernel.id) + "'");
+    if (!kernel.runs(VendorRoutine::OpenblasSgemm)) throw InputError("the cpu backend does not implement kernel '" + std::string(kernel.id) + "'");
     requireInputs(kernel, inputs_);
     auto start = std::chrono::steady_clock::now();
     referenceSgemm(a_, b_, c_);
@@ -65,7 +65,10 @@ class CpuBackend final : public Backend {
 
   std::string_view name() const override { return "cpu"; }
   const DeviceInfo& device() const override { return device_; }
-  bool implements(std::string_view kernelId) const override { return kernelId == "cpu"; }
+  bool implements(std::string_view kernelId) const override {
+    const KernelInfo* info = findKernelInfo(kernelId);
+    return info != nullptr && info->runs(VendorRoutine::OpenblasSgemm);
+  }
 
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {

@@ -1,4 +1,4 @@
-// The host's half of hopper_common.cuh's bulk tensor copies: the tensor map that names a row-major
+// The host's half of kernels/parts/hopper.cuh's bulk tensor copies: the tensor map that names a row-major
 // matrix of 16-bit or 32-bit values and the box one copy moves (one swizzled row of columns, by
 // `boxRows` rows), made by the driver's cuTensorMapEncodeTiled. The runtime hands out the driver
 // entry point, so nothing links libcuda itself (the executables must start where there is no CUDA at all).

@@ -62,9 +62,9 @@ class CudaBackend final : public Backend {
   std::string_view name() const override { return "cuda"; }
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override {
-    if (kernelId == "cublas" || kernelId == "cusparse-csr") return true;
-    // A Hopper kernel's instructions exist on compute capability 9.0 only.
     const KernelInfo* info = findKernelInfo(kernelId);
+    if (info != nullptr && (info->runs(VendorRoutine::CublasGemm) || info->runs(VendorRoutine::CusparseCsrSpmm))) return true;
+    // A Hopper kernel's instructions exist on compute capability 9.0 only.
     return hasGemmKernel(kernelId) && info != nullptr && (!info->needsHopper() || hopper_);
   }
   using Backend::upload;
@@ -111,9 +111,9 @@ class CudaProblem final : public DeviceProblem {
   // Whether `kernel` reads the 16-bit copies of A and B: a tensor-core kernel or cuBLAS, on a
   // 16-bit problem.
   bool readsHalves(const KernelInfo& kernel) const {
-    return (kernel.usesTensorCores() || kernel.id == "cublas") && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16);
+    return (kernel.usesTensorCores() || kernel.runs(VendorRoutine::CublasGemm)) && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16);
   }
-  // Whether `kernel` reads B transposed: the tensor-core kernels with tf32 inputs (mma_common.cuh's MmaInputType).
+  // Whether `kernel` reads B transposed: the tensor-core kernels with tf32 inputs (parts/mma.cuh's MmaInputType).
   bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && inputs_ == DType::Tf32; }
   // prepare()'s parts, each returning the device milliseconds it took.
   double makeHalves();
@@ -135,7 +135,7 @@ class CudaProblem final : public DeviceProblem {
   const float* aData_ = nullptr;
   const float* bData_ = nullptr;
   float* cData_ = nullptr;
-  DeviceBuffer tileQueue_;  // the persistent kernels' block tile queue (gemm_common.cuh)
+  DeviceBuffer tileQueue_;  // the persistent kernels' block tile queue (kernels/parts/block_skip.cuh)
   std::map<PatternKey, DeviceBuffer> patterns_;
   std::set<PatternKey> built_;  // patterns whose kernel ran to completion
   CsrMatrix csr_;
@@ -260,7 +260,7 @@ const std::uint8_t* CudaProblem::builtPattern(Operand operand, int granularity) 
 }
 
 bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
-  if (kernel.id == "cusparse-csr") return !csr_.converted();
+  if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return !csr_.converted();
   if (readsHalves(kernel) && !halvesMade_) return true;
   if (readsTransposedB(kernel) && !transposedMade_) return true;
   return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aRowGranularity) == nullptr) ||
@@ -269,7 +269,7 @@ bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
 
 double CudaProblem::prepare(const KernelInfo& kernel) {
   backend_.makeCurrent();
-  if (kernel.id == "cusparse-csr") return csr_.convert(backend_.cusparse(), backend_.stream(), aData_, m_, k_);
+  if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return csr_.convert(backend_.cusparse(), backend_.stream(), aData_, m_, k_);
   // A skipping tensor-core kernel needs both: its 16-bit inputs and its patterns (built from the
   // fp32 copies, which hold the rounded values, so the zeros are the same).
   const double halves = readsHalves(kernel) ? makeHalves() : 0.0;
@@ -337,9 +337,9 @@ double CudaProblem::run(const KernelInfo& kernel) {
   requireInputs(kernel, inputs_);
   backend_.makeCurrent();
   if (needsPreparation(kernel)) prepare(kernel);
-  if (kernel.id == "cusparse-csr") return csr_.multiply(backend_.cusparse(), backend_.stream(), bData_, cData_, n_);
+  if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return csr_.multiply(backend_.cusparse(), backend_.stream(), bData_, cData_, n_);
   const std::string doing = "running kernel " + std::string(kernel.id);
-  if (kernel.id == "cublas") {
+  if (kernel.runs(VendorRoutine::CublasGemm)) {
     cublasHandle_t handle = backend_.cublas();
     const bool halves = readsHalves(kernel);
     timer_.start(backend_.stream());
@@ -354,7 +354,7 @@ double CudaProblem::run(const KernelInfo& kernel) {
   operands.m = m_;
   operands.n = n_;
   operands.k = k_;
-  operands.inputs = inputs_;
+  operands.dtype = inputs_;
   if (readsHalves(kernel)) {
     operands.aHalf = static_cast<const std::uint16_t*>(aHalf_.get());
     operands.bHalf = static_cast<const std::uint16_t*>(bHalf_.get());

@@ -8,27 +8,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "backends/cuda/gemm_operands.hpp"
 #include "core/model/dtype.hpp"
 
 namespace tileskip::cuda {
-
-// One problem on the device, as every GEMM kernel takes it: row-major A (M x K), B (K x N) and
-// C (M x N), and the skip patterns at the kernel's granularities (null where it inspects none).
-struct GemmOperands {
-  const float* a = nullptr;
-  const float* b = nullptr;
-  float* c = nullptr;
-  DType inputs = DType::Fp32;  // the problem's precision: which instance of a tensor-core kernel runs
-  // A and B as 16-bit words of `inputs` (fp16 or bf16), for the 16-bit tensor-core kernels.
-  const std::uint16_t* aHalf = nullptr;
-  const std::uint16_t* bHalf = nullptr;
-  // B transposed (N x K), for the tf32 warpgroup kernel, which reads `a` and this.
-  const float* bTransposed = nullptr;
-  int m = 0, n = 0, k = 0;
-  const std::uint8_t* aPattern = nullptr;
-  const std::uint8_t* bPattern = nullptr;
-  unsigned* tileQueue = nullptr;  // two zeroed counters, for the persistent kernels
-};
 
 // Whether kernel_dispatch.cu has a kernel for this catalogue id (every twin id has one).
 bool hasGemmKernel(std::string_view id);
@@ -44,7 +27,7 @@ void checkKernelImages();
 void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool bf16, cudaStream_t stream);
 
 // Writes B (K x N, row-major) transposed into `bt` (N x K, row-major): the tensor-core kernels
-// read tf32 B only along K (mma_common.cuh's MmaInputType).
+// read tf32 B only along K (parts/mma.cuh's MmaInputType).
 void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream);
 
 // Builds the A-pattern (row tiles of `rowGranularity`) or B-pattern (column tiles of

@@ -5,8 +5,8 @@
 #include "core/model/error.hpp"
 #include "cuda_check.hpp"
 #include "launch.hpp"
-#include "pattern_a.cuh"
-#include "pattern_b.cuh"
+#include "kernels/pattern_a.cuh"
+#include "kernels/pattern_b.cuh"
 
 namespace tileskip::cuda {
 

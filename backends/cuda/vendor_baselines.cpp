@@ -75,7 +75,7 @@ void runCublasGemm(cublasHandle_t handle, DType inputs, const void* a, const voi
   if (inputs == DType::Fp32) return runCublasSgemm(handle, static_cast<const float*>(a), static_cast<const float*>(b), c, m, n, k);
   // NVIDIA_TF32_OVERRIDE=0 turns TF32 off in every NVIDIA library, whatever the compute type asks:
   // cuBLAS would then multiply tf32 inputs in plain FP32 and be timed as cuBLAS TF32 (a headline
-  // run under that variable put the Hopper kernel at 6.9x "cuBLAS TF32"; bench/NOTES.md step 32).
+  // run under that variable put the Hopper kernel at 6.9x "cuBLAS TF32"; lab/32-tile-work).
   const char* tf32Override = std::getenv("NVIDIA_TF32_OVERRIDE");
   if (inputs == DType::Tf32 && tf32Override != nullptr && std::string(tf32Override) == "0") {
     throw tileskip::UnavailableError("cuBLAS cannot run tf32 inputs on TF32 here: NVIDIA_TF32_OVERRIDE=0 in the "

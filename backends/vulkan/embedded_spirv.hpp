@@ -1,4 +1,4 @@
-// SPIR-V of every shader in shaders/, compiled by glslangValidator at build time and embedded in
+// SPIR-V of every GLSL twin and support shader in kernels/, compiled by glslangValidator at build time and embedded in
 // the binary (backends/vulkan/CMakeLists.txt generates the table), so the installed tool needs
 // no shader files beside it.
 #pragma once
@@ -11,7 +11,7 @@ namespace tileskip::vk {
 
 inline constexpr std::uint32_t kSpirvMagic = 0x07230203;
 
-// The words of shader `stem` (a .comp file stem: "s07_joint_8x32", "patterns_a"), or of a shader
+// The words of shader `stem` (a .comp file stem: "s07_joint_8x32", "pattern_a"), or of a shader
 // added by addEmbeddedShaders(); empty when there is no such shader.
 std::span<const std::uint32_t> embeddedSpirv(std::string_view stem);
 

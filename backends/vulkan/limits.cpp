@@ -27,17 +27,17 @@ std::string byteText(std::uint64_t bytes) {
 }
 
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength) {
-  // The tensor-core kernels' C passes through the ring's A stages (shaders/tileskip_mma.glsl) and
+  // The tensor-core kernels' C passes through the ring's A stages (kernels/parts/mma.glsl) and
   // adds nothing here.
   const int ringStages = glslRingStages(kernel);
   auto bytes = static_cast<std::uint64_t>(ringStages > 0 ? ringStages * kernel.stageBytes() : kernel.stagedSharedBytes());
   if (kernel.persistent()) {
     // The K-block list, a total per subgroup, and the taken tile and dense veto, 16 bytes each
-    // (shaders/tileskip_block_skip.glsl says why).
+    // (kernels/parts/block_skip.glsl says why).
     bytes += (static_cast<std::uint64_t>(listLength) + static_cast<std::uint64_t>(kernel.tile.threads) + 2 * 4) * sizeof(std::uint32_t);
     if (kernel.usesTensorCores()) {
       // S10's kept steps of every listed K-tile, a word each, in whole 16 bytes
-      // (shaders/s10_mma_joint_64x32.comp).
+      // (kernels/s10_mma_joint_64x32.comp).
       const std::uint64_t kTiles = listLength / static_cast<std::uint64_t>(kernel.tile.BK / kKBlock);
       bytes += (kTiles + 3) / 4 * 4 * sizeof(std::uint32_t);
     }
@@ -54,60 +54,6 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
   while (fits >= kMinKBlockListLength && kernelSharedBytes(kernel, static_cast<std::uint32_t>(fits)) > maxSharedBytes) fits -= 4;
   if (fits < kMinKBlockListLength) return 0;
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(fits, static_cast<std::uint64_t>(kernel.structure.kBlockList)));
-}
-
-std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel) {
-  const MainLoop loop = kernel.structure.loop;
-  auto nests = [](int pattern, int block) { return pattern % block == 0 || block % pattern == 0; };
-  if (loop == MainLoop::StageRing) {
-    // tileskip_ring.glsl copies 16-byte chunks of 8 fp16 values, one per invocation and pass.
-    const TileShape& t = kernel.tile;
-    const std::string prefix = "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
-                               " with " + std::to_string(t.threads) + " invocations does not fit kernel '" +
-                               std::string(kernel.id) + "': ";
-    if (t.BK % 8 != 0 || t.BN % 8 != 0 || (t.BM * t.BK / 8) % t.threads != 0 || (t.BK * t.BN / 8) % t.threads != 0) {
-      return prefix + "the A and B tiles must split evenly into one 8-element chunk per invocation and pass";
-    }
-    // S10: each warp reads one byte of each pattern per K-block.
-    if ((kernel.usesAPattern() && (kernel.aRowGranularity % t.WM != 0 || !nests(kernel.aRowGranularity, t.BM))) ||
-        (kernel.usesBPattern() && (kernel.bColGranularity % t.WN != 0 || !nests(kernel.bColGranularity, t.BN)))) {
-      return prefix + "each warp tile must lie in one A-pattern tile and one B-pattern tile, and pattern tiles must nest with block tiles";
-    }
-    return std::nullopt;
-  }
-  if (loop != MainLoop::DoubleBuffered && loop != MainLoop::KBlockList && loop != MainLoop::Hoisted) return std::nullopt;
-  const TileShape& t = kernel.tile;
-  std::string prefix = "tile BM=" + std::to_string(t.BM) + " BN=" + std::to_string(t.BN) + " BK=" + std::to_string(t.BK) +
-                       " with " + std::to_string(t.threads) + " invocations does not fit kernel '" + std::string(kernel.id) + "': ";
-  if (t.BK % kKBlock != 0) return prefix + "a K-tile holds whole K-blocks: BK must be a multiple of 8";
-  if ((t.BM * t.BK / 4) % t.threads != 0 || (t.BK * t.BN / 4) % t.threads != 0) {
-    return prefix + "the A and B tiles must split evenly into one vec4 load per invocation and pass";
-  }
-  if (loop == MainLoop::KBlockList && t.BK != kKBlock) {
-    return prefix + "a listed K-tile is one K-block (tileskip_skip.glsl's hoistedListLoop): BK must be 8";
-  }
-  if (loop == MainLoop::Hoisted || loop == MainLoop::KBlockList) {
-    // Each invocation loads the same 4 columns of a row in every pass (tileskip_hoisted.glsl), so
-    // a pass covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4);
-    // and its stores of A lie whole vectors apart from pass to pass (storeKTile).
-    bool wholeRows = t.BK >= 4 && t.BN >= 4 && t.threads % (t.BK / 4) == 0 && t.threads % (t.BN / 4) == 0;
-    if (!wholeRows || t.BM % (t.threads / (t.BK / 4)) != 0 || t.BK % (t.threads / (t.BN / 4)) != 0 ||
-        (t.threads / (t.BK / 4)) % 4 != 0) {
-      return prefix + "each pass of vec4 loads must cover whole rows of the A tile (BK/4 invocations each, a multiple of 4 rows "
-                      "a pass) and of the B tile (BN/4 each), and the passes the whole tiles";
-    }
-  }
-  if (loop != MainLoop::KBlockList) return std::nullopt;
-  WarpLayout w = warpLayout(kernel);
-  if (kernel.usesAPattern() && (kernel.aRowGranularity % w.subM != 0 || !nests(kernel.aRowGranularity, t.BM))) {
-    return prefix + "A-pattern tiles of " + std::to_string(kernel.aRowGranularity) + " rows must hold whole sub-tiles of " +
-           std::to_string(w.subM) + " rows and nest with the block's " + std::to_string(t.BM) + " rows";
-  }
-  if (kernel.usesBPattern() && (kernel.bColGranularity % w.subN != 0 || !nests(kernel.bColGranularity, t.BN))) {
-    return prefix + "B-pattern tiles of " + std::to_string(kernel.bColGranularity) + " columns must hold whole sub-tiles of " +
-           std::to_string(w.subN) + " columns and nest with the block's " + std::to_string(t.BN) + " columns";
-  }
-  return std::nullopt;
 }
 
 bool isLavapipe(const std::string& deviceName) { return deviceName.find("llvmpipe") != std::string::npos; }

@@ -32,7 +32,7 @@ struct ComputeLimits {
   // tensor-core kernels' inputs and stages need, the emulated build of them too.
   bool halfArithmetic = false;
   // VK_NV_cooperative_matrix with 16 x 16 x 16 fp16 x fp16 + fp32 in a subgroup of 32: what the
-  // tensor-core kernels' native build needs (shaders/tileskip_mma.glsl).
+  // tensor-core kernels' native build needs (kernels/parts/mma.glsl).
   bool cooperativeMatrix = false;
 };
 
@@ -42,25 +42,25 @@ inline constexpr std::uint64_t kLavapipeLoopIterations = 65535;
 bool isLavapipe(const std::string& deviceName);  // the device name holds "llvmpipe"
 
 
-// The K-block list of a persistent kernel (shaders/tileskip_skip.glsl): the catalogue's
+// The K-block list of a persistent kernel (kernels/parts/warp_skip.glsl): the catalogue's
 // structure.kBlockList entries where shared memory allows, fewer (a multiple of 4, at least the
 // minimum) on a device with less.
 inline constexpr std::uint32_t kMinKBlockListLength = 128;
 
-// The shared-memory stages of a tensor-core kernel's GLSL ring (RING_STAGES, shaders/tileskip_ring.glsl):
+// The shared-memory stages of a tensor-core kernel's GLSL ring (RING_STAGES, kernels/parts/ring.glsl):
 // the K-tiles on their way travel in registers, so of the catalogue's ringStages K-tiles it stages
 // ringStages - 1, the one multiplied and the one the next lands in (MainLoop::StageRing). That one
 // stage less than the CUDA twin stages decides how many K13 workgroups NVIDIA's driver runs on an
-// SM: two instead of one (bench/NOTES.md step 25). 0 for a kernel without such a ring.
+// SM: two instead of one (lab/25-vulkan-k13-driver). 0 for a kernel without such a ring.
 constexpr int glslRingStages(const KernelInfo& kernel) {
   return kernel.structure.loop == MainLoop::StageRing ? kernel.structure.ringStages - 1 : 0;
 }
 
 // Shared memory the kernel's shader declares per workgroup: the stages its catalogue row's main
-// loop keeps (KernelInfo::stagedSharedBytes(), shaders/tileskip_stage.glsl; glslRingStages for a
+// loop keeps (KernelInfo::stagedSharedBytes(), kernels/parts/stage.glsl; glslRingStages for a
 // ring), and for the
 // persistent kernels a K-block list of `listLength` entries, one total per subgroup (at most
-// one per invocation), the taken tile and the dense-block vote (shaders/tileskip_skip.glsl).
+// one per invocation), the taken tile and the dense-block vote (kernels/parts/warp_skip.glsl).
 std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLength);
 // ... with the catalogue's list length.
 inline std::uint64_t kernelSharedBytes(const KernelInfo& kernel) {
@@ -70,14 +70,6 @@ inline std::uint64_t kernelSharedBytes(const KernelInfo& kernel) {
 // The K-block list length a persistent kernel gets on a device with `maxSharedBytes` per
 // workgroup (0 for the other kernels, and where not even the minimum fits).
 std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxSharedBytes);
-
-// Why the shaders of the pipelined kernels cannot take this tile shape (beyond
-// core/model/tile_layout.hpp's checks, as the CUDA twins' static_asserts): tiles that do not split
-// evenly into one vec4 load per invocation and pass (for K12's staging, which the skipping
-// kernels share, passes of whole rows), a skipping kernel's K-tile that is not one K-block,
-// sub-tiles straddling pattern tiles, pattern tiles and block tiles that do not nest. Nothing
-// when it fits or for another kernel.
-std::optional<std::string> pipelineShapeProblem(const KernelInfo& kernel);
 
 // Why this device cannot launch the kernel's tile configuration, naming what it needs and
 // what the device allows; nothing when it fits.
@@ -105,13 +97,13 @@ inline constexpr std::uint32_t kPersistentWarpsPerSM = 8;
 
 // An upper bound on the loop iterations one invocation of the kernel's shader runs for an M x N x K
 // problem, all its loops together, as lavapipe counts them. From the shaders' loop structure
-// (shaders/), with the per-K-tile counts measured on Mesa 22.3 lavapipe (ones(1, K) · ones(K, 1)
+// (kernels/), with the per-K-tile counts measured on Mesa 22.3 lavapipe (ones(1, K) · ones(K, 1)
 // shows how many products ran; tests/test_vulkan.cpp VulkanLoopLimit.* checks the model there):
 //  - K1, K2 (BK = 1): one iteration per k.
 //  - the staged kernels whose loads are strided loops (`for (i = tid; ...; i += THREADS)`, K3,
 //    K4: TN = 1): 5 per K-tile; the divergent skipping kernels (S1, S3): 9 per 4 K-tiles (their
 //    pattern loop), counted as 3; every other non-persistent kernel: 1 per K-tile.
-//  - the persistent skipping kernels (shaders/tileskip_skip.glsl) loop over block tiles too, and
+//  - the persistent skipping kernels (kernels/parts/warp_skip.glsl) loop over block tiles too, and
 //    one workgroup may take every tile from the queue: per tile, 10 per K-block (the step loop
 //    and the 8-depth loop of a partly kept K-block) and 70 per K-block list pass (the gather
 //    loops over subgroups), times the block tiles.

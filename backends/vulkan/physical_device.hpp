@@ -41,7 +41,7 @@ struct PhysicalDevice {
   bool hasExecutableProperties = false;  // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo
   bool hasMemoryBudget = false;  // VK_EXT_memory_budget
   bool hasHalfArithmetic = false;  // shaderFloat16 and storageBuffer16BitAccess (Vulkan 1.2 or VK_KHR_shader_float16_int8)
-  bool hasCooperativeMatrix = false;  // VK_NV_cooperative_matrix with the shape shaders/tileskip_mma.glsl uses
+  bool hasCooperativeMatrix = false;  // VK_NV_cooperative_matrix with the shape kernels/parts/mma.glsl uses
 
   const VkPhysicalDeviceLimits& limits() const { return properties.properties.limits; }
   std::uint32_t apiVersion() const { return properties.properties.apiVersion; }

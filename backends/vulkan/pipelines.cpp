@@ -33,8 +33,8 @@ Pipelines::Pipelines(Device& device, const PipelineReportRequest& report)
     : device_(device), report_(report), reportPipelines_(device.reportsPipelines()) {
   const DeviceFunctions& vk = device.vk();
   try {
-    // One layout for every shader: A, B, C, A-pattern, B-pattern (shaders/tileskip_common.glsl) and
-    // the block tile queue of the persistent kernels (shaders/tileskip_skip.glsl).
+    // One layout for every shader: A, B, C, A-pattern, B-pattern (kernels/parts/common.glsl) and
+    // the block tile queue of the persistent kernels (kernels/parts/warp_skip.glsl).
     VkDescriptorSetLayoutBinding bindings[kBindings] = {};
     for (std::uint32_t i = 0; i < kBindings; ++i) {
       bindings[i].binding = i;

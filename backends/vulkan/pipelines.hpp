@@ -26,7 +26,7 @@ struct PushConstants {
 class Pipelines {
  public:
   // The descriptor bindings of every shader: A, B, C, A-pattern, B-pattern, the block tile queue,
-  // and A and B in fp16 (the tensor-core kernels' inputs, made by shaders/to_half.comp).
+  // and A and B in fp16 (the tensor-core kernels' inputs, made by kernels/to_half.comp).
   static constexpr std::uint32_t kBindings = 8;
 
   // New pipelines report the driver's statistics where `report` asks for them and the device can.
@@ -56,7 +56,7 @@ class Pipelines {
   }
   // Builds those of `requests` not built yet, on several threads at once: a driver compiles a
   // pipeline on the thread that asks for it, and one after another a fresh NVIDIA machine took
-  // 194-232 s for every kernel (bench/NOTES.md step 32). A request that fails is left unbuilt,
+  // 194-232 s for every kernel (lab/32-tile-work). A request that fails is left unbuilt,
   // for `pipeline` to report when it is used.
   void buildAhead(std::span<const Request> requests);
   // Whether that pipeline was built (tests: which constants a kernel ran with).

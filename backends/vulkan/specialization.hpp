@@ -1,21 +1,34 @@
-// The specialization constants every shader may declare (shaders/tileskip_common.glsl and the
-// includes named below), by id, and the values a pipeline is built with.
+// The specialization constants every shader may declare, by the ids of the one list the GLSL parts
+// read too (kernels/parts/spec_ids.h), and the values a pipeline is built with.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/parts/spec_ids.h"
+
 namespace tileskip::vk {
 
-// The specialization constant ids of shaders/tileskip_common.glsl.
 enum class SpecId : std::uint32_t {
-  BM, BN, BK, WM, WN, TM, TN, WorkgroupSize, ARows, BCols, LaneCols,
-  KBlockListLength,  // shaders/tileskip_skip.glsl
+  BM = TILESKIP_SPEC_BM,
+  BN = TILESKIP_SPEC_BN,
+  BK = TILESKIP_SPEC_BK,
+  WM = TILESKIP_SPEC_WM,
+  WN = TILESKIP_SPEC_WN,
+  TM = TILESKIP_SPEC_TM,
+  TN = TILESKIP_SPEC_TN,
+  WorkgroupSize = TILESKIP_SPEC_WORKGROUP_SIZE,
+  ARows = TILESKIP_SPEC_A_ROWS,
+  BCols = TILESKIP_SPEC_B_COLS,
+  LaneCols = TILESKIP_SPEC_LANE_COLS,
+  KBlockListLength = TILESKIP_SPEC_K_BLOCK_LIST_LENGTH,
   // The pipelined kernels' switches (backends/vulkan/tile_overrides.hpp, PipelineSwitches).
-  PrefetchFragments, ExplicitFma,     // shaders/tileskip_warptile.glsl
-  StoreBeforeCompute, FetchEveryStep, // shaders/tileskip_pipeline.glsl
-  RingStages,                         // the tensor-core kernels' stage ring (shaders/k13_mma.comp)
-  Count
+  PrefetchFragments = TILESKIP_SPEC_PREFETCH_FRAGMENTS,
+  ExplicitFma = TILESKIP_SPEC_EXPLICIT_FMA,
+  StoreBeforeCompute = TILESKIP_SPEC_STORE_BEFORE_COMPUTE,
+  FetchEveryStep = TILESKIP_SPEC_FETCH_EVERY_STEP,
+  RingStages = TILESKIP_SPEC_RING_STAGES,
+  Count = TILESKIP_SPEC_COUNT
 };
 
 // Values for the shaders' specialization constants; an id a shader does not declare is ignored.

@@ -12,7 +12,7 @@ namespace tileskip::vk {
 namespace {
 
 // The switches in specialization order; `pipelinedOnly`: the switch lives in
-// tileskip_pipeline.glsl or drives K11's loop, so only K11 has it (explicit FMA is in every
+// pipeline.glsl or drives K11's loop, so only K11 has it (explicit FMA is in every
 // warp tile's updates, K10's, K12's and the skipping kernels' too).
 struct SwitchInfo {
   SpecId id;
@@ -71,7 +71,6 @@ KernelOverride overrideFrom(const KernelInfo& catalogued, const KernelVariant& v
     o.switches.*known->member = s.on;
   }
   if (std::optional<std::string> why = tileShapeProblem(o.kernel)) throw refuse(*why);
-  if (std::optional<std::string> why = pipelineShapeProblem(o.kernel)) throw refuse(*why);
   if (std::optional<std::string> why = launchProblem(o.kernel, limits)) throw refuse(*why);
   // Named by its whole tile and the switches away from their defaults, in specialization order.
   KernelVariant ran{o.kernel.tile, {}};

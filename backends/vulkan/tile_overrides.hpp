@@ -53,9 +53,8 @@ struct KernelOverride {
   std::string text;
 };
 
-// The overrides in `text` (the variable's value), each checked against the kernel's structure
-// (core/model/tile_layout.hpp), the pipelined shaders' (limits.hpp's pipelineShapeProblem) and this
-// device's limits. Throws InputError naming the variable and the entry for anything that does
+// The overrides in `text` (the variable's value), each checked against the twins' shape rule
+// (shapeProblem, core/model/shape_rules.hpp) and this device's limits. Throws InputError naming the variable and the entry for anything that does
 // not parse or cannot run: an unknown or baseline id, a repeated id, a switch the kernel's shader
 // does not have, a value other than 0 or 1, a tile that does not fit. Empty text: none.
 std::vector<KernelOverride> parseTileOverrides(std::string_view text, const ComputeLimits& limits);

@@ -25,11 +25,11 @@ namespace tileskip::vk {
 
 namespace {
 
-constexpr std::uint32_t kPatternAWordsPerGroup = 32;   // shaders/patterns_a.comp: 32 x 8 invocations
+constexpr std::uint32_t kPatternAWordsPerGroup = 32;   // kernels/pattern_a.comp: 32 x 8 invocations
 constexpr std::uint32_t kPatternARowsPerGroup = 64;
-constexpr std::uint32_t kPatternBColsPerGroup = 1024;  // shaders/patterns_b.comp: 256 x 4 columns
+constexpr std::uint32_t kPatternBColsPerGroup = 1024;  // kernels/pattern_b.comp: 256 x 4 columns
 constexpr std::uint32_t kNaN = 0x7FC00000;              // a quiet NaN, as fill words
-constexpr std::uint64_t kToHalfThreads = 256;           // shaders/to_half.comp's workgroup
+constexpr std::uint64_t kToHalfThreads = 256;           // kernels/to_half.comp's workgroup
 
 // Pattern words per tile: one uint holds 4 K-blocks (32 K-indices).
 std::uint64_t patternWords(int k) { return ceilDiv(static_cast<std::uint64_t>(k), 32); }
@@ -78,7 +78,7 @@ class VulkanProblem final : public DeviceProblem {
     c_ = Buffer(device(), cBytes, MemoryUse::Device, "matrix C (" + shapeText(m_, n_) + ")");
     noPattern_ = Buffer(device(), 16, MemoryUse::Device, "an empty pattern");
     // The persistent kernels' block tile queue: next tile, finished workgroups. Zero once here;
-    // every dispatch leaves it at zero again (shaders/tileskip_skip.glsl).
+    // every dispatch leaves it at zero again (kernels/parts/warp_skip.glsl).
     tileQueue_ = Buffer(device(), 2 * sizeof(std::uint32_t), MemoryUse::Device, "the block tile queue");
     context_->queue().execute([&](VkCommandBuffer cmd) { device().vk().vkCmdFillBuffer(cmd, tileQueue_.handle(), 0, VK_WHOLE_SIZE, 0); }, false);
     upload(*context_, a_, staging_, a.data(), a.bytes());
@@ -112,8 +112,8 @@ class VulkanProblem final : public DeviceProblem {
     VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
     Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aRowGranularity) : nullptr;
     Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bColGranularity) : nullptr;
-    VkPipeline aBuilder = usesA ? pipelines.pipeline("patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : VK_NULL_HANDLE;
-    VkPipeline bBuilder = usesB ? pipelines.pipeline("patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : VK_NULL_HANDLE;
+    VkPipeline aBuilder = usesA ? pipelines.pipeline("pattern_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : VK_NULL_HANDLE;
+    VkPipeline bBuilder = usesB ? pipelines.pipeline("pattern_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : VK_NULL_HANDLE;
     std::uint64_t words = patternWords(k_);
     double ms = context_->queue().execute(
         [&](VkCommandBuffer cmd) {
@@ -153,8 +153,8 @@ class VulkanProblem final : public DeviceProblem {
       try {
         auto [kernel, switches] = withOverride(*catalogued);
         requests.push_back(kernelRequest(kernel, switches));
-        if (kernel.usesAPattern()) requests.push_back({"patterns_a", patternConstants(Operand::A, kernel.aRowGranularity), 0, {}});
-        if (kernel.usesBPattern()) requests.push_back({"patterns_b", patternConstants(Operand::B, kernel.bColGranularity), 0, {}});
+        if (kernel.usesAPattern()) requests.push_back({"pattern_a", patternConstants(Operand::A, kernel.aRowGranularity), 0, {}});
+        if (kernel.usesBPattern()) requests.push_back({"pattern_b", patternConstants(Operand::B, kernel.bColGranularity), 0, {}});
         if (kernel.usesTensorCores() && aHalf_) requests.push_back({"to_half", Specialization{}, 0, {}});
       } catch (const Error&) {
         // left out: its run says why it cannot run
@@ -256,7 +256,6 @@ class VulkanProblem final : public DeviceProblem {
     }
     if (std::optional<std::string> why = tensorCoreProblem(kernel, device().limits(), device().info().name)) throw UnavailableError(*why);
     if (std::optional<std::string> why = tileShapeProblem(kernel)) throw InputError(*why);
-    if (std::optional<std::string> why = pipelineShapeProblem(kernel)) throw InputError(*why);
     if (std::optional<std::string> why = launchProblem(kernel, device().limits())) throw UnavailableError(*why);
     Specialization constants = kernelConstants(kernel, switches);
     if (std::uint32_t list = kBlockListLength(kernel, device().limits().maxSharedBytes); list > 0) {
@@ -276,7 +275,7 @@ class VulkanProblem final : public DeviceProblem {
     return patterns_.emplace(key, Buffer(device(), bytes, MemoryUse::Device, what)).first->second;
   }
 
-  // A and B in fp16 for a tensor-core kernel (shaders/to_half.comp), made again on every call so
+  // A and B in fp16 for a tensor-core kernel (kernels/to_half.comp), made again on every call so
   // that repeated calls time the real work; returns the device milliseconds.
   double makeHalves(const KernelInfo& kernel) {
     if (!aHalf_) {

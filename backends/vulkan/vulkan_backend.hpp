@@ -1,4 +1,4 @@
-// The vulkan backend: every twin kernel of the catalogue as a GLSL compute shader (shaders/),
+// The vulkan backend: every twin kernel of the catalogue as a GLSL compute shader (kernels/),
 // with the A/B patterns built on the device. The class is visible to the tests, which reach its
 // Context to check validation and limits; everything else reaches it through the registry.
 #pragma once
@@ -54,7 +54,7 @@ std::array<std::uint32_t, 2> blockTileQueue(DeviceProblem& problem);
 std::optional<std::string> tensorCoreProblem(const KernelInfo& kernel, const ComputeLimits& limits, const std::string& deviceName);
 
 // Specialization constants of a catalogue kernel (its tile shape, granularities and warp lane
-// grid, in the ids of shaders/tileskip_common.glsl) and of the pipelined shaders' switches.
+// grid, in the ids of kernels/parts/common.glsl) and of the pipelined shaders' switches.
 Specialization kernelConstants(const KernelInfo& kernel, const PipelineSwitches& switches = {});
 
 }  // namespace tileskip::vk

@@ -15,7 +15,7 @@ namespace {
 const KernelInspection* bestBy(const Inspection& inspection, bool skipping) {
   const KernelInspection* best = nullptr;
   for (const KernelInspection& r : inspection.kernels) {
-    if (r.kernel->skips() != skipping || r.kernel->id == "cusparse-csr") continue;
+    if (r.kernel->skips() != skipping || r.kernel->runs(VendorRoutine::CusparseCsrSpmm)) continue;
     if (best == nullptr || r.predictedSpeedup > best->predictedSpeedup) best = &r;
   }
   return best;
@@ -27,7 +27,7 @@ std::string milliseconds(double ms) { return fixed(ms, 4) + " ms"; }
 bool csrIsAGuess(const Inspection& inspection) {
   return inspection.a.density <= kSparseElementDensity &&
          std::any_of(inspection.kernels.begin(), inspection.kernels.end(),
-                     [](const KernelInspection& r) { return r.kernel->id == "cusparse-csr"; });
+                     [](const KernelInspection& r) { return r.kernel->runs(VendorRoutine::CusparseCsrSpmm); });
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, co
   }
   if (csrIsAGuess(inspection)) {
     for (const KernelInspection& r : inspection.kernels) {
-      if (r.kernel->id == "cusparse-csr") wanted.push_back(r.kernel);
+      if (r.kernel->runs(VendorRoutine::CusparseCsrSpmm)) wanted.push_back(r.kernel);
     }
     for (bool skipping : {true, false}) {
       if (const KernelInspection* best = bestBy(inspection, skipping)) wanted.push_back(best->kernel);

@@ -164,7 +164,7 @@ KernelInspection inspectOne(const KernelInfo& kernel, Operands& ops, double aEle
     r = inspectSkipping(kernel, ops);
   } else {
     r.kernel = &kernel;
-    if (kernel.id == "cusparse-csr") {  // CSR SpMM: its work follows A's non-zeros, not tiles
+    if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) {  // CSR SpMM: its work follows A's non-zeros, not tiles
       r.features = {0.0, 0.0, aElementDensity, 0.0};
       r.jointDensity = aElementDensity;
       r.idealSpeedup = aElementDensity > 0.0 ? 1.0 / aElementDensity : INFINITY;
@@ -194,13 +194,13 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
     if (r.kernel->skips()) {
       if (bestSkip == nullptr || r.predictedSpeedup > bestSkip->predictedSpeedup) bestSkip = &r;
       if (bestIdeal == nullptr || r.idealSpeedup > bestIdeal->idealSpeedup) bestIdeal = &r;
-    } else if (r.kernel->id != "cusparse-csr") {
+    } else if (!r.kernel->runs(VendorRoutine::CusparseCsrSpmm)) {
       if (bestDense == nullptr || r.predictedSpeedup > bestDense->predictedSpeedup) bestDense = &r;
     }
   }
   const KernelInspection* csr = nullptr;
   for (const KernelInspection& r : kernels) {
-    if (r.kernel->id == "cusparse-csr") csr = &r;
+    if (r.kernel->runs(VendorRoutine::CusparseCsrSpmm)) csr = &r;
   }
   if (bestDense == nullptr && bestSkip == nullptr) return {kernels.front().kernel, "the only kernel this backend has"};
   const double denseSpeed = bestDense != nullptr ? bestDense->predictedSpeedup : 0.0;
@@ -259,7 +259,7 @@ ProblemInspector::ProblemInspector(const Matrix& a, const Matrix& b) : a_(a) {
 ProblemInspector::~ProblemInspector() = default;
 
 KernelInspection ProblemInspector::inspect(const KernelInfo& kernel, const SpeedModel& model) {
-  if (kernel.id == "cusparse-csr" && aDensity_ < 0.0) aDensity_ = elementDensity(a_);
+  if (kernel.runs(VendorRoutine::CusparseCsrSpmm) && aDensity_ < 0.0) aDensity_ = elementDensity(a_);
   return inspectOne(kernel, patterns_->ops, aDensity_, model);
 }
 

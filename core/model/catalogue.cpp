@@ -1,7 +1,5 @@
 #include "core/model/catalogue.hpp"
 
-#include <algorithm>
-
 #include "core/model/error.hpp"
 
 namespace tileskip {
@@ -21,12 +19,6 @@ const KernelInfo& kernelInfo(std::string_view id) {
   if (const KernelInfo* info = findKernelInfo(id)) return *info;
   throw InputError("unknown kernel '" + std::string(id) + "'; known kernels: " + catalogueIdList() +
                    " (see `tileskip list`)");
-}
-
-std::span<const KernelInfo> twinKernels() {
-  auto firstBaseline = std::find_if(kCatalogue.begin(), kCatalogue.end(),
-                                    [](const KernelInfo& k) { return k.isBaseline(); });
-  return {kCatalogue.begin(), firstBaseline};
 }
 
 std::string catalogueIdList() {

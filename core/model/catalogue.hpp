@@ -100,6 +100,14 @@ enum class SkipScope {
   Warp,    // each warp per pattern tile of its sub-tiles, and the block per K-block for loads
 };
 
+// The vendor routine a baseline row runs: what its backend calls (our twins: None).
+enum class VendorRoutine {
+  None,
+  CublasGemm,       // cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise)
+  CusparseCsrSpmm,  // cuSPARSE SpMM of A in CSR: its work follows A's non-zeros, not tiles
+  OpenblasSgemm,    // OpenBLAS SGEMM on the host
+};
+
 struct KernelStructure {
   ThreadMapping mapping = ThreadMapping::None;
   MainLoop loop = MainLoop::Global;
@@ -107,21 +115,26 @@ struct KernelStructure {
   SkipScope skip = SkipScope::None;
   // A warp-uniform skip only: the K-blocks gathered per pass (longer K takes passes). It is shared memory
   // beside the stages: 1024 covers K = 8192 in one pass; the one-warp kernels take 512, since
-  // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (bench/NOTES.md step 14).
+  // NVIDIA's Vulkan driver ran them 1.37x faster with 2 KB less (lab/14-vulkan-shared-memory).
   int kBlockList = 0;
   // The input precisions it takes (the problem's --dtype): fp32 for the SIMT kernels, the 16-bit
   // types for the tensor-core ones, and tf32 too for those whose MMA reads 32-bit words: the warp
   // MMA rows (m16n8k8) and the dense warpgroup row (wgmma k8). tf32 is read along K only: B arrives
   // transposed, made in the kernel's preparation. Accumulation is fp32 everywhere.
-  DTypeSet inputs = kFp32Inputs;
+  DTypeSet dtypes = kFp32Inputs;
   // StageRing and BulkCopyRing only: the shared-memory stages of its ring.
   int ringStages = 0;
+  // A baseline only: the vendor routine it is.
+  VendorRoutine vendor = VendorRoutine::None;
 };
 
 struct KernelInfo {
   std::string_view id;       // the dispatch key, e.g. "joint-8x32"
   std::string_view number;   // its place in the progression, e.g. "S7"
-  std::string_view stem;     // file stem of its twins, e.g. "s07_joint_8x32" (.cuh, and .comp where hasGlslTwin())
+  std::string_view stem;     // its name in the build: "s07_joint_8x32" (the SPIR-V of its GLSL twin, its lane probe)
+  // The twin pair that implements it, kernels/<source>.cuh and kernels/<source>.comp (where
+  // hasGlslTwin()): its stem, or a source several rows are variants of, built for each row alone.
+  std::string_view source;
   KernelFamily family;
   TileShape tile;
   int aRowGranularity;       // rows per A-pattern tile (8, 32, 64), 0 when A is not inspected
@@ -146,15 +159,12 @@ struct KernelInfo {
   // so such a row has a CUDA kernel and no GLSL twin.
   constexpr bool needsHopper() const { return structure.loop == MainLoop::BulkCopyRing; }
   constexpr bool hasGlslTwin() const { return !isBaseline() && !needsHopper(); }
-  // Whether it takes inputs of `type`: its structure's, and for the baselines what the vendor
-  // library offers (cuBLAS every type, the others fp32).
-  constexpr bool takes(DType type) const {
-    if (isBaseline()) return id == "cublas" || type == DType::Fp32;
-    return structure.inputs.contains(type);
-  }
+  // Whether it takes inputs of `type` (a baseline's: what its vendor routine offers).
+  constexpr bool takes(DType type) const { return structure.dtypes.contains(type); }
+  constexpr bool runs(VendorRoutine routine) const { return structure.vendor == routine; }
 
   // Shared-memory stages the main loop keeps (0: none), and the bytes of one stage for inputs of
-  // `inputs`: the A and B tiles, plus the padding of the transposed A tile (4 floats per depth)
+  // `dtype`: the A and B tiles, plus the padding of the transposed A tile (4 floats per depth)
   // where loads are vectorized, or for a stage ring the tiles with 16 bytes of padding per row
   // (16-bit A BM x BK and B BK x BN; tf32 A and B transposed, BN x BK). Both twins declare exactly
   // this; a persistent kernel adds its K-block list (structure.kBlockList entries, fewer where a
@@ -177,17 +187,17 @@ struct KernelInfo {
            structure.loop != MainLoop::BulkCopyRing;
   }
   constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
-  constexpr int stageBytes(DType inputs = DType::Fp16) const {
-    if (structure.loop == MainLoop::StageRing && inputs == DType::Tf32) return 4 * (tile.BM + tile.BN) * (tile.BK + 4);
+  constexpr int stageBytes(DType dtype = DType::Fp16) const {
+    if (structure.loop == MainLoop::StageRing && dtype == DType::Tf32) return 4 * (tile.BM + tile.BN) * (tile.BK + 4);
     if (structure.loop == MainLoop::StageRing) return 2 * (tile.BM * (tile.BK + 8) + tile.BK * (tile.BN + 8));
     if (structure.loop == MainLoop::BulkCopyRing) return 2 * (tile.BM * tile.BK + tile.BK * tile.BN);  // swizzled, unpadded
     return 4 * stageFloats();
   }
-  constexpr int stagedSharedBytes(DType inputs = DType::Fp16) const { return stages() * stageBytes(inputs); }
-  // K values one stage holds for inputs of `inputs`: BK, except in a copy-engine ring of tf32, whose
+  constexpr int stagedSharedBytes(DType dtype = DType::Fp16) const { return stages() * stageBytes(dtype); }
+  // K values one stage holds for inputs of `dtype`: BK, except in a copy-engine ring of tf32, whose
   // 128-byte rows hold half as many 32-bit values.
-  constexpr int kTileDepth(DType inputs) const {
-    return structure.loop == MainLoop::BulkCopyRing && inputs == DType::Tf32 ? tile.BK / 2 : tile.BK;
+  constexpr int kTileDepth(DType dtype) const {
+    return structure.loop == MainLoop::BulkCopyRing && dtype == DType::Tf32 ? tile.BK / 2 : tile.BK;
   }
 };
 
@@ -196,6 +206,7 @@ struct KernelInfo {
 constexpr const char* structureContradiction(const KernelInfo& k) {
   const KernelStructure& s = k.structure;
   if (k.isBaseline() != (s.mapping == ThreadMapping::None)) return "a baseline, and only a baseline, has no thread mapping";
+  if (k.isBaseline() != (s.vendor != VendorRoutine::None)) return "a baseline, and only a baseline, runs a vendor routine";
   if (k.isBaseline()) return nullptr;
   if (k.skips() != (s.skip != SkipScope::None)) return "a skipping family needs a skip scope, a dense one none";
   if ((s.mapping == ThreadMapping::WarpTile || s.mapping == ThreadMapping::MmaTiles ||
@@ -222,10 +233,10 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   }
   if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
-  if (k.usesTensorCores() ? s.inputs != kHalfInputs && s.inputs != kHalfInputs.with(DType::Tf32) : s.inputs != kFp32Inputs) {
+  if (k.usesTensorCores() ? s.dtypes != kHalfInputs && s.dtypes != kHalfInputs.with(DType::Tf32) : s.dtypes != kFp32Inputs) {
     return "the tensor-core mappings, and only they, take the 16-bit inputs (fp16, bf16); the others take fp32";
   }
-  if (s.inputs.contains(DType::Tf32) && s.mapping == ThreadMapping::WarpgroupMmaTiles && s.skip != SkipScope::None) {
+  if (s.dtypes.contains(DType::Tf32) && s.mapping == ThreadMapping::WarpgroupMmaTiles && s.skip != SkipScope::None) {
     return "tf32 is the warp MMA rows' and the dense warpgroup row's: the warpgroup skipping kernel is built for 16-bit K-tiles";
   }
   if ((s.mapping == ThreadMapping::MmaTiles) != (s.loop == MainLoop::StageRing)) {
@@ -267,81 +278,81 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   //  id              K#     stem                 family                 BM   BN  BK  WM   WN  TM TN thr   aR  bC
   //  {thread mapping, main loop, scheduling, skip scope, K-block list}
   //  summary
-  {"naive",        "K1",  "k01_naive",       KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
+  {"naive",        "K1",  "k01_naive", "k01_naive",       KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
    {ThreadMapping::OutputDownColumns, MainLoop::Global, Scheduling::TilePerBlock, SkipScope::None},
    "one thread per output; neighbouring threads walk down a column of C, so loads are not coalesced"},
-  {"coalesced",    "K2",  "k02_coalesced",   KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
+  {"coalesced",    "K2",  "k02_coalesced", "k02_coalesced",   KernelFamily::Dense,    {16,  16,  1,  0,   0, 1, 1, 256},  0,  0,
    {ThreadMapping::OutputAlongRows, MainLoop::Global, Scheduling::TilePerBlock, SkipScope::None},
    "neighbouring threads take neighbouring columns, so a warp's loads of B and stores of C coalesce"},
-  {"smem",         "K3",  "k03_smem",        KernelFamily::Dense,    {32,  32, 32,  0,   0, 1, 1, 1024}, 0,  0,
+  {"smem",         "K3",  "k03_smem", "k03_smem",        KernelFamily::Dense,    {32,  32, 32,  0,   0, 1, 1, 1024}, 0,  0,
    {ThreadMapping::OutputAlongRows, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
    "stage 32x32 tiles of A and B in shared memory so each global load is reused 32 times"},
-  {"blocktile1d",  "K4",  "k04_blocktile1d", KernelFamily::Dense,    {64,  64,  8,  0,   0, 8, 1, 512},  0,  0,
+  {"blocktile1d",  "K4",  "k04_blocktile1d", "k04_blocktile1d", KernelFamily::Dense,    {64,  64,  8,  0,   0, 8, 1, 512},  0,  0,
    {ThreadMapping::ColumnOfOutputs, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
    "each thread computes a column of 8 outputs, reusing one B value from a register 8 times"},
-  {"blocktile2d",  "K5",  "k05_blocktile2d", KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
+  {"blocktile2d",  "K5",  "k05_blocktile2d", "k05_blocktile2d", KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
    {ThreadMapping::ThreadTile, MainLoop::Staged, Scheduling::TilePerBlock, SkipScope::None},
    "each thread computes an 8x8 block of outputs: 16 shared loads feed 64 FMAs"},
-  {"vectorized",   "K6",  "k06_vectorized",  KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
+  {"vectorized",   "K6",  "k06_vectorized", "k06_vectorized",  KernelFamily::Dense,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  0,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::None},
    "128-bit global loads, and the A tile stored transposed so the inner loop reads it as vectors"},
-  {"warptile",     "K10", "k10_warptile",    KernelFamily::Dense,    {128, 128, 16, 64, 64, 8, 4, 128},  0,  0,
+  {"warptile",     "K10", "k10_warptile", "k10_warptile",    KernelFamily::Dense,    {128, 128, 16, 64, 64, 8, 4, 128},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::None},
    "warp tiling: each warp owns a 64x64 sub-tile, matching the hardware's scheduling unit"},
-  {"pipelined",    "K11", "k11_pipelined",   KernelFamily::Dense,    {128, 128, 8,  64, 64, 8, 4, 128},  0,  0,
+  {"pipelined",    "K11", "k11_pipelined", "k11_pipelined",   KernelFamily::Dense,    {128, 128, 8,  64, 64, 8, 4, 128},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::DoubleBuffered, Scheduling::TilePerBlock, SkipScope::None},
    "double buffering: the next K-tile travels into registers while the warps compute this one (the dense reference)"},
-  {"hoisted",      "K12", "k12_hoisted",     KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0,
+  {"hoisted",      "K12", "k12_hoisted", "k12_hoisted",     KernelFamily::Dense,    {128, 256, 8,  64, 64, 8, 4, 256},  0,  0,
    {ThreadMapping::WarpTile, MainLoop::Hoisted, Scheduling::TilePerBlock, SkipScope::None},
    "K11 with its addresses hoisted out of the K loop, the barrier before the last depth, and a branch-free, unchecked K loop for blocks inside the matrices, in a 128x256 block of eight 64x64 warps"},
-  {"mma",          "K13", "k13_mma",         KernelFamily::Dense,    {128, 128, 16, 64, 32, 0, 0, 256},  0,  0,
+  {"mma",          "K13", "k13_mma", "k13_mma",         KernelFamily::Dense,    {128, 128, 16, 64, 32, 0, 0, 256},  0,  0,
    {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::TilePerBlock, SkipScope::None, 0, kHalfInputs.with(DType::Tf32), 3},
    "tensor cores: each warp multiplies 16x8x16 tiles with one MMA instruction (fp16 or bf16 in, fp32 out; tf32 in two 16x8x8 ones, B transposed first), fed from a ring of three K-tiles: one multiplied while two are on their way"},
-  {"wgmma",        "K14", "k14_wgmma",       KernelFamily::Dense,    {128, 256, 64, 64, 256, 0, 0, 384}, 0,  0,
+  {"wgmma",        "K14", "k14_wgmma", "k14_wgmma",       KernelFamily::Dense,    {128, 256, 64, 64, 256, 0, 0, 384}, 0,  0,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::None, 0,
     kHalfInputs.with(DType::Tf32), 4},
    "Hopper (CUDA only): warps specialize; one warpgroup has the copy engine fill a ring of swizzled stages, two multiply 64x256 tiles with warpgroup MMAs that read A and B from shared memory themselves (tf32: B transposed first)"},
-  {"a-row",        "S1",  "s01_a_row",       KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
+  {"a-row",        "S1",  "s01_a_row", "s01_a_row",       KernelFamily::SkipA,    {128, 128, 8,  0,   0, 8, 8, 256},  8,  0,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip A's zero 8-row segments per thread: lanes of one warp disagree and the warp diverges"},
-  {"a-warp",       "S2",  "s02_a_warp",      KernelFamily::SkipA,    {128, 128, 8,  64, 64, 8, 4, 128}, 32,  0,
+  {"a-warp",       "S2",  "s02_a_warp", "warp_uniform_skip",      KernelFamily::SkipA,    {128, 128, 8,  64, 64, 8, 4, 128}, 32,  0,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "A-pattern per 32 rows, one warp sub-tile's rows: every lane reads the same byte, so the skip is warp-uniform"},
-  {"b-group8",     "S3",  "s03_b_group8",    KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8,
+  {"b-group8",     "S3",  "s03_b_group8", "s03_b_group8",    KernelFamily::SkipB,    {128, 128, 8,  0,   0, 8, 8, 256},  0,  8,
    {ThreadMapping::ThreadTile, MainLoop::Vectorized, Scheduling::TilePerBlock, SkipScope::Thread},
    "skip B's zero 8-column segments per thread: divergence again, now along N"},
-  {"b-warp",       "S4",  "s04_b_warp",      KernelFamily::SkipB,    {128, 128, 8,  64, 64, 8, 4, 128},  0, 32,
+  {"b-warp",       "S4",  "s04_b_warp", "warp_uniform_skip",      KernelFamily::SkipB,    {128, 128, 8,  64, 64, 8, 4, 128},  0, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "B-pattern per 32 columns, one warp sub-tile's columns: a warp-uniform skip along N"},
-  {"joint-64x32",  "S5",  "s05_joint_64x32", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 64, 32,
+  {"joint-64x32",  "S5",  "s05_joint_64x32", "warp_uniform_skip", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 64, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "skip only where a_pat & b_pat is zero, A at 64 rows: coarse, so few K-blocks clear"},
-  {"joint-32x32",  "S6",  "s06_joint_32x32", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 32, 32,
+  {"joint-32x32",  "S6",  "s06_joint_32x32", "warp_uniform_skip", KernelFamily::Joint,    {128, 128, 8,  64, 64, 8, 4, 128}, 32, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "joint skip with A at 32 rows: each warp sub-tile row is one pattern tile, so more K-blocks clear"},
-  {"joint-8x32",   "S7",  "s07_joint_8x32",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 2, 4, 128},  8, 32,
+  {"joint-8x32",   "S7",  "s07_joint_8x32", "warp_uniform_skip",  KernelFamily::Joint,    {128, 128, 8,  64, 64, 2, 4, 128},  8, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 1024},
    "joint skip with A at 8 rows: the warp walks 8-row sub-tiles, so each check stays warp-uniform"},
-  {"warp-joint-64x64", "S8", "s08_warp_joint_64x64", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   64, 64,
+  {"warp-joint-64x64", "S8", "s08_warp_joint_64x64", "warp_uniform_skip", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   64, 64,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "a block of one warp: each 64x64 block tile lists its own K-blocks, so zeros 64 wide skip loads too"},
-  {"warp-joint-32x32", "S9", "s09_warp_joint_32x32", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32,
+  {"warp-joint-32x32", "S9", "s09_warp_joint_32x32", "warp_uniform_skip", KernelFamily::Joint, {64, 64, 8, 64, 64, 8, 4, 32},   32, 32,
    {ThreadMapping::WarpTile, MainLoop::KBlockList, Scheduling::Persistent, SkipScope::Warp, 512},
    "one-warp 64x64 blocks with 32x32 pattern tiles: the block skips loads, its sub-tiles skip FMAs"},
-  {"mma-joint-64x32", "S10", "s10_mma_joint_64x32", KernelFamily::Joint, {128, 128, 16, 64, 32, 0, 0, 256}, 64, 32,
+  {"mma-joint-64x32", "S10", "s10_mma_joint_64x32", "s10_mma_joint_64x32", KernelFamily::Joint, {128, 128, 16, 64, 32, 0, 0, 256}, 64, 32,
    {ThreadMapping::MmaTiles, MainLoop::StageRing, Scheduling::Persistent, SkipScope::Warp, 1024, kHalfInputs.with(DType::Tf32), 3},
    "K13 skipping by a_pat & b_pat: the block loads only the K-blocks some warp needs, and a warp whose 64x32 tile keeps neither K-block of a 16-deep step issues none of its MMAs"},
-  {"wgmma-joint-64x64", "S11", "s11_wgmma_joint_64x64", KernelFamily::Joint, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 64,
+  {"wgmma-joint-64x64", "S11", "s11_wgmma_joint_64x64", "s11_wgmma_joint_64x64", KernelFamily::Joint, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 64,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::Warp, 8192, kHalfInputs, 4},
    "K14 skipping by a_pat & b_pat (Hopper, CUDA only): the block gathers the 64-deep K-tiles its tile needs and the copy engine fetches only those; a consumer warpgroup with no product in a K-tile issues none of its MMAs"},
-  {"cublas",       "",    "",                KernelFamily::Baseline, {},                                  0,  0,
-   {},
+  {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
+   {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},
-  {"cusparse-csr", "",    "",                KernelFamily::Baseline, {},                                  0,  0,
-   {},
+  {"cusparse-csr", "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
+   {.vendor = VendorRoutine::CusparseCsrSpmm},
    "cuSPARSE SpMM with A converted to CSR (conversion timed apart)"},
-  {"cpu",          "",    "",                KernelFamily::Baseline, {},                                  0,  0,
-   {},
+  {"cpu",          "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
+   {.vendor = VendorRoutine::OpenblasSgemm},
    "OpenBLAS SGEMM on the host: the CPU baseline"},
 });
 // clang-format on
@@ -432,8 +443,29 @@ constexpr const KernelInfo* findKernelInfo(std::string_view id) {
 // Throws InputError naming the known ids when `id` is not in the catalogue.
 const KernelInfo& kernelInfo(std::string_view id);
 
-// Catalogue ids of our twin kernels (dense and skipping), in progression order.
-std::span<const KernelInfo> twinKernels();
+// Catalogue rows of our twin kernels (dense and skipping), in progression order: the rows before
+// the first baseline.
+constexpr std::span<const KernelInfo> twinKernels() {
+  std::size_t twins = 0;
+  while (twins < kCatalogue.size() && !kCatalogue[twins].isBaseline()) ++twins;
+  return {kCatalogue.data(), twins};
+}
+
+// What the GLSL twin of a row is built with beyond its specialization constants: the defines that
+// change a declaration's type, which a constant cannot. The build compiles each GLSL twin from its
+// source with these (kernels/list_instances.cpp), the CUDA twin decides the same from the row.
+//  - TILESKIP_A_IN_PAIRS: a lane's TM = 2 rows of A are one 64-bit read of the stage (stage.glsl).
+struct GlslDefines {
+  std::array<std::string_view, 1> names{};
+  std::size_t count = 0;
+  constexpr const std::string_view* begin() const { return names.data(); }
+  constexpr const std::string_view* end() const { return names.data() + count; }
+};
+constexpr GlslDefines glslDefines(const KernelInfo& k) {
+  GlslDefines defines;
+  if (k.structure.mapping == ThreadMapping::WarpTile && k.tile.TM == 2) defines.names[defines.count++] = "TILESKIP_A_IN_PAIRS";
+  return defines;
+}
 
 // "id1, id2, ..." of every catalogue entry, for help texts and error messages.
 std::string catalogueIdList();

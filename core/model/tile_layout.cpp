@@ -15,8 +15,6 @@ std::string shapeText(const TileShape& t) {
          " TN=" + std::to_string(t.TN) + " threads=" + std::to_string(t.threads);
 }
 
-bool divides(int part, int whole) { return part > 0 && whole % part == 0; }
-
 // Lane `lane`'s accumulators of the 16 x 8 MMA tile at (row, col), as rectangles of the two
 // neighbouring columns each row of its fragment holds (mmaFragment's C, the same for every input).
 void appendAccumulatorPairs(std::vector<OutputRect>& rects, int row, int col, int lane) {
@@ -54,30 +52,10 @@ std::optional<TileShape> parseTileNotation(std::string_view text) {
 }
 
 WarpLayout warpLayout(const KernelInfo& kernel) {
-  const TileShape& t = kernel.tile;
-  auto refuse = [&](const std::string& why) {
-    return InputError("kernel '" + std::string(kernel.id) + "' (" + shapeText(t) + "): " + why);
-  };
-  if (t.WM <= 0 || t.WN <= 0 || t.TM <= 0 || t.TN <= 0) throw refuse("no warp tile");
-  WarpLayout w;
-  w.laneRows = kWarpLaneRows;
-  w.laneCols = kWarpLaneCols;
-  w.subM = w.laneRows * t.TM;
-  w.subN = w.laneCols * t.TN;
-  if (!divides(w.subM, t.WM) || !divides(w.subN, t.WN)) {
-    throw refuse("sub-tiles of " + std::to_string(w.subM) + "x" + std::to_string(w.subN) + " (4 x 8 lanes of TM x TN) do not divide the warp tile");
+  if (const char* why = warpLayoutProblem(kernel)) {
+    throw InputError("kernel '" + std::string(kernel.id) + "' (" + shapeText(kernel.tile) + "): " + why);
   }
-  if (kernel.aRowGranularity > 0 && kernel.aRowGranularity < t.WM && !divides(w.subM, kernel.aRowGranularity)) {
-    throw refuse("a sub-tile of " + std::to_string(w.subM) + " rows would straddle A-pattern tiles of " +
-                 std::to_string(kernel.aRowGranularity) + " rows");
-  }
-  if (kernel.bColGranularity > 0 && kernel.bColGranularity < t.WN && !divides(w.subN, kernel.bColGranularity)) {
-    throw refuse("a sub-tile of " + std::to_string(w.subN) + " columns would straddle B-pattern tiles of " +
-                 std::to_string(kernel.bColGranularity) + " columns");
-  }
-  w.iterM = t.WM / w.subM;
-  w.iterN = t.WN / w.subN;
-  return w;
+  return warpLayoutOf(kernel.tile);
 }
 
 std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
@@ -158,66 +136,9 @@ std::vector<int> outputOwners(const KernelInfo& kernel) {
 }
 
 std::optional<std::string> tileShapeProblem(const KernelInfo& kernel) {
-  if (kernel.structure.mapping == ThreadMapping::None) return "kernel '" + std::string(kernel.id) + "' is not a tiled twin kernel";
-  const TileShape& t = kernel.tile;
-  auto problem = [&](const std::string& why) -> std::optional<std::string> {
-    return "tile " + shapeText(t) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
-  };
-  const bool threadTile =
-      kernel.structure.mapping != ThreadMapping::MmaTiles && kernel.structure.mapping != ThreadMapping::WarpgroupMmaTiles;
-  if (t.BM < 1 || t.BN < 1 || t.BK < 1 || (threadTile && (t.TM < 1 || t.TN < 1)) || t.threads < 1) {
-    return problem("every size must be positive");
-  }
-  // (A copy-engine ring lists whole 64-deep K-tiles instead: structureContradiction's rule.)
-  if (kernel.skips() && kernel.structure.loop != MainLoop::BulkCopyRing && t.BK != 8 && t.BK != 16 && t.BK != 32) {
-    return problem("a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32");
-  }
-  switch (kernel.structure.mapping) {
-    case ThreadMapping::None: break;
-    case ThreadMapping::OutputDownColumns:
-    case ThreadMapping::OutputAlongRows:
-      if (t.threads != t.BM * t.BN) return problem("needs one thread per output: threads = BM·BN");
-      break;
-    case ThreadMapping::ColumnOfOutputs:
-      if (!divides(t.TM, t.BM) || t.TN != 1) return problem("needs TM to divide BM and TN = 1");
-      if (t.threads != (t.BM / t.TM) * t.BN) return problem("needs threads = (BM/TM)·BN");
-      break;
-    case ThreadMapping::ThreadTile:
-      if (!divides(t.TM, t.BM) || !divides(t.TN, t.BN)) return problem("needs TM to divide BM and TN to divide BN");
-      if (t.threads != (t.BM / t.TM) * (t.BN / t.TN)) return problem("needs threads = (BM/TM)·(BN/TN)");
-      if (kernel.transposesA() && (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0)) {
-        return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
-      }
-      break;
-    case ThreadMapping::WarpTile: {
-      if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
-      if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
-      if (t.BM % 4 != 0 || t.BN % 4 != 0 || t.BK % 4 != 0) return problem("stages 128-bit vectors: BM, BN and BK must be multiples of 4");
-      try {
-        warpLayout(kernel);
-      } catch (const InputError& e) {
-        return std::string(e.what());
-      }
-      break;
-    }
-    case ThreadMapping::MmaTiles:
-      if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
-      if (t.threads != kWarpLanes * (t.BM / t.WM) * (t.BN / t.WN)) return problem("needs threads = 32·(BM/WM)·(BN/WN)");
-      if (t.WM % 16 != 0 || t.WN % 16 != 0 || t.BK % 16 != 0 || t.TM != 0 || t.TN != 0) {
-        return problem("needs WM, WN and BK in whole 16s and TM = TN = 0 (the MMA's tiles are the thread mapping)");
-      }
-      break;
-    case ThreadMapping::WarpgroupMmaTiles:
-      if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return problem("needs WM to divide BM and WN to divide BN");
-      if (t.threads != kWarpgroupThreads * (1 + (t.BM / t.WM) * (t.BN / t.WN))) {
-        return problem("needs threads = 128·(1 + (BM/WM)·(BN/WN)): a producer warpgroup and one per warpgroup tile");
-      }
-      if (t.WM != 4 * kMmaTileRows || t.TM != 0 || t.TN != 0) {
-        return problem("needs WM = 64 (four warps of 16 rows) and TM = TN = 0 (the MMA's tiles are the thread mapping)");
-      }
-      break;
-  }
-  return std::nullopt;
+  const char* why = shapeProblem(kernel);
+  if (why == nullptr) return std::nullopt;
+  return "tile " + shapeText(kernel.tile) + " does not fit kernel '" + std::string(kernel.id) + "': " + why;
 }
 
 }  // namespace tileskip

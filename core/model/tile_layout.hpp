@@ -15,25 +15,13 @@
 #include <vector>
 
 #include "core/model/catalogue.hpp"
+#include "core/model/shape_rules.hpp"
 
 namespace tileskip {
 
-inline constexpr int kWarpLaneRows = 4;
-inline constexpr int kWarpLaneCols = 8;
-
-// The output tile of one tensor-core MMA (m16n8k16): ThreadMapping::MmaTiles.
-inline constexpr int kMmaTileRows = 16;
-inline constexpr int kMmaTileCols = 8;
-
-struct WarpLayout {
-  int laneRows = 0, laneCols = 0;
-  int subM = 0, subN = 0;    // sub-tile: laneRows·TM x laneCols·TN
-  int iterM = 0, iterN = 0;  // WMITER, WNITER
-};
-
 // The layout of the kernel's warp tile. Throws InputError for a kernel without a warp tile, a
 // warp tile the sub-tiles do not divide, or a pattern tile finer than the warp tile that a
-// sub-tile would straddle (a sub-tile must read one pattern byte).
+// sub-tile would straddle (a sub-tile must read one pattern byte): warpLayoutProblem's rules.
 WarpLayout warpLayout(const KernelInfo& kernel);
 
 // Outputs a thread owns, relative to its block tile's origin.
@@ -66,9 +54,9 @@ std::string tileNotation(const TileShape& tile);
 // The shape of such a word; nothing when it is not one (every field a decimal number).
 std::optional<TileShape> parseTileNotation(std::string_view text);
 
-// Why a tile shape cannot work for this kernel's structure (thread counts that do not match the
-// tile, tiles that do not divide), or nothing when it is consistent. Backends call it before
-// building a kernel from a shape that may not come from the catalogue.
+// shapeProblem() (core/model/shape_rules.hpp) said with the tile's numbers and the kernel's id, or
+// nothing when the shape can be built. Backends call it before building a kernel from a shape that
+// may not come from the catalogue.
 std::optional<std::string> tileShapeProblem(const KernelInfo& kernel);
 
 }  // namespace tileskip

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds variants of a Vulkan kernel's shader for tileskip_vulkan_probe (lab/tools/vulkan_probe.cpp).
 
-Each variant is the product's shaders/ with a few named text edits, compiled as the build compiles
+Each variant is the product's kernels/ with a few named text edits, compiled as the build compiles
 them (glslangValidator --target-env vulkan1.1) into OUT/<name>.spv. Most are probes that leave
 something out on purpose (global loads, stage stores, barriers) to see what it costs on the GPU:
 their C differs from the catalogue's, which the probe prints beside the time. An edit that no
@@ -22,28 +22,28 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# Edits: (file in shaders/, text that must occur exactly once, replacement).
-B_COLUMN_MAJOR = ("tileskip_mma.glsl",
+# Edits: (file in kernels/, text that must occur exactly once, replacement).
+B_COLUMN_MAJOR = ("parts/mma.glsl",
                   "coopMatLoadNV(mmaB[j], stageB, first / CHUNK, stride / CHUNK, false)",
                   "coopMatLoadNV(mmaB[j], stageB, first / CHUNK, stride / CHUNK, true)")
-NO_GLOBAL = [("tileskip_ring.glsl",
+NO_GLOBAL = [("parts/ring.glsl",
               "tile.a[p] = fetchAChunk(row0 + c / K_SLOTS, fetchedKBlockOfSlot(c % K_SLOTS));",
               "tile.a[p] = uvec4(c);"),
-             ("tileskip_ring.glsl",
+             ("parts/ring.glsl",
               "tile.b[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);",
               "tile.b[p] = uvec4(kk);")]
-NO_STAGE = [("tileskip_ring.glsl",
+NO_STAGE = [("parts/ring.glsl",
              "  if (incoming + 1u < steps && myTurn(incoming + 1u)) fetchKTile(row0, col0, incoming + 1u, mine);\n", ""),
-            ("tileskip_ring.glsl",
+            ("parts/ring.glsl",
              "  if (incoming < steps && myTurn(incoming)) storeKTile(incoming % RING_STAGES, mine);\n", "")]
-NO_BARRIER = [("tileskip_ring.glsl",
+NO_BARRIER = [("parts/ring.glsl",
                "  computeKTile(step % RING_STAGES, step);\n  barrier();\n",
                "  computeKTile(step % RING_STAGES, step);\n")]
 # The fragments loaded once, before the loop; every step multiplies them again.
-FROM_REGISTERS = [("tileskip_ring.glsl",
+FROM_REGISTERS = [("parts/ring.glsl",
                    "void multiplyStep(uint stage, uint kk) {\n",
                    "void loadStep(uint stage, uint kk) {\n"),
-                  ("tileskip_ring.glsl",
+                  ("parts/ring.glsl",
                    "  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {\n    [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaMultiplyAdd(i, j);\n  }\n}\n",
                    "}\nvoid multiplyStep(uint stage, uint kk) {\n"
                    "  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {\n    [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaMultiplyAdd(i, j);\n  }\n}\n"),
@@ -52,14 +52,14 @@ FROM_REGISTERS = [("tileskip_ring.glsl",
                    "  mmaZeroAccumulators();\n  loadStep(0u, 0u);\n")]
 
 # Every workgroup fetches the first block tile's rows of A and columns of B: 2 MiB in all, in L2.
-SAME_TILE = [("tileskip_ring.glsl",
+SAME_TILE = [("parts/ring.glsl",
               "  if (incoming + 1u < steps && myTurn(incoming + 1u)) fetchKTile(row0, col0, incoming + 1u, mine);\n",
               "  if (incoming + 1u < steps && myTurn(incoming + 1u)) fetchKTile(0u, 0u, incoming + 1u, mine);\n")]
 # The 16-byte loads without readonly: plain global loads instead of the read-only data path.
-PLAIN_LOADS = [("tileskip_ring.glsl",
+PLAIN_LOADS = [("parts/ring.glsl",
                 "layout(set = 0, binding = 6, std430) restrict readonly buffer MatrixAHalf8 { uvec4 AH8[]; };",
                 "layout(set = 0, binding = 6, std430) buffer MatrixAHalf8 { uvec4 AH8[]; };"),
-               ("tileskip_ring.glsl",
+               ("parts/ring.glsl",
                 "layout(set = 0, binding = 7, std430) restrict readonly buffer MatrixBHalf8 { uvec4 BH8[]; };",
                 "layout(set = 0, binding = 7, std430) buffer MatrixBHalf8 { uvec4 BH8[]; };")]
 # How many workgroups run at once (the driver does not say how many it puts on an SM): a counter of
@@ -84,7 +84,7 @@ def padded(pad):
 
 
 # K12 without global loads in its loop: the K-tile in flight is made of its indices (C differs).
-K12_NO_GLOBAL = [("tileskip_hoisted.glsl",
+K12_NO_GLOBAL = [("parts/hoisted.glsl",
                   "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = A4[aFrom + p * aPassVectors];\n"
                   "  [[unroll]] for (uint p = 0u; p < B_FETCH_PASSES; ++p) stagedB[p] = B4[bFrom + p * bPassVectors];\n",
                   "  [[unroll]] for (uint p = 0u; p < A_FETCH_PASSES; ++p) stagedA[p] = vec4(aFrom + p);\n"
@@ -174,8 +174,8 @@ VARIANTS = {
 def build(name, out):
     shader, edits, _ = VARIANTS[name]
     with tempfile.TemporaryDirectory() as work:
-        tree = os.path.join(work, "shaders")
-        shutil.copytree(os.path.join(ROOT, "shaders"), tree)
+        tree = os.path.join(work, "kernels")
+        shutil.copytree(os.path.join(ROOT, "kernels"), tree)
         for file, old, new in edits:
             path = os.path.join(tree, file)
             text = open(path).read()

@@ -16,7 +16,7 @@
 // Include this before any .cuh file.
 #pragma once
 
-// The .cuh files' emulation branches (backends/cuda/mma_common.cuh) call the emulator.
+// The .cuh files' emulation branches (kernels/parts/mma.cuh) call the emulator.
 #define TILESKIP_CUDA_EMULATION 1
 
 #include <bit>
@@ -80,7 +80,7 @@ unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* fil
 using WarpResolver = void (*)(const void* const (&inputs)[32], void* const (&outputs)[32]);
 void warpExchange(WarpResolver resolve, const void* input, void* output, const char* file, int line);
 
-// The tensor-core instructions of backends/cuda/mma_common.cuh, in the fragment layouts it
+// The tensor-core instructions of kernels/parts/mma.cuh, in the fragment layouts it
 // documents (tensor_core_emulation.cpp).
 void mmaM16N8K16(bool bf16, float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line);
 void mmaM16N8K8Tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2], const char* file, int line);
@@ -89,7 +89,7 @@ void mmaM16N8K8Tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2
 inline float tf32Value(std::uint32_t bits) { return std::bit_cast<float>(bits & ~0x1FFFu); }
 void loadMatrixX4(unsigned (&r)[4], const void* row, bool transposed, const char* file, int line);
 
-// Hopper's mbarriers, bulk tensor copies and warpgroup MMAs (backends/cuda/hopper_common.cuh),
+// Hopper's mbarriers, bulk tensor copies and warpgroup MMAs (kernels/parts/hopper.cuh),
 // carried out by hopper_emulation.cpp. Shared-memory addresses are offsets into the block's
 // dynamic shared memory, which starts on a 1024-byte boundary as the swizzle needs.
 std::uint32_t sharedOffset(const void* p);

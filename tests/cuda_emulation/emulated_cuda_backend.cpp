@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backends/cuda/kernel_table.cuh"
-#include "backends/cuda/pattern_a.cuh"
-#include "backends/cuda/pattern_b.cuh"
+#include "kernel_instances.cuh"
+#include "kernels/pattern_a.cuh"
+#include "kernels/pattern_b.cuh"
 #include "core/model/dtype.hpp"
 #include "core/model/error.hpp"
 #include "core/model/reference.hpp"
@@ -65,8 +65,8 @@ class EmulatedProblem final : public DeviceProblem {
 
   double run(const KernelInfo& kernel) override {
     requireInputs(kernel, inputs_);
-    const cuda::GemmKernel* entry = cuda::findGemmKernel(kernel.id);
-    if (entry == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(kernel.id) + "'");
+    const cuda::GemmInstance* instance = findEmulatedInstance(kernel.id, inputs_);
+    if (instance == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(kernel.id) + "'");
     const std::uint8_t* aPattern = kernel.usesAPattern() ? patterns_.at({Operand::A, kernel.aRowGranularity}).data() : nullptr;
     const std::uint8_t* bPattern = kernel.usesBPattern() ? patterns_.at({Operand::B, kernel.bColGranularity}).data() : nullptr;
     long long blocks = cuda::gemmBlockCount(kernel.tile, m_, n_);
@@ -88,9 +88,9 @@ class EmulatedProblem final : public DeviceProblem {
       for (float x : a_) aHalf.push_back(halfBits(inputs_, x));
       for (float x : b_) bHalf.push_back(halfBits(inputs_, x));
     }
-    EmulatedOperands op{a_.data(), b_.data(), c_.data(), m_, n_, k_, inputs_, aHalf.data(), bHalf.data(), bTransposed.data(),
-                        aPattern, bPattern, tileQueue_};
-    emulate(blocks, kernel.tile.threads, [&] { callEmulatedKernel(*entry, kernel, op); });
+    const cuda::GemmOperands op{a_.data(), b_.data(), c_.data(), inputs_,  aHalf.data(), bHalf.data(), bTransposed.data(),
+                                m_,        n_,        k_,        aPattern, bPattern,     tileQueue_};
+    emulate(blocks, kernel.tile.threads, [&] { instance->call(op); });
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
     return 1.0;
   }
@@ -125,7 +125,10 @@ class EmulatedCudaBackend final : public Backend {
   }
   std::string_view name() const override { return "cuda-emulated"; }
   const DeviceInfo& device() const override { return device_; }
-  bool implements(std::string_view id) const override { return cuda::findGemmKernel(id) != nullptr; }
+  bool implements(std::string_view id) const override {
+    return std::any_of(std::begin(cuda::kGemmInstances), std::end(cuda::kGemmInstances),
+                       [&](const cuda::GemmInstance& instance) { return instance.row->id == id; });
+  }
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
     checkMultiplicable(a, b);
@@ -140,43 +143,11 @@ class EmulatedCudaBackend final : public Backend {
 
 std::unique_ptr<Backend> makeEmulatedCudaBackend() { return std::make_unique<EmulatedCudaBackend>(); }
 
-void callEmulatedKernel(const cuda::GemmKernel& entry, const KernelInfo& kernel, const EmulatedOperands& op) {
-  if (entry.dense != nullptr) {
-    entry.dense(op.a, op.b, op.c, op.m, op.n, op.k);
-  } else if (entry.onHopper() && op.inputs == DType::Tf32) {
-    // The copy engine where kernel_dispatch.cu would use it (the maps it encodes, as plain fields).
-    const auto* a = reinterpret_cast<const std::uint32_t*>(op.a);
-    const auto* bt = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
-    const int rowValues = cuda::kRowValues<cuda::MmaInput::Tf32>;
-    const cuda::BulkTensorMap aMap{a, op.k, op.m, rowValues, kernel.tile.BM, 4};
-    const cuda::BulkTensorMap bMap{bt, op.k, op.n, rowValues, kernel.tile.BN, 4};
-    entry.tf32Warpgroup(aMap, bMap, cuda::bulkCopiesFit(cuda::MmaInput::Tf32, op.n, op.k), a, bt, op.c, op.m, op.n, op.k);
-  } else if (entry.onHopper()) {
-    const cuda::BulkTensorMap aMap{op.aHalf, op.k, op.m, cuda::kSwizzleRowElements, kernel.tile.BM};
-    const cuda::BulkTensorMap bMap{op.bHalf, op.n, op.k, cuda::kSwizzleRowElements, kernel.tile.BK};
-    const bool bf16 = op.inputs == DType::Bf16, bulk = cuda::bulkCopiesFit(cuda::mmaInput(op.inputs), op.n, op.k);
-    if (entry.fp16Warpgroup != nullptr) {
-      (bf16 ? entry.bf16Warpgroup : entry.fp16Warpgroup)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
-    } else {
-      (bf16 ? entry.bf16WarpgroupSkipping : entry.fp16WarpgroupSkipping)(aMap, bMap, bulk, op.aHalf, op.bHalf, op.c, op.m, op.n,
-                                                                         op.k, op.aPattern, op.bPattern);
-    }
-  } else if (entry.usesTensorCores() && op.inputs == DType::Tf32) {
-    const auto* a = reinterpret_cast<const std::uint32_t*>(op.a);
-    const auto* bt = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
-    if (entry.tf32 != nullptr) {
-      entry.tf32(a, bt, op.c, op.m, op.n, op.k);
-    } else {
-      entry.tf32Skipping(a, bt, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern, op.tileQueue);
-    }
-  } else if (entry.fp16 != nullptr) {
-    (op.inputs == DType::Bf16 ? entry.bf16 : entry.fp16)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k);
-  } else if (entry.fp16Skipping != nullptr) {
-    (op.inputs == DType::Bf16 ? entry.bf16Skipping : entry.fp16Skipping)(op.aHalf, op.bHalf, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern,
-                                                        op.tileQueue);
-  } else {
-    entry.skipping(op.a, op.b, op.c, op.m, op.n, op.k, op.aPattern, op.bPattern, op.tileQueue);
+const cuda::GemmInstance* findEmulatedInstance(std::string_view id, DType dtype) {
+  for (const cuda::GemmInstance& instance : cuda::kGemmInstances) {
+    if (instance.row->id == id && instance.dtype == dtype) return &instance;
   }
+  return nullptr;
 }
 
 }  // namespace tileskip::testing

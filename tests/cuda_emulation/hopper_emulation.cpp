@@ -1,4 +1,4 @@
-// Hopper's instructions of backends/cuda/hopper_common.cuh on the CPU emulator. An mbarrier's
+// Hopper's instructions of kernels/parts/hopper.cuh on the CPU emulator. An mbarrier's
 // state lives beside shared memory (a stamp in its 8 bytes says it was initialized this block,
 // since the launch fills shared memory with NaN before each block); a bulk copy lands at once and
 // completes its bytes; a warpgroup MMA is a warp exchange per warp that reads its operands from
@@ -10,10 +10,10 @@
 #include <string>
 
 // clang-format off
-#include "cuda_emulation.hpp"  // first: hopper_common.cuh needs its stand-ins
+#include "cuda_emulation.hpp"  // first: parts/hopper.cuh needs its stand-ins
 // clang-format on
 
-#include "backends/cuda/hopper_common.cuh"
+#include "kernels/parts/hopper.cuh"
 #include "core/model/dtype.hpp"
 
 namespace tileskip::emu {

@@ -1,6 +1,6 @@
-// The tensor-core instructions of backends/cuda/mma_common.cuh on the CPU emulator: each is a
+// The tensor-core instructions of kernels/parts/mma.cuh on the CPU emulator: each is a
 // warp exchange whose resolver rebuilds the warp's whole operands from every lane's registers,
-// in the fragment layouts the PTX ISA gives (and mma_common.cuh documents), and hands each lane
+// in the fragment layouts the PTX ISA gives (and parts/mma.cuh documents), and hands each lane
 // its part of the result.
 #include <array>
 #include <cstring>

@@ -1,0 +1,226 @@
+// Hopper's warpgroup ring (CUDA only: Vulkan has neither warpgroup MMAs nor the copy engine): a
+// producer warpgroup has the copy engine fill a ring of swizzled stages, consumer warpgroups
+// multiply them with warpgroup MMAs. Shared by K14 and S11.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include "common.cuh"
+#include "hopper.cuh"
+#include "mma.cuh"
+
+namespace tileskip::cuda {
+
+// Whether the copy engine can move A and B as the kernel reads them: each row must start 16-byte
+// aligned (cudaMalloc'd bases are), so 16-bit rows of K and N values multiples of 8, tf32 rows
+// (A's and transposed B's, K values each) multiples of 4; the kernel's element copies take every
+// other shape.
+__host__ __device__ constexpr bool bulkCopiesFit(DType dtype, int n, int k) {
+  return dtype == DType::Tf32 ? k % 4 == 0 : k % 8 == 0 && n % 8 == 0;
+}
+
+// A row's K-tile for dtype D (KernelInfo::kTileDepth), as a constant device code may read: nvcc
+// evaluates a host function's call in a kernel only where it is not device code.
+template <const KernelInfo& Row, DType D>
+inline constexpr int kRowKTileDepth = Row.kTileDepth(D);
+
+// The K-tile of kDType: one swizzled row, however many values that holds.
+template <DType kDType>
+inline constexpr int kWgmmaKTile = kRowValues<kDType>;
+
+// A stage: A's BM rows of one K-tile (one swizzled row each), then B: for 16-bit inputs in boxes
+// of one swizzled row of columns, each BK K-rows; for tf32 BN rows of transposed B, one swizzled
+// row of K each. After the ring, a full and an empty mbarrier per stage. The block asks for an
+// atom more than it uses, to start the ring on a 1024-byte boundary.
+template <DType kDType, int BM, int BN, int BK, int kStages>
+struct WgmmaLayout {
+  static_assert(BK == kWgmmaKTile<kDType>, "a K-tile is one swizzled row of A");
+  static_assert(BN % kRowValues<kDType> == 0, "B comes in whole swizzled rows");
+  static constexpr int kABytes = BM * kSwizzleRowBytes;
+  static constexpr int kBBoxBytes = BK * kSwizzleRowBytes;  // 16-bit B's box of one swizzled row of columns
+  static constexpr int kBBytes = BN * kSwizzleRowBytes;      // either way: BN x BK values
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static_assert(kABytes % kSwizzleAtomBytes == 0 && kBBoxBytes % kSwizzleAtomBytes == 0, "every box starts on an atom");
+  static constexpr std::size_t kSharedBytes =
+      static_cast<std::size_t>(kStages) * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
+};
+
+// The element-by-element copy of K-tile `kTile` into a stage, by the producer warpgroup's thread
+// `thread` (0 .. kWarpgroupThreads - 1): zeros outside the matrices, each value where the copy engine would put it.
+template <DType kDType, int BM, int BN, int BK, int kStages>
+__device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Word* __restrict__ A,
+                                         const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int K,
+                                         int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
+  using Layout = WgmmaLayout<kDType, BM, BN, BK, kStages>;
+  using Word = typename MmaInputType<kDType>::Word;
+  constexpr int kWordBytes = sizeof(Word);
+  const int k0 = kTile * BK;
+  for (int e = thread; e < BM * BK; e += kWarpgroupThreads) {
+    const int r = e / BK, c = e % BK, row = rowBase + r, k = k0 + c;
+    const Word v = row < M && k < K ? A[static_cast<std::size_t>(row) * K + k] : Word{0};
+    *reinterpret_cast<Word*>(stage + swizzled(r * kSwizzleRowBytes + c * kWordBytes)) = v;
+  }
+  unsigned char* bStage = stage + Layout::kABytes;
+  for (int e = thread; e < BK * BN; e += kWarpgroupThreads) {
+    if constexpr (MmaInputType<kDType>::kBAlongK) {
+      // Transposed B: row c (a column of B) holds the K-tile's values along K, as A's rows do.
+      const int c = e / BK, kk = e % BK, k = k0 + kk, col = colBase + c;
+      const Word v = k < K && col < N ? B[static_cast<std::size_t>(col) * K + k] : Word{0};
+      *reinterpret_cast<Word*>(bStage + swizzled(c * kSwizzleRowBytes + kk * kWordBytes)) = v;
+    } else {
+      const int kk = e / BN, c = e % BN, k = k0 + kk, col = colBase + c;
+      const Word v = k < K && col < N ? B[static_cast<std::size_t>(k) * N + col] : Word{0};
+      unsigned char* box = bStage + (c / kRowValues<kDType>) * Layout::kBBoxBytes;
+      *reinterpret_cast<Word*>(box + swizzled(kk * kSwizzleRowBytes + (c % kRowValues<kDType>) * kWordBytes)) = v;
+    }
+  }
+}
+
+// The ring both warpgroup kernels run (K14 over every K-tile, S11 over its gathered list): entry i
+// of the walk goes to stage i % kStages, its n-th use of that stage being parity n % 2 of the
+// stage's full and empty mbarriers. The block's shared memory starts with it.
+template <DType kDType, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
+struct WgmmaRing {
+  using Layout = WgmmaLayout<kDType, BM, BN, BK, kStages>;
+  using Input = MmaInputType<kDType>;
+  using Word = typename Input::Word;
+  static_assert(WM == kWgmmaM && WN == kWgmmaN && BN == WN && BM % WM == 0, "consumer warpgroups of one m64n256 MMA, down the tile");
+  static constexpr int kConsumers = BM / WM;
+  static_assert(kThreads == kWarpgroupThreads * (1 + kConsumers), "a producer warpgroup and one per consumer tile");
+  static_assert(BK % Input::kStepK == 0, "whole MMA steps per K-tile");
+
+  const BulkTensorMap* aMap;
+  const BulkTensorMap* bMap;
+  bool bulk;  // the copy engine (bulkCopiesFit), else the producer's element copies
+  const Word* A;
+  const Word* B;  // as the MMA reads it: K x N, or N x K where Input::kBAlongK
+  int M, N, K;
+  BlockTile<BM, BN> block;
+  unsigned char* stages;
+  std::uint64_t* full;
+  std::uint64_t* empty;
+
+  // `raw`: the block's dynamic shared memory; the ring starts at its first 1024-byte boundary.
+  __device__ WgmmaRing(unsigned char* raw, const BulkTensorMap* aMap_, const BulkTensorMap* bMap_, bool bulk_,
+                       const Word* A_, const Word* B_, int M_, int N_, int K_, const BlockTile<BM, BN>& block_)
+      : aMap(aMap_), bMap(bMap_), bulk(bulk_), A(A_), B(B_), M(M_), N(N_), K(K_), block(block_) {
+    const std::uint32_t misaligned = sharedAddress(raw) % kSwizzleAtomBytes;
+    stages = raw + (misaligned == 0 ? 0 : kSwizzleAtomBytes - misaligned);
+    full = reinterpret_cast<std::uint64_t*>(stages + kStages * Layout::kStageBytes);
+    empty = full + kStages;
+  }
+  // Shared memory past the ring and its mbarriers (S11's list).
+  __device__ unsigned char* end() const { return reinterpret_cast<unsigned char*>(empty + kStages); }
+
+  // By thread 0, before a block-wide barrier.
+  __device__ void initBarriers() const {
+    for (int s = 0; s < kStages; ++s) {
+      barrierInit(&full[s], bulk ? 1 : kWarpgroupThreads);
+      barrierInit(&empty[s], kConsumers * (kWarpgroupThreads / kWarpLanes));  // lane 0 of every consumer warp
+    }
+    barrierInitFence();
+  }
+  // Whether producer thread `tid` copies (the copy engine needs one thread, element copies all).
+  __device__ bool copies(int tid) const { return bulk ? tid == 0 : tid < kWarpgroupThreads; }
+
+  // Entry `entry` of the walk is K-tile `kTile`: once the consumers have released the stage's
+  // previous use (the n-th fill, n >= 1, waits for parity (n - 1) % 2 of its empty mbarrier).
+  __device__ void produce(int entry, int kTile, int tid) const {
+    const int s = entry % kStages;
+    if (entry >= kStages) barrierWait(&empty[s], (entry / kStages + 1) & 1);
+    unsigned char* stage = stages + s * Layout::kStageBytes;
+    if (bulk) {
+      barrierArriveExpectingBytes(&full[s], Layout::kStageBytes);
+      copyBox(stage, aMap, kTile * BK, block.rowBase, &full[s]);
+      if constexpr (Input::kBAlongK) {
+        copyBox(stage + Layout::kABytes, bMap, kTile * BK, block.colBase, &full[s]);
+      } else {
+#pragma unroll
+        for (int box = 0; box < BN / kRowValues<kDType>; ++box) {
+          copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, bMap, block.colBase + box * kRowValues<kDType>, kTile * BK,
+                  &full[s]);
+        }
+      }
+    } else {
+      copyWgmmaKTileByElements<kDType, BM, BN, BK, kStages>(A, B, M, N, K, block.rowBase, block.colBase, kTile, stage, tid);
+      fenceSharedForAsync();
+      barrierArrive(&full[s]);
+    }
+  }
+
+  // Consumer warpgroup `consumer` takes entry `entry`: waits for it to land, issues its MMAs where
+  // `multiply` (the same for the whole warpgroup), and releases the previous entry's stage once
+  // that entry's MMAs have retired.
+  __device__ void consume(int entry, bool multiply, float (&acc)[kWgmmaAccumulators], int consumer, int lane) const {
+    const int s = entry % kStages;
+    barrierWait(&full[s], (entry / kStages) & 1);
+    if (multiply) {
+      const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * WM * kSwizzleRowBytes;
+      const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
+      wgmmaFence();
+#pragma unroll
+      for (int step = 0; step < BK / Input::kStepK; ++step) {
+        // Along K a step is 32 bytes of the swizzled rows (A; tf32's B). 16-bit B: kStepK K-rows
+        // (two atoms) down.
+        constexpr int kStepBytes = Input::kStepK * static_cast<int>(sizeof(Word));
+        const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kStepBytes, 16, kSwizzleAtomBytes);
+        const std::uint64_t bDescriptor =
+            Input::kBAlongK ? swizzledDescriptor(bStage + step * kStepBytes, 16, kSwizzleAtomBytes)
+                            : swizzledDescriptor(bStage + step * Input::kStepK * kSwizzleRowBytes, Layout::kBBoxBytes,
+                                                 kSwizzleAtomBytes);
+        wgmmaM64N256<kDType>(acc, aDescriptor, bDescriptor);
+      }
+    }
+    wgmmaCommit();
+    wgmmaWait<1>();  // entry - 1's MMAs have retired: its stage may be refilled
+    if (entry > 0 && lane == 0) barrierArrive(&empty[(entry - 1) % kStages]);
+  }
+
+  // The consumer's tile into C, in hopper.cuh's accumulator layout: rows g and g + 8 of the
+  // warp's 16, columns 2t, 2t + 1 of every 8. Its MMAs must have retired (wgmmaWait<0>).
+  __device__ void store(const float (&acc)[kWgmmaAccumulators], float* __restrict__ C, int consumer, int warp, int lane) const {
+    const int g = lane / 4, t2 = 2 * (lane % 4);
+    const int row = block.rowBase + consumer * WM + warp * 16 + g;
+    const bool pairs = N % 2 == 0;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = block.colBase + j * 8 + t2;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = row + 8 * half;
+        const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
+        if (pairs && r < M && col + 1 < N) {
+          *reinterpret_cast<float2*>(C + static_cast<std::size_t>(r) * N + col) = float2{x, y};
+        } else {
+          storeScalar(C, M, N, r, col, x);
+          storeScalar(C, M, N, r, col + 1, y);
+        }
+      }
+    }
+  }
+};
+
+// Consecutive blocks walk this many tile rows of a column band before moving right (L2 reuse).
+inline constexpr int kWgmmaGroupRows = 8;
+
+// The registers each warpgroup keeps once roles split: the producer little, the consumers their
+// kWgmmaAccumulators and the addresses around them.
+inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+
+// The gathered list beside the ring: K-tiles, which consumers multiply each, and its length.
+template <int BK, int kListKBlocks>
+struct WgmmaKTileList {
+  static constexpr int kEntries = kListKBlocks / (BK / kKBlock);
+  static_assert(kEntries % kWarpLanes == 0, "the list is compacted a warp's width at a time");
+  int kTiles[kEntries];
+  std::uint8_t consumers[kEntries];  // bit c: consumer warpgroup c has a product in the K-tile
+  std::uint8_t keptOf[kEntries];     // the same per K-tile of the pass, before compaction
+  int count;
+};
+
+template <int BM, int BN, int BK, int kStages, int kListKBlocks>
+__host__ __device__ constexpr std::size_t wgmmaJointSharedBytes() {
+  return WgmmaLayout<DType::Bf16, BM, BN, BK, kStages>::kSharedBytes + sizeof(WgmmaKTileList<BK, kListKBlocks>);
+}
+
+}  // namespace tileskip::cuda

@@ -1,0 +1,26 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+// A and B as fp16 for the tensor-core kernels (k13_mma.comp, bindings 6 and 7), the twin of the
+// CUDA backend's launchToHalf (precision_kernels.cu). A problem of fp16 inputs holds values fp16
+// represents exactly (core/model/problem.hpp rounds them on the host), so nothing is lost.
+// Workgroup row 0 converts A, row 1 B, each in a grid-stride loop over its elements.
+#define TILESKIP_PATTERN_BUILDER  // not a GEMM kernel: it picks its own workgroup shape
+#include "parts/common.glsl"
+
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 6, std430) restrict writeonly buffer MatrixAHalf { float16_t AH[]; };
+layout(set = 0, binding = 7, std430) restrict writeonly buffer MatrixBHalf { float16_t BH[]; };
+
+void main() {
+  bool toA = gl_WorkGroupID.y == 0u;
+  uint count = toA ? problem.M * problem.K : problem.K * problem.N;
+  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < count; i += stride) {
+    if (toA) {
+      AH[i] = float16_t(A[i]);
+    } else {
+      BH[i] = float16_t(B[i]);
+    }
+  }
+}
