@@ -92,7 +92,7 @@ with torch.cuda.stream(side):
     d = c2 + 0
 torch.cuda.synchronize()
 check("ordered on a side stream", torch.allclose(d.double(), reference, rtol=1e-4, atol=1e-3))
-auto = tileskip.matmul(a, b)  # kernel="auto": inspect's choice (A and B copied to the host once)
+auto = tileskip.matmul(a, b)  # kernel="auto": auto's choice, as for host arrays (A and B copied to the host once)
 check("auto on CUDA tensors", torch.allclose(auto.double(), reference, rtol=1e-4, atol=1e-3))
 torch.cuda.synchronize()
 t0 = time.perf_counter()

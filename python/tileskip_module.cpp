@@ -31,6 +31,7 @@
 #include "core/model/generators.hpp"
 #include "core/measure/inspect.hpp"
 #include "core/measure/kernel_selection.hpp"
+#include "core/measure/multiply.hpp"
 #include "core/io/matrix_io.hpp"
 #include "core/model/reference.hpp"
 #include "core/io/report.hpp"
@@ -130,55 +131,36 @@ py::list takeDiagnostics(Backend& backend) {
 py::dict matmul(const py::array& aArray, const py::array& bArray, const std::string& kernelName,
                 const std::optional<std::string>& backendName, const std::string& dtype, bool verify, int device) {
   std::vector<std::string> notes;
-  const DType inputs = parseDType(dtype);
-  Matrix a = toMatrix(aArray, "A", notes);
-  Matrix b = toMatrix(bArray, "B", notes);
-  checkMultiplicable(a, b);
-  // Rounded once: the kernel, auto and the reference see the same values (core/model/problem.hpp).
-  for (const auto& [matrix, name] : {std::pair{&a, "A"}, std::pair{&b, "B"}}) {
-    if (std::string note = roundOperand(*matrix, inputs, name); !note.empty()) notes.push_back(note);
-  }
-  if (kernelName != "auto" && (kernelName == "all" || parseKernelList(kernelName).size() != 1)) {
-    throw InputError("kernel '" + kernelName + "': matmul multiplies with one kernel; give a single id or auto");
-  }
-  Backend& backend = chooseBackend(backendName, device);
-  py::dict result;
-  const KernelInfo* kernel = nullptr;
-  std::string autoReason;
-  Matrix c;
-  double ms = 0.0, prepareMs = 0.0;
-  std::optional<ErrorReport> error;
+  MultiplyRequest request;
+  request.dtype = parseDType(dtype);
+  request.a = toMatrix(aArray, "A", notes);
+  request.b = toMatrix(bArray, "B", notes);
+  request.kernel = parseMultiplyKernel(kernelName, "kernel", "matmul", true);
+  request.verify = verify;
+  Backend* backend = nullptr;
+  MultiplyResult product;
   {
     py::gil_scoped_release release;
-    if (kernelName == "auto") {
-      ProblemSpec spec;
-      spec.dtype = inputs;
-      const Recommendation choice = chooseAuto(backend, a, b, spec);
-      kernel = choice.kernel;
-      autoReason = choice.reason;
-    } else {
-      kernel = selectKernels(kernelName, backend, true, inputs).front();
-    }
-    std::unique_ptr<DeviceProblem> onDevice = backend.upload(a, b, inputs);
-    prepareMs = onDevice->prepare(*kernel);
-    onDevice->poisonC();  // an element the kernel fails to write fails verification
-    ms = onDevice->run(*kernel);
-    c = onDevice->downloadC();
-    if (verify) error = compareToReference(c, referenceProduct(a, b));
+    product = multiply(
+        [&]() -> Backend& {
+          backend = &chooseBackend(backendName, device);
+          return *backend;
+        },
+        std::move(request));
   }
-  if (error && !error->passed) {
-    throw Error(ExitCode::VerificationFailed, "kernel " + std::string(kernel->id) + " gave a wrong C (" + error->summary() + ")");
-  }
-  result["c"] = toArray(std::move(c));
-  result["backend"] = std::string(backend.name());
-  result["device"] = backend.device().describe();
-  result["kernel"] = std::string(kernel->id);
-  result["auto_reason"] = autoReason;
-  result["kernel_ms"] = ms;
-  result["prepare_ms"] = prepareMs;
-  result["verification"] = error ? py::object(py::str(error->summary())) : py::object(py::none());
+  notes.insert(notes.end(), product.notes.begin(), product.notes.end());
+  py::dict result;
+  result["c"] = toArray(std::move(product.c));
+  result["backend"] = std::string(backend->name());
+  result["device"] = backend->device().describe();
+  result["kernel"] = std::string(product.kernel->id);
+  result["auto_reason"] = product.automatic ? product.why : std::string();
+  result["kernel_ms"] = product.kernelMs;
+  result["prepare_ms"] = product.prepareMs;
+  result["verification"] =
+      product.verification ? py::object(py::str(product.verification->summary())) : py::object(py::none());
   result["notes"] = notes;
-  result["diagnostics"] = takeDiagnostics(backend);
+  result["diagnostics"] = takeDiagnostics(*backend);
   return result;
 }
 
@@ -225,9 +207,11 @@ class BorrowedTensor {
 };
 
 // C = A·B on CUDA tensors in place: A, B and C are the caller's device memory (DLPack capsules;
-// C allocated by the caller, e.g. torch.empty on the same device), nothing crosses to the host.
+// C allocated by the caller, e.g. torch.empty on the same device), nothing crosses to the host
+// but, for auto, the host copies `aHost` and `bHost` it inspects.
 py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, const py::capsule& cCapsule,
-                      const std::string& kernelName, std::uintptr_t stream, int device) {
+                      const std::string& kernelName, std::uintptr_t stream, int device,
+                      const std::optional<py::array>& aHost, const std::optional<py::array>& bHost) {
   BorrowedTensor aTensor(aCapsule, "A"), bTensor(bCapsule, "B"), cTensor(cCapsule, "C");
   const DLTensor &a = aTensor.checked(), &b = bTensor.checked(), &c = cTensor.checked();
   if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
@@ -238,14 +222,10 @@ py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, 
   for (const DLTensor* t : {&b, &c}) {
     if (t->device.device_id != a.device.device_id) throw InputError("A, B and C must be on one CUDA device");
   }
-  if (kernelName == "auto") {
-    throw InputError("kernel 'auto' inspects the operands on the host; for CUDA tensors give a kernel id");
-  }
-  if (kernelName == "all" || parseKernelList(kernelName).size() != 1) {
-    throw InputError("kernel '" + kernelName + "': matmul multiplies with one kernel; give a single id");
-  }
+  MultiplyRequest request;
+  request.verify = false;  // tileskip.matmul checks C once it has it on the host (verify below)
+  request.kernel = kernelName == "auto" ? nullptr : parseMultiplyKernel(kernelName, "kernel", "matmul", false);
   Backend& backend = backendNamed("cuda", device < 0 ? a.device.device_id : device);
-  const KernelInfo* kernel = selectKernels(kernelName, backend, true).front();
   DeviceOperands operands;
   operands.a = static_cast<const float*>(aTensor.data());
   operands.b = static_cast<const float*>(bTensor.data());
@@ -256,32 +236,34 @@ py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, 
   operands.n = static_cast<int>(b.shape[1]);
   operands.deviceIndex = a.device.device_id;
   operands.stream = reinterpret_cast<void*>(stream);
-  double ms = 0.0;
+  request.inPlace = operands;
+  std::vector<std::string> notes;
+  if (aHost) request.a = toMatrix(*aHost, "A", notes);
+  if (bHost) request.b = toMatrix(*bHost, "B", notes);
+  MultiplyResult product;
   {
     py::gil_scoped_release release;
-    ms = backend.multiplyInPlace(*kernel, operands);
+    product = multiply(backend, std::move(request));
   }
   py::dict result;
   result["backend"] = std::string(backend.name());
   result["device"] = backend.device().describe();
-  result["kernel"] = std::string(kernel->id);
-  result["kernel_ms"] = ms;
+  result["kernel"] = std::string(product.kernel->id);
+  result["auto_reason"] = product.automatic ? product.why : std::string();
+  result["kernel_ms"] = product.kernelMs;
   result["c_pointer"] = reinterpret_cast<std::uintptr_t>(operands.c);
+  result["notes"] = notes;
   result["diagnostics"] = takeDiagnostics(backend);
   return result;
 }
 
 // Checks a C computed elsewhere (CUDA tensors) against the float64 reference, as matmul's verify.
-void verifyProduct(const py::array& aArray, const py::array& bArray, const py::array& cArray, const std::string& kernel) {
+void verifyComputedC(const py::array& aArray, const py::array& bArray, const py::array& cArray, const std::string& kernel) {
   std::vector<std::string> notes;
   Matrix a = toMatrix(aArray, "A", notes), b = toMatrix(bArray, "B", notes), c = toMatrix(cArray, "C", notes);
   checkMultiplicable(a, b);
-  ErrorReport error;
-  {
-    py::gil_scoped_release release;
-    error = compareToReference(c, referenceProduct(a, b));
-  }
-  if (!error.passed) throw Error(ExitCode::VerificationFailed, "kernel " + kernel + " gave a wrong C (" + error.summary() + ")");
+  py::gil_scoped_release release;
+  tileskip::verifyProduct(c, a, b, kernel);
 }
 
 py::dict inspect(const py::array& aArray, const py::array& bArray, const std::string& aSource,
@@ -493,13 +475,13 @@ PYBIND11_MODULE(_tileskip, module) {
   module.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("dtype"),
              py::arg("verify"), py::arg("device"));
   module.def("matmul_device", &matmulDevice, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"),
-             py::arg("stream"), py::arg("device"));
+             py::arg("stream"), py::arg("device"), py::arg("a_host") = py::none(), py::arg("b_host") = py::none());
   module.def("inspect", &inspect, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"),
              py::arg("backend"), py::arg("device"));
   module.def("bench", &bench, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"), py::arg("spec"),
              py::arg("kernel"), py::arg("backend"), py::arg("device"), py::arg("warmup"), py::arg("repeat"),
              py::arg("baseline"));
-  module.def("verify", &verifyProduct, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"));
+  module.def("verify", &verifyComputedC, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"));
   module.def("backends", &listBackends, py::arg("device"));
   module.def("kernels", &listKernels);
   module.def("generators", &listGenerators);

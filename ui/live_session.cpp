@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "core/measure/bench.hpp"
+#include "core/measure/multiply.hpp"
 #include "core/model/error.hpp"
 #include "core/model/reference.hpp"
-#include "core/measure/verify_suite.hpp"
 
 namespace tileskip::ui {
 
@@ -140,7 +140,8 @@ struct LiveSession::Worker {
   std::unique_ptr<Backend> baselineBackend;  // the host BLAS, when the main backend has no vendor baseline
   std::optional<ProblemData> data;
   std::optional<ReferenceProduct> reference;
-  std::unique_ptr<DeviceProblem> onDevice, onBaselineDevice;
+  // A and B on the main backend's device and on the baseline's: uploaded once per problem.
+  std::unique_ptr<MultiplySession> onDevice, onBaselineDevice;
   std::vector<Target> targets;  // one per snapshot series, in the same order
   double pauseSeconds = 0.0;  // how long the thread rests after the last launch
 };
@@ -366,7 +367,7 @@ bool LiveSession::measureOne() {
   auto index = static_cast<std::size_t>(pick);
   Worker::Target& target = w.targets[index];
   Backend& backend = *target.backend;
-  std::unique_ptr<DeviceProblem>& onDevice = target.onBaselineBackend ? w.onBaselineDevice : w.onDevice;
+  std::unique_ptr<MultiplySession>& onDevice = target.onBaselineBackend ? w.onBaselineDevice : w.onDevice;
   auto started = std::chrono::steady_clock::now();
 
   Series::State state = states[index].first;
@@ -375,7 +376,7 @@ bool LiveSession::measureOne() {
   try {
     if (!onDevice) {
       publish([&](SessionSnapshot& s) { s.activity = "uploading A and B to " + std::string(backend.name()); });
-      onDevice = backend.upload(w.data->a, w.data->b, w.served.spec.dtype);
+      onDevice = std::make_unique<MultiplySession>(backend, w.data->a, w.data->b, w.served.spec.dtype);
     }
     if (state == Series::State::Waiting) {
       if (!w.reference) {
@@ -383,11 +384,11 @@ bool LiveSession::measureOne() {
         w.reference = referenceProduct(w.data->a, w.data->b);
       }
       publish([&](SessionSnapshot& s) { s.activity = "verifying " + std::string(target.kernel->id); });
-      VerifyResult result = verifyKernel(backend, *onDevice, *target.kernel, *w.data, *w.reference);
+      VerifyResult result = onDevice->verify(*target.kernel, *w.data, *w.reference);
       state = result.passed() ? Series::State::Verified : Series::State::Failed;
       failure = result.failure;
     } else {
-      double ms = onDevice->run(*target.kernel);
+      double ms = onDevice->time(*target.kernel);
       const ProblemSpec& p = w.served.spec;
       double flops = 2.0 * static_cast<double>(p.m) * p.n * p.k;
       sample = Sample{clock(), ms, ms > 0.0 ? flops / (ms * 1e6) : 0.0};  // a device clock stamps it as it lands

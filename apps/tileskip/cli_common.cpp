@@ -2,16 +2,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
 #include "core/model/error.hpp"
 #include "core/io/matrix_io.hpp"
-#include "core/model/pattern.hpp"
+#include "core/measure/multiply.hpp"
 #include "core/model/reorder.hpp"
-#include "core/io/report.hpp"
 
 namespace tileskip::cli {
 
@@ -170,20 +168,9 @@ int defaultSizeFor(const std::vector<std::unique_ptr<Backend>>& backends) {
 }
 
 Reordering reorderOperands(Matrix& a, Matrix& b) {
-  auto joint = [](const Matrix& x, const Matrix& y) {
-    return computeJointStats(buildAPattern(x, kReorderGranularity), buildBPattern(y, kReorderGranularity)).jointDensity;
-  };
-  const double before = joint(a, b);
-  const auto start = std::chrono::steady_clock::now();
-  Reordering r = findReordering(a, b, kReorderGranularity, kReorderGranularity);
-  ReorderedProblem p = applyReordering(a, b, r);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  a = std::move(p.a);
-  b = std::move(p.b);
-  note("reordered rows, columns and K in " + fixed(seconds, 2) + " s: joint density at " +
-       std::to_string(kReorderGranularity) + "x" + std::to_string(kReorderGranularity) + " tiles " + fixed(before, 3) +
-       " -> " + fixed(joint(a, b), 3) + (r.isIdentity() ? " (no permutation gathers more zeros: kept the order)" : ""));
-  return r;
+  GatheredZeros gathered = reorderForSkipping(a, b);
+  note(gathered.note);
+  return std::move(gathered.reordering);
 }
 
 void note(const std::string& text) { std::cerr << "tileskip: " << text << std::endl; }

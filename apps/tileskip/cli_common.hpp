@@ -90,10 +90,8 @@ int defaultSizeFor(const Backend& backend);
 // The largest of those over several backends (a GPU among them sets 4096).
 int defaultSizeFor(const std::vector<std::unique_ptr<Backend>>& backends);
 
-// The granularity --reorder gathers zeros at: the pattern tiles of the warp-uniform kernels
-// (a 32-row tile also fills 64- and 128-row ones when its neighbour does).
-inline constexpr int kReorderGranularity = 32;
-// Finds and applies a reordering of A·B (core/model/reorder.hpp), noting on stderr what it gained.
+// Finds and applies a reordering of A·B (core/measure/multiply.hpp's reorderForSkipping), noting on
+// stderr what it gained.
 Reordering reorderOperands(Matrix& a, Matrix& b);
 
 // Prints a line to stderr as the tool's progress voice.

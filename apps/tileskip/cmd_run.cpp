@@ -1,13 +1,12 @@
 // tileskip run: C = A·B for matrices read from .npy / .mtx files, written to .npy / .mtx.
 #include <iostream>
-#include <optional>
+#include <memory>
 
 #include "cli_common.hpp"
-#include "core/measure/bench.hpp"
-#include "core/model/error.hpp"
-#include "core/process/host_memory.hpp"
 #include "core/io/matrix_io.hpp"
-#include "core/model/reference.hpp"
+#include "core/measure/bench.hpp"
+#include "core/measure/multiply.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip::cli {
 
@@ -28,101 +27,55 @@ void validateRun(const RunFlags& flags) {
   formatFromPath(flags.b);
   formatFromPath(flags.out);  // refuse an unknown output extension before any work
   flags.backend.validate(false);
-  if (flags.kernel != "auto" && (flags.kernel == "all" || parseKernelList(flags.kernel).size() != 1)) {
-    throw InputError("--kernel '" + flags.kernel + "': run multiplies with one kernel; give a single id or auto");
-  }
+  parseMultiplyKernel(flags.kernel, "--kernel", "run", true);
   checkBenchOptions({.warmup = 0, .repeat = flags.repeat});
   parseDType(flags.dtype);
 }
 
 int runRun(const RunFlags& flags) {
   formatFromPath(flags.out);  // refuse an unknown output extension before any work
+  MultiplyRequest request;
   MatrixReadInfo aInfo, bInfo;
-  Matrix a = readMatrix(flags.a, &aInfo);
-  Matrix b = readMatrix(flags.b, &bInfo);
+  request.a = readMatrix(flags.a, &aInfo);
+  request.b = readMatrix(flags.b, &bInfo);
   if (!aInfo.note.empty()) note("A (" + flags.a + "): " + aInfo.note);
   if (!bInfo.note.empty()) note("B (" + flags.b + "): " + bInfo.note);
-  checkMultiplicable(a, b);
-  // Rounded once, here: the kernel, auto and the reference all see the rounded values.
+  const int m = request.a.rows(), k = request.a.cols(), kB = request.b.rows(), n = request.b.cols();
+  request.fileA = flags.a;
+  request.fileB = flags.b;
   const DType inputs = parseDType(flags.dtype);
-  for (const auto& [matrix, name] : {std::pair{&a, "A"}, std::pair{&b, "B"}}) {
-    if (std::string rounded = roundOperand(*matrix, inputs, name); !rounded.empty()) note(rounded);
-  }
-  // C, the float64 reference (A·B and |A|·|B|) and float64 copies of A and B.
-  checkHostMemory((sizeof(float) + 2 * sizeof(double)) * static_cast<std::uint64_t>(a.rows()) * static_cast<std::uint64_t>(b.cols()) +
-                      sizeof(double) * (a.values().size() + b.values().size()),
-                  "C and the float64 reference C (" + std::to_string(a.rows()) + "x" + std::to_string(b.cols()) + ")");
+  request.dtype = inputs;
+  request.kernel = parseMultiplyKernel(flags.kernel, "--kernel", "run", true);
+  request.verify = !flags.noVerify;
+  request.reorder = flags.reorder;
+  request.repeat = flags.repeat;
+  request.onNote = note;
 
-  std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
-  // --reorder: the kernel multiplies permuted operands (auto inspects those); C is put back in
-  // the original order, exactly, before it is checked against the unpermuted product and written.
-  std::optional<Reordering> reordering;
-  std::optional<ReorderedProblem> permuted;
-  if (flags.reorder) {
-    Matrix pa = a, pb = b;
-    reordering = reorderOperands(pa, pb);
-    permuted = ReorderedProblem{std::move(pa), std::move(pb)};
+  std::unique_ptr<Backend> backend;
+  auto openChosen = [&]() -> Backend& {
+    backend = std::move(flags.backend.open().front());
+    return *backend;
+  };
+  MultiplyResult result;
+  try {
+    result = multiply(openChosen, std::move(request));
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::VerificationFailed) throw;
+    throw Error(e.code(), std::string(e.what()) + "; nothing written");
   }
-  const KernelInfo* kernel = nullptr;
-  std::string chosen;
-  if (flags.kernel != "auto") {
-    // validateRun() made sure the list names exactly one kernel; strict throws if it is missing here.
-    kernel = selectKernels(flags.kernel, *backend, true, inputs).front();
-  } else {
-    ProblemSpec spec;
-    spec.fileA = flags.a;
-    spec.fileB = flags.b;
-    spec.dtype = inputs;
-    const Recommendation choice =
-        permuted ? chooseAuto(*backend, permuted->a, permuted->b, spec) : chooseAuto(*backend, a, b, spec);
-    kernel = choice.kernel;
-    chosen = " (auto: " + choice.reason + ")";
-  }
-
-  std::unique_ptr<DeviceProblem> onDevice =
-      permuted ? backend->upload(permuted->a, permuted->b, inputs) : backend->upload(a, b, inputs);
-  const double prepareMs = onDevice->prepare(*kernel);
-  onDevice->poisonC();
-  double ms = onDevice->run(*kernel);
-  if (flags.repeat > 1) {  // the first run above is the warm-up; the median of the rest is reported
-    std::vector<double> times;
-    for (int i = 0; i < flags.repeat; ++i) times.push_back(onDevice->run(*kernel));
-    ms = summarize(times).median;
-  }
-  Matrix c = reordering ? restoreC(onDevice->downloadC(), *reordering) : onDevice->downloadC();
-  // NaN and Inf in the inputs are computed with, not refused, and said so: C holds them too.
-  NonFiniteCount inA = countNonFinite(a), inB = countNonFinite(b), inC = countNonFinite(c);
-  bool inputsNonFinite = inA.total() + inB.total() > 0;
-  std::string checked = "not verified (--no-verify)";
-  std::size_t differFromReference = 0;
-  if (!flags.noVerify) {
-    ErrorReport error = compareToReference(c, referenceProduct(a, b));
-    if (!error.passed) {
-      throw Error(ExitCode::VerificationFailed,
-                  "kernel " + std::string(kernel->id) + " gave a wrong C (" + error.summary() + "); nothing written");
-    }
-    differFromReference = error.mismatchedNonFinite;
-    checked = std::string(inC.total() > 0 ? "its finite elements " : "") + "verified against the float64 reference (" +
-              error.summary() + ")";
-  }
-  writeMatrix(flags.out, c);
-  std::cout << "wrote " << flags.out << ": C " << c.rows() << "x" << c.cols() << " = A " << a.rows() << "x" << a.cols()
-            << " · B " << b.rows() << "x" << b.cols() << " by " << backend->name() << " " << kernel->id << " on "
-            << backend->device().name << chosen << " in " << ms << " ms"
+  const KernelInfo& kernel = *result.kernel;
+  writeMatrix(flags.out, result.c);
+  std::cout << "wrote " << flags.out << ": C " << result.c.rows() << "x" << result.c.cols() << " = A " << m << "x" << k
+            << " · B " << kB << "x" << n << " by " << backend->name() << " " << kernel.id << " on "
+            << backend->device().name << (result.automatic ? " (auto: " + result.why + ")" : "") << " in "
+            << result.kernelMs << " ms"
             << (flags.repeat > 1 ? " (median of " + std::to_string(flags.repeat) + " runs after one warm-up)" : "")
-            << (prepareMs > 0.0 ? (kernel->skips() ? ", patterns " : ", preparation ") + std::to_string(prepareMs) + " ms" : "")
-            << (inputs != DType::Fp32 ? ", inputs rounded to " + std::string(dtypeName(inputs)) : "") << "; " << checked << "\n";
-  if (inputsNonFinite) {
-    std::cout << "note: the inputs hold NaN/Inf (A: " << inA.describe() << "; B: " << inB.describe()
-              << "), computed with IEEE arithmetic: C holds " << inC.describe();
-    if (differFromReference > 0) {
-      std::cout << "; " << differFromReference << " elements of C differ from the reference, which forms the 0·Inf = NaN "
-                << "products that " << kernel->id << " skips";
-    }
-    std::cout << "\n";
-  } else if (inC.total() > 0) {
-    std::cout << "note: C holds " << inC.describe() << " although A and B are finite: the products overflow fp32\n";
-  }
+            << (result.prepareMs > 0.0
+                    ? (kernel.skips() ? ", patterns " : ", preparation ") + std::to_string(result.prepareMs) + " ms"
+                    : "")
+            << (inputs != DType::Fp32 ? ", inputs rounded to " + std::string(dtypeName(inputs)) : "")
+            << "; " << (flags.noVerify ? "not verified (--no-verify)" : result.checked()) << "\n";
+  if (!result.nonFiniteNote.empty()) std::cout << "note: " << result.nonFiniteNote << "\n";
   return 0;
 }
 

@@ -116,12 +116,10 @@ def _matmul_cuda_tensors(a: Any, b: Any, kernel: str, device: int, verify: bool)
         raise ValueError(
             f"A is {a.shape[0]}x{a.shape[1]} and B {b.shape[0]}x{b.shape[1]}: A's columns must equal B's rows"
         )
-    if kernel == "auto":
-        # inspect() reads the patterns on the host: the one copy of A and B this path makes,
-        # for the choice only; give a kernel id to avoid it.
-        kernel = inspect(a, b, backend="cuda", device=device if device >= 0 else a.device.index)[
-            "recommendation"
-        ]["kernel"]
+    # auto, as for host arrays, reads the patterns on the host and, where its model is blind,
+    # times candidate kernels on copies of A and B: the only copies this path makes, for the
+    # choice only; give a kernel id to avoid them.
+    host = (_as_array(a), _as_array(b)) if kernel == "auto" else (None, None)
     # float32, row-major and contiguous, as the kernels take them: a no-op for such tensors,
     # else one conversion on the device.
     a32 = a.detach().to(torch.float32).contiguous()
@@ -129,7 +127,7 @@ def _matmul_cuda_tensors(a: Any, b: Any, kernel: str, device: int, verify: bool)
     c = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float32, device=a.device)
     stream = torch.cuda.current_stream(a.device).cuda_stream
     result = _tileskip.matmul_device(
-        _to_dlpack(a32), _to_dlpack(b32), _to_dlpack(c), kernel, stream, device
+        _to_dlpack(a32), _to_dlpack(b32), _to_dlpack(c), kernel, stream, device, *host
     )
     _warn(result)
     if verify:

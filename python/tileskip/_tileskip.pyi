@@ -22,7 +22,16 @@ class _ProblemSpec:
 def matmul(
     a: npt.NDArray[Any], b: npt.NDArray[Any], kernel: str, backend: Optional[str], dtype: str, verify: bool, device: int
 ) -> Dict[str, Any]: ...
-def matmul_device(a: Any, b: Any, c: Any, kernel: str, stream: int, device: int) -> Dict[str, Any]: ...
+def matmul_device(
+    a: Any,
+    b: Any,
+    c: Any,
+    kernel: str,
+    stream: int,
+    device: int,
+    a_host: Optional[npt.NDArray[Any]] = None,
+    b_host: Optional[npt.NDArray[Any]] = None,
+) -> Dict[str, Any]: ...
 def verify(a: npt.NDArray[Any], b: npt.NDArray[Any], c: npt.NDArray[Any], kernel: str) -> None: ...
 def inspect(
     a: npt.NDArray[Any], b: npt.NDArray[Any], a_source: str, b_source: str, backend: Optional[str], device: int
