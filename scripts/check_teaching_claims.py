@@ -21,40 +21,18 @@ without drawing: deterministic, no GPU) and compares each dotted path of the JSO
 
 compares with the recorded GPU figures (RECORDED.json, made by scripts/recorded_figures.py), keyed
 BACKEND.KERNEL. Exits 1 naming every claim that no longer holds (with its line in the doc), 2 on a
-malformed claim or a page with no claims at all.
+malformed claim or a page with no claims at all. The claims' syntax and comparison are
+scripts/doc_claims.py's, which scripts/check_docs.py shares for the README's headline figures.
 """
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
 import tempfile
 
-CLAIM = re.compile(r"^<!--\s*check(?::\s*(?P<args>[^\n]*)|\s+(?P<recorded>recorded))\s*\n(?P<body>.*?)-->", re.S | re.M)
-LINE = re.compile(r"^(?P<path>[\w.\[\]-]+)\s*(?P<op>=|~|<=|>=|<|>)\s*(?P<value>\S+)(?:\s*\+-\s*(?P<tol>\S+))?\s*$")
-
-
-def lookup(data, path):
-    for part in path.split("."):
-        if isinstance(data, list):
-            data = data[int(part)]
-        else:
-            data = data[part]
-    return data
-
-
-def holds(actual, op, value, tol):
-    if op == "=":
-        try:
-            return float(actual) == float(value)
-        except (TypeError, ValueError):
-            return str(actual).lower() == value.lower()
-    actual = float(actual)
-    value = float(value)
-    if op == "~":
-        return abs(actual - value) <= float(tol or 0)
-    return {"<": actual < value, ">": actual > value, "<=": actual <= value, ">=": actual >= value}[op]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_claims import MalformedClaim, check_figures, claims_in  # noqa: E402
 
 
 def facts_of(tileskip, args, cache):
@@ -89,39 +67,30 @@ def main(argv):
     page, tileskip = argv[1], argv[2]
     text = open(page, encoding="utf-8").read()
     recorded = recorded_of(argv[3]) if len(argv) == 4 else None
+    try:
+        claims = claims_in(text, page)
+    except MalformedClaim as error:
+        print(error, file=sys.stderr)
+        return 2
     cache, failures, checked = {}, [], 0
-    for match in CLAIM.finditer(text):
-        first_line = text.count("\n", 0, match.start()) + 1
-        if match.group("recorded"):
+    for claim in claims:
+        if claim.kind == "recorded":
             if recorded is None:
-                print(f"{page}:{first_line}: a 'check recorded' claim, but no RECORDED.json given", file=sys.stderr)
+                print(f"{page}:{claim.line}: a 'check recorded' claim, but no RECORDED.json given", file=sys.stderr)
                 return 2
             data, source = recorded, "recorded"
-        else:
+        elif claim.kind == "view":
             try:
-                data, source = facts_of(tileskip, match.group("args").strip(), cache), "view " + match.group("args").strip()
+                data, source = facts_of(tileskip, claim.args, cache), "view " + claim.args
             except RuntimeError as error:
-                failures.append(f"{page}:{first_line}: {error}")
+                failures.append(f"{page}:{claim.line}: {error}")
                 continue
-        body_start = first_line + 1
-        for offset, raw in enumerate(match.group("body").splitlines()):
-            line = raw.strip()
-            if not line:
-                continue
-            parsed = LINE.match(line)
-            if not parsed:
-                print(f"{page}:{body_start + offset}: not a claim: '{line}'", file=sys.stderr)
-                return 2
-            checked += 1
-            path, op, value, tol = parsed.group("path", "op", "value", "tol")
-            try:
-                actual = lookup(data, path)
-            except (KeyError, IndexError, ValueError):
-                failures.append(f"{page}:{body_start + offset}: {path} is not among the figures of {source}")
-                continue
-            if not holds(actual, op, value, tol):
-                want = f"{op} {value}" + (f" +- {tol}" if tol else "")
-                failures.append(f"{page}:{body_start + offset}: {path} is {actual}, the page says {want} ({source})")
+        else:
+            print(f"{page}:{claim.line}: 'check {claim.kind}' is no claim this page can make", file=sys.stderr)
+            return 2
+        count, wrong = check_figures(claim, data, source, page)
+        checked += count
+        failures += wrong
     if checked == 0:
         print(f"{page}: no <!-- check: ... --> claims found", file=sys.stderr)
         return 2

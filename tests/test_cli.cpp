@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "cli_app.hpp"
+#include "backends/backend_registry.hpp"
+#include "core/model/catalogue.hpp"
 #include "core/model/generators.hpp"
 #include "core/measure/bench.hpp"
 #include "core/io/matrix_io.hpp"
@@ -65,6 +67,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{"", 2, "subcommand"},
         BadInput{"frobnicate", 2, "subcommand"},
+        BadInput{"list --format csv", 2, "unknown list format 'csv'; use table or json"},
         BadInput{"bench --backend cpu --size -5", 2, "--size -5 is invalid"},
         BadInput{"bench --backend cpu --size 0", 2, "--size 0 is invalid"},
         BadInput{"bench --backend cpu --m 8 --n 0 --k 8", 2, "--n 0 is invalid"},
@@ -153,6 +156,85 @@ TEST(Cli, ListShowsBackendsKernelsAndGenerators) {
   Outcome o = runTileskip("list");
   EXPECT_EQ(o.exitCode, 0);
   for (const char* needle : {"cpu:", "joint-8x32", "S7", "segments", "relu"}) EXPECT_NE(o.output.find(needle), std::string::npos) << needle;
+}
+
+// `list --format json` is the catalogue row for row, with the backends this build finds: what the
+// docs check (scripts/check_docs.py) and other tools read instead of parsing the table.
+TEST(Cli, ListAsJsonIsTheCatalogueWithWhatImplementsEachRow) {
+  fs::path dir = scratch();
+  std::string stdoutPath = (dir / "list.json").string();
+  Outcome o = runCommand("{ " + std::string(TILESKIP_BINARY) + " list --format json >" + stdoutPath + "; }");
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  std::ifstream file(stdoutPath);
+  nlohmann::json doc = nlohmann::json::parse(file);  // stdout is the document alone
+  EXPECT_EQ(doc["schema"], "tileskip.list/1");
+  EXPECT_EQ(doc["tool"]["version"], toolVersion());
+  EXPECT_EQ(doc["tool"]["commit"], toolCommit());
+
+  std::vector<BackendStatus> found = discoverBackends();
+  ASSERT_EQ(doc["backends"].size(), found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const nlohmann::json& b = doc["backends"][i];
+    EXPECT_EQ(b["name"], found[i].name);
+    EXPECT_EQ(b["available"], found[i].backend != nullptr) << found[i].name;
+    if (found[i].backend) {
+      EXPECT_EQ(b["device"], found[i].backend->device().name);
+      EXPECT_EQ(b["driver"], found[i].backend->device().driver);
+      EXPECT_TRUE(b["reason"].is_null());
+    } else {
+      EXPECT_FALSE(b["reason"].get<std::string>().empty()) << found[i].name;  // why, never a bare "unavailable"
+    }
+  }
+
+  ASSERT_EQ(doc["kernels"].size(), kCatalogue.size());
+  for (std::size_t i = 0; i < kCatalogue.size(); ++i) {
+    const KernelInfo& k = kCatalogue[i];
+    const nlohmann::json& row = doc["kernels"][i];
+    SCOPED_TRACE(std::string(k.id));
+    EXPECT_EQ(row["id"], std::string(k.id));
+    EXPECT_EQ(row["number"], std::string(k.number));
+    EXPECT_EQ(row["family"], std::string(familyName(k.family)));
+    EXPECT_EQ(row["stem"], std::string(k.stem));
+    EXPECT_EQ(row["source"], std::string(k.source));
+    EXPECT_EQ(row["summary"], std::string(k.summary));
+    EXPECT_EQ(row["a_granularity"], k.aRowGranularity);
+    EXPECT_EQ(row["b_granularity"], k.bColGranularity);
+    const TileShape& t = k.tile;
+    EXPECT_EQ(row["tile"], nlohmann::json({{"BM", t.BM}, {"BN", t.BN}, {"BK", t.BK}, {"WM", t.WM}, {"WN", t.WN},
+                                           {"TM", t.TM}, {"TN", t.TN}, {"threads", t.threads}}));
+    EXPECT_EQ(row["structure"]["k_block_list"], k.structure.kBlockList);
+    EXPECT_EQ(row["structure"]["ring_stages"], k.structure.ringStages);
+    EXPECT_EQ(row["structure"]["skip"], k.skips() ? (k.divergent() ? "thread" : "warp") : "none");
+    EXPECT_EQ(row["structure"]["scheduling"], k.persistent() ? "persistent" : "tile_per_block");
+    EXPECT_EQ(row["structure"]["vendor"].is_null(), !k.isBaseline());
+    EXPECT_TRUE(row["structure"]["mapping"].is_string());
+    EXPECT_TRUE(row["structure"]["loop"].is_string());
+    EXPECT_EQ(row["glsl_twin"], k.hasGlslTwin());
+    EXPECT_EQ(row["needs_hopper"], k.needsHopper());
+    std::vector<std::string> dtypes;
+    for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
+      if (k.takes(type)) dtypes.emplace_back(dtypeName(type));
+    }
+    EXPECT_EQ(row["dtypes"], nlohmann::json(dtypes));
+    std::vector<std::string> by;
+    for (const BackendStatus& s : found) {
+      if (s.backend && s.backend->implements(k.id)) by.push_back(s.name);
+    }
+    EXPECT_EQ(row["implemented_by"], nlohmann::json(by));
+  }
+  // The cpu backend is in every build and implements its baseline, and only it does.
+  auto cpuRow = std::find_if(doc["kernels"].begin(), doc["kernels"].end(), [](const nlohmann::json& r) { return r["id"] == "cpu"; });
+  ASSERT_NE(cpuRow, doc["kernels"].end());
+  EXPECT_EQ((*cpuRow)["implemented_by"], nlohmann::json::array({"cpu"}));
+
+  ASSERT_EQ(doc["generators"].size(), generators().size());
+  EXPECT_EQ(doc["generators"][0]["name"], std::string(generators()[0].name));
+  EXPECT_FALSE(doc["generators"][0]["summary"].get<std::string>().empty());
+
+  // The table stays the default.
+  Outcome table = runTileskip("list");
+  EXPECT_NE(table.output.find("Kernels\n"), std::string::npos) << table.output;
+  EXPECT_EQ(table.output.find("\"schema\""), std::string::npos) << table.output;
 }
 
 #ifndef TILESKIP_VIEWER_BUILT

@@ -1,15 +1,25 @@
-// tileskip list: backends found (with devices), the kernels each implements, the generators.
+// tileskip list: backends found (with devices), the kernels each implements, the generators; as a
+// table for people or as JSON for tools (the docs check reads the catalogue from it).
+#include <nlohmann/json.hpp>
+
 #include <iostream>
+#include <sstream>
 
 #include "cli_common.hpp"
 #include "require.hpp"
+#include "core/model/error.hpp"
 #include "core/model/generators.hpp"
 #include "core/model/mma_layout.hpp"
+#include "core/io/provenance.hpp"
 #include "core/io/report.hpp"
 
 namespace tileskip::cli {
 
 namespace {
+
+// The schema id of `list --format json` (docs/results.md), beside those of core/io/provenance.hpp:
+// its number changes only when a field is renamed or removed.
+constexpr const char* kListSchema = "tileskip.list/1";
 
 std::string tileText(const KernelInfo& k) {
   const TileShape& t = k.tile;
@@ -47,18 +57,133 @@ std::string granularityText(const KernelInfo& k) {
   return text;
 }
 
-int runList(const BackendFlags& flags, const std::string& require) {
-  std::vector<BackendStatus> found = discoverBackends(flags.options());
-  std::cout << "Backends (compiled in: " << compiledBackendList() << ")\n";
+// The structure's enumerators as the JSON names them (snake case of the C++ names): a new
+// enumerator is a compile warning here until it has its name.
+std::string_view mappingName(ThreadMapping mapping) {
+  switch (mapping) {
+    case ThreadMapping::None: return "none";
+    case ThreadMapping::OutputDownColumns: return "output_down_columns";
+    case ThreadMapping::OutputAlongRows: return "output_along_rows";
+    case ThreadMapping::ColumnOfOutputs: return "column_of_outputs";
+    case ThreadMapping::ThreadTile: return "thread_tile";
+    case ThreadMapping::WarpTile: return "warp_tile";
+    case ThreadMapping::MmaTiles: return "mma_tiles";
+    case ThreadMapping::WarpgroupMmaTiles: return "warpgroup_mma_tiles";
+  }
+  return "?";
+}
+
+std::string_view loopName(MainLoop loop) {
+  switch (loop) {
+    case MainLoop::Global: return "global";
+    case MainLoop::Staged: return "staged";
+    case MainLoop::Vectorized: return "vectorized";
+    case MainLoop::DoubleBuffered: return "double_buffered";
+    case MainLoop::Hoisted: return "hoisted";
+    case MainLoop::KBlockList: return "k_block_list";
+    case MainLoop::StageRing: return "stage_ring";
+    case MainLoop::BulkCopyRing: return "bulk_copy_ring";
+  }
+  return "?";
+}
+
+std::string_view schedulingName(Scheduling scheduling) {
+  switch (scheduling) {
+    case Scheduling::TilePerBlock: return "tile_per_block";
+    case Scheduling::Persistent: return "persistent";
+  }
+  return "?";
+}
+
+std::string_view skipScopeName(SkipScope scope) {
+  switch (scope) {
+    case SkipScope::None: return "none";
+    case SkipScope::Thread: return "thread";
+    case SkipScope::Warp: return "warp";
+  }
+  return "?";
+}
+
+nlohmann::json vendorJson(VendorRoutine routine) {
+  switch (routine) {
+    case VendorRoutine::None: return nullptr;
+    case VendorRoutine::CublasGemm: return "cublas_gemm";
+    case VendorRoutine::CusparseCsrSpmm: return "cusparse_csr_spmm";
+    case VendorRoutine::OpenblasSgemm: return "openblas_sgemm";
+  }
+  return "?";
+}
+
+// The backends (available or why not), each catalogue row with what implements it here, the
+// generators: schema tileskip.list/1 (docs/results.md).
+std::string listJson(const std::vector<BackendStatus>& found) {
+  nlohmann::json backends = nlohmann::json::array();
   for (const BackendStatus& s : found) {
     if (s.backend) {
-      std::cout << "  " << s.name << ": " << s.backend->device().describe() << "\n";
+      const DeviceInfo& d = s.backend->device();
+      backends.push_back({{"name", s.name}, {"available", true}, {"device", d.name}, {"driver", d.driver},
+                          {"api", d.api}, {"is_gpu", d.isGpu}, {"reason", nullptr}});
     } else {
-      std::cout << "  " << s.name << ": unavailable: " << s.unavailableReason << "\n";
+      backends.push_back({{"name", s.name}, {"available", false}, {"device", nullptr}, {"driver", nullptr},
+                          {"api", nullptr}, {"is_gpu", nullptr}, {"reason", s.unavailableReason}});
+    }
+  }
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelInfo& k : kCatalogue) {
+    nlohmann::json by = nlohmann::json::array();
+    for (const BackendStatus& s : found) {
+      if (s.backend && s.backend->implements(k.id)) by.push_back(s.name);
+    }
+    nlohmann::json dtypes = nlohmann::json::array();
+    for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
+      if (k.takes(type)) dtypes.push_back(dtypeName(type));
+    }
+    const TileShape& t = k.tile;
+    const KernelStructure& st = k.structure;
+    kernels.push_back({{"id", k.id},
+                       {"number", k.number},
+                       {"family", familyName(k.family)},
+                       {"stem", k.stem},
+                       {"source", k.source},
+                       {"tile", {{"BM", t.BM}, {"BN", t.BN}, {"BK", t.BK}, {"WM", t.WM}, {"WN", t.WN}, {"TM", t.TM},
+                                 {"TN", t.TN}, {"threads", t.threads}}},
+                       {"a_granularity", k.aRowGranularity},
+                       {"b_granularity", k.bColGranularity},
+                       {"structure", {{"mapping", mappingName(st.mapping)},
+                                      {"loop", loopName(st.loop)},
+                                      {"scheduling", schedulingName(st.scheduling)},
+                                      {"skip", skipScopeName(st.skip)},
+                                      {"k_block_list", st.kBlockList},
+                                      {"ring_stages", st.ringStages},
+                                      {"vendor", vendorJson(st.vendor)}}},
+                       {"dtypes", dtypes},
+                       {"glsl_twin", k.hasGlslTwin()},
+                       {"needs_hopper", k.needsHopper()},
+                       {"summary", k.summary},
+                       {"implemented_by", by}});
+  }
+  nlohmann::json generatorList = nlohmann::json::array();
+  for (const GeneratorInfo& g : generators()) generatorList.push_back({{"name", g.name}, {"summary", g.summary}});
+  nlohmann::json document = {{"schema", kListSchema},
+                             {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
+                             {"backends", backends},
+                             {"kernels", kernels},
+                             {"generators", generatorList}};
+  return document.dump(2) + "\n";
+}
+
+std::string listTable(const std::vector<BackendStatus>& found) {
+  std::ostringstream out;
+  out << "Backends (compiled in: " << compiledBackendList() << ")\n";
+  for (const BackendStatus& s : found) {
+    if (s.backend) {
+      out << "  " << s.name << ": " << s.backend->device().describe() << "\n";
+    } else {
+      out << "  " << s.name << ": unavailable: " << s.unavailableReason << "\n";
     }
   }
 
-  std::cout << "\nKernels\n";
+  out << "\nKernels\n";
   std::vector<std::vector<std::string>> cells = {{"id", "#", "family", "tile", "pattern", "inputs", "implemented by", "what it teaches"}};
   for (const KernelInfo& k : kCatalogue) {
     std::string by;
@@ -69,10 +194,21 @@ int runList(const BackendFlags& flags, const std::string& require) {
                      granularityText(k), inputsText(k), by.empty() ? (k.needsHopper() ? "- (a Hopper GPU, CUDA)" : "-") : by,
                      std::string(k.summary)});
   }
-  std::cout << alignColumns(cells, cells.front().size());
+  out << alignColumns(cells, cells.front().size());
 
-  std::cout << "\nGenerators\n";
-  for (const GeneratorInfo& g : generators()) std::cout << "  " << g.name << ": " << g.summary << "\n";
+  out << "\nGenerators\n";
+  for (const GeneratorInfo& g : generators()) out << "  " << g.name << ": " << g.summary << "\n";
+  return out.str();
+}
+
+void validateListFormat(const std::string& format) {
+  if (format != "table" && format != "json") throw InputError("unknown list format '" + format + "'; use table or json");
+}
+
+int runList(const BackendFlags& flags, const std::string& require, const std::string& format) {
+  validateListFormat(format);
+  std::vector<BackendStatus> found = discoverBackends(flags.options());
+  std::cout << (format == "json" ? listJson(found) : listTable(found));
   if (!require.empty()) {  // after the listing, so the log shows what was found
     std::vector<std::string> available;
     for (const BackendStatus& s : found) {
@@ -90,11 +226,14 @@ Command addListCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("list", "backends found (with devices), kernels each implements, generators");
   auto flags = std::make_shared<BackendFlags>();
   auto require = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("table");
   app->add_option("--device", flags->device, "device index within each backend");
   app->add_option("--require", *require, "BACKEND[,...]: exit 3 naming any of these that is unavailable (a CI gate)");
-  return {app, [flags, require] { return runList(*flags, *require); }, [flags, require] {
+  app->add_option("--format", *format, "table or json (schema tileskip.list/1)")->capture_default_str();
+  return {app, [flags, require, format] { return runList(*flags, *require, *format); }, [flags, require, format] {
             flags->validate(false);
             if (!require->empty()) parseRequiredBackends(*require);
+            validateListFormat(*format);
           }};
 }
 
