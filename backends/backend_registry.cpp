@@ -71,14 +71,14 @@ std::unique_ptr<Backend> openBestBackend(const BackendOptions& options) {
   return std::move(best->backend);
 }
 
-void addBaselineTarget(std::vector<std::unique_ptr<Backend>>& backends, std::vector<BenchTarget>& targets, DType inputs) {
+void addBaselineTarget(std::vector<std::unique_ptr<Backend>>& backends, std::vector<BenchTarget>& targets, DType dtype) {
   for (const BenchTarget& t : targets) {
     for (const KernelInfo* k : t.kernels) {
       if (k->isBaseline()) return;
     }
   }
   for (std::string_view id : kBaselinePreference) {
-    if (!kernelInfo(id).takes(inputs)) continue;
+    if (!kernelInfo(id).takes(dtype)) continue;
     for (BackendStatus& s : discoverBackends()) {
       if (s.backend && s.backend->implements(id)) {
         targets.push_back({s.backend.get(), {&kernelInfo(id)}});

@@ -47,9 +47,9 @@ std::unique_ptr<Backend> openBestBackend(const BackendOptions& options = {});
 
 // When no kernel of `targets` is a vendor baseline, adds the preferred one (kBaselinePreference)
 // from any available backend, opened into `backends`, so every bench report carries its
-// "vs baseline" column: one that takes `inputs`. Adds nothing where none is available.
+// "vs baseline" column: one that takes `dtype`. Adds nothing where none is available.
 void addBaselineTarget(std::vector<std::unique_ptr<Backend>>& backends, std::vector<BenchTarget>& targets,
-                       DType inputs = DType::Fp32);
+                       DType dtype = DType::Fp32);
 
 // "cpu, vulkan, cuda": what this binary was built with.
 std::string compiledBackendList();

@@ -13,7 +13,7 @@ dir="$OUT/reorder"
 mkdir -p "$dir"
 gen() {  # gen NAME OPERAND ROWS COLS GENERATOR DENSITY [GRANULARITY]
   "$BIN/tileskip" gen --operand "$2" --rows "$3" --cols "$4" --generator "$5" --density "$6" \
-    --granularity "${7:-32}" --seed 7 --out "$dir/$1.npy" >/dev/null
+    --block "${7:-32}" --seed 7 --out "$dir/$1.npy" >/dev/null
 }
 gen blocks-a A "$size" "$size" blocks 0.5 64
 gen blocks-b B "$size" "$size" blocks 0.5 64

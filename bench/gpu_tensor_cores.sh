@@ -59,8 +59,8 @@ s10_steps() {
   done
   TAIL=8 step verify-vulkan-s10 env TILESKIP_VALIDATION=1 "$T" verify --backend vulkan --kernel mma-joint-64x32
   for d in 0.5 0.25; do
-    "$T" gen --generator blocks --granularity 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
-    "$T" gen --generator blocks --granularity 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
+    "$T" gen --generator blocks --block 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
+    "$T" gen --generator blocks --block 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
     for dt in bf16 fp16; do
       TAIL=6 step "bench-s10-cuda-$dt-$d" "$T" bench --backend cuda --dtype $dt --kernel mma-joint-64x32,mma,cublas \
         --a $ops/a-$d.npy --b $ops/b-$d.npy --repeat 20 --format json --out "$OUT/bench-s10-cuda-$dt-$d.json"
@@ -111,8 +111,8 @@ tf32_steps() {
       --format json --out "$OUT/bench-tf32-$size.json"
   done
   for d in 0.5 0.25; do
-    "$T" gen --generator blocks --granularity 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
-    "$T" gen --generator blocks --granularity 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
+    "$T" gen --generator blocks --block 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
+    "$T" gen --generator blocks --block 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
     TAIL=6 step "bench-s10-tf32-$d" "$T" bench --backend cuda --dtype tf32 --kernel mma-joint-64x32,mma,wgmma,cublas \
       --a $ops/a-$d.npy --b $ops/b-$d.npy --repeat 20 --format json --out "$OUT/bench-s10-tf32-$d.json"
   done
@@ -127,8 +127,8 @@ s11_steps() {
     TAIL=3 step "sanitize-s11-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --kernel wgmma-joint-64x64 --quick
   done
   for d in 0.5 0.25; do
-    "$T" gen --generator blocks --granularity 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
-    "$T" gen --generator blocks --granularity 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
+    "$T" gen --generator blocks --block 64 --operand A --rows $n --cols $n --density $d --seed 1 --out $ops/a-$d.npy >/dev/null
+    "$T" gen --generator blocks --block 64 --operand B --rows $n --cols $n --density $d --seed 2 --out $ops/b-$d.npy >/dev/null
     TAIL=7 step "bench-s11-cuda-bf16-$d" "$T" bench --backend cuda --dtype bf16 --kernel wgmma-joint-64x64,wgmma,mma-joint-64x32,cublas \
       --a $ops/a-$d.npy --b $ops/b-$d.npy --repeat 20 --format json --out "$OUT/bench-s11-cuda-bf16-$d.json"
     TAIL=30 step "triton-bsr-bf16-s11-$d" python3 bench/triton_bsr.py $ops/a-$d.npy $ops/b-$d.npy --dtype bf16 --block 64

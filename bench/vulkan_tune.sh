@@ -17,7 +17,7 @@ for variant in "$@"; do
   [ "$variant" != "-" ] && tiles="$kernel=$variant"
   out=$(TILESKIP_VULKAN_TILES="$tiles" TILESKIP_VULKAN_PIPELINE_STATS=1 \
         timeout 120 "$BIN/tileskip" bench --backend vulkan --kernel "$kernel" --size "$size" \
-        --density-a "${DENSITY:-1}" --density-b "${DENSITY:-1}" --granularity "${GRANULARITY:-32}" --no-baseline --format csv 2>&1)
+        --density-a "${DENSITY:-1}" --density-b "${DENSITY:-1}" --block "${GRANULARITY:-32}" --no-baseline --format csv 2>&1)
   rc=$?
   { echo "== $kernel $variant (rc=$rc)"; echo "$out"; } >>"$log"
   # The kernel's CSV row (its milliseconds and GFLOPS) and the driver's register count.

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Builds the A-pattern at A_ROWS rows per tile, bit for bit as core/model/pattern.cpp does. An
+// Builds the A-pattern at A_GRANULARITY rows per tile, bit for bit as core/model/pattern.cpp does. An
 // invocation owns one pattern word (32 consecutive K-indices, i.e. 4 K-blocks) over 8 rows: it
 // reads them as vec4, sets bit j for a non-zero at K-index 32·word + j, and ORs the word of
 // each row tile it touched into the pattern (cleared beforehand) with one atomic per tile.

@@ -13,7 +13,7 @@ namespace tileskip::cuda {
 
 inline constexpr int kPatternKChunk = 32;  // K indices per warp: 4 K-blocks
 
-__global__ void buildAPattern(const float* __restrict__ A, int M, int K, int rowGranularity, int rowTiles,
+__global__ void buildAPattern(const float* __restrict__ A, int M, int K, int aGranularity, int rowTiles,
                               int kChunks, std::uint8_t* __restrict__ pattern) {
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
@@ -21,8 +21,8 @@ __global__ void buildAPattern(const float* __restrict__ A, int M, int K, int row
   const int tile = static_cast<int>(warp / kChunks);
   const int chunk = static_cast<int>(warp % kChunks);
   const int k = chunk * kPatternKChunk + lane;
-  const int firstRow = tile * rowGranularity;
-  const int endRow = min(firstRow + rowGranularity, M);
+  const int firstRow = tile * aGranularity;
+  const int endRow = min(firstRow + aGranularity, M);
 
   bool nonZero = false;
   if (k < K) {
@@ -54,9 +54,9 @@ struct APatternGrid {
   long long blocks;
 };
 
-inline APatternGrid aPatternGrid(int m, int k, int rowGranularity) {
+inline APatternGrid aPatternGrid(int m, int k, int aGranularity) {
   APatternGrid grid;
-  grid.rowTiles = (m + rowGranularity - 1) / rowGranularity;
+  grid.rowTiles = (m + aGranularity - 1) / aGranularity;
   grid.kChunks = (k + kPatternKChunk - 1) / kPatternKChunk;
   grid.blocks = (static_cast<long long>(grid.rowTiles) * grid.kChunks * 32 + kPatternThreads - 1) / kPatternThreads;
   return grid;

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Builds the B-pattern at B_COLS columns per tile, bit for bit as core/model/pattern.cpp does. An
+// Builds the B-pattern at B_GRANULARITY columns per tile, bit for bit as core/model/pattern.cpp does. An
 // invocation owns 4 consecutive columns over one pattern word (32 consecutive K rows): it reads
 // each row as one vec4 (neighbouring invocations read neighbouring vectors, so a subgroup reads
 // a contiguous run), sets bit j of a column's word for a non-zero in row 32·word + j, merges the

@@ -71,8 +71,8 @@ BPatternLaunch bPatternLaunchAt(int k, int n) {
   return launch;
 }
 
-inline BPatternLaunch bPatternLaunch(int colGranularity, int k, int n) {
-  switch (colGranularity) {
+inline BPatternLaunch bPatternLaunch(int bGranularity, int k, int n) {
+  switch (bGranularity) {
     case 8: return bPatternLaunchAt<8>(k, n);
     case 16: return bPatternLaunchAt<16>(k, n);
     case 32: return bPatternLaunchAt<32>(k, n);

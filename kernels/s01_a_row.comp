@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // S1 a-row: K6 with a skip. An invocation's TM rows are exactly one A-pattern tile
-// (aRowGranularity = TM in the catalogue row), so each invocation reads its own pattern byte and skips the rank-1 updates whose bit is
+// (aGranularity = TM in the catalogue row), so each invocation reads its own pattern byte and skips the rank-1 updates whose bit is
 // clear. That is a per-invocation decision: the row groups of a warp read different bytes,
 // disagree, and the warp runs both paths one after the other (divergence), so little time is
 // saved; loads are not skipped either. The lesson of S2: make the decision warp-sized.

@@ -15,9 +15,9 @@ __global__ void __launch_bounds__(Row.tile.threads)
               const std::uint8_t* __restrict__ aPattern, const std::uint8_t* __restrict__ /*bPattern*/,
               unsigned* /*tileQueue: one block per tile, blockIdx.x*/) {
   constexpr int BM = Row.tile.BM, BN = Row.tile.BN, BK = Row.tile.BK, TM = Row.tile.TM, TN = Row.tile.TN;
-  constexpr int kThreads = Row.tile.threads, kARows = Row.aRowGranularity;
+  constexpr int kThreads = Row.tile.threads, kAGranularity = Row.aGranularity;
   static_assert(BM * BN == kThreads * TM * TN, "each thread owns TM x TN outputs");
-  static_assert(TM == kARows, "a thread's rows are exactly one A-pattern tile");
+  static_assert(TM == kAGranularity, "a thread's rows are exactly one A-pattern tile");
   static_assert(BK == kKBlock, "one K-block per staged tile: the skip sits between the barriers, never across one");
   __shared__ __align__(16) float As[BK * transposedAStride<BM>()];
   __shared__ __align__(16) float Bs[BK * BN];
@@ -25,8 +25,8 @@ __global__ void __launch_bounds__(Row.tile.threads)
   const int tid = static_cast<int>(threadIdx.x);
   VectorThreadTile<BM, BN, TM, TN> tile(tid);
   const int kBlocks = (K + kKBlock - 1) / kKBlock;
-  const int aTiles = (M + kARows - 1) / kARows;
-  const int rowTile = (block.rowBase + tile.firstRow()) / kARows;
+  const int aTiles = (M + kAGranularity - 1) / kAGranularity;
+  const int rowTile = (block.rowBase + tile.firstRow()) / kAGranularity;
 
   for (int kBase = 0; kBase < K; kBase += BK) {
     const unsigned aBits = patternByte(aPattern, rowTile, aTiles, kBase / kKBlock, kBlocks);  // this thread's own

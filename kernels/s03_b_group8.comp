@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // S3 b-group8: S1 along N. An invocation's TN columns are exactly one B-pattern tile
-// (bColGranularity = TN in the catalogue row), so it skips by its own B byte: neighbouring
+// (bGranularity = TN in the catalogue row), so it skips by its own B byte: neighbouring
 // invocations own neighbouring column groups, disagree wherever B's zero segments are not as
 // wide as a warp's columns, and the warp diverges again. The lesson of S4: decide per warp's
 // columns.

@@ -15,9 +15,9 @@ __global__ void __launch_bounds__(Row.tile.threads)
                  const std::uint8_t* __restrict__ /*aPattern*/, const std::uint8_t* __restrict__ bPattern,
                  unsigned* /*tileQueue: one block per tile, blockIdx.x*/) {
   constexpr int BM = Row.tile.BM, BN = Row.tile.BN, BK = Row.tile.BK, TM = Row.tile.TM, TN = Row.tile.TN;
-  constexpr int kThreads = Row.tile.threads, kBCols = Row.bColGranularity;
+  constexpr int kThreads = Row.tile.threads, kBGranularity = Row.bGranularity;
   static_assert(BM * BN == kThreads * TM * TN, "each thread owns TM x TN outputs");
-  static_assert(TN == kBCols, "a thread's columns are exactly one B-pattern tile");
+  static_assert(TN == kBGranularity, "a thread's columns are exactly one B-pattern tile");
   static_assert(BK == kKBlock, "one K-block per staged tile: the skip sits between the barriers, never across one");
   __shared__ __align__(16) float As[BK * transposedAStride<BM>()];
   __shared__ __align__(16) float Bs[BK * BN];
@@ -25,8 +25,8 @@ __global__ void __launch_bounds__(Row.tile.threads)
   const int tid = static_cast<int>(threadIdx.x);
   VectorThreadTile<BM, BN, TM, TN> tile(tid);
   const int kBlocks = (K + kKBlock - 1) / kKBlock;
-  const int bTiles = (N + kBCols - 1) / kBCols;
-  const int colTile = (block.colBase + tile.firstCol()) / kBCols;
+  const int bTiles = (N + kBGranularity - 1) / kBGranularity;
+  const int colTile = (block.colBase + tile.firstCol()) / kBGranularity;
 
   for (int kBase = 0; kBase < K; kBase += BK) {
     const unsigned bBits = patternByte(bPattern, colTile, bTiles, kBase / kKBlock, kBlocks);  // this thread's own

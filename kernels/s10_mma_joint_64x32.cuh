@@ -68,12 +68,12 @@ __global__ void __launch_bounds__(Row.tile.threads)
                         float* __restrict__ C, int M, int N, int K, const std::uint8_t* __restrict__ aPattern,
                         const std::uint8_t* __restrict__ bPattern, unsigned* tileQueue) {
   constexpr int BM = Row.tile.BM, BN = Row.tile.BN, BK = Row.tile.BK, WM = Row.tile.WM, WN = Row.tile.WN;
-  constexpr int kStages = Row.structure.ringStages, kThreads = Row.tile.threads, kARows = Row.aRowGranularity;
-  constexpr int kBCols = Row.bColGranularity, kList = Row.structure.kBlockList;
+  constexpr int kStages = Row.structure.ringStages, kThreads = Row.tile.threads, kAGranularity = Row.aGranularity;
+  constexpr int kBGranularity = Row.bGranularity, kList = Row.structure.kBlockList;
   using Word = typename MmaInputType<D>::Word;
-  static_assert(kARows % WM == 0 && kBCols % WN == 0, "a warp tile lies in one A-pattern tile and one B-pattern tile");
+  static_assert(kAGranularity % WM == 0 && kBGranularity % WN == 0, "a warp tile lies in one A-pattern tile and one B-pattern tile");
   static_assert(kMmaK % kKBlock == 0 && BK % kMmaK == 0, "an MMA step is whole K-block slots; a K-tile whole steps");
-  using Tiles = BlockPatternTiles<BM, BN, kARows, kBCols>;
+  using Tiles = BlockPatternTiles<BM, BN, kAGranularity, kBGranularity>;
   using Warp = MmaWarpTile<D, BM, BN, BK, WM, WN, kThreads>;
   auto* stages = reinterpret_cast<Word*>(dynamicSharedMemory(mmaSharedBytes<D, BM, BN, BK, kStages>()));
   constexpr int kStepsPerTile = BK / kMmaK;

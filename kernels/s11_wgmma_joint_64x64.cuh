@@ -27,20 +27,21 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
                           int M, int N, int K, const std::uint8_t* __restrict__ aPattern,
                           const std::uint8_t* __restrict__ bPattern, unsigned* /*tileQueue: one block per tile*/) {
   constexpr int BM = Row.tile.BM, BN = Row.tile.BN, BK = Row.tile.BK, WM = Row.tile.WM, WN = Row.tile.WN;
-  constexpr int kStages = Row.structure.ringStages, kThreads = Row.tile.threads, kARows = Row.aRowGranularity;
-  constexpr int kBCols = Row.bColGranularity, kListKBlocks = Row.structure.kBlockList;
+  constexpr int kStages = Row.structure.ringStages, kThreads = Row.tile.threads, kAGranularity = Row.aGranularity;
+  constexpr int kBGranularity = Row.bGranularity, kListKBlocks = Row.structure.kBlockList;
   using Ring = WgmmaRing<D, BM, BN, BK, WM, WN, kStages, kThreads>;
   using List = WgmmaKTileList<BK, kListKBlocks>;
-  static_assert(kARows == WM, "a consumer's rows are one A-pattern tile");
-  static_assert(kBCols > 0 && BN % kBCols == 0, "the tile's columns are whole B-pattern tiles");
+  static_assert(kAGranularity == WM, "a consumer's rows are one A-pattern tile");
+  static_assert(kBGranularity > 0 && BN % kBGranularity == 0, "the tile's columns are whole B-pattern tiles");
   constexpr int kKBlocksPerTile = BK / kKBlock;
 
   const Ring ring(dynamicSharedMemory(wgmmaJointSharedBytes<BM, BN, BK, kStages, kListKBlocks>()), &aMap, &bMap, bulk, A, B,
                   M, N, K, groupedBlockTile<BM, BN, kWgmmaGroupRows>(M, N));
   List& list = *reinterpret_cast<List*>(ring.end());
   // The block's first pattern tiles, and how many there are (patternByte reads 0 past them).
-  const int aTiles = (M + kARows - 1) / kARows, bTiles = (N + kBCols - 1) / kBCols, kBlocks = (K + kKBlock - 1) / kKBlock;
-  const int firstRowTile = ring.block.rowBase / kARows, firstColTile = ring.block.colBase / kBCols;
+  const int aTiles = (M + kAGranularity - 1) / kAGranularity, bTiles = (N + kBGranularity - 1) / kBGranularity;
+  const int kBlocks = (K + kKBlock - 1) / kKBlock;
+  const int firstRowTile = ring.block.rowBase / kAGranularity, firstColTile = ring.block.colBase / kBGranularity;
   const int kTiles = (K + BK - 1) / BK;
   const int tid = static_cast<int>(threadIdx.x), warpgroup = tid / kWarpgroupThreads;
   const int consumer = warpgroup - 1, warp = (tid % kWarpgroupThreads) / kWarpLanes, lane = tid % kWarpLanes;
@@ -64,7 +65,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
         unsigned joint = 0;
         for (int kb = (first + t) * kKBlocksPerTile; kb < (first + t + 1) * kKBlocksPerTile; ++kb) {
           joint |= patternByte(aPattern, firstRowTile + c, aTiles, kb, kBlocks) &
-                   patternUnion<BN / kBCols>(bPattern, firstColTile, bTiles, kb, kBlocks);
+                   patternUnion<BN / kBGranularity>(bPattern, firstColTile, bTiles, kb, kBlocks);
         }
         if (joint != 0) kept |= 1u << c;
       }

@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(Row.tile.threads, minBlocksPerSM<Row.tile.thre
   constexpr int TM = Row.tile.TM, TN = Row.tile.TN, kThreads = Row.tile.threads;
   constexpr int kList = Row.structure.kBlockList;
   using Tile = HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>;
-  using Skip = SubTileSkip<BM, BN, Row.aRowGranularity, Row.bColGranularity, Tile>;
+  using Skip = SubTileSkip<BM, BN, Row.aGranularity, Row.bGranularity, Tile>;
   using Staged = HoistedKTile<BM, BN, BK, kThreads>;
   // K11's thread tile (TM = 8) where the warp tile takes it: the dense tiles of a kernel whose own
   // sub-tiles are finer (S7's 8-row walk) then run at K12's speed, not at its own. Only such a

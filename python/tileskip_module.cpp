@@ -390,8 +390,8 @@ py::list listKernels() {
     row["stem"] = std::string(k.stem);
     row["family"] = std::string(familyName(k.family));
     row["summary"] = std::string(k.summary);
-    row["a_granularity"] = k.aRowGranularity;
-    row["b_granularity"] = k.bColGranularity;
+    row["a_granularity"] = k.aGranularity;
+    row["b_granularity"] = k.bGranularity;
     row["divergent"] = k.divergent();
     row["skips"] = k.skips();
     row["baseline"] = k.isBaseline();
@@ -422,10 +422,10 @@ py::list listGenerators() {
 }
 
 py::array_t<float> generateMatrix(const std::string& generator, std::int64_t rows, std::int64_t cols, double density,
-                                  std::uint64_t seed, const std::string& operand, int granularity, int groupSize) {
+                                  std::uint64_t seed, const std::string& operand, int block, int groupSize) {
   if (operand != "A" && operand != "B") throw InputError("operand must be A or B, not '" + operand + "'");
   checkMatrixShape(rows, cols, "rows x cols");
-  const GeneratorOptions options{.granularity = granularity, .groupSize = groupSize};
+  const GeneratorOptions options{.block = block, .groupSize = groupSize};
   Matrix m;
   {
     py::gil_scoped_release release;
@@ -469,8 +469,8 @@ PYBIND11_MODULE(_tileskip, module) {
       .def_readwrite("density_b", &ProblemSpec::densityB)
       .def_readwrite("seed", &ProblemSpec::seed)
       .def_property(
-          "granularity", [](const ProblemSpec& s) { return s.options.granularity; },
-          [](ProblemSpec& s, int g) { s.options.granularity = g; });
+          "block", [](const ProblemSpec& s) { return s.options.block; },
+          [](ProblemSpec& s, int g) { s.options.block = g; });
 
   module.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("dtype"),
              py::arg("verify"), py::arg("device"));
@@ -486,7 +486,7 @@ PYBIND11_MODULE(_tileskip, module) {
   module.def("kernels", &listKernels);
   module.def("generators", &listGenerators);
   module.def("generate", &generateMatrix, py::arg("generator"), py::arg("rows"), py::arg("cols"), py::arg("density"),
-             py::arg("seed"), py::arg("operand"), py::arg("granularity"), py::arg("group_size"));
+             py::arg("seed"), py::arg("operand"), py::arg("block"), py::arg("group_size"));
   module.def("close", &closeBackends, "releases the open backends (at interpreter exit)");
   module.attr("version") = TILESKIP_VERSION;
   module.attr("module_folder") = binaryFolder();  // where run-time modules are looked for (tests)

@@ -6,7 +6,7 @@ Usage: check_teaching_claims.py TEACHING.md TILESKIP [RECORDED.json]
 The lesson states its figures in prose; beside each, an HTML comment (invisible on the rendered
 page) says how the tool recomputes it:
 
-    <!-- check: --kernel a-row --granularity 8 --density-a 0.5 --density-b 0.5 --size 1024 --teach
+    <!-- check: --kernel a-row --block 8 --density-a 0.5 --density-b 0.5 --size 1024 --teach
       skip_map.joint_density ~ 0.50 +- 0.02
       teach.walk.divergent_steps > 0
     -->

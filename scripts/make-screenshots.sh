@@ -26,8 +26,8 @@ dense=(--density-a 1 --density-b 1 --teach)
 shot view-dense --kernel joint-8x32 --density-a 1 --density-b 1
 shot view-sparse --kernel joint-8x32 --density-a 0.3 --density-b 0.3
 shot view-unstructured --kernel joint-8x32 --generator uniform --density-a 0.3 --density-b 0.3
-shot view-loads --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --granularity 8 --map loads
-shot view-tile --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --granularity 32 --select-tile 20,5
+shot view-loads --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --block 8 --map loads
+shot view-tile --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --block 32 --select-tile 20,5
 # Part 1: the dense half, each kernel's own view.
 shot view-teach-coalescing --kernel naive "${dense[@]}"
 shot view-teach-smem --kernel smem "${dense[@]}"
@@ -35,8 +35,8 @@ shot view-teach-registers --kernel blocktile2d "${dense[@]}"
 shot view-teach-warptile --kernel warptile "${dense[@]}"
 shot view-teach-pipeline --kernel pipelined "${dense[@]}" --teach-kblock 3
 # Part 2: skipping.
-shot view-teach-diverge --kernel a-row --density-a 0.5 --density-b 0.5 --granularity 8 --teach
-shot view-teach --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --granularity 8 --teach
+shot view-teach-diverge --kernel a-row --density-a 0.5 --density-b 0.5 --block 8 --teach
+shot view-teach --kernel joint-8x32 --density-a 0.5 --density-b 0.5 --block 8 --teach
 # Part 3: tensor cores.
 shot view-teach-mma --kernel mma --dtype fp16 "${dense[@]}"
-shot view-teach-mma-skip --kernel mma-joint-64x32 --dtype bf16 --generator segments --granularity 64 --density-a 0.5 --density-b 0.5 --teach-view mma
+shot view-teach-mma-skip --kernel mma-joint-64x32 --dtype bf16 --generator segments --block 64 --density-a 0.5 --density-b 0.5 --teach-view mma

@@ -40,11 +40,11 @@ class FakeProblem final : public DeviceProblem {
   FakeProblem(const Matrix& a, const Matrix& b, const FakeFaults& faults, int& runs, const std::string& pipelinedVariant)
       : a_(a), b_(b), c_(a.rows(), b.cols()), faults_(faults), runs_(runs), pipelinedVariant_(pipelinedVariant) {}
 
-  DType inputs_ = DType::Fp32;  // the problem's --dtype: a kernel that does not take it is refused
+  DType dtype_ = DType::Fp32;  // the problem's --dtype: a kernel that does not take it is refused
 
   double prepare(const KernelInfo& kernel) override {
-    if (kernel.usesAPattern()) aPattern_ = buildAPattern(a_, kernel.aRowGranularity);
-    if (kernel.usesBPattern()) bPattern_ = buildBPattern(b_, kernel.bColGranularity);
+    if (kernel.usesAPattern()) aPattern_ = buildAPattern(a_, kernel.aGranularity);
+    if (kernel.usesBPattern()) bPattern_ = buildBPattern(b_, kernel.bGranularity);
     if (faults_.corruptPatterns && !aPattern_.bits.empty()) aPattern_.bits.front() ^= 0x1;
     return kernel.skips() ? 0.01 : 0.0;
   }
@@ -52,7 +52,7 @@ class FakeProblem final : public DeviceProblem {
   void poisonC() override { c_.fill(std::numeric_limits<float>::quiet_NaN()); }
 
   double run(const KernelInfo& kernel) override {
-    requireInputs(kernel, inputs_);
+    requireInputs(kernel, dtype_);
     ++runs_;
     constexpr double kClockRampStep = 0.975;
     const double slower = faults_.clockRamp ? std::max(1.0, 5.0 * std::pow(kClockRampStep, runs_ - 1)) : 1.0;
@@ -89,8 +89,8 @@ class FakeProblem final : public DeviceProblem {
 
  private:
   void simulateSkipping(const KernelInfo& kernel) {
-    Pattern a = kernel.usesAPattern() ? buildAPattern(a_, kernel.aRowGranularity) : fullPattern(Operand::A, a_.rows(), a_.cols(), 8);
-    Pattern b = kernel.usesBPattern() ? buildBPattern(b_, kernel.bColGranularity) : fullPattern(Operand::B, b_.cols(), b_.rows(), 8);
+    Pattern a = kernel.usesAPattern() ? buildAPattern(a_, kernel.aGranularity) : fullPattern(Operand::A, a_.rows(), a_.cols(), 8);
+    Pattern b = kernel.usesBPattern() ? buildBPattern(b_, kernel.bGranularity) : fullPattern(Operand::B, b_.cols(), b_.rows(), 8);
     for (int i = 0; i < c_.rows(); ++i) {
       for (int j = 0; j < c_.cols(); ++j) {
         double sum = 0.0;
@@ -127,10 +127,10 @@ class FakeBackend final : public Backend, public Tunable {
            id == "a-warp" || id == "b-group8" || id == "mma" || id == "mma-joint-64x32" || id == "cpu" || id == "cublas";
   }
   using Backend::upload;
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override {
     checkMultiplicable(a, b);
     auto problem = std::make_unique<FakeProblem>(a, b, faults_, runs_, pipelinedVariant_);
-    problem->inputs_ = inputs;
+    problem->dtype_ = dtype;
     return problem;
   }
   Tunable* tuning() override { return faults_.pipelinedVariants || faults_.noisyVariant ? this : nullptr; }

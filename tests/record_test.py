@@ -15,7 +15,7 @@ except ImportError:
     sys.exit(77)
 
 TILESKIP = sys.argv[1]
-BASE = ["view", "--backend", "cpu", "--size", "256", "--kernel", "a-row", "--granularity", "8", "--no-timing",
+BASE = ["view", "--backend", "cpu", "--size", "256", "--kernel", "a-row", "--block", "8", "--no-timing",
         "--width", "640", "--height", "400"]
 failures = []
 

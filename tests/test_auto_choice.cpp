@@ -49,7 +49,7 @@ TEST(AutoChoice, ALargeProblemKeepsTheModelWhereItRanksClearly) {
   // 1024 x 1024 outputs fill the GPU, and 128-aligned zero blocks put the skipping kernel far
   // ahead of the dense one: the model's ranking stands.
   GeneratorOptions blocks;
-  blocks.granularity = 128;
+  blocks.block = 128;
   const Matrix a = generate("blocks", Operand::A, 1024, 256, 0.25, 1, blocks);
   const Matrix b = generate("blocks", Operand::B, 256, 1024, 0.25, 2, blocks);
   const Inspection clear = inspectionOf(a, b, kernelsOf({"pipelined", "joint-32x32"}));

@@ -88,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bench --backend cpu --size 8 --density-b inf", 2, "--density-b inf is outside [0, 1]"},
         BadInput{"gen --rows 4 --cols 4 --density nan --out x.npy", 2, "--density nan is outside [0, 1]"},
         BadInput{"gen --rows 4 --cols 4 --generator fractal --out x.npy", 2, "unknown generator 'fractal'"},
-        BadInput{"gen --rows 4 --cols 4 --generator blocks --granularity 0 --out x.npy", 2, "granularity 0 must be"},
+        BadInput{"gen --rows 4 --cols 4 --generator blocks --block 0 --out x.npy", 2, "block edge 0 must be"},
         BadInput{"gen --rows 4 --cols 4 --operand C --out x.npy", 2, "--operand must be A or B"},
         BadInput{"verify --backend quantum", 2, "unknown backend 'quantum'"},
         BadInput{"run --a a.npy --b b.npy --out c.npy --backend quantum", 2, "unknown backend 'quantum'"},
@@ -197,8 +197,8 @@ TEST(Cli, ListAsJsonIsTheCatalogueWithWhatImplementsEachRow) {
     EXPECT_EQ(row["stem"], std::string(k.stem));
     EXPECT_EQ(row["source"], std::string(k.source));
     EXPECT_EQ(row["summary"], std::string(k.summary));
-    EXPECT_EQ(row["a_granularity"], k.aRowGranularity);
-    EXPECT_EQ(row["b_granularity"], k.bColGranularity);
+    EXPECT_EQ(row["a_granularity"], k.aGranularity);
+    EXPECT_EQ(row["b_granularity"], k.bGranularity);
     const TileShape& t = k.tile;
     EXPECT_EQ(row["tile"], nlohmann::json({{"BM", t.BM}, {"BN", t.BN}, {"BK", t.BK}, {"WM", t.WM}, {"WN", t.WN},
                                            {"TM", t.TM}, {"TN", t.TN}, {"threads", t.threads}}));
@@ -589,7 +589,7 @@ TEST(Cli, BenchAndTuneRequireTheBackendsTheyRunOn) {
 TEST(Cli, BenchFilesTakeTheirFormatFromTheExtensionAndDescribeThemselves) {
   fs::path dir = scratch();
   std::string csvPath = (dir / "rows.csv").string(), jsonPath = (dir / "rows.json").string();
-  Outcome csv = runTileskip("bench --backend cpu --m 40 --n 24 --k 16 --granularity-b 8 --warmup 1 --repeat 2 --out " + csvPath);
+  Outcome csv = runTileskip("bench --backend cpu --m 40 --n 24 --k 16 --block-b 8 --warmup 1 --repeat 2 --out " + csvPath);
   ASSERT_EQ(csv.exitCode, 0) << csv.output;
   EXPECT_NE(csv.output.find("wrote " + csvPath + " (csv)"), std::string::npos) << csv.output;
   EXPECT_NE(csv.output.find("median ms"), std::string::npos) << "the screen gets the table: " << csv.output;
@@ -622,8 +622,8 @@ TEST(Cli, BenchFilesTakeTheirFormatFromTheExtensionAndDescribeThemselves) {
     EXPECT_NE(it, names.end()) << name << " missing from " << header;
     return it == names.end() ? std::string() : values[static_cast<std::size_t>(it - names.begin())];
   };
-  EXPECT_EQ(field("granularity_a"), "32");
-  EXPECT_EQ(field("granularity_b"), "8");
+  EXPECT_EQ(field("block_a"), "32");
+  EXPECT_EQ(field("block_b"), "8");
   EXPECT_EQ(field("dtype"), "fp32");
   EXPECT_EQ(field("tool_version"), toolVersion());
   EXPECT_EQ(field("tool_commit"), toolCommit());
@@ -645,7 +645,7 @@ TEST(Cli, BenchFilesTakeTheirFormatFromTheExtensionAndDescribeThemselves) {
   EXPECT_EQ(doc["dtype"], "fp32");
   EXPECT_EQ(doc["timing"]["repeat"], 3);
   EXPECT_EQ(doc["timing"]["warmup"], 0);
-  EXPECT_EQ(doc["problem"]["granularity_a"], 32);
+  EXPECT_EQ(doc["problem"]["block_a"], 32);
   EXPECT_TRUE(doc["rows"][0]["driver"].is_string());
   EXPECT_NE(doc["rows"][0]["api"].get<std::string>().find("OpenBLAS"), std::string::npos);
   EXPECT_GT(doc["rows"][0]["error"]["tolerance"].get<double>(), 0.0);

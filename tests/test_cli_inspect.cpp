@@ -33,7 +33,7 @@ struct Files {
 // 128-aligned zero blocks at density 0.25: a clear case for skipping.
 Files blockFiles(const fs::path& dir, int m = 256, int k = 256, int n = 256) {
   GeneratorOptions options;
-  options.granularity = 128;
+  options.block = 128;
   Files f{(dir / "a.npy").string(), (dir / "b.mtx").string()};
   writeMatrix(f.a, generate("blocks", Operand::A, m, k, 0.25, 1, options));
   writeMatrix(f.b, generate("blocks", Operand::B, k, n, 0.25, 2, options));
@@ -120,11 +120,11 @@ TEST(CliInspect, EachOperandHasItsOwnGenerator) {
   const fs::path dir = scratch();
   const fs::path out = dir / "r.json";
   Outcome o = runTileskip("bench --backend cpu --size 48 --repeat 1 --generator-a relu --generator-b blocks "
-                          "--granularity-b 16 --density-a 0.3 --format json --out " + out.string());
+                          "--block-b 16 --density-a 0.3 --format json --out " + out.string());
   ASSERT_EQ(o.exitCode, 0) << o.output;
   const nlohmann::json doc = readJson(out);
   EXPECT_EQ(doc["problem"]["a"], "relu d=0.3");
-  EXPECT_EQ(doc["problem"]["b"], "blocks d=0.5 G=16");
+  EXPECT_EQ(doc["problem"]["b"], "blocks d=0.5 block=16");
 }
 
 TEST(CliInspect, AutoBenchmarksItsChoiceBesideTheDenseReference) {
@@ -165,7 +165,7 @@ TEST(CliInspect, RunChoosesByDefaultAndRepeats) {
 TEST(CliInspect, ReorderGathersScrambledZerosAndRunPutsCBack) {
   const fs::path dir = scratch();
   GeneratorOptions options;
-  options.granularity = 32;
+  options.block = 32;
   Matrix blocks = generate("blocks", Operand::A, 96, 64, 0.3, 5, options);
   // Reverse the rows and swap halves of K: the zero blocks no longer line up with 32-row tiles.
   Matrix scrambled(96, 64);

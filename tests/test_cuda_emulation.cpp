@@ -172,9 +172,9 @@ TEST(CudaEmulator, ATemplatedKernelsSharedMemoryStartsEachBlockAsNaN) {
 TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
   for (const KernelInfo& kernel : twinKernels()) {
     // Every instance: a tensor-core kernel's 16-bit one, and its tf32 one where it has one.
-    for (DType inputs : {DType::Fp32, DType::Fp16, DType::Tf32}) {
-      if (!kernel.takes(inputs) || (inputs == DType::Fp32) == kernel.usesTensorCores()) continue;
-      const cuda::GemmInstance* instance = tileskip::testing::findEmulatedInstance(kernel.id, inputs);
+    for (DType dtype : {DType::Fp32, DType::Fp16, DType::Tf32}) {
+      if (!kernel.takes(dtype) || (dtype == DType::Fp32) == kernel.usesTensorCores()) continue;
+      const cuda::GemmInstance* instance = tileskip::testing::findEmulatedInstance(kernel.id, dtype);
       ASSERT_NE(instance, nullptr) << kernel.id;
       const TileShape& t = kernel.tile;
       const int m = t.BM, n = t.BN, k = kKBlock;
@@ -182,12 +182,12 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       std::vector<float> c(static_cast<std::size_t>(m) * n, std::nanf(""));
       // The tensor-core kernels read A and B as 16-bit words (ones, exactly), tf32 B transposed (ones too).
       const std::vector<std::uint16_t> aHalf(a.size(), halfBits(DType::Fp16, 1.0f)), bHalf(b.size(), halfBits(DType::Fp16, 1.0f));
-      std::vector<std::uint8_t> aPattern(patternBytes(m, k, std::max(kernel.aRowGranularity, 1)), 0x7F);
-      std::vector<std::uint8_t> bPattern(patternBytes(n, k, std::max(kernel.bColGranularity, 1)), 0x7F);
+      std::vector<std::uint8_t> aPattern(patternBytes(m, k, std::max(kernel.aGranularity, 1)), 0x7F);
+      std::vector<std::uint8_t> bPattern(patternBytes(n, k, std::max(kernel.bGranularity, 1)), 0x7F);
       unsigned tileQueue[2] = {0u, 0u};
       std::vector<int> stored(c.size(), -1);
       int twice = 0;
-      const cuda::GemmOperands op{a.data(), b.data(), c.data(), inputs,          aHalf.data(),    bHalf.data(), b.data(),
+      const cuda::GemmOperands op{a.data(), b.data(), c.data(), dtype,          aHalf.data(),    bHalf.data(), b.data(),
                                   m,        n,        k,        aPattern.data(), bPattern.data(), tileQueue};
       emu::launch(
           1, static_cast<unsigned>(t.threads), [&] { instance->call(op); },
@@ -199,7 +199,7 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
               c[i] = std::nanf("");
             }
           });
-      const std::string name = std::string(kernel.id) + " (" + std::string(dtypeName(inputs)) + ")";
+      const std::string name = std::string(kernel.id) + " (" + std::string(dtypeName(dtype)) + ")";
       EXPECT_EQ(twice, 0) << name << ": outputs stored by more than one thread";
       const std::vector<int> owners = outputOwners(kernel);
       int wrong = 0;

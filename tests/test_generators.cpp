@@ -51,7 +51,7 @@ TEST(Generators, DenseMeansNoZeroAtAll) {
 
 TEST(Generators, SegmentsAlignWithPatternTiles) {
   GeneratorOptions options;
-  options.granularity = 32;
+  options.block = 32;
   Matrix a = generate("segments", Operand::A, 100, 88, 0.5, 3, options);
   Matrix b = generate("segments", Operand::B, 88, 100, 0.5, 3, options);
   // Every A-pattern byte at 32 rows is all-or-nothing, likewise B at 32 columns.
@@ -61,7 +61,7 @@ TEST(Generators, SegmentsAlignWithPatternTiles) {
 
 TEST(Generators, BlocksAreWholeBlocks) {
   GeneratorOptions options;
-  options.granularity = 16;
+  options.block = 16;
   Matrix m = generate("blocks", Operand::A, 64, 64, 0.5, 9, options);
   for (int br = 0; br < 4; ++br) {
     for (int bc = 0; bc < 4; ++bc) {
@@ -111,6 +111,6 @@ TEST(Generators, RejectsBadInput) {
   EXPECT_THROW(generate("nope", Operand::A, 8, 8, 0.5, 1), InputError);
   EXPECT_THROW(generate("uniform", Operand::A, 0, 8, 0.5, 1), InputError);
   GeneratorOptions zero;
-  zero.granularity = 0;
+  zero.block = 0;
   EXPECT_THROW(generate("segments", Operand::A, 8, 8, 0.5, 1, zero), InputError);
 }

@@ -123,13 +123,13 @@ TEST(Inputs, TheTensorCoreKernelIsVerifiedAndBenchedInEachPrecisionItTakes) {
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   std::vector<VerifyTarget> targets = verifyTargets(*cuda, {&kernelInfo("mma"), &kernelInfo("pipelined")});
   ASSERT_EQ(targets.size(), 4u);  // pipelined fp32, mma tf32, mma fp16, mma bf16
-  EXPECT_EQ(verifyLabel(*targets[1].kernel, targets[1].inputs), "mma (tf32)");
-  EXPECT_EQ(verifyLabel(*targets[3].kernel, targets[3].inputs), "mma (bf16)");
+  EXPECT_EQ(verifyLabel(*targets[1].kernel, targets[1].dtype), "mma (tf32)");
+  EXPECT_EQ(verifyLabel(*targets[3].kernel, targets[3].dtype), "mma (bf16)");
   EXPECT_EQ(verifyTargets(*cuda, {&kernelInfo("mma"), &kernelInfo("pipelined")}, DType::Fp16).size(), 1u);
   std::vector<VerifyResult> results = runVerifyTargets(*cuda, targets, verifyCases(true));
   for (const VerifyResult& r : results) EXPECT_TRUE(r.passed()) << r.label() << " " << r.caseName << ": " << r.failure;
   VerifyBackendRun run{.backend = "cuda-emulated", .device = cuda->device(), .kernels = {}, .results = results};
-  for (const VerifyTarget& t : targets) run.kernels.push_back(verifyLabel(*t.kernel, t.inputs));
+  for (const VerifyTarget& t : targets) run.kernels.push_back(verifyLabel(*t.kernel, t.dtype));
   const nlohmann::json verified = nlohmann::json::parse(formatVerifyJson({run}));
   EXPECT_EQ(verified["dtype"], "fp32, tf32, fp16, bf16");
   EXPECT_EQ(verified["backends"][0]["kernels"][3]["kernel"], "mma");

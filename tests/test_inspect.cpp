@@ -38,7 +38,7 @@ struct BruteForce {
 // Element by element: the rank-1 updates kept for each output, and the (block tile, K-block)
 // pairs in which any output of the block keeps any update.
 BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
-  const int m = a.rows(), n = b.cols(), k = a.cols(), aR = kernel.aRowGranularity, bC = kernel.bColGranularity;
+  const int m = a.rows(), n = b.cols(), k = a.cols(), aR = kernel.aGranularity, bC = kernel.bGranularity;
   double kept = 0.0;
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
@@ -71,12 +71,12 @@ TEST(Inspect, StatisticsMatchBruteForceOnOddShapes) {
     const char* generator;
     int m, n, k;
     double density;
-    int granularity;
+    int block;
   };
   for (const Case& c : {Case{"segments", 77, 45, 29, 0.5, 8}, Case{"blocks", 150, 131, 70, 0.4, 32},
                         Case{"uniform", 33, 70, 17, 0.1, 8}, Case{"segments", 129, 200, 41, 0.3, 64}}) {
     GeneratorOptions options;
-    options.granularity = c.granularity;
+    options.block = c.block;
     const Matrix a = generate(c.generator, Operand::A, c.m, c.k, c.density, 3, options);
     const Matrix b = generate(c.generator, Operand::B, c.k, c.n, c.density, 4, options);
     for (const KernelInfo& kernel : twinKernels()) {
@@ -89,8 +89,8 @@ TEST(Inspect, StatisticsMatchBruteForceOnOddShapes) {
       EXPECT_NEAR(r.idealSpeedup, 1.0 / expected.jointDensity, 1e-6);
       const double loads = kernel.divergent() ? 1.0 : expected.loadFraction;
       EXPECT_NEAR(r.loadBoundSpeedup, 1.0 / loads, 1e-9);
-      EXPECT_EQ(r.aGranularity, kernel.aRowGranularity);
-      EXPECT_EQ(r.bGranularity, kernel.bColGranularity);
+      EXPECT_EQ(r.aGranularity, kernel.aGranularity);
+      EXPECT_EQ(r.bGranularity, kernel.bGranularity);
     }
   }
 }
@@ -123,9 +123,9 @@ std::vector<const KernelInfo*> fp32Twins() {
   return kernels;
 }
 
-Recommendation recommendFor(const char* generator, double density, int granularity, int size = 512) {
+Recommendation recommendFor(const char* generator, double density, int block, int size = 512) {
   GeneratorOptions options;
-  options.granularity = granularity;
+  options.block = block;
   const Matrix a = generate(generator, Operand::A, size, size, density, 11, options);
   const Matrix b = generate(generator, Operand::B, size, size, density, 12, options);
   const std::vector<const KernelInfo*> kernels = fp32Twins();
@@ -150,7 +150,7 @@ TEST(Inspect, BlockAlignedZerosPickASkippingKernel) {
 TEST(Inspect, NarrowBlocksPickAKernelWhoseBlocksFitThem) {
   // 64-wide zero blocks: a 128 x 128 block still loads most K-blocks, a 64 x 64 one does not.
   GeneratorOptions options;
-  options.granularity = 64;
+  options.block = 64;
   const Matrix a = generate("blocks", Operand::A, 512, 512, 0.5, 5, options);
   const Matrix b = generate("blocks", Operand::B, 512, 512, 0.5, 6, options);
   const SpeedModel model = SpeedModel::uncalibrated();

@@ -167,13 +167,13 @@ TEST(Lesson, OutOfRangeTeachingSettingsNameTheValidRange) {
 namespace {
 
 // A 256^3 problem, both operands at density 0.5 with zeros of `granularity`.
-ProblemSpec halfEmpty(const char* generator, int granularity, DType inputs = DType::Fp32) {
+ProblemSpec halfEmpty(const char* generator, int granularity, DType dtype = DType::Fp32) {
   ProblemSpec spec;
   spec.m = spec.n = spec.k = 256;
   spec.generator = generator;
   spec.densityA = spec.densityB = 0.5;
-  spec.options.granularity = granularity;
-  spec.dtype = inputs;
+  spec.options.block = granularity;
+  spec.dtype = dtype;
   return spec;
 }
 

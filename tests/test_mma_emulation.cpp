@@ -331,7 +331,7 @@ void runWgmmaJointShortList(DType dtype, const std::vector<std::uint16_t>& a, co
   Matrix aValues(m, k), bValues(k, n);
   for (std::size_t i = 0; i < a.size(); ++i) aValues.data()[i] = fromHalfBits(dtype, a[i]);
   for (std::size_t i = 0; i < b.size(); ++i) bValues.data()[i] = fromHalfBits(dtype, b[i]);
-  const Pattern aPattern = buildAPattern(aValues, row.aRowGranularity), bPattern = buildBPattern(bValues, row.bColGranularity);
+  const Pattern aPattern = buildAPattern(aValues, row.aGranularity), bPattern = buildBPattern(bValues, row.bGranularity);
   const BulkTensorMap aMap{a.data(), k, m, kSwizzleRowElements, t.BM}, bMap{b.data(), n, k, kSwizzleRowElements, t.BK};
   const auto blocks = static_cast<unsigned>(((m + t.BM - 1) / t.BM) * ((n + t.BN - 1) / t.BN));
   emu::launch(blocks, static_cast<unsigned>(t.threads), [&] {

@@ -47,7 +47,7 @@ bool sameBits(const Matrix& x, const Matrix& y) {
 // 32-row tile to skip until reordering gathers them again.
 Matrix scrambledBlocks() {
   GeneratorOptions options;
-  options.granularity = 32;
+  options.block = 32;
   const Matrix blocks = wholeNumbers(generate("blocks", Operand::A, 96, 64, 0.3, 5, options));
   Matrix scrambled(96, 64);
   for (int r = 0; r < 96; ++r) {
@@ -315,8 +315,8 @@ class InPlaceBackend final : public Backend {
   const DeviceInfo& device() const override { return inner_.device(); }
   bool implements(std::string_view id) const override { return inner_.implements(id); }
   using Backend::upload;
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
-    return inner_.upload(a, b, inputs);
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override {
+    return inner_.upload(a, b, dtype);
   }
   double multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) override {
     ran = &kernel;

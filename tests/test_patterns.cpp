@@ -130,7 +130,7 @@ TEST(JointStats, MatchesBruteForce) {
 
 TEST(JointStats, IndependentHalvesGiveAQuarter) {
   GeneratorOptions options;
-  options.granularity = 32;
+  options.block = 32;
   Matrix a = generate("segments", Operand::A, 1024, 1024, 0.5, 1, options);
   Matrix b = generate("segments", Operand::B, 1024, 1024, 0.5, 2, options);
   JointStats s = computeJointStats(buildAPattern(a, 32), buildBPattern(b, 32));

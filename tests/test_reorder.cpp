@@ -60,12 +60,12 @@ bool bitIdentical(const Matrix& x, const Matrix& y) {
   return x.rows() == y.rows() && x.cols() == y.cols() && std::equal(x.values().begin(), x.values().end(), y.values().begin());
 }
 
-double jointDensity(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity) {
-  return computeJointStats(buildAPattern(a, rowGranularity), buildBPattern(b, colGranularity)).jointDensity;
+double jointDensity(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity) {
+  return computeJointStats(buildAPattern(a, aGranularity), buildBPattern(b, bGranularity)).jointDensity;
 }
 
-double skippedBlocks(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity) {
-  return computeJointStats(buildAPattern(a, rowGranularity), buildBPattern(b, colGranularity)).skippedKBlockFraction;
+double skippedBlocks(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity) {
+  return computeJointStats(buildAPattern(a, aGranularity), buildBPattern(b, bGranularity)).skippedKBlockFraction;
 }
 
 // reorderCost's definition, written from the patterns.
@@ -192,7 +192,7 @@ TEST(Reorder, CostMatchesItsDefinition) {
 TEST(Reorder, RecoversScrambledBlocks) {
   for (int g : {32, 64}) {
     GeneratorOptions options;
-    options.granularity = g;
+    options.block = g;
     Matrix a = generate("blocks", Operand::A, 512, 384, 0.5, 7, options);
     Matrix b = generate("blocks", Operand::B, 384, 256, 0.5, 8, options);
     double original = jointDensity(a, b, g, g);
@@ -232,7 +232,7 @@ TEST(ReorderStudy, DISABLED_BeforeAndAfter) {
   };
   std::vector<Case> cases;
   GeneratorOptions g64;
-  g64.granularity = 64;
+  g64.block = 64;
   {
     Matrix a = generate("blocks", Operand::A, size, size, 0.5, 1, g64);
     Matrix b = generate("blocks", Operand::B, size, size, 0.5, 2, g64);

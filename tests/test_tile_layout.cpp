@@ -27,7 +27,7 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
   // A tensor-core warp issues an MMA step whole: its tile may not straddle two pattern tiles.
   KernelInfo straddling = kernelInfo("mma-joint-64x32");
   EXPECT_EQ(structureContradiction(straddling), nullptr);
-  straddling.aRowGranularity = 32;
+  straddling.aGranularity = 32;
   EXPECT_NE(structureContradiction(straddling), nullptr);
   KernelInfo unlisted = kernelInfo("mma-joint-64x32");
   unlisted.structure.kBlockList = 0;
@@ -48,7 +48,7 @@ TEST(Catalogue, EveryRowsStructureHangsTogetherAndEveryKernelHasASpeedDefault) {
     broken(wgmma);
     EXPECT_NE(structureContradiction(wgmma), nullptr);
   }
-  for (auto broken : {+[](KernelInfo& k) { k.aRowGranularity = 32; }, +[](KernelInfo& k) { k.bColGranularity = 96; },
+  for (auto broken : {+[](KernelInfo& k) { k.aGranularity = 32; }, +[](KernelInfo& k) { k.bGranularity = 96; },
                       +[](KernelInfo& k) { k.structure.kBlockList = 8192 - 8; }}) {
     KernelInfo joint = kernelInfo("wgmma-joint-64x64");
     EXPECT_EQ(structureContradiction(joint), nullptr);
@@ -157,7 +157,7 @@ TEST(TileLayout, FourByEightLanesWalkTheWarpTile) {
   // A-pattern tiles are its sub-tile rows.
   EXPECT_EQ(warpLayout(kernelInfo("pipelined")).iterM, 2);
   EXPECT_EQ(warpLayout(kernelInfo("pipelined")).iterN, 2);
-  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).subM, kernelInfo("joint-32x32").aRowGranularity);
+  EXPECT_EQ(warpLayout(kernelInfo("joint-32x32")).subM, kernelInfo("joint-32x32").aGranularity);
 }
 
 TEST(TileLayout, SubTilesFollowAFinerAPattern) {

@@ -191,7 +191,7 @@ TEST(ViewScreenshot, TeachingModeShowsTheBlockWalkAndTheSource) {
 // auto picks the kernel it opens with.
 TEST(ViewScreenshot, FileOperandsWithAutoOpenOnTheChosenKernel) {
   tileskip::GeneratorOptions options;
-  options.granularity = 64;
+  options.block = 64;
   const fs::path a = scratch() / "a.npy", b = scratch() / "b.npy";
   using tileskip::Operand;
   tileskip::writeMatrix(a, tileskip::generate("blocks", Operand::A, 192, 192, 0.5, 3, options));
@@ -247,7 +247,7 @@ TEST(ViewLesson, EveryDenseViewHasAFlagAndRenders) {
 // kernel on tensor cores (the dense ones open on it); a kernel on FMAs is refused it.
 TEST(ViewLesson, TheTensorCoreViewDrawsOneMmasFragmentsAndTheStepsTheWarpsIssue) {
   constexpr std::array<int, 3> kWorkGreen = {80, 200, 120}, kSkipGrey = {70, 74, 86};
-  const std::string blocks = "--no-timing --generator blocks --granularity 64 --density-a 0.5 --density-b 0.5 ";
+  const std::string blocks = "--no-timing --generator blocks --block 64 --density-a 0.5 --density-b 0.5 ";
   const std::pair<const char*, std::string> cases[] = {
       {"mma", "--no-timing --density-a 1 --density-b 1 --dtype fp16 --kernel mma --teach"},
       {"mma_tf32", "--no-timing --density-a 1 --density-b 1 --dtype tf32 --kernel mma --teach"},
@@ -317,7 +317,7 @@ TEST(ViewLesson, TheKeyMessageStaysVisibleAt1280x720) {
   for (const char* scale : {"1", "1.25"}) {
     SCOPED_TRACE(scale);
     Shot shot = screenshotAt(std::string("small") + scale,
-                             std::string("--no-timing --kernel a-row --granularity 8 --teach --ui-scale ") + scale, 1280, 720);
+                             std::string("--no-timing --kernel a-row --block 8 --teach --ui-scale ") + scale, 1280, 720);
     ASSERT_EQ(shot.outcome.exitCode, 0) << shot.outcome.output;
     ASSERT_GT(shot.facts["teach"]["now"]["diverge"].get<int>(), 0) << "the step shown must diverge";
     ASSERT_TRUE(shot.layout.count("key message"));
@@ -343,8 +343,8 @@ TEST(ViewLesson, PresenterKeysStepTheWalk) {
 
 // Explore's other views by flag: loads per block tile, and a tile's read-out kept shown.
 TEST(ViewLesson, TheLoadsMapAndATilesReadOutHaveFlags) {
-  Shot work = screenshot("map_work", "--no-timing --kernel joint-8x32 --generator blocks --granularity 64");
-  Shot loads = screenshot("map_loads", "--no-timing --kernel joint-8x32 --generator blocks --granularity 64 --map loads");
+  Shot work = screenshot("map_work", "--no-timing --kernel joint-8x32 --generator blocks --block 64");
+  Shot loads = screenshot("map_loads", "--no-timing --kernel joint-8x32 --generator blocks --block 64 --map loads");
   ASSERT_EQ(loads.outcome.exitCode, 0) << loads.outcome.output;
   EXPECT_EQ(loads.facts["map"], "loads");
   const Rect& cells = loads.layout.at("skip map cells");
@@ -378,7 +378,7 @@ TEST(ViewScreenshot, OutOfRangeTeachingFlagsAreBadInputNotClamped) {
 TEST(ViewLesson, FactsAloneNeedNoViewer) {
   fs::path facts = scratch() / "alone.json";
   Outcome o = run("TILESKIP_VIEW_MODULE=/nonexistent/libtileskip_view.so " + std::string(TILESKIP_BINARY) +
-                  " view --backend cpu --size 256 --kernel joint-8x32 --granularity 8 --facts " + facts.string());
+                  " view --backend cpu --size 256 --kernel joint-8x32 --block 8 --facts " + facts.string());
   ASSERT_EQ(o.exitCode, 0) << o.output;
   std::ifstream in(facts);
   nlohmann::json json = nlohmann::json::parse(in);

@@ -347,11 +347,11 @@ TEST(ShapeRules, PipelinedShapesMustSplitIntoVectorsAndHoldWholeSubTilesInAPatte
   EXPECT_NE(tileShapeProblem(listed)->find("whole rows"), std::string::npos) << *tileShapeProblem(listed);
 
   KernelInfo straddling = kernelInfo("joint-32x32");
-  straddling.aRowGranularity = 64 + 32;  // a sub-tile of 32 rows straddles 96-row pattern tiles
+  straddling.aGranularity = 64 + 32;  // a sub-tile of 32 rows straddles 96-row pattern tiles
   ASSERT_TRUE(tileShapeProblem(straddling).has_value());
   EXPECT_NE(tileShapeProblem(straddling)->find("whole sub-tiles of 4·TM rows"), std::string::npos) << *tileShapeProblem(straddling);
   KernelInfo coarse = kernelInfo("b-warp");
-  coarse.bColGranularity = 256;  // pattern tiles of two block tiles: they nest
+  coarse.bGranularity = 256;  // pattern tiles of two block tiles: they nest
   EXPECT_EQ(tileShapeProblem(coarse), std::nullopt);
 }
 
@@ -507,7 +507,7 @@ TEST(VulkanTileOverrides, OnlyTheCatalogueEntryIsOverridden) {
   ownTile.tile = {32, 64, 8, 32, 32, 2, 4, 64};
   EXPECT_EQ(findOverride(overrides, ownTile), nullptr);
   KernelInfo ownGranularity = catalogued;
-  ownGranularity.aRowGranularity = 32;
+  ownGranularity.aGranularity = 32;
   EXPECT_EQ(findOverride(overrides, ownGranularity), nullptr);
   EXPECT_EQ(findOverride(overrides, kernelInfo("joint-32x32")), nullptr);
 }
@@ -608,14 +608,14 @@ TEST(VulkanDevice, GpuPatternsEqualCpuPatternsAtEveryGranularity) {
   };
   for (Shape s : {Shape{1, 1, 1}, Shape{100, 37, 259}, Shape{130, 70, 136}, Shape{67, 1029, 33}}) {
     GeneratorOptions options;
-    options.granularity = 8;
+    options.block = 8;
     Matrix a = generate("segments", Operand::A, s.m, s.k, 0.4, 11, options);
     Matrix b = generate("segments", Operand::B, s.k, s.n, 0.4, 12, options);
     std::unique_ptr<DeviceProblem> onDevice = backend.upload(a, b);
     for (int g : {1, 5, 8, 32, 64}) {
       KernelInfo k = kernelInfo("joint-8x32");
-      k.aRowGranularity = g;
-      k.bColGranularity = g;
+      k.aGranularity = g;
+      k.bGranularity = g;
       onDevice->prepare(k);
       std::string where = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " at " + std::to_string(g);
       EXPECT_EQ(onDevice->downloadPattern(Operand::A, g).bits, buildAPattern(a, g).bits) << "A " << where;
@@ -809,7 +809,7 @@ TEST(VulkanDevice, TheTensorCoreKernelsPassTheVerifySuiteOnEmulatedCooperativeMa
     std::vector<VerifyResult> results = verifyOn(backend, emulated, false);
     ASSERT_FALSE(results.empty()) << kernel->id;
     for (const VerifyResult& r : results) {
-      EXPECT_EQ(r.inputs, DType::Fp16) << kernel->id << ": the Vulkan twin takes fp16 only";
+      EXPECT_EQ(r.dtype, DType::Fp16) << kernel->id << ": the Vulkan twin takes fp16 only";
       EXPECT_TRUE(r.passed()) << kernel->id << " " << r.caseName << ": " << r.failure;
     }
   }
@@ -891,10 +891,10 @@ TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
     ProblemData data{generate("uniform", Operand::A, t.BM, kKBlock, 1.0, 1), generate("uniform", Operand::B, kKBlock, t.BN, 1.0, 2)};
     for (int row = 0; row < t.BM; ++row) data.a(row, kKBlock - 1) = 0.0f;
     // A tensor-core kernel takes fp16 (its probe build emulates the cooperative matrices).
-    const DType inputs = kernel.usesTensorCores() ? DType::Fp16 : DType::Fp32;
-    roundOperand(data.a, inputs, "A");
-    roundOperand(data.b, inputs, "B");
-    std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b, inputs);
+    const DType dtype = kernel.usesTensorCores() ? DType::Fp16 : DType::Fp32;
+    roundOperand(data.a, dtype, "A");
+    roundOperand(data.b, dtype, "B");
+    std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b, dtype);
     onDevice->run(probe);
     Matrix c = onDevice->downloadC();
     const std::vector<int> owners = outputOwners(kernel);

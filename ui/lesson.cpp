@@ -288,8 +288,8 @@ std::optional<std::string> teachKBlockProblem(int k, int kBlock) {
 }
 
 std::optional<std::string> tileProblem(const KernelInfo& kernel, int m, int n, std::pair<int, int> tile) {
-  const int rowG = kernel.usesAPattern() ? kernel.aRowGranularity : 32;
-  const int colG = kernel.usesBPattern() ? kernel.bColGranularity : 32;
+  const int rowG = kernel.usesAPattern() ? kernel.aGranularity : 32;
+  const int colG = kernel.usesBPattern() ? kernel.bGranularity : 32;
   const int rows = (m + rowG - 1) / rowG, cols = (n + colG - 1) / colG;
   if (tile.first >= 0 && tile.first < rows && tile.second >= 0 && tile.second < cols) return std::nullopt;
   return "--select-tile " + std::to_string(tile.first) + "," + std::to_string(tile.second) + " is outside the skip map: " +
@@ -313,8 +313,8 @@ nlohmann::json lessonFacts(const ProblemAnalysis& an, std::pair<int, int> block,
       {"load_bound", sm.loads.loadBound()},
       {"tiles_skipped", sm.skippedTiles.mean()},
       {"kblocks_skipped", sm.stats.skippedKBlockFraction},
-      {"row_granularity", sm.stats.rowGranularity},
-      {"col_granularity", sm.stats.colGranularity},
+      {"row_granularity", sm.stats.aGranularity},
+      {"col_granularity", sm.stats.bGranularity},
       {"block", {sm.loads.grid.BM, sm.loads.grid.BN}},
       {"blocks", {sm.loads.grid.rows, sm.loads.grid.cols}},
   };

@@ -49,7 +49,7 @@ void tileReadOut(const ProblemAnalysis& an, int rowTile, int colTile) {
   const JointStats& st = sm.stats;
   const Pattern& a = an.kernelPatterns.a;
   const Pattern& b = an.kernelPatterns.b;
-  int r0 = rowTile * st.rowGranularity, c0 = colTile * st.colGranularity;
+  int r0 = rowTile * st.aGranularity, c0 = colTile * st.bGranularity;
   int kept = static_cast<int>(std::lround(st.work(rowTile, colTile) * static_cast<float>(st.k)));
   int skipped = st.skippedKBlocks[static_cast<std::size_t>(rowTile) * st.colTiles + colTile];
   BlockGrid grid = sm.loads.grid;
@@ -122,7 +122,7 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
       state.showLoads
           ? "Each cell: block tiles of " + std::to_string(grid.BM) + " x " + std::to_string(grid.BN) +
                 ". Colour = fraction of K-blocks the block must still load, because at least one of its warps needs them."
-          : "Each cell: output tiles of " + std::to_string(st.rowGranularity) + " rows x " + std::to_string(st.colGranularity) +
+          : "Each cell: output tiles of " + std::to_string(st.aGranularity) + " rows x " + std::to_string(st.bGranularity) +
                 " columns, the kernel's pattern tiles. Colour = fraction of the tile's rank-1 updates that a_pat & b_pat keeps; " +
                 kTimes + " = tile skipped whole.";
   panelTitle(fonts, title.c_str(), subtitle);
@@ -135,8 +135,8 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   }
 
   const Heatmap& map = state.showLoads ? sm.loadedPerBlock : sm.work;
-  AxisScale rowScale{state.showLoads ? grid.BM : st.rowGranularity, st.m};
-  AxisScale colScale{state.showLoads ? grid.BN : st.colGranularity, st.n};
+  AxisScale rowScale{state.showLoads ? grid.BM : st.aGranularity, st.m};
+  AxisScale colScale{state.showLoads ? grid.BN : st.bGranularity, st.n};
   ImVec2 room = ImGui::GetContentRegionAvail();
   const float labelLeft = px(40.0f), labelTop = px(18.0f), labelBottom = px(20.0f), below = px(250.0f);
   ImVec2 size = MapView::fit({room.x - labelLeft - 8.0f, room.y - labelTop - labelBottom - below}, rowScale, colScale);
@@ -180,9 +180,9 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   dl->AddRect({bx - 1, by - 1}, {std::min(bx + blockWidth, origin.x + size.x) + 1, std::min(by + blockHeight, origin.y + size.y) + 1},
               palette::kAccent, 0.0f, 0, 2.0f);
   std::string rowTitle = state.showLoads ? "block rows (" + std::to_string(grid.BM) + " rows each)"
-                                         : "row tiles (" + std::to_string(st.rowGranularity) + " rows each)";
+                                         : "row tiles (" + std::to_string(st.aGranularity) + " rows each)";
   std::string colTitle = state.showLoads ? "block columns (" + std::to_string(grid.BN) + " each)"
-                                         : "column tiles (" + std::to_string(st.colGranularity) + " columns each)";
+                                         : "column tiles (" + std::to_string(st.bGranularity) + " columns each)";
   view.axes(dl, rowTitle, colTitle);
 
   ImGui::SetCursorScreenPos(origin);
@@ -190,8 +190,8 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   if (ImGui::IsItemHovered()) {
     if (auto unit = view.unitAt(ImGui::GetMousePos())) {
       auto [row, col] = *unit;
-      int blockRow = state.showLoads ? row : row * st.rowGranularity / grid.BM;
-      int blockCol = state.showLoads ? col : col * st.colGranularity / grid.BN;
+      int blockRow = state.showLoads ? row : row * st.aGranularity / grid.BM;
+      int blockCol = state.showLoads ? col : col * st.bGranularity / grid.BN;
       if (state.showLoads) {
         ImGui::SetTooltip("%s", blockReadOut(sm, row, col).c_str());
       } else {
@@ -209,12 +209,12 @@ void drawSkipMapPanel(const Fonts& fonts, const ProblemAnalysis& an, SkipMapStat
   if (state.selectedTile) {
     auto [row, col] = *state.selectedTile;
     if (row < st.rowTiles && col < st.colTiles) {
-      float tx = origin.x + size.x * static_cast<float>(std::min(st.n, (col + 1) * st.colGranularity)) / static_cast<float>(st.n);
-      float ty = origin.y + size.y * static_cast<float>(row * st.rowGranularity) / static_cast<float>(st.m);
-      int bRow = row * st.rowGranularity / grid.BM, bCol = col * st.colGranularity / grid.BN;
+      float tx = origin.x + size.x * static_cast<float>(std::min(st.n, (col + 1) * st.bGranularity)) / static_cast<float>(st.n);
+      float ty = origin.y + size.y * static_cast<float>(row * st.aGranularity) / static_cast<float>(st.m);
+      int bRow = row * st.aGranularity / grid.BM, bCol = col * st.bGranularity / grid.BN;
       // Outline the tile, then the read-out to its right (or left, where the right has no room).
-      float x0 = origin.x + size.x * static_cast<float>(col * st.colGranularity) / static_cast<float>(st.n);
-      float y1 = origin.y + size.y * static_cast<float>(std::min(st.m, (row + 1) * st.rowGranularity)) / static_cast<float>(st.m);
+      float x0 = origin.x + size.x * static_cast<float>(col * st.bGranularity) / static_cast<float>(st.n);
+      float y1 = origin.y + size.y * static_cast<float>(std::min(st.m, (row + 1) * st.aGranularity)) / static_cast<float>(st.m);
       dl->AddRect({x0 - 1, ty - 1}, {tx + 1, y1 + 1}, palette::kKernel, 0.0f, 0, 2.0f);
       ImVec2 display = ImGui::GetIO().DisplaySize;
       ImGui::SetNextWindowPos({std::min(tx + px(8.0f), display.x - px(20.0f)), std::max(ty, 0.0f)}, ImGuiCond_Always,

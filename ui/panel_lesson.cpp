@@ -344,11 +344,11 @@ std::string registerText(char operand, const std::vector<FragmentValue>& values,
 
 // One operand of one MMA as a grid of cells in the colour of the lane that holds each value;
 // the values of `lane` outlined. Returns the lane under the mouse, or -1.
-int fragmentGrid(ImDrawList* dl, ImVec2 p, float cell, int rows, int cols, DType inputs, MmaOperand operand, int lane,
+int fragmentGrid(ImDrawList* dl, ImVec2 p, float cell, int rows, int cols, DType dtype, MmaOperand operand, int lane,
                  int rowOffset = 0) {
   std::vector<int> owner(static_cast<std::size_t>(rows * cols), -1);
   for (int l = 0; l < kWarpLanes; ++l) {
-    for (const FragmentValue& v : mmaFragment(inputs, operand, l)) {
+    for (const FragmentValue& v : mmaFragment(dtype, operand, l)) {
       if (v.row < rows && v.col < cols) owner[static_cast<std::size_t>(v.row * cols + v.col)] = l;
     }
   }
@@ -374,12 +374,12 @@ int fragmentGrid(ImDrawList* dl, ImVec2 p, float cell, int rows, int cols, DType
 
 // "A[0][0..1] A[8][0..1] ..., B[0..1][0] ..., C[0][0] ...": what `lane` holds, a register per entry,
 // of each operand the lanes' registers carry.
-std::string laneHoldings(const MmaInstruction& in, DType inputs, int lane) {
+std::string laneHoldings(const MmaInstruction& in, DType dtype, int lane) {
   std::string held;
   for (auto [operand, name] : {std::pair{MmaOperand::A, 'A'}, std::pair{MmaOperand::B, 'B'}, std::pair{MmaOperand::C, 'C'}}) {
     if (in.warpgroup && operand != MmaOperand::C) continue;  // read from shared memory by the instruction
-    const std::vector<FragmentValue> values = mmaFragment(inputs, operand, lane);
-    const int per = valuesPerRegister(inputs, operand);
+    const std::vector<FragmentValue> values = mmaFragment(dtype, operand, lane);
+    const int per = valuesPerRegister(dtype, operand);
     if (!held.empty()) held += ",";
     for (std::size_t i = 0; i < values.size(); i += static_cast<std::size_t>(per)) held += " " + registerText(name, values, i, per);
   }
@@ -388,7 +388,7 @@ std::string laneHoldings(const MmaInstruction& in, DType inputs, int lane) {
 
 // One MMA's operands in a row, A x B += C (a warpgroup's C as its four warps' 16-row slices), each
 // value in the colour of its lane, in at most `width`; returns the lane under the mouse, or -1.
-int fragmentPicture(const MmaInstruction& in, DType inputs, int lane, float width, float height) {
+int fragmentPicture(const MmaInstruction& in, DType dtype, int lane, float width, float height) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const int slices = in.warpgroup ? in.m / kMmaTileRows : 1;
   const float gapCells = 2.0f;
@@ -410,14 +410,14 @@ int fragmentPicture(const MmaInstruction& in, DType inputs, int lane, float widt
   if (in.warpgroup) {
     for (int warp = 0; warp < slices; ++warp) {
       const float x = static_cast<float>(warp) * (kMmaTileCols + gapCells);
-      follow(fragmentGrid(dl, at(x), cell, kMmaTileRows, kMmaTileCols, inputs, MmaOperand::C, lane));
+      follow(fragmentGrid(dl, at(x), cell, kMmaTileRows, kMmaTileCols, dtype, MmaOperand::C, lane));
       label(x, kMmaTileRows, "warp " + std::to_string(warp));
     }
   } else {
     const float bAt = static_cast<float>(in.k) + gapCells, cAt = bAt + kMmaTileCols + gapCells;
-    follow(fragmentGrid(dl, at(0), cell, kMmaTileRows, in.k, inputs, MmaOperand::A, lane));
-    follow(fragmentGrid(dl, at(bAt), cell, in.k, kMmaTileCols, inputs, MmaOperand::B, lane));
-    follow(fragmentGrid(dl, at(cAt), cell, kMmaTileRows, kMmaTileCols, inputs, MmaOperand::C, lane));
+    follow(fragmentGrid(dl, at(0), cell, kMmaTileRows, in.k, dtype, MmaOperand::A, lane));
+    follow(fragmentGrid(dl, at(bAt), cell, in.k, kMmaTileCols, dtype, MmaOperand::B, lane));
+    follow(fragmentGrid(dl, at(cAt), cell, kMmaTileRows, kMmaTileCols, dtype, MmaOperand::C, lane));
     sign(static_cast<float>(in.k), kTimes);
     sign(bAt + kMmaTileCols, "+=");
     label(0, kMmaTileRows, "A " + std::to_string(kMmaTileRows) + kTimes + std::to_string(in.k));
@@ -459,10 +459,10 @@ void stepStrip(const MmaWalk& mma, const KBlockStep& now, int current) {
 
 void mmaView(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep& now, int& lane) {
   const KernelInfo& kernel = *an.kernel;
-  const DType inputs = an.spec.dtype;
-  const MmaWalk mma = mmaWalk(walk, inputs);
+  const DType dtype = an.spec.dtype;
+  const MmaWalk mma = mmaWalk(walk, dtype);
   const MmaInstruction& in = mma.instruction;
-  const std::string type(dtypeName(inputs));
+  const std::string type(dtypeName(dtype));
   const char* who = in.warpgroup ? "warpgroup" : "warp";
   // Left: the MMA and what the followed lane holds. Right: the block's steps.
   const ImVec2 room = ImGui::GetContentRegionAvail();
@@ -477,10 +477,10 @@ void mmaView(const ProblemAnalysis& an, const BlockWalk& walk, const KBlockStep&
     ImGui::TextWrapped("mma.sync m%dn%dk%d, %s in, fp32 out, all 32 lanes together; colour: the lane holding a value", in.m,
                        in.n, in.k, type.c_str());
   }
-  const int hovered = fragmentPicture(in, inputs, lane, left, room.y * 0.45f);
+  const int hovered = fragmentPicture(in, dtype, lane, left, room.y * 0.45f);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("hover a value to follow its lane");
   if (hovered >= 0) lane = hovered;
-  ImGui::TextWrapped("Lane %d (g = %d, t = %d), a register each:%s%s.", lane, lane / 4, lane % 4, laneHoldings(in, inputs, lane).c_str(),
+  ImGui::TextWrapped("Lane %d (g = %d, t = %d), a register each:%s%s.", lane, lane / 4, lane % 4, laneHoldings(in, dtype, lane).c_str(),
                      in.warpgroup ? (", in each of its warp's " + std::to_string(in.n / kMmaTileCols) + " tiles of 16 x 8").c_str() : "");
   ImGui::PopTextWrapPos();
   ImGui::EndGroup();

@@ -18,7 +18,7 @@ constexpr ImGuiWindowFlags kRootFlags = ImGuiWindowFlags_NoDecoration | ImGuiWin
                                         ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings |
                                         ImGuiWindowFlags_NoBringToFrontOnFocus;
 
-// Generators whose zeros come in G-sized pieces (GeneratorOptions::granularity).
+// Generators whose zeros come in G-sized pieces (GeneratorOptions::block).
 bool takesGranularity(const std::string& generator) { return generator == "segments" || generator == "blocks"; }
 
 bool contains(const std::vector<std::string>& list, std::string_view item) {
@@ -40,8 +40,8 @@ std::string tileSummary(const KernelInfo& k) {
   if (t.WM > 0) s += " \xC2\xB7 warp " + std::to_string(t.WM) + "x" + std::to_string(t.WN);
   s += " \xC2\xB7 " + std::to_string(t.TM) + "x" + std::to_string(t.TN) + " per thread \xC2\xB7 " + std::to_string(t.threads) +
        " threads";
-  if (k.usesAPattern()) s += " \xC2\xB7 A pattern / " + std::to_string(k.aRowGranularity) + " rows";
-  if (k.usesBPattern()) s += " \xC2\xB7 B pattern / " + std::to_string(k.bColGranularity) + " cols";
+  if (k.usesAPattern()) s += " \xC2\xB7 A pattern / " + std::to_string(k.aGranularity) + " rows";
+  if (k.usesBPattern()) s += " \xC2\xB7 B pattern / " + std::to_string(k.bGranularity) + " cols";
   return s;
 }
 
@@ -245,10 +245,10 @@ void ViewerApp::drawControls() {
   if (ImGui::SliderFloat("density of A", &densityA, 0.0f, 1.0f, "%.2f")) spec.densityA = std::round(densityA * 100.0) / 100.0;
   if (ImGui::SliderFloat("density of B", &densityB, 0.0f, 1.0f, "%.2f")) spec.densityB = std::round(densityB * 100.0) / 100.0;
   ImGui::BeginDisabled(!takesGranularity(spec.generator));
-  std::string segmentLabel = std::to_string(spec.options.granularity);
+  std::string segmentLabel = std::to_string(spec.options.block);
   if (ImGui::BeginCombo("zero segment G", segmentLabel.c_str())) {
     for (int g : kSegmentSizes) {
-      if (ImGui::Selectable(std::to_string(g).c_str(), g == spec.options.granularity)) spec.options.granularity = g;
+      if (ImGui::Selectable(std::to_string(g).c_str(), g == spec.options.block)) spec.options.block = g;
     }
     ImGui::EndCombo();
   }

@@ -43,12 +43,12 @@ void ProblemFlags::addTo(CLI::App* app, bool withReorder) {
   app->add_option("--seed", seed, "random seed; the same seed gives the same matrices")
       ->check(seedValidator())
       ->capture_default_str();
-  app->add_option("--granularity", granularity, "rows/columns of a zero segment or edge of a zero block")
+  app->add_option("--block", block, "rows/columns of a zero segment or edge of a zero block")
       ->capture_default_str();
   app->add_option("--generator-a", generatorA, "A's generator (default: --generator)");
   app->add_option("--generator-b", generatorB, "B's generator (default: --generator)");
-  app->add_option("--granularity-a", granularityA, "A's --granularity (default: --granularity)");
-  app->add_option("--granularity-b", granularityB, "B's --granularity (default: --granularity)");
+  app->add_option("--block-a", blockA, "A's --block (default: --block)");
+  app->add_option("--block-b", blockB, "B's --block (default: --block)");
   app->add_option("--a", fileA, "read A (M x K) from a .npy or .mtx file instead of generating it");
   app->add_option("--b", fileB, "read B (K x N) from a .npy or .mtx file instead of generating it");
   app->add_option("--dtype", dtype,
@@ -102,18 +102,18 @@ ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
   spec.densityB = densityB;
   spec.seed = seed;
   spec.dtype = parseDType(dtype);
-  spec.options.granularity = granularity;
-  if (granularity < 1) throw InputError("--granularity " + std::to_string(granularity) + " must be at least 1");
-  for (int g : {granularityA, granularityB}) {
-    if (g < 0) throw InputError("--granularity-a/-b " + std::to_string(g) + " must be at least 1");
+  spec.options.block = block;
+  if (block < 1) throw InputError("--block " + std::to_string(block) + " must be at least 1");
+  for (int g : {blockA, blockB}) {
+    if (g < 0) throw InputError("--block-a/-b " + std::to_string(g) + " must be at least 1");
   }
-  if (granularityA > 0) spec.options.granularity = granularityA;
+  if (blockA > 0) spec.options.block = blockA;
   if (!generatorA.empty()) spec.generator = generatorA;
   if (!generatorB.empty() && generatorB != spec.generator) spec.generatorB = generatorB;
-  if (!generatorB.empty() || granularityB > 0 || granularityA > 0) {
+  if (!generatorB.empty() || blockB > 0 || blockA > 0) {
     GeneratorOptions b = spec.options;
-    b.granularity = granularityB > 0 ? granularityB : granularity;
-    if (b.granularity != spec.options.granularity) spec.optionsB = b;
+    b.block = blockB > 0 ? blockB : block;
+    if (b.block != spec.options.block) spec.optionsB = b;
   }
   if (!generatorA.empty() && generatorB.empty() && spec.generator != generator) spec.generatorB = generator;
   spec.fileA = fileA;

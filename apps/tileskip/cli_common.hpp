@@ -40,8 +40,8 @@ Command addTuneCommand(CLI::App& parent);
 // refuses it (and anything but a plain decimal number) so the seed used is the seed given.
 const CLI::Validator& seedValidator();
 
-// --size / --m --n --k / --density-a / --density-b / --generator / --seed / --granularity,
-// per operand --generator-a/-b and --granularity-a/-b, and --a / --b to read an operand from a
+// --size / --m --n --k / --density-a / --density-b / --generator / --seed / --block,
+// per operand --generator-a/-b and --block-a/-b, and --a / --b to read an operand from a
 // .npy / .mtx file instead
 struct ProblemFlags {
   // Read only where the flag was given; 64-bit so that a size beyond 32-bit indexing gets our
@@ -51,9 +51,9 @@ struct ProblemFlags {
   double densityA = 0.5, densityB = 0.5;
   std::string generator = "segments";
   std::uint64_t seed = 42;
-  int granularity = 32;
+  int block = 32;
   std::string generatorA, generatorB;  // empty: --generator
-  int granularityA = 0, granularityB = 0;  // 0: --granularity
+  int blockA = 0, blockB = 0;  // 0: --block
   std::string fileA, fileB;
   bool reorder = false;
   std::string dtype = "fp32";  // --dtype

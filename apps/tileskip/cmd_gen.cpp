@@ -52,7 +52,7 @@ Command addGenCommand(CLI::App& parent) {
   app->add_option("--seed", flags->seed, "random seed")->check(seedValidator())->capture_default_str();
   app->add_option("--operand", flags->operand, "A (zeros tile rows x K-blocks) or B (K-blocks x columns)")
       ->capture_default_str();
-  app->add_option("--granularity", flags->options.granularity, "segment rows/columns, or block edge")
+  app->add_option("--block", flags->options.block, "segment rows/columns, or block edge")
       ->capture_default_str();
   app->add_option("--group-size", flags->options.groupSize, "M of N:M sparsity")->capture_default_str();
   app->add_option("--out", flags->out, "output file, .npy or .mtx")->required();

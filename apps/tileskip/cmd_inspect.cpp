@@ -30,7 +30,7 @@ void validateInspect(const InspectFlags& flags) {
 
 std::string granularity(int g) { return g > 0 ? std::to_string(g) : "-"; }
 
-std::string formatInspectTable(const Inspection& r, const Backend& backend, DType inputs) {
+std::string formatInspectTable(const Inspection& r, const Backend& backend, DType dtype) {
   std::ostringstream out;
   auto operand = [](const char* name, const OperandSummary& s) {
     return std::string(name) + "         " + s.source + ": " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
@@ -38,7 +38,7 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend, DTyp
   };
   out << "tileskip inspect\n" << operand("A", r.a) << operand("B", r.b);
   out << "device    " << backend.name() << ": " << backend.device().describe() << "\n";
-  out << "model     " << r.modelName << " (predicted speedup over " << denseReferenceKernel(inputs) << ")\n\n";
+  out << "model     " << r.modelName << " (predicted speedup over " << denseReferenceKernel(dtype) << ")\n\n";
   std::vector<std::vector<std::string>> cells = {
       {"kernel", "A rows", "B cols", "A pattern", "B pattern", "joint", "ideal x", "load bound x", "predicted x"}};
   for (const KernelInspection& k : r.kernels) {

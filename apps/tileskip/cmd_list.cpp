@@ -52,8 +52,8 @@ std::string inputsText(const KernelInfo& k) {
 std::string granularityText(const KernelInfo& k) {
   if (!k.usesAPattern() && !k.usesBPattern()) return "-";
   std::string text;
-  if (k.usesAPattern()) text += "A/" + std::to_string(k.aRowGranularity) + " rows";
-  if (k.usesBPattern()) text += std::string(text.empty() ? "" : ", ") + "B/" + std::to_string(k.bColGranularity) + " cols";
+  if (k.usesAPattern()) text += "A/" + std::to_string(k.aGranularity) + " rows";
+  if (k.usesBPattern()) text += std::string(text.empty() ? "" : ", ") + "B/" + std::to_string(k.bGranularity) + " cols";
   return text;
 }
 
@@ -147,8 +147,8 @@ std::string listJson(const std::vector<BackendStatus>& found) {
                        {"source", k.source},
                        {"tile", {{"BM", t.BM}, {"BN", t.BN}, {"BK", t.BK}, {"WM", t.WM}, {"WN", t.WN}, {"TM", t.TM},
                                  {"TN", t.TN}, {"threads", t.threads}}},
-                       {"a_granularity", k.aRowGranularity},
-                       {"b_granularity", k.bColGranularity},
+                       {"a_granularity", k.aGranularity},
+                       {"b_granularity", k.bGranularity},
                        {"structure", {{"mapping", mappingName(st.mapping)},
                                       {"loop", loopName(st.loop)},
                                       {"scheduling", schedulingName(st.scheduling)},
@@ -184,7 +184,7 @@ std::string listTable(const std::vector<BackendStatus>& found) {
   }
 
   out << "\nKernels\n";
-  std::vector<std::vector<std::string>> cells = {{"id", "#", "family", "tile", "pattern", "inputs", "implemented by", "what it teaches"}};
+  std::vector<std::vector<std::string>> cells = {{"id", "#", "family", "tile", "pattern", "dtypes", "implemented by", "what it teaches"}};
   for (const KernelInfo& k : kCatalogue) {
     std::string by;
     for (const BackendStatus& s : found) {

@@ -43,8 +43,8 @@ int runRun(const RunFlags& flags) {
   const int m = request.a.rows(), k = request.a.cols(), kB = request.b.rows(), n = request.b.cols();
   request.fileA = flags.a;
   request.fileB = flags.b;
-  const DType inputs = parseDType(flags.dtype);
-  request.dtype = inputs;
+  const DType dtype = parseDType(flags.dtype);
+  request.dtype = dtype;
   request.kernel = parseMultiplyKernel(flags.kernel, "--kernel", "run", true);
   request.verify = !flags.noVerify;
   request.reorder = flags.reorder;
@@ -73,7 +73,7 @@ int runRun(const RunFlags& flags) {
             << (result.prepareMs > 0.0
                     ? (kernel.skips() ? ", patterns " : ", preparation ") + std::to_string(result.prepareMs) + " ms"
                     : "")
-            << (inputs != DType::Fp32 ? ", inputs rounded to " + std::string(dtypeName(inputs)) : "")
+            << (dtype != DType::Fp32 ? ", inputs rounded to " + std::string(dtypeName(dtype)) : "")
             << "; " << (flags.noVerify ? "not verified (--no-verify)" : result.checked()) << "\n";
   if (!result.nonFiniteNote.empty()) std::cout << "note: " << result.nonFiniteNote << "\n";
   return 0;

@@ -53,7 +53,7 @@ int runVerifyCommand(const VerifyFlags& flags) {
     std::vector<const KernelInfo*> kernels = selectKernels(flags.kernels, *backend, backends.size() == 1, only);
     selected.push_back(verifyTargets(*backend, kernels, only));
     DTypeSet dtypes;
-    for (const VerifyTarget& t : selected.back()) dtypes = dtypes.with(t.inputs);
+    for (const VerifyTarget& t : selected.back()) dtypes = dtypes.with(t.dtype);
     for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) steps += dtypes.contains(type) ? static_cast<int>(cases.size()) : 0;
   }
   ProgressMeter progress(steps, note);
@@ -64,11 +64,11 @@ int runVerifyCommand(const VerifyFlags& flags) {
     note("verifying " + std::to_string(targets.size()) + " kernels of " + std::string(backend.name()) + " on " +
          std::to_string(cases.size()) + " cases (" + backend.device().describe() + ")");
     VerifyBackendRun run{.backend = std::string(backend.name()), .device = backend.device(), .kernels = {}, .results = {}};
-    for (const VerifyTarget& t : targets) run.kernels.push_back(verifyLabel(*t.kernel, t.inputs));
+    for (const VerifyTarget& t : targets) run.kernels.push_back(verifyLabel(*t.kernel, t.dtype));
     std::string lastStep;
     run.results = runVerifyTargets(backend, targets, cases, [&](const VerifyResult& r) {
       // Per dtype, cases run one after another, every kernel on each: a step per case and dtype.
-      const std::string step = std::string(backend.name()) + " " + r.caseName + (r.inputs == DType::Fp32 ? "" : " " + std::string(dtypeName(r.inputs)));
+      const std::string step = std::string(backend.name()) + " " + r.caseName + (r.dtype == DType::Fp32 ? "" : " " + std::string(dtypeName(r.dtype)));
       if (step != lastStep) progress.begin(lastStep = step);
       if (flags.verbose) {
         std::cerr << "  " << r.label() << " " << r.caseName << ": " << (r.passed() ? "ok" : r.failure) << "\n";

@@ -207,18 +207,18 @@ int runViewCommand(const ViewFlags& flags) {
   } else {
     options.start.spec = flags.problem.toSpec(defaultSizeFor(backend));
   }
-  const DType inputs = options.start.spec.dtype;
+  const DType dtype = options.start.spec.dtype;
   if (options.start.kernel.empty()) {
     options.start.kernel = flags.kernel.empty() ? defaultKernel(backend) : std::string(kernelInfo(flags.kernel).id);
     // The default kernel is an fp32 one: other inputs start on their dense kernel.
-    if (flags.kernel.empty() && !kernelInfo(options.start.kernel).takes(inputs)) {
-      options.start.kernel = std::string(denseReferenceKernel(inputs));
+    if (flags.kernel.empty() && !kernelInfo(options.start.kernel).takes(dtype)) {
+      options.start.kernel = std::string(denseReferenceKernel(dtype));
     }
   }
   const KernelInfo& kernel = kernelInfo(options.start.kernel);
-  requireInputs(kernel, inputs);
+  requireInputs(kernel, dtype);
   options.start.patternGranularity =
-      flags.patternGranularity > 0 ? flags.patternGranularity : (kernel.usesAPattern() ? kernel.aRowGranularity : 32);
+      flags.patternGranularity > 0 ? flags.patternGranularity : (kernel.usesAPattern() ? kernel.aGranularity : 32);
   if (options.start.patternGranularity < 1) throw InputError("--pattern-granularity must be at least 1");
   if (!backend.implements(kernel.id)) {
     note("backend '" + std::string(backend.name()) + "' does not implement " + std::string(kernel.id) +

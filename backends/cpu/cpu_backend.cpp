@@ -19,7 +19,7 @@ namespace {
 
 class CpuProblem final : public DeviceProblem {
  public:
-  CpuProblem(const Matrix& a, const Matrix& b, DType inputs) : a_(a), b_(b), c_(a.rows(), b.cols()), inputs_(inputs) {}
+  CpuProblem(const Matrix& a, const Matrix& b, DType dtype) : a_(a), b_(b), c_(a.rows(), b.cols()), dtype_(dtype) {}
 
   double prepare(const KernelInfo&) override { return 0.0; }
 
@@ -27,7 +27,7 @@ class CpuProblem final : public DeviceProblem {
 
   double run(const KernelInfo& kernel) override {
     if (!kernel.runs(VendorRoutine::OpenblasSgemm)) throw InputError("the cpu backend does not implement kernel '" + std::string(kernel.id) + "'");
-    requireInputs(kernel, inputs_);
+    requireInputs(kernel, dtype_);
     auto start = std::chrono::steady_clock::now();
     referenceSgemm(a_, b_, c_);
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -42,7 +42,7 @@ class CpuProblem final : public DeviceProblem {
 
  private:
   Matrix a_, b_, c_;
-  DType inputs_;
+  DType dtype_;
 };
 
 std::string cpuModelName() {
@@ -71,9 +71,9 @@ class CpuBackend final : public Backend {
   }
 
   using Backend::upload;
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override {
     checkMultiplicable(a, b);
-    return std::make_unique<CpuProblem>(a, b, inputs);
+    return std::make_unique<CpuProblem>(a, b, dtype);
   }
 
  private:

@@ -68,7 +68,7 @@ class CudaBackend final : public Backend {
     return hasGemmKernel(kernelId) && info != nullptr && (!info->needsHopper() || hopper_);
   }
   using Backend::upload;
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override;
   double multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) override;
 
   // Every entry point of a backend or problem selects its device first: a process may hold
@@ -95,7 +95,7 @@ class CudaBackend final : public Backend {
 
 class CudaProblem final : public DeviceProblem {
  public:
-  CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b, DType inputs);
+  CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b, DType dtype);
   // A, B and C in the caller's device memory (multiplyInPlace): nothing allocated for them.
   CudaProblem(CudaBackend& backend, const DeviceOperands& operands);
 
@@ -111,10 +111,10 @@ class CudaProblem final : public DeviceProblem {
   // Whether `kernel` reads the 16-bit copies of A and B: a tensor-core kernel or cuBLAS, on a
   // 16-bit problem.
   bool readsHalves(const KernelInfo& kernel) const {
-    return (kernel.usesTensorCores() || kernel.runs(VendorRoutine::CublasGemm)) && (inputs_ == DType::Fp16 || inputs_ == DType::Bf16);
+    return (kernel.usesTensorCores() || kernel.runs(VendorRoutine::CublasGemm)) && (dtype_ == DType::Fp16 || dtype_ == DType::Bf16);
   }
   // Whether `kernel` reads B transposed: the tensor-core kernels with tf32 inputs (parts/mma.cuh's MmaInputType).
-  bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && inputs_ == DType::Tf32; }
+  bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && dtype_ == DType::Tf32; }
   // prepare()'s parts, each returning the device milliseconds it took.
   double makeHalves();
   double makeTransposedB();
@@ -126,9 +126,9 @@ class CudaProblem final : public DeviceProblem {
 
   CudaBackend& backend_;
   int m_, n_, k_;
-  DType inputs_ = DType::Fp32;
+  DType dtype_ = DType::Fp32;
   DeviceBuffer a_, b_, c_;  // empty when the caller's memory holds them
-  DeviceBuffer aHalf_, bHalf_;  // A and B as 16-bit words of inputs_, made by prepare() where a kernel reads them
+  DeviceBuffer aHalf_, bHalf_;  // A and B as 16-bit words of dtype_, made by prepare() where a kernel reads them
   bool halvesMade_ = false;
   DeviceBuffer bTransposed_;  // B as N x K, made by prepare() for the tf32 kernel
   bool transposedMade_ = false;
@@ -182,11 +182,11 @@ CudaBackend::CudaBackend(const BackendOptions& options) {
   device_.memoryBytes = properties.totalGlobalMem;
 }
 
-std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix& b, DType inputs) {
+std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix& b, DType dtype) {
   checkMultiplicable(a, b);
   checkMatrixShape(a.rows(), b.cols(), "C");
   makeCurrent();
-  return std::make_unique<CudaProblem>(*this, a, b, inputs);
+  return std::make_unique<CudaProblem>(*this, a, b, dtype);
 }
 
 double CudaBackend::multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) {
@@ -217,8 +217,8 @@ double CudaBackend::multiplyInPlace(const KernelInfo& kernel, const DeviceOperan
   return milliseconds;
 }
 
-CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b, DType inputs)
-    : backend_(backend), m_(a.rows()), n_(b.cols()), k_(a.cols()), inputs_(inputs) {
+CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b, DType dtype)
+    : backend_(backend), m_(a.rows()), n_(b.cols()), k_(a.cols()), dtype_(dtype) {
   requireFreeDeviceMemory(a.bytes() + b.bytes() + cBytes(),
                           "A, B and C of the " + std::to_string(m_) + "x" + std::to_string(n_) + "x" +
                               std::to_string(k_) + " problem");
@@ -263,8 +263,8 @@ bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
   if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return !csr_.converted();
   if (readsHalves(kernel) && !halvesMade_) return true;
   if (readsTransposedB(kernel) && !transposedMade_) return true;
-  return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aRowGranularity) == nullptr) ||
-         (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bColGranularity) == nullptr);
+  return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aGranularity) == nullptr) ||
+         (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bGranularity) == nullptr);
 }
 
 double CudaProblem::prepare(const KernelInfo& kernel) {
@@ -295,13 +295,13 @@ double CudaProblem::makeTransposedB() {
 double CudaProblem::makeHalves() {
   const std::size_t aCount = static_cast<std::size_t>(m_) * k_, bCount = static_cast<std::size_t>(k_) * n_;
   if (aHalf_.empty()) {
-    const std::string type(dtypeName(inputs_));
+    const std::string type(dtypeName(dtype_));
     requireFreeDeviceMemory(2 * (aCount + bCount), type + " copies of A and B");
     aHalf_ = DeviceBuffer(2 * aCount, type + " A");
     bHalf_ = DeviceBuffer(2 * bCount, type + " B");
   }
   // Made again on every call, so that repeated calls time the real work.
-  const bool bf16 = inputs_ == DType::Bf16;
+  const bool bf16 = dtype_ == DType::Bf16;
   timer_.start(backend_.stream());
   launchToHalf(aData_, static_cast<std::uint16_t*>(aHalf_.get()), aCount, bf16, backend_.stream());
   launchToHalf(bData_, static_cast<std::uint16_t*>(bHalf_.get()), bCount, bf16, backend_.stream());
@@ -314,15 +314,15 @@ double CudaProblem::makeHalves() {
 double CudaProblem::buildPatterns(const KernelInfo& kernel) {
   if (!kernel.usesAPattern() && !kernel.usesBPattern()) return 0.0;
   // Built again on every call, so that repeated calls time the real work.
-  std::uint8_t* aPattern = kernel.usesAPattern() ? patternFor(Operand::A, kernel.aRowGranularity) : nullptr;
-  std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bColGranularity) : nullptr;
+  std::uint8_t* aPattern = kernel.usesAPattern() ? patternFor(Operand::A, kernel.aGranularity) : nullptr;
+  std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bGranularity) : nullptr;
   timer_.start(backend_.stream());
-  if (aPattern != nullptr) launchAPattern(aData_, m_, k_, kernel.aRowGranularity, aPattern, backend_.stream());
-  if (bPattern != nullptr) launchBPattern(bData_, k_, n_, kernel.bColGranularity, bPattern, backend_.stream());
+  if (aPattern != nullptr) launchAPattern(aData_, m_, k_, kernel.aGranularity, aPattern, backend_.stream());
+  if (bPattern != nullptr) launchBPattern(bData_, k_, n_, kernel.bGranularity, bPattern, backend_.stream());
   timer_.stop(backend_.stream());
   const double milliseconds = timer_.milliseconds("building the skip patterns");
-  if (aPattern != nullptr) built_.insert(PatternKey(Operand::A, kernel.aRowGranularity));
-  if (bPattern != nullptr) built_.insert(PatternKey(Operand::B, kernel.bColGranularity));
+  if (aPattern != nullptr) built_.insert(PatternKey(Operand::A, kernel.aGranularity));
+  if (bPattern != nullptr) built_.insert(PatternKey(Operand::B, kernel.bGranularity));
   return milliseconds;
 }
 
@@ -334,7 +334,7 @@ void CudaProblem::poisonC() {
 }
 
 double CudaProblem::run(const KernelInfo& kernel) {
-  requireInputs(kernel, inputs_);
+  requireInputs(kernel, dtype_);
   backend_.makeCurrent();
   if (needsPreparation(kernel)) prepare(kernel);
   if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return csr_.multiply(backend_.cusparse(), backend_.stream(), bData_, cData_, n_);
@@ -343,7 +343,7 @@ double CudaProblem::run(const KernelInfo& kernel) {
     cublasHandle_t handle = backend_.cublas();
     const bool halves = readsHalves(kernel);
     timer_.start(backend_.stream());
-    runCublasGemm(handle, inputs_, halves ? aHalf_.get() : aData_, halves ? bHalf_.get() : bData_, cData_, m_, n_, k_);
+    runCublasGemm(handle, dtype_, halves ? aHalf_.get() : aData_, halves ? bHalf_.get() : bData_, cData_, m_, n_, k_);
     timer_.stop(backend_.stream());
     return timer_.milliseconds(doing.c_str());
   }
@@ -354,14 +354,14 @@ double CudaProblem::run(const KernelInfo& kernel) {
   operands.m = m_;
   operands.n = n_;
   operands.k = k_;
-  operands.dtype = inputs_;
+  operands.dtype = dtype_;
   if (readsHalves(kernel)) {
     operands.aHalf = static_cast<const std::uint16_t*>(aHalf_.get());
     operands.bHalf = static_cast<const std::uint16_t*>(bHalf_.get());
   }
   if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
-  if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aRowGranularity);
-  if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bColGranularity);
+  if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aGranularity);
+  if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bGranularity);
   operands.tileQueue = static_cast<unsigned*>(tileQueue_.get());
   timer_.start(backend_.stream());
   launchGemmKernel(kernel.id, operands, backend_.stream());

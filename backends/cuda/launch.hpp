@@ -30,10 +30,10 @@ void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool 
 // read tf32 B only along K (parts/mma.cuh's MmaInputType).
 void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream);
 
-// Builds the A-pattern (row tiles of `rowGranularity`) or B-pattern (column tiles of
-// `colGranularity`) into `pattern`, byte for byte as core/model/pattern.cpp does on the host. Every
+// Builds the A-pattern (row tiles of `aGranularity`) or B-pattern (column tiles of
+// `bGranularity`) into `pattern`, byte for byte as core/model/pattern.cpp does on the host. Every
 // byte is written, so the buffer needs no clearing first.
-void launchAPattern(const float* a, int m, int k, int rowGranularity, std::uint8_t* pattern, cudaStream_t stream);
-void launchBPattern(const float* b, int k, int n, int colGranularity, std::uint8_t* pattern, cudaStream_t stream);
+void launchAPattern(const float* a, int m, int k, int aGranularity, std::uint8_t* pattern, cudaStream_t stream);
+void launchBPattern(const float* b, int k, int n, int bGranularity, std::uint8_t* pattern, cudaStream_t stream);
 
 }  // namespace tileskip::cuda

@@ -19,19 +19,19 @@ dim3 patternBlocks(long long blocks) {
 
 }  // namespace
 
-void launchAPattern(const float* a, int m, int k, int rowGranularity, std::uint8_t* pattern, cudaStream_t stream) {
-  if (rowGranularity < 1) throw InputError("A-pattern granularity must be at least 1");
-  const APatternGrid grid = aPatternGrid(m, k, rowGranularity);
-  buildAPattern<<<patternBlocks(grid.blocks), kPatternThreads, 0, stream>>>(a, m, k, rowGranularity, grid.rowTiles,
+void launchAPattern(const float* a, int m, int k, int aGranularity, std::uint8_t* pattern, cudaStream_t stream) {
+  if (aGranularity < 1) throw InputError("A-pattern granularity must be at least 1");
+  const APatternGrid grid = aPatternGrid(m, k, aGranularity);
+  buildAPattern<<<patternBlocks(grid.blocks), kPatternThreads, 0, stream>>>(a, m, k, aGranularity, grid.rowTiles,
                                                                             grid.kChunks, pattern);
   checkLaunch("buildAPattern");
 }
 
-void launchBPattern(const float* b, int k, int n, int colGranularity, std::uint8_t* pattern, cudaStream_t stream) {
-  const BPatternLaunch launch = bPatternLaunch(colGranularity, k, n);
+void launchBPattern(const float* b, int k, int n, int bGranularity, std::uint8_t* pattern, cudaStream_t stream) {
+  const BPatternLaunch launch = bPatternLaunch(bGranularity, k, n);
   if (launch.kernel == nullptr) {
     throw InputError("the cuda backend builds B-patterns at 8, 16, 32 or 64 columns, not " +
-                     std::to_string(colGranularity));
+                     std::to_string(bGranularity));
   }
   launch.kernel<<<patternBlocks(launch.blocks), kPatternThreads, 0, stream>>>(b, k, n, launch.colWarps,
                                                                               launch.kBlockGroups, pattern);

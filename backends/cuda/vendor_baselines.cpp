@@ -71,19 +71,19 @@ void runCublasSgemm(cublasHandle_t handle, const float* a, const float* b, float
   check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k, &beta, c, n), "running cublasSgemm");
 }
 
-void runCublasGemm(cublasHandle_t handle, DType inputs, const void* a, const void* b, float* c, int m, int n, int k) {
-  if (inputs == DType::Fp32) return runCublasSgemm(handle, static_cast<const float*>(a), static_cast<const float*>(b), c, m, n, k);
+void runCublasGemm(cublasHandle_t handle, DType dtype, const void* a, const void* b, float* c, int m, int n, int k) {
+  if (dtype == DType::Fp32) return runCublasSgemm(handle, static_cast<const float*>(a), static_cast<const float*>(b), c, m, n, k);
   // NVIDIA_TF32_OVERRIDE=0 turns TF32 off in every NVIDIA library, whatever the compute type asks:
   // cuBLAS would then multiply tf32 inputs in plain FP32 and be timed as cuBLAS TF32 (a headline
   // run under that variable put the Hopper kernel at 6.9x "cuBLAS TF32"; lab/32-tile-work).
   const char* tf32Override = std::getenv("NVIDIA_TF32_OVERRIDE");
-  if (inputs == DType::Tf32 && tf32Override != nullptr && std::string(tf32Override) == "0") {
+  if (dtype == DType::Tf32 && tf32Override != nullptr && std::string(tf32Override) == "0") {
     throw tileskip::UnavailableError("cuBLAS cannot run tf32 inputs on TF32 here: NVIDIA_TF32_OVERRIDE=0 in the "
                                      "environment turns TF32 off in every NVIDIA library; unset it to time cuBLAS TF32");
   }
   const float alpha = 1.0f, beta = 0.0f;
-  const cudaDataType_t type = inputs == DType::Tf32 ? CUDA_R_32F : inputs == DType::Fp16 ? CUDA_R_16F : CUDA_R_16BF;
-  const cublasComputeType_t compute = inputs == DType::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const cudaDataType_t type = dtype == DType::Tf32 ? CUDA_R_32F : dtype == DType::Fp16 ? CUDA_R_16F : CUDA_R_16BF;
+  const cublasComputeType_t compute = dtype == DType::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, type, n, a, type, k, &beta, c, CUDA_R_32F, n, compute,
                      CUBLAS_GEMM_DEFAULT),
         "running cublasGemmEx");

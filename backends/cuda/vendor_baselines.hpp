@@ -44,7 +44,7 @@ void runCublasSgemm(cublasHandle_t handle, const float* a, const float* b, float
 // The same in another input precision, fp32 accumulate and output (cublasGemmEx): tf32 on the
 // fp32 arrays (CUBLAS_COMPUTE_32F_FAST_TF32), fp16 and bf16 on 16-bit copies of A and B. tf32
 // under NVIDIA_TF32_OVERRIDE=0, which would make it FP32, is refused (UnavailableError).
-void runCublasGemm(cublasHandle_t handle, DType inputs, const void* a, const void* b, float* c, int m, int n, int k);
+void runCublasGemm(cublasHandle_t handle, DType dtype, const void* a, const void* b, float* c, int m, int n, int k);
 
 // "cuBLAS 13.1.0 (TF32 off), cuSPARSE 12.6.3"
 std::string vendorLibraryVersions();

@@ -18,8 +18,8 @@ enum class SpecId : std::uint32_t {
   TM = TILESKIP_SPEC_TM,
   TN = TILESKIP_SPEC_TN,
   WorkgroupSize = TILESKIP_SPEC_WORKGROUP_SIZE,
-  ARows = TILESKIP_SPEC_A_ROWS,
-  BCols = TILESKIP_SPEC_B_COLS,
+  AGranularity = TILESKIP_SPEC_A_GRANULARITY,
+  BGranularity = TILESKIP_SPEC_B_GRANULARITY,
   LaneCols = TILESKIP_SPEC_LANE_COLS,
   KBlockListLength = TILESKIP_SPEC_K_BLOCK_LIST_LENGTH,
   // The pipelined kernels' switches (backends/vulkan/tile_overrides.hpp, PipelineSwitches).

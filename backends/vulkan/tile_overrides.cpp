@@ -111,7 +111,7 @@ KernelOverride resolveVariant(std::string_view id, const KernelVariant& variant,
 
 std::string_view specializationName(SpecId id) {
   static constexpr std::string_view kNames[] = {"BM",      "BN",   "BK",   "WM",       "WN",         "TM",        "TN",        "threads",
-                                                "A_ROWS",  "B_COLS", "LANE_COLS", "list", "prefetch", "fma", "earlystore", "branchfree",
+                                                "A_GRANULARITY",  "B_GRANULARITY", "LANE_COLS", "list", "prefetch", "fma", "earlystore", "branchfree",
                                                 "RING_STAGES"};
   static_assert(std::size(kNames) == static_cast<std::size_t>(SpecId::Count), "a name for every specialization constant");
   return kNames[static_cast<std::size_t>(id)];
@@ -140,7 +140,7 @@ const KernelOverride* findOverride(std::span<const KernelOverride> overrides, co
   const TileShape &given = kernel.tile, &listed = catalogued->tile;
   bool catalogueTile = given.BM == listed.BM && given.BN == listed.BN && given.BK == listed.BK && given.WM == listed.WM &&
                        given.WN == listed.WN && given.TM == listed.TM && given.TN == listed.TN && given.threads == listed.threads;
-  if (!catalogueTile || kernel.aRowGranularity != catalogued->aRowGranularity || kernel.bColGranularity != catalogued->bColGranularity) {
+  if (!catalogueTile || kernel.aGranularity != catalogued->aGranularity || kernel.bGranularity != catalogued->bGranularity) {
     return nullptr;
   }
   for (const KernelOverride& o : overrides) {

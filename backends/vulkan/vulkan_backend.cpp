@@ -37,7 +37,7 @@ std::uint64_t patternWords(int k) { return ceilDiv(static_cast<std::uint64_t>(k)
 Specialization patternConstants(Operand operand, int granularity) {
   Specialization s;
   s.set(SpecId::BK, kKBlock);
-  s.set(operand == Operand::A ? SpecId::ARows : SpecId::BCols, granularity);
+  s.set(operand == Operand::A ? SpecId::AGranularity : SpecId::BGranularity, granularity);
   return s;
 }
 
@@ -61,8 +61,8 @@ std::uint32_t requestedPersistentWorkgroups() {
 class VulkanProblem final : public DeviceProblem {
  public:
   VulkanProblem(std::shared_ptr<Context> context, std::shared_ptr<const OverrideTable> overrides, const Matrix& a, const Matrix& b,
-                DType inputs)
-      : context_(std::move(context)), overrides_(std::move(overrides)), m_(a.rows()), n_(b.cols()), k_(a.cols()), inputs_(inputs) {
+                DType dtype)
+      : context_(std::move(context)), overrides_(std::move(overrides)), m_(a.rows()), n_(b.cols()), k_(a.cols()), dtype_(dtype) {
     const ComputeLimits& limits = device().limits();
     std::uint64_t cBytes = static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(n_) * sizeof(float);
     checkBufferFits(a.bytes(), "matrix A (" + shapeText(m_, k_) + ")", limits);
@@ -84,7 +84,7 @@ class VulkanProblem final : public DeviceProblem {
     upload(*context_, a_, staging_, a.data(), a.bytes());
     upload(*context_, b_, staging_, b.data(), b.bytes());
     // fp16 copies for the tensor-core kernels, which take fp16 inputs only here (Backend::takes).
-    if (inputs_ == DType::Fp16 && limits.halfArithmetic) {
+    if (dtype_ == DType::Fp16 && limits.halfArithmetic) {
       aHalf_ = Buffer(device(), a.bytes() / 2 + 4, MemoryUse::Device, "A in fp16 (" + shapeText(m_, k_) + ")");
       bHalf_ = Buffer(device(), b.bytes() / 2 + 4, MemoryUse::Device, "B in fp16 (" + shapeText(k_, n_) + ")");
     }
@@ -109,11 +109,11 @@ class VulkanProblem final : public DeviceProblem {
     if (!usesA && !usesB) return 0.0;
     const DeviceFunctions& vk = device().vk();
     Pipelines& pipelines = context_->pipelines();
-    VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
-    Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aRowGranularity) : nullptr;
-    Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bColGranularity) : nullptr;
-    VkPipeline aBuilder = usesA ? pipelines.pipeline("pattern_a", patternConstants(Operand::A, kernel.aRowGranularity), 0) : VK_NULL_HANDLE;
-    VkPipeline bBuilder = usesB ? pipelines.pipeline("pattern_b", patternConstants(Operand::B, kernel.bColGranularity), 0) : VK_NULL_HANDLE;
+    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity);
+    Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aGranularity) : nullptr;
+    Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bGranularity) : nullptr;
+    VkPipeline aBuilder = usesA ? pipelines.pipeline("pattern_a", patternConstants(Operand::A, kernel.aGranularity), 0) : VK_NULL_HANDLE;
+    VkPipeline bBuilder = usesB ? pipelines.pipeline("pattern_b", patternConstants(Operand::B, kernel.bGranularity), 0) : VK_NULL_HANDLE;
     std::uint64_t words = patternWords(k_);
     double ms = context_->queue().execute(
         [&](VkCommandBuffer cmd) {
@@ -129,8 +129,8 @@ class VulkanProblem final : public DeviceProblem {
           if (bPattern) pipelines.dispatch(cmd, bBuilder, set, constants(), ceilDiv(static_cast<std::uint64_t>(n_), kPatternBColsPerGroup), words);
         },
         true);
-    if (usesA) built_.insert({Operand::A, kernel.aRowGranularity});
-    if (usesB) built_.insert({Operand::B, kernel.bColGranularity});
+    if (usesA) built_.insert({Operand::A, kernel.aGranularity});
+    if (usesB) built_.insert({Operand::B, kernel.bGranularity});
     return ms;
   }
 
@@ -149,12 +149,12 @@ class VulkanProblem final : public DeviceProblem {
   void buildAhead(std::span<const KernelInfo* const> kernels) override {
     std::vector<Pipelines::Request> requests;
     for (const KernelInfo* catalogued : kernels) {
-      if (!catalogued->takes(inputs_)) continue;
+      if (!catalogued->takes(dtype_)) continue;
       try {
         auto [kernel, switches] = withOverride(*catalogued);
         requests.push_back(kernelRequest(kernel, switches));
-        if (kernel.usesAPattern()) requests.push_back({"pattern_a", patternConstants(Operand::A, kernel.aRowGranularity), 0, {}});
-        if (kernel.usesBPattern()) requests.push_back({"pattern_b", patternConstants(Operand::B, kernel.bColGranularity), 0, {}});
+        if (kernel.usesAPattern()) requests.push_back({"pattern_a", patternConstants(Operand::A, kernel.aGranularity), 0, {}});
+        if (kernel.usesBPattern()) requests.push_back({"pattern_b", patternConstants(Operand::B, kernel.bGranularity), 0, {}});
         if (kernel.usesTensorCores() && aHalf_) requests.push_back({"to_half", Specialization{}, 0, {}});
       } catch (const Error&) {
         // left out: its run says why it cannot run
@@ -164,7 +164,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   double run(const KernelInfo& catalogued) override {
-    requireInputs(catalogued, inputs_);
+    requireInputs(catalogued, dtype_);
     const ComputeLimits& limits = device().limits();
     auto [kernel, switches] = withOverride(catalogued);
     VkPipeline pipeline = context_->pipelines().pipeline(kernelRequest(kernel, switches));
@@ -172,11 +172,11 @@ class VulkanProblem final : public DeviceProblem {
                                                           static_cast<std::uint64_t>(k_), limits)) {
       throw UnavailableError(*why);
     }
-    bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aRowGranularity})) &&
-                 (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bColGranularity})) &&
+    bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aGranularity})) &&
+                 (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bGranularity})) &&
                  (!kernel.usesTensorCores() || halvesMade_);
     if (!ready) prepare(kernel);
-    VkDescriptorSet set = descriptorSet(kernel.aRowGranularity, kernel.bColGranularity);
+    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity);
     const TileShape& t = kernel.tile;
     std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
     std::uint64_t rowTiles = ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM));
@@ -281,7 +281,7 @@ class VulkanProblem final : public DeviceProblem {
     if (!aHalf_) {
       if (std::optional<std::string> why = tensorCoreProblem(kernel, device().limits(), device().info().name)) throw UnavailableError(*why);
       throw InputError("kernel '" + std::string(kernel.id) + "' on the vulkan backend takes fp16 inputs, not " +
-                       std::string(dtypeName(inputs_)) + " (--dtype fp16)");
+                       std::string(dtypeName(dtype_)) + " (--dtype fp16)");
     }
     Pipelines& pipelines = context_->pipelines();
     VkPipeline convert = pipelines.pipeline("to_half", Specialization{}, 0);
@@ -358,7 +358,7 @@ class VulkanProblem final : public DeviceProblem {
   std::shared_ptr<Context> context_;  // first member: destroyed last, after every buffer
   std::shared_ptr<const OverrideTable> overrides_;  // the backend's, read at every run: tune changes it
   int m_, n_, k_;
-  DType inputs_;
+  DType dtype_;
   Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
   Buffer aHalf_, bHalf_;  // A and B in fp16 for the tensor-core kernels: only in an fp16 problem
   bool halvesMade_ = false;
@@ -382,8 +382,8 @@ Specialization kernelConstants(const KernelInfo& kernel, const PipelineSwitches&
   s.set(SpecId::TM, t.TM);
   s.set(SpecId::TN, t.TN);
   s.set(SpecId::WorkgroupSize, t.threads);
-  s.set(SpecId::ARows, kernel.aRowGranularity);
-  s.set(SpecId::BCols, kernel.bColGranularity);
+  s.set(SpecId::AGranularity, kernel.aGranularity);
+  s.set(SpecId::BGranularity, kernel.bGranularity);
   s.set(SpecId::LaneCols, kernel.hasWarpTile() ? warpLayout(kernel).laneCols : 1);
   s.set(SpecId::RingStages, glslRingStages(kernel));
   setSwitches(s, switches);
@@ -453,10 +453,10 @@ bool VulkanBackend::implements(std::string_view kernelId) const {
          !tensorCoreProblem(*info, context_->device().limits(), context_->device().info().name);
 }
 
-bool VulkanBackend::takes(const KernelInfo& kernel, DType inputs) const {
+bool VulkanBackend::takes(const KernelInfo& kernel, DType dtype) const {
   // GLSL here has fp16 cooperative matrices only (Debian 12's glslang knows no bf16 ones, and
   // VK_NV_cooperative_matrix offers no tf32 shape): the CUDA twins alone take tf32 and bf16.
-  return kernel.takes(inputs) && (!kernel.usesTensorCores() || inputs == DType::Fp16);
+  return kernel.takes(dtype) && (!kernel.usesTensorCores() || dtype == DType::Fp16);
 }
 
 std::optional<std::string> tensorCoreProblem(const KernelInfo& kernel, const ComputeLimits& limits, const std::string& deviceName) {
@@ -473,9 +473,9 @@ std::optional<std::string> tensorCoreProblem(const KernelInfo& kernel, const Com
   return std::nullopt;
 }
 
-std::unique_ptr<DeviceProblem> VulkanBackend::upload(const Matrix& a, const Matrix& b, DType inputs) {
+std::unique_ptr<DeviceProblem> VulkanBackend::upload(const Matrix& a, const Matrix& b, DType dtype) {
   checkMultiplicable(a, b);
-  return std::make_unique<VulkanProblem>(context_, overrides_, a, b, inputs);
+  return std::make_unique<VulkanProblem>(context_, overrides_, a, b, dtype);
 }
 
 }  // namespace tileskip::vk

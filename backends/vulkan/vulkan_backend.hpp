@@ -25,9 +25,9 @@ class VulkanBackend final : public Backend, public Tunable {
   // The context's device, its api naming any tile overrides (TILESKIP_VULKAN_TILES, the tune cache).
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override;
-  bool takes(const KernelInfo& kernel, DType inputs) const override;
+  bool takes(const KernelInfo& kernel, DType dtype) const override;
   using Backend::upload;
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override;
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override;
   std::vector<std::string> takeDiagnostics() override { return context_->instance().takeDiagnostics(); }
   // Tuning: tile shapes and shader switches (tile_overrides.hpp), all specialization constants.
   Tunable* tuning() override { return this; }

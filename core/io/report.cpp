@@ -160,7 +160,7 @@ std::string formatCsv(const BenchReport& report) {
   out << "date,backend,device,kernel,m,n,k,generator,density_a,density_b,seed,verified,rel_frobenius,max_abs,"
          "median_ms,min_ms,max_ms,prepare_ms,effective_gflops,useful_gflops,joint_density,ideal_speedup,"
          "speedup_vs_dense,skip_efficiency,vs_baseline,end_to_end_vs_baseline,baseline,failure,predicted_speedup,"
-         "auto,source_a,source_b,granularity_a,granularity_b,dtype,tool_version,tool_commit,driver,api,tune_overrides,"
+         "auto,source_a,source_b,block_a,block_b,dtype,tool_version,tool_commit,driver,api,tune_overrides,"
          "warmup,warmup_ms,repeat,tolerance,host\n";
   const ProblemSpec& p = report.problem;
   for (const BenchRow& row : report.rows) {
@@ -174,8 +174,8 @@ std::string formatCsv(const BenchReport& report) {
         << ',' << opt(row.speedupVsDense) << ',' << opt(row.skipEfficiency) << ',' << opt(row.vsBaseline) << ','
         << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvField(row.failure) << ','
         << fixed(row.predictedSpeedup, 4) << ',' << csvField(row.autoReason) << ',' << csvField(p.sourceOf(Operand::A))
-        << ',' << csvField(p.sourceOf(Operand::B)) << ',' << p.optionsOf(Operand::A).granularity << ','
-        << p.optionsOf(Operand::B).granularity << ',' << dtypeName(p.dtype) << ',' << csvField(report.toolVersion) << ','
+        << ',' << csvField(p.sourceOf(Operand::B)) << ',' << p.optionsOf(Operand::A).block << ','
+        << p.optionsOf(Operand::B).block << ',' << dtypeName(p.dtype) << ',' << csvField(report.toolVersion) << ','
         << csvField(report.toolCommit) << ',' << csvField(row.driver) << ',' << csvField(row.api) << ',' << csvField(row.tuneOverrides) << ','
         << report.options.warmup << ',' << report.options.warmupMilliseconds << ',' << report.options.repeat << ','
         << row.error.tolerance << ',' << csvField(report.host) << '\n';
@@ -223,9 +223,9 @@ std::string formatJson(const BenchReport& report) {
       {"host", report.host},
       {"devices", report.devices},
       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"generator", p.generator}, {"density_a", p.densityA},
-                   {"density_b", p.densityB}, {"seed", p.seed}, {"granularity", p.options.granularity},
-                   {"granularity_a", p.optionsOf(Operand::A).granularity},
-                   {"granularity_b", p.optionsOf(Operand::B).granularity},
+                   {"density_b", p.densityB}, {"seed", p.seed}, {"block", p.options.block},
+                   {"block_a", p.optionsOf(Operand::A).block},
+                   {"block_b", p.optionsOf(Operand::B).block},
                    {"a", p.sourceOf(Operand::A)}, {"b", p.sourceOf(Operand::B)}}},
       {"models", report.models},
       {"pattern_density", {{"a", report.patternDensityA}, {"b", report.patternDensityB}}},

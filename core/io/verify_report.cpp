@@ -28,7 +28,7 @@ std::map<std::string, KernelTally> tallies(const VerifyBackendRun& run) {
   for (const VerifyResult& r : run.results) {
     KernelTally& t = out[r.label()];
     t.kernel = r.kernel;
-    t.dtype = dtypeName(r.inputs);
+    t.dtype = dtypeName(r.dtype);
     ++t.total;
     t.passed += r.passed();
     t.worstError = std::max(t.worstError, r.error.relativeFrobenius);
@@ -65,7 +65,7 @@ std::string xmlEscaped(const std::string& text) {
 std::string dtypesVerified(const std::vector<VerifyBackendRun>& runs) {
   DTypeSet seen;
   for (const VerifyBackendRun& run : runs) {
-    for (const VerifyResult& r : run.results) seen = seen.with(r.inputs);
+    for (const VerifyResult& r : run.results) seen = seen.with(r.dtype);
   }
   return seen.empty() ? std::string(dtypeName(DType::Fp32)) : dtypeNames(seen);
 }

@@ -97,11 +97,11 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
 }
 
 AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource,
-                        DType inputs) {
+                        DType dtype) {
   AutoChoice result;
-  const Inspection inspection = inspectOnBackend(backend, a, b, std::move(aSource), std::move(bSource), inputs);
+  const Inspection inspection = inspectOnBackend(backend, a, b, std::move(aSource), std::move(bSource), dtype);
   result.choice = inspection.recommendation;
-  if (inputs == DType::Fp32) {
+  if (dtype == DType::Fp32) {
     result.measured = kernelsToMeasure(inspection, backend.device());
   } else if (backend.device().isGpu && inspection.kernels.size() > 1) {
     for (const KernelInspection& k : inspection.kernels) result.measured.push_back(k.kernel);
@@ -109,8 +109,8 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   if (result.measured.empty()) return result;
   const double outputs = static_cast<double>(a.rows()) * b.cols();
   std::string why;
-  if (inputs != DType::Fp32) {
-    why = "measured, as no model ranks kernels on " + std::string(dtypeName(inputs)) + " inputs";
+  if (dtype != DType::Fp32) {
+    why = "measured, as no model ranks kernels on " + std::string(dtypeName(dtype)) + " inputs";
   } else if (outputs < kSmallProblemOutputs) {
     why = "measured, as the model is blind to a problem this small (" + std::to_string(a.rows()) + "x" +
           std::to_string(b.cols()) + " outputs)";
@@ -123,7 +123,7 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   }
   const auto start = std::chrono::steady_clock::now();
   {
-    std::unique_ptr<DeviceProblem> problem = backend.upload(a, b, inputs);
+    std::unique_ptr<DeviceProblem> problem = backend.upload(a, b, dtype);
     result.choice = fastestMeasured(*problem, result.measured, why);
   }
   result.measuringMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -55,6 +55,6 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
 // For inputs other than fp32, which the model was never calibrated on, a GPU times every kernel
 // of the backend that takes them; another device takes inspect's recommendation.
 AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource,
-                        DType inputs = DType::Fp32);
+                        DType dtype = DType::Fp32);
 
 }  // namespace tileskip

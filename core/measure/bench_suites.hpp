@@ -81,7 +81,7 @@ struct SweepPoint {
 struct SweepReport {
   std::string date;
   std::string host;
-  int granularity = 0;  // of the generated zero segments, A's and B's
+  int block = 0;  // of the generated zero segments, A's and B's
   int warmup = 0, repeat = 0;
   std::vector<std::string> devices;
   std::vector<SweepPoint> points;
@@ -92,7 +92,7 @@ struct SweepReport {
 struct SweepOptions {
   std::vector<int> sizes = {1024, 2048, 4096, 8192};
   std::vector<double> densities = {1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.125, 0.09, 0.06, 0.03};
-  int granularity = 128;  // of the generated zero segments: block-aligned for the 128x128 tiles
+  int block = 128;  // of the generated zero segments: block-aligned for the 128x128 tiles
   int warmup = 1;
   int repeat = 5;
   // On a GPU, warm-up also lasts this long (BenchOptions::warmupMilliseconds).

@@ -97,8 +97,8 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
   KernelInspection r;
   r.kernel = &kernel;
   const int m = ops.a.extent(), n = ops.b.extent(), k = ops.a.depth();
-  const int aG = kernel.usesAPattern() ? kernel.aRowGranularity : kernel.tile.BM;
-  const int bG = kernel.usesBPattern() ? kernel.bColGranularity : kernel.tile.BN;
+  const int aG = kernel.usesAPattern() ? kernel.aGranularity : kernel.tile.BM;
+  const int bG = kernel.usesBPattern() ? kernel.bGranularity : kernel.tile.BN;
   const Pattern aPat = kernel.usesAPattern() ? ops.a.at(aG) : fullPattern(Operand::A, m, k, aG);
   const Pattern bPat = kernel.usesBPattern() ? ops.b.at(bG) : fullPattern(Operand::B, n, k, bG);
   r.aGranularity = kernel.usesAPattern() ? aG : 0;
@@ -288,24 +288,24 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
 }
 
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
-                            std::string bSource, DType inputs) {
+                            std::string bSource, DType dtype) {
   std::vector<const KernelInfo*> kernels;
   for (const KernelInfo* k : backend.kernels()) {
-    if (backend.takes(*k, inputs)) kernels.push_back(k);
+    if (backend.takes(*k, dtype)) kernels.push_back(k);
   }
   if (kernels.empty()) {
-    throw InputError("backend " + std::string(backend.name()) + " has no kernel that takes " + std::string(dtypeName(inputs)) +
+    throw InputError("backend " + std::string(backend.name()) + " has no kernel that takes " + std::string(dtypeName(dtype)) +
                      " inputs (see `tileskip list`)");
   }
   Inspection inspection =
       inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
                      summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
-  inspection.inputs = inputs;
-  if (inputs == DType::Fp32) return inspection;
-  const std::string type(dtypeName(inputs));
+  inspection.dtype = dtype;
+  if (dtype == DType::Fp32) return inspection;
+  const std::string type(dtypeName(dtype));
   inspection.modelName = "none for " + type + " inputs (the calibrations are of fp32 kernels)";
   for (KernelInspection& k : inspection.kernels) k.predictedSpeedup = std::numeric_limits<double>::quiet_NaN();
-  const KernelInfo* dense = findKernelInfo(denseReferenceKernel(inputs));
+  const KernelInfo* dense = findKernelInfo(denseReferenceKernel(dtype));
   if (dense == nullptr || std::find(kernels.begin(), kernels.end(), dense) == kernels.end()) dense = kernels.front();
   inspection.recommendation = {dense, "the dense kernel for " + type + " inputs: no model ranks the " + type +
                                           " kernels yet (--kernel auto measures them on a GPU)"};
@@ -330,7 +330,7 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
       {"b", operandJson(r.b)},
       {"backend", backend.name()},
       {"device", backend.device().describe()},
-      {"dtype", dtypeName(r.inputs)},
+      {"dtype", dtypeName(r.dtype)},
       {"model", r.modelName},
       {"kernels", kernels},
       {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},

@@ -42,7 +42,7 @@ struct Recommendation {
 
 struct Inspection {
   OperandSummary a, b;
-  DType inputs = DType::Fp32;  // the operands' precision (inspectOnBackend's)
+  DType dtype = DType::Fp32;  // the operands' precision (inspectOnBackend's)
   std::string modelName;  // which calibration the predictions come from
   std::vector<KernelInspection> kernels;
   Recommendation recommendation;
@@ -63,13 +63,13 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
                           const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary);
 
 class Backend;
-// inspectProblem for the kernels `backend` implements that take `inputs`, under its device's
+// inspectProblem for the kernels `backend` implements that take `dtype`, under its device's
 // speed model. The model is calibrated on fp32 problems only: for other inputs every kernel's
 // prediction is NaN (null in JSON), the model line says so, and the recommendation is the dense
 // kernel of that precision (denseReferenceKernel), where `--kernel auto` measures instead on a
-// GPU. InputError where the backend has no kernel that takes `inputs`.
+// GPU. InputError where the backend has no kernel that takes `dtype`.
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
-                            std::string bSource, DType inputs = DType::Fp32);
+                            std::string bSource, DType dtype = DType::Fp32);
 
 // The report as `tileskip inspect --format json` writes it (and tileskip.inspect() in Python
 // returns): fixed field names, README "Will skipping help my matrices?"; null where a speedup is

@@ -29,11 +29,11 @@ bool namesAuto(const std::string& list) {
 }
 
 std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict,
-                                             std::optional<DType> inputs) {
+                                             std::optional<DType> dtype) {
   std::vector<const KernelInfo*> selected;
   if (list.empty() || list == "all") {
     for (const KernelInfo* info : backend.kernels()) {
-      if (!inputs || backend.takes(*info, *inputs)) selected.push_back(info);
+      if (!dtype || backend.takes(*info, *dtype)) selected.push_back(info);
     }
     return selected;
   }
@@ -46,11 +46,11 @@ std::vector<const KernelInfo*> selectKernels(const std::string& list, const Back
       throw InputError("backend '" + std::string(backend.name()) + "' does not implement kernel '" + std::string(info->id) +
                        "'" + why + "; see `tileskip list`");
     }
-    if (inputs && !backend.takes(*info, *inputs)) {
+    if (dtype && !backend.takes(*info, *dtype)) {
       if (!strict) continue;
-      requireInputs(*info, *inputs);
+      requireInputs(*info, *dtype);
       throw InputError("backend '" + std::string(backend.name()) + "' runs kernel '" + std::string(info->id) +
-                       "' on other inputs than " + std::string(dtypeName(*inputs)) + "; see `tileskip list`");
+                       "' on other inputs than " + std::string(dtypeName(*dtype)) + "; see `tileskip list`");
     }
     selected.push_back(info);
   }

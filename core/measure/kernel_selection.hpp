@@ -23,11 +23,11 @@ std::vector<const KernelInfo*> parseKernelList(const std::string& list);
 bool namesAuto(const std::string& list);
 
 // "all" or a comma list of catalogue ids, filtered to what `backend` implements and to the
-// kernels it runs on `inputs` (Backend::takes; nullopt: any precision). Throws InputError for an
-// unknown id, and, when `strict`, for an id the backend lacks or one that does not take `inputs`
+// kernels it runs on `dtype` (Backend::takes; nullopt: any precision). Throws InputError for an
+// unknown id, and, when `strict`, for an id the backend lacks or one that does not take `dtype`
 // (naming those that do).
 std::vector<const KernelInfo*> selectKernels(const std::string& list, const Backend& backend, bool strict,
-                                             std::optional<DType> inputs = DType::Fp32);
+                                             std::optional<DType> dtype = DType::Fp32);
 
 // auto's choice for these operands on this backend (core/measure/auto_choice.hpp): inspect's
 // recommendation, or the fastest of the kernels it timed where the model is blind. The spec's

@@ -198,8 +198,8 @@ GatheredZeros reorderForSkipping(Matrix& a, Matrix& b) {
   return {std::move(r), std::move(note)};
 }
 
-MultiplySession::MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType inputs)
-    : backend_(backend), problem_(backend.upload(a, b, inputs)) {}
+MultiplySession::MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType dtype)
+    : backend_(backend), problem_(backend.upload(a, b, dtype)) {}
 
 KernelProduct MultiplySession::product(const KernelInfo& kernel, int repeat) {
   KernelProduct product;

@@ -118,8 +118,8 @@ struct KernelProduct {
 // checking each kernel once and then timing it run after run.
 class MultiplySession {
  public:
-  // Uploads A and B, whose values `inputs` holds exactly (rounded already), and allocates C.
-  MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType inputs);
+  // Uploads A and B, whose values `dtype` holds exactly (rounded already), and allocates C.
+  MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType dtype);
 
   Backend& backend() const { return backend_; }
 

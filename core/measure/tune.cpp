@@ -28,7 +28,7 @@ ProblemSpec tuningProblem(const KernelInfo& kernel, const TuneOptions& options) 
   if (kernel.skips()) {
     spec.generator = "segments";
     spec.densityA = spec.densityB = 0.5;
-    spec.options.granularity = 128;
+    spec.options.block = 128;
   }
   spec.validate();
   return spec;

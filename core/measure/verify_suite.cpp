@@ -99,7 +99,7 @@ std::vector<VerifyCase> verifyCases(bool quick) {
   struct GeneratedCase {
     const char* generator;
     double density;
-    int granularity;
+    int block;  // the zeros' block edge
   };
   std::vector<GeneratedCase> generated = {{"uniform", 0.5, 32},  {"uniform", 0.05, 32}, {"segments", 0.5, 32},
                                           {"segments", 0.3, 8},  {"segments", 0.1, 64}, {"blocks", 0.3, 32},
@@ -115,10 +115,10 @@ std::vector<VerifyCase> verifyCases(bool quick) {
   for (Shape s : {kOver, kTile}) {
     for (const GeneratedCase& g : generated) {
       std::string what = std::string(g.generator) + "-" + describeDensity(g.density);
-      if (std::string_view(g.generator) == "segments") what += "-g" + std::to_string(g.granularity);
+      if (std::string_view(g.generator) == "segments") what += "-g" + std::to_string(g.block);
       add(what, s, [s, g] {
         GeneratorOptions options;
-        options.granularity = g.granularity;
+        options.block = g.block;
         return ProblemData{generate(g.generator, Operand::A, s.m, s.k, g.density, 7, options),
                            generate(g.generator, Operand::B, s.k, s.n, g.density, 7, options)};
       });
@@ -137,15 +137,15 @@ VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const Kerne
     onDevice.prepare(kernel);
     std::string patternFailure;
     if (kernel.usesAPattern()) {
-      Pattern got = onDevice.downloadPattern(Operand::A, kernel.aRowGranularity);
-      if (got.bits != buildAPattern(data.a, kernel.aRowGranularity).bits) {
-        patternFailure += "device A-pattern at " + std::to_string(kernel.aRowGranularity) + " rows differs from the CPU's; ";
+      Pattern got = onDevice.downloadPattern(Operand::A, kernel.aGranularity);
+      if (got.bits != buildAPattern(data.a, kernel.aGranularity).bits) {
+        patternFailure += "device A-pattern at " + std::to_string(kernel.aGranularity) + " rows differs from the CPU's; ";
       }
     }
     if (kernel.usesBPattern()) {
-      Pattern got = onDevice.downloadPattern(Operand::B, kernel.bColGranularity);
-      if (got.bits != buildBPattern(data.b, kernel.bColGranularity).bits) {
-        patternFailure += "device B-pattern at " + std::to_string(kernel.bColGranularity) + " columns differs from the CPU's; ";
+      Pattern got = onDevice.downloadPattern(Operand::B, kernel.bGranularity);
+      if (got.bits != buildBPattern(data.b, kernel.bGranularity).bits) {
+        patternFailure += "device B-pattern at " + std::to_string(kernel.bGranularity) + " columns differs from the CPU's; ";
       }
     }
     result.patternsMatch = patternFailure.empty();
@@ -164,14 +164,14 @@ VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const Kerne
   return result;
 }
 
-std::string verifyLabel(const KernelInfo& kernel, DType inputs) {
-  if (inputs == DType::Fp32) return std::string(kernel.id);
-  return std::string(kernel.id) + " (" + std::string(dtypeName(inputs)) + ")";
+std::string verifyLabel(const KernelInfo& kernel, DType dtype) {
+  if (dtype == DType::Fp32) return std::string(kernel.id);
+  return std::string(kernel.id) + " (" + std::string(dtypeName(dtype)) + ")";
 }
 
 std::string VerifyResult::label() const {
-  if (inputs == DType::Fp32) return kernel;
-  return kernel + " (" + std::string(dtypeName(inputs)) + ")";
+  if (dtype == DType::Fp32) return kernel;
+  return kernel + " (" + std::string(dtypeName(dtype)) + ")";
 }
 
 std::vector<VerifyTarget> verifyTargets(const Backend& backend, const std::vector<const KernelInfo*>& kernels,
@@ -197,7 +197,7 @@ std::vector<VerifyResult> runVerifyTargets(Backend& backend, const std::vector<V
   for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
     std::vector<const KernelInfo*> kernels;
     for (const VerifyTarget& t : targets) {
-      if (t.inputs == type) kernels.push_back(t.kernel);
+      if (t.dtype == type) kernels.push_back(t.kernel);
     }
     if (kernels.empty()) continue;
     for (const VerifyCase& c : cases) {
@@ -224,7 +224,7 @@ std::vector<VerifyResult> runVerifyTargets(Backend& backend, const std::vector<V
           result.kernel = kernel->id;
           result.failure = uploadFailure;
         }
-        result.inputs = type;
+        result.dtype = type;
         result.caseName = c.name;
         if (progress) progress(result);
         results.push_back(std::move(result));

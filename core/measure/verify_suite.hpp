@@ -27,7 +27,7 @@ std::vector<VerifyCase> verifyCases(bool quick = false);
 struct VerifyResult {
   std::string backend;
   std::string kernel;
-  DType inputs = DType::Fp32;  // the case's A and B rounded to this before the reference and the kernel
+  DType dtype = DType::Fp32;  // the case's A and B rounded to this before the reference and the kernel
   std::string caseName;
   ErrorReport error;
   bool patternsMatch = true;  // device patterns equal CPU patterns byte for byte
@@ -40,7 +40,7 @@ struct VerifyResult {
 // One kernel checked on inputs of one precision.
 struct VerifyTarget {
   const KernelInfo* kernel = nullptr;
-  DType inputs = DType::Fp32;
+  DType dtype = DType::Fp32;
 };
 
 // Each kernel at every dtype `backend` runs it on (Backend::takes), or only at `only` (kernels
@@ -49,7 +49,7 @@ std::vector<VerifyTarget> verifyTargets(const Backend& backend, const std::vecto
                                         std::optional<DType> only = {});
 
 // verifyKernel's label for a target, as VerifyResult::label() gives it.
-std::string verifyLabel(const KernelInfo& kernel, DType inputs);
+std::string verifyLabel(const KernelInfo& kernel, DType dtype);
 
 using VerifyProgress = std::function<void(const VerifyResult&)>;
 

@@ -19,18 +19,18 @@ std::vector<const KernelInfo*> Backend::kernels() const {
   return list;
 }
 
-void requireInputs(const KernelInfo& kernel, DType inputs) {
-  if (kernel.takes(inputs)) return;
+void requireInputs(const KernelInfo& kernel, DType dtype) {
+  if (kernel.takes(dtype)) return;
   std::string takers;
   for (const KernelInfo& k : kCatalogue) {
-    if (k.takes(inputs)) takers += (takers.empty() ? "" : ", ") + std::string(k.id);
+    if (k.takes(dtype)) takers += (takers.empty() ? "" : ", ") + std::string(k.id);
   }
   std::string takes;
   for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) {
     if (kernel.takes(type)) takes += (takes.empty() ? "" : ", ") + std::string(dtypeName(type));
   }
-  throw InputError("kernel '" + std::string(kernel.id) + "' takes " + takes + " inputs, not " + std::string(dtypeName(inputs)) +
-                   " (--dtype); the kernels that take " + std::string(dtypeName(inputs)) + ": " + takers);
+  throw InputError("kernel '" + std::string(kernel.id) + "' takes " + takes + " inputs, not " + std::string(dtypeName(dtype)) +
+                   " (--dtype); the kernels that take " + std::string(dtypeName(dtype)) + ": " + takers);
 }
 
 double Backend::multiplyInPlace(const KernelInfo&, const DeviceOperands&) {

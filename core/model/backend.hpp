@@ -93,17 +93,17 @@ class Backend {
   virtual std::string_view name() const = 0;
   virtual const DeviceInfo& device() const = 0;
   virtual bool implements(std::string_view kernelId) const = 0;
-  // Whether this backend runs `kernel` on inputs of `inputs`: the precisions of its row
+  // Whether this backend runs `kernel` on inputs of `dtype`: the precisions of its row
   // (KernelInfo::takes), fewer where this backend's twin takes fewer.
-  virtual bool takes(const KernelInfo& kernel, DType inputs) const { return kernel.takes(inputs); }
+  virtual bool takes(const KernelInfo& kernel, DType dtype) const { return kernel.takes(dtype); }
 
-  // Copies A and B to the device and allocates C. `inputs` is their precision: their values are
+  // Copies A and B to the device and allocates C. `dtype` is their precision: their values are
   // exactly representable in it (ProblemSpec::dtype rounded them), and only kernels that take it
   // (KernelInfo::takes) run on the problem; another is refused with InputError by run(). Throws
   // InputError on shapes that do not multiply, UnavailableError when the device lacks memory
   // (naming bytes needed and free). A backend class that overrides it says `using Backend::upload;`
   // so the fp32 form stays callable on it.
-  virtual std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) = 0;
+  virtual std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) = 0;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) { return upload(a, b, DType::Fp32); }
 
   // Messages the driver or validation layers reported since the last call (and clears them).
@@ -125,9 +125,9 @@ class Backend {
   std::vector<const KernelInfo*> kernels() const;
 };
 
-// InputError unless `kernel` takes inputs of `inputs` (KernelInfo::takes), naming the kernels
+// InputError unless `kernel` takes inputs of `dtype` (KernelInfo::takes), naming the kernels
 // that do: every DeviceProblem::run() checks it first.
-void requireInputs(const KernelInfo& kernel, DType inputs);
+void requireInputs(const KernelInfo& kernel, DType dtype);
 
 // Finding backends at run time: backends/backend_registry.hpp.
 

@@ -137,16 +137,16 @@ struct KernelInfo {
   std::string_view source;
   KernelFamily family;
   TileShape tile;
-  int aRowGranularity;       // rows per A-pattern tile (8, 32, 64), 0 when A is not inspected
-  int bColGranularity;       // columns per B-pattern tile (8, 32, 64), 0 when B is not inspected
+  int aGranularity;       // rows per A-pattern tile (8, 32, 64), 0 when A is not inspected
+  int bGranularity;       // columns per B-pattern tile (8, 32, 64), 0 when B is not inspected
   KernelStructure structure;  // how both twins are built
   std::string_view summary;  // one line: what this kernel teaches
 
   constexpr bool skips() const {
     return family == KernelFamily::SkipA || family == KernelFamily::SkipB || family == KernelFamily::Joint;
   }
-  constexpr bool usesAPattern() const { return aRowGranularity > 0; }
-  constexpr bool usesBPattern() const { return bColGranularity > 0; }
+  constexpr bool usesAPattern() const { return aGranularity > 0; }
+  constexpr bool usesBPattern() const { return bGranularity > 0; }
   constexpr bool isBaseline() const { return family == KernelFamily::Baseline; }
   // The skip is decided per thread on purpose (a teaching kernel): loads are never skipped.
   constexpr bool divergent() const { return structure.skip == SkipScope::Thread; }
@@ -256,7 +256,7 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
            "(WM x WN 64 x 256) tiling the block, and a producer warpgroup beside them";
   }
   if (s.loop == MainLoop::BulkCopyRing && k.skips() &&
-      (k.aRowGranularity != k.tile.WM || k.bColGranularity <= 0 || k.tile.WN % k.bColGranularity != 0 ||
+      (k.aGranularity != k.tile.WM || k.bGranularity <= 0 || k.tile.WN % k.bGranularity != 0 ||
        s.kBlockList % (k.tile.BK / kKBlock * kWarpLanes) != 0)) {
     return "a warpgroup skips a K-tile whole: its rows are one A-pattern tile, its columns whole B-pattern tiles, and the "
            "list holds whole K-tiles, a warp's width of them at a time";
@@ -267,7 +267,7 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
            "16-deep steps, and no TM x TN";
   }
   if (s.mapping == ThreadMapping::MmaTiles && k.skips() &&
-      ((k.usesAPattern() && k.aRowGranularity % k.tile.WM != 0) || (k.usesBPattern() && k.bColGranularity % k.tile.WN != 0))) {
+      ((k.usesAPattern() && k.aGranularity % k.tile.WM != 0) || (k.usesBPattern() && k.bGranularity % k.tile.WN != 0))) {
     return "a tensor-core warp issues each MMA step whole or not at all: its warp tile lies in one A-pattern and one B-pattern tile";
   }
   return nullptr;

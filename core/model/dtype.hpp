@@ -20,7 +20,7 @@ enum class DType {
   Bf16,  // bfloat16: fp32's 8 exponent bits, 7 mantissa bits
 };
 
-// The input precisions a kernel takes, as a set (the catalogue's KernelStructure::inputs).
+// The input precisions a kernel takes, as a set (the catalogue's KernelStructure::dtypes).
 class DTypeSet {
  public:
   constexpr DTypeSet() = default;

@@ -178,8 +178,8 @@ void checkGenerator(std::string_view generator, const GeneratorOptions& options)
   bool known = false;
   for (const GeneratorInfo& g : kGenerators) known = known || g.name == generator;
   if (!known) throw InputError("unknown generator '" + std::string(generator) + "'; known generators: " + generatorNameList());
-  if (options.granularity < 1) {
-    throw InputError("generator granularity " + std::to_string(options.granularity) + " must be at least 1");
+  if (options.block < 1) {
+    throw InputError("generator block edge " + std::to_string(options.block) + " must be at least 1");
   }
   if (options.groupSize < 1) {
     throw InputError("N:M group size " + std::to_string(options.groupSize) + " must be at least 1");
@@ -195,10 +195,10 @@ Matrix generate(std::string_view generator, Operand operand, int rows, int cols,
   if (generator == "uniform") return uniform(rows, cols, density, rng);
   if (generator == "segments") {
     // A segment is G rows x one K-block of A, or one K-block x G columns of B.
-    return operand == Operand::A ? tiled(rows, cols, density, options.granularity, kKBlock, rng)
-                                 : tiled(rows, cols, density, kKBlock, options.granularity, rng);
+    return operand == Operand::A ? tiled(rows, cols, density, options.block, kKBlock, rng)
+                                 : tiled(rows, cols, density, kKBlock, options.block, rng);
   }
-  if (generator == "blocks") return tiled(rows, cols, density, options.granularity, options.granularity, rng);
+  if (generator == "blocks") return tiled(rows, cols, density, options.block, options.block, rng);
   if (generator == "nm") return nm(operand, rows, cols, density, options.groupSize, rng);
   if (generator == "banded") return banded(rows, cols, density, rng);
   if (generator == "relu") return relu(rows, cols, density, rng);

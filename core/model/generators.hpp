@@ -20,9 +20,9 @@ enum class Operand { A, B };
 std::string_view operandName(Operand operand);
 
 struct GeneratorOptions {
-  // segments: rows (A) or columns (B) per zero segment; one K-block deep.
-  // blocks: edge of the square zero blocks.
-  int granularity = 32;
+  // The zeros' block edge: segments: rows (A) or columns (B) per zero segment, one K-block deep;
+  // blocks: the edge of the square zero blocks. (A pattern's granularity is the kernel's, apart.)
+  int block = 32;
   // nm: group size M of the N:M structure (N follows from the density, e.g. 0.5 → 2:4).
   int groupSize = 4;
 
@@ -39,11 +39,11 @@ std::span<const GeneratorInfo> generators();
 std::string generatorNameList();
 
 // Throws InputError on an unknown name, a density outside [0,1] (or NaN), a bad shape or a
-// granularity / group size that is not positive.
+// block edge / group size that is not positive.
 Matrix generate(std::string_view generator, Operand operand, int rows, int cols, double density,
                 std::uint64_t seed, const GeneratorOptions& options = {});
 
-// Throws InputError on an unknown name or a granularity / group size that is not positive:
+// Throws InputError on an unknown name or a block edge / group size that is not positive:
 // what generate() checks beyond the shape and the density.
 void checkGenerator(std::string_view generator, const GeneratorOptions& options);
 

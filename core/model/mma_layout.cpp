@@ -7,27 +7,27 @@ namespace tileskip {
 
 std::string MmaInstruction::text() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
-MmaInstruction mmaInstruction(const KernelInfo& kernel, DType inputs) {
+MmaInstruction mmaInstruction(const KernelInfo& kernel, DType dtype) {
   if (!kernel.usesTensorCores()) throw InputError("kernel '" + std::string(kernel.id) + "' does not use tensor cores");
-  if (!kernel.takes(inputs)) {
-    throw InputError("kernel '" + std::string(kernel.id) + "' does not take " + std::string(dtypeName(inputs)) + " inputs");
+  if (!kernel.takes(dtype)) {
+    throw InputError("kernel '" + std::string(kernel.id) + "' does not take " + std::string(dtypeName(dtype)) + " inputs");
   }
   // A tf32 value is a 32-bit word: the same 16 bytes along K hold half as many, so the MMA is half as deep.
-  const int k = inputs == DType::Tf32 ? 8 : 16;
+  const int k = dtype == DType::Tf32 ? 8 : 16;
   if (kernel.structure.mapping == ThreadMapping::WarpgroupMmaTiles) return {4 * kMmaTileRows, kernel.tile.WN, k, true};
   return {kMmaTileRows, kMmaTileCols, k, false};
 }
 
-std::vector<FragmentValue> mmaFragment(DType inputs, MmaOperand operand, int lane) {
+std::vector<FragmentValue> mmaFragment(DType dtype, MmaOperand operand, int lane) {
   if (lane < 0 || lane >= kWarpLanes) throw InputError("lane " + std::to_string(lane) + " is outside a warp (0..31)");
-  if (inputs == DType::Fp32) throw InputError("no tensor-core MMA takes fp32 inputs");
+  if (dtype == DType::Fp32) throw InputError("no tensor-core MMA takes fp32 inputs");
   const int g = lane / 4, t = lane % 4;
   std::vector<FragmentValue> values;
   if (operand == MmaOperand::C) {
     for (int row : {g, g + 8}) {
       for (int col : {2 * t, 2 * t + 1}) values.push_back({row, col});
     }
-  } else if (inputs == DType::Tf32) {
+  } else if (dtype == DType::Tf32) {
     if (operand == MmaOperand::A) {
       for (int col : {t, t + 4}) {
         for (int row : {g, g + 8}) values.push_back({row, col});

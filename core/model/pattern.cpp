@@ -59,12 +59,12 @@ Pattern fullPattern(Operand operand, int extent, int depth, int granularity) {
 
 KernelPatterns kernelPatterns(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
   constexpr int kStandIn = 32;
-  int rowGranularity = kernel.usesAPattern() ? kernel.aRowGranularity : kStandIn;
-  int colGranularity = kernel.usesBPattern() ? kernel.bColGranularity : kStandIn;
-  return {kernel.usesAPattern() ? buildAPattern(a, rowGranularity)
-                                : fullPattern(Operand::A, a.rows(), a.cols(), rowGranularity),
-          kernel.usesBPattern() ? buildBPattern(b, colGranularity)
-                                : fullPattern(Operand::B, b.cols(), b.rows(), colGranularity)};
+  int aGranularity = kernel.usesAPattern() ? kernel.aGranularity : kStandIn;
+  int bGranularity = kernel.usesBPattern() ? kernel.bGranularity : kStandIn;
+  return {kernel.usesAPattern() ? buildAPattern(a, aGranularity)
+                                : fullPattern(Operand::A, a.rows(), a.cols(), aGranularity),
+          kernel.usesBPattern() ? buildBPattern(b, bGranularity)
+                                : fullPattern(Operand::B, b.cols(), b.rows(), bGranularity)};
 }
 
 JointStats kernelWork(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
@@ -77,10 +77,10 @@ std::size_t patternBytes(int extent, int depth, int granularity) {
   return static_cast<std::size_t>(ceilDiv(extent, granularity)) * static_cast<std::size_t>(ceilDiv(depth, kKBlock));
 }
 
-Pattern buildAPattern(const Matrix& a, int rowGranularity) {
-  Pattern p = emptyPattern(Operand::A, a.rows(), a.cols(), rowGranularity);
+Pattern buildAPattern(const Matrix& a, int aGranularity) {
+  Pattern p = emptyPattern(Operand::A, a.rows(), a.cols(), aGranularity);
   for (int r = 0; r < a.rows(); ++r) {
-    std::uint8_t* tileBits = &p.bits[static_cast<std::size_t>(r / rowGranularity) * p.kBlocks];
+    std::uint8_t* tileBits = &p.bits[static_cast<std::size_t>(r / aGranularity) * p.kBlocks];
     const float* row = &a.data()[static_cast<std::size_t>(r) * a.cols()];
     for (int k = 0; k < a.cols(); ++k) {
       if (row[k] != 0.0f) tileBits[k / kKBlock] |= static_cast<std::uint8_t>(1u << (k % kKBlock));
@@ -89,14 +89,14 @@ Pattern buildAPattern(const Matrix& a, int rowGranularity) {
   return p;
 }
 
-Pattern buildBPattern(const Matrix& b, int colGranularity) {
-  Pattern p = emptyPattern(Operand::B, b.cols(), b.rows(), colGranularity);
+Pattern buildBPattern(const Matrix& b, int bGranularity) {
+  Pattern p = emptyPattern(Operand::B, b.cols(), b.rows(), bGranularity);
   for (int k = 0; k < b.rows(); ++k) {
     const float* row = &b.data()[static_cast<std::size_t>(k) * b.cols()];
     auto bit = static_cast<std::uint8_t>(1u << (k % kKBlock));
     int kBlock = k / kKBlock;
     for (int c = 0; c < b.cols(); ++c) {
-      if (row[c] != 0.0f) p.bits[static_cast<std::size_t>(c / colGranularity) * p.kBlocks + kBlock] |= bit;
+      if (row[c] != 0.0f) p.bits[static_cast<std::size_t>(c / bGranularity) * p.kBlocks + kBlock] |= bit;
     }
   }
   return p;
@@ -116,8 +116,8 @@ JointStats computeJointStats(const Pattern& a, const Pattern& b) {
   JointStats s;
   s.rowTiles = a.tiles;
   s.colTiles = b.tiles;
-  s.rowGranularity = a.granularity;
-  s.colGranularity = b.granularity;
+  s.aGranularity = a.granularity;
+  s.bGranularity = b.granularity;
   s.m = a.extent;
   s.n = b.extent;
   s.k = a.depth;

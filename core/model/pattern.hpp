@@ -38,8 +38,8 @@ struct Pattern {
   double density() const;
 };
 
-Pattern buildAPattern(const Matrix& a, int rowGranularity);
-Pattern buildBPattern(const Matrix& b, int colGranularity);
+Pattern buildAPattern(const Matrix& a, int aGranularity);
+Pattern buildBPattern(const Matrix& b, int bGranularity);
 
 // A pattern with every real bit set: what a kernel that does not inspect this operand sees.
 Pattern fullPattern(Operand operand, int extent, int depth, int granularity);
@@ -50,7 +50,7 @@ std::size_t patternBytes(int extent, int depth, int granularity);
 // Joint statistics of the output tiles an A-pattern and a B-pattern define together.
 struct JointStats {
   int rowTiles = 0, colTiles = 0;
-  int rowGranularity = 0, colGranularity = 0;
+  int aGranularity = 0, bGranularity = 0;
   int m = 0, n = 0, k = 0;
   // Per output tile (row-major, rowTiles x colTiles): fraction of its K rank-1 updates that the
   // joint pattern keeps, i.e. popcount(a_pat & b_pat over all K-blocks) / K.

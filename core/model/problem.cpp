@@ -32,7 +32,7 @@ std::string ProblemSpec::sourceOf(Operand operand) const {
   std::ostringstream out;
   out << generatorOf(operand) << " d=" << (operand == Operand::A ? densityA : densityB);
   const std::string& name = generatorOf(operand);
-  if (name == "segments" || name == "blocks") out << " G=" << optionsOf(operand).granularity;
+  if (name == "segments" || name == "blocks") out << " block=" << optionsOf(operand).block;
   return out.str();
 }
 

@@ -149,7 +149,7 @@ std::vector<int> inverse(std::span<const int> order) {
 
 struct Problem {
   int m = 0, n = 0, k = 0;
-  int rowGranularity = 0, colGranularity = 0;
+  int aGranularity = 0, bGranularity = 0;
   BitRows aRows;  // per row of A, its K-set
   BitRows bCols;  // per column of B, its K-set
 };
@@ -157,14 +157,14 @@ struct Problem {
 // The cost reorderCost() defines, unnormalised: kept K-block area plus kept rank-1 updates.
 double cost(const Problem& p, const Reordering& r) {
   std::vector<int> newK = inverse(r.kOrder);
-  BitRows aTiles = tileSets(p.aRows, r.rowOrder, p.rowGranularity, newK, p.k);
-  BitRows bTiles = tileSets(p.bCols, r.colOrder, p.colGranularity, newK, p.k);
+  BitRows aTiles = tileSets(p.aRows, r.rowOrder, p.aGranularity, newK, p.k);
+  BitRows bTiles = tileSets(p.bCols, r.colOrder, p.bGranularity, newK, p.k);
   int lastBlock = (p.k - 1) / kKBlock;
   int lastBlockMissing = kKBlock * (lastBlock + 1) - p.k;  // K indices the last K-block lacks
   double total = 0.0;
   for (int rt = 0; rt < aTiles.count; ++rt) {
     const Word* a = aTiles.row(rt);
-    double rows = std::min(p.rowGranularity, p.m - rt * p.rowGranularity);
+    double rows = std::min(p.aGranularity, p.m - rt * p.aGranularity);
     for (int ct = 0; ct < bTiles.count; ++ct) {
       const Word* b = bTiles.row(ct);
       std::int64_t blocks = 0, bits = 0;
@@ -177,7 +177,7 @@ double cost(const Problem& p, const Reordering& r) {
       if (lastBlockMissing > 0 && ((a[lastBlock / 8] & b[lastBlock / 8]) >> (8 * (lastBlock % 8)) & 0xffu) != 0) {
         blockArea -= lastBlockMissing;
       }
-      double cols = std::min(p.colGranularity, p.n - ct * p.colGranularity);
+      double cols = std::min(p.bGranularity, p.n - ct * p.bGranularity);
       total += rows * cols * static_cast<double>(blockArea + bits);
     }
   }
@@ -262,8 +262,8 @@ BitRows kBlockKeys(const BitRows& sets, std::span<const int> kOrder, std::span<c
 BitRows kKeys(const Problem& p, const Reordering& r) {
   std::vector<int> identityK(static_cast<std::size_t>(p.k));
   std::iota(identityK.begin(), identityK.end(), 0);
-  BitRows aTiles = tileSets(p.aRows, r.rowOrder, p.rowGranularity, identityK, p.k);
-  BitRows bTiles = tileSets(p.bCols, r.colOrder, p.colGranularity, identityK, p.k);
+  BitRows aTiles = tileSets(p.aRows, r.rowOrder, p.aGranularity, identityK, p.k);
+  BitRows bTiles = tileSets(p.bCols, r.colOrder, p.bGranularity, identityK, p.k);
   BitRows keys(p.k, aTiles.count + bTiles.count);
   for (int t = 0; t < aTiles.count; ++t) {
     forEachSetBit(aTiles.row(t), aTiles.words, [&](int kk) { setKeyBit(keys.row(kk), t); });
@@ -312,25 +312,25 @@ void checkOrder(std::span<const int> order, int extent, const char* what) {
   }
 }
 
-void checkProblem(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity) {
+void checkProblem(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity) {
   if (a.empty() || b.empty() || a.cols() != b.rows()) {
     throw InputError("reordering needs A M×K and B K×N; got A " + std::to_string(a.rows()) + "×" +
                      std::to_string(a.cols()) + " and B " + std::to_string(b.rows()) + "×" + std::to_string(b.cols()));
   }
-  if (rowGranularity < 1 || colGranularity < 1) {
-    throw InputError("reordering granularities must be at least 1 (got " + std::to_string(rowGranularity) + " and " +
-                     std::to_string(colGranularity) + ")");
+  if (aGranularity < 1 || bGranularity < 1) {
+    throw InputError("reordering granularities must be at least 1 (got " + std::to_string(aGranularity) + " and " +
+                     std::to_string(bGranularity) + ")");
   }
 }
 
-Problem makeProblem(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity) {
-  checkProblem(a, b, rowGranularity, colGranularity);
+Problem makeProblem(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity) {
+  checkProblem(a, b, aGranularity, bGranularity);
   Problem p;
   p.m = a.rows();
   p.n = b.cols();
   p.k = a.cols();
-  p.rowGranularity = rowGranularity;
-  p.colGranularity = colGranularity;
+  p.aGranularity = aGranularity;
+  p.bGranularity = bGranularity;
   p.aRows = aRowSets(a);
   p.bCols = bColumnSets(b);
   return p;
@@ -365,8 +365,8 @@ void checkReordering(const Reordering& r, int m, int n, int k) {
   checkOrder(r.kOrder, k, "K order");
 }
 
-Reordering findReordering(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity) {
-  Problem p = makeProblem(a, b, rowGranularity, colGranularity);
+Reordering findReordering(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity) {
+  Problem p = makeProblem(a, b, aGranularity, bGranularity);
   Reordering best = identityReordering(p.m, p.n, p.k);
   double bestCost = cost(p, best);
   auto consider = [&](const Reordering& candidate) {
@@ -384,12 +384,12 @@ Reordering findReordering(const Matrix& a, const Matrix& b, int rowGranularity, 
   Reordering r = identityReordering(p.m, p.n, p.k);
   for (int round = 0; round < kRounds; ++round) {
     if (round == 0) {
-      r.rowOrder = groupByKey(exactKeys(p.aRows), p.rowGranularity);
-      r.colOrder = groupByKey(exactKeys(p.bCols), p.colGranularity);
+      r.rowOrder = groupByKey(exactKeys(p.aRows), p.aGranularity);
+      r.colOrder = groupByKey(exactKeys(p.bCols), p.bGranularity);
     } else {
       std::vector<int> newK = inverse(r.kOrder);
-      r.rowOrder = groupByKey(kBlockKeys(p.aRows, r.kOrder, newK, p.k), p.rowGranularity);
-      r.colOrder = groupByKey(kBlockKeys(p.bCols, r.kOrder, newK, p.k), p.colGranularity);
+      r.rowOrder = groupByKey(kBlockKeys(p.aRows, r.kOrder, newK, p.k), p.aGranularity);
+      r.colOrder = groupByKey(kBlockKeys(p.bCols, r.kOrder, newK, p.k), p.bGranularity);
     }
     r.kOrder = groupByKey(kKeys(p, r), kKBlock);
     consider(r);
@@ -413,8 +413,8 @@ Reordering findReordering(const Matrix& a, const Matrix& b, int rowGranularity, 
   return best;
 }
 
-double reorderCost(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity) {
-  Problem p = makeProblem(a, b, rowGranularity, colGranularity);
+double reorderCost(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity) {
+  Problem p = makeProblem(a, b, aGranularity, bGranularity);
   return cost(p, identityReordering(p.m, p.n, p.k)) / (2.0 * p.m * static_cast<double>(p.n) * p.k);
 }
 

@@ -39,9 +39,9 @@ struct Reordering {
 // The identity reordering of an M×K · K×N problem.
 Reordering identityReordering(int m, int n, int k);
 
-// Finds a reordering for the joint pattern at (rowGranularity, colGranularity). Throws
+// Finds a reordering for the joint pattern at (aGranularity, bGranularity). Throws
 // InputError unless A is M×K and B is K×N and both granularities are at least 1.
-Reordering findReordering(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity);
+Reordering findReordering(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity);
 
 // out row i = m's row order[i]; out column j = m's column order[j]. Throw InputError unless
 // order is a permutation of m's rows (columns).
@@ -64,6 +64,6 @@ void checkReordering(const Reordering& r, int m, int n, int k);
 // The measure findReordering() minimises, over M·N·K: the mean of the joint density at
 // K-block level (a (tile, K-block) pair counts 8 K indices, or the block's real size, when its
 // joint byte is non-zero) and at bit level (JointStats::jointDensity). 1 for dense operands.
-double reorderCost(const Matrix& a, const Matrix& b, int rowGranularity, int colGranularity);
+double reorderCost(const Matrix& a, const Matrix& b, int aGranularity, int bGranularity);
 
 }  // namespace tileskip

@@ -39,10 +39,10 @@ constexpr const char* warpLayoutProblem(const KernelInfo& k) {
   if (t.WM <= 0 || t.WN <= 0 || t.TM <= 0 || t.TN <= 0) return "no warp tile";
   const WarpLayout w = warpLayoutOf(t);
   if (!divides(w.subM, t.WM) || !divides(w.subN, t.WN)) return "sub-tiles of 4 x 8 lanes of TM x TN do not divide the warp tile";
-  if (k.aRowGranularity > 0 && k.aRowGranularity < t.WM && !divides(w.subM, k.aRowGranularity)) {
+  if (k.aGranularity > 0 && k.aGranularity < t.WM && !divides(w.subM, k.aGranularity)) {
     return "a sub-tile of 4·TM rows would straddle A-pattern tiles";
   }
-  if (k.bColGranularity > 0 && k.bColGranularity < t.WN && !divides(w.subN, k.bColGranularity)) {
+  if (k.bGranularity > 0 && k.bGranularity < t.WN && !divides(w.subN, k.bGranularity)) {
     return "a sub-tile of 8·TN columns would straddle B-pattern tiles";
   }
   return nullptr;
@@ -111,8 +111,8 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
       return "the A and B tiles must split evenly into one 8-element chunk per invocation and pass";
     }
     // Each warp reads one byte of each pattern per K-block.
-    if ((k.usesAPattern() && (k.aRowGranularity % t.WM != 0 || !nests(k.aRowGranularity, t.BM))) ||
-        (k.usesBPattern() && (k.bColGranularity % t.WN != 0 || !nests(k.bColGranularity, t.BN)))) {
+    if ((k.usesAPattern() && (k.aGranularity % t.WM != 0 || !nests(k.aGranularity, t.BM))) ||
+        (k.usesBPattern() && (k.bGranularity % t.WN != 0 || !nests(k.bGranularity, t.BN)))) {
       return "each warp tile must lie in one A-pattern tile and one B-pattern tile, and pattern tiles must nest with block "
              "tiles";
     }
@@ -137,10 +137,10 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
   }
   if (s.loop != MainLoop::KBlockList) return nullptr;
   const WarpLayout w = warpLayoutOf(t);
-  if (k.usesAPattern() && (k.aRowGranularity % w.subM != 0 || !nests(k.aRowGranularity, t.BM))) {
+  if (k.usesAPattern() && (k.aGranularity % w.subM != 0 || !nests(k.aGranularity, t.BM))) {
     return "A-pattern tiles must hold whole sub-tiles of 4·TM rows and nest with the block's rows";
   }
-  if (k.usesBPattern() && (k.bColGranularity % w.subN != 0 || !nests(k.bColGranularity, t.BN))) {
+  if (k.usesBPattern() && (k.bGranularity % w.subN != 0 || !nests(k.bGranularity, t.BN))) {
     return "B-pattern tiles must hold whole sub-tiles of 8·TN columns and nest with the block's columns";
   }
   return nullptr;

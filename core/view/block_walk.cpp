@@ -197,8 +197,8 @@ WarpView BlockWalk::warpView(int warp, int kBlock) const {
   std::tie(view.colBegin, view.colEnd) = clipped(colBegin_ + view.warpCol * t.WN, t.WN, colEnd_);
   // The warp walks the pattern tiles inside its warp tile, one check per tile, along the
   // dimensions the kernel inspects; a pattern tile as large as the warp tile is one check.
-  int rowChunk = kernel_->usesAPattern() ? std::min(kernel_->aRowGranularity, t.WM) : t.WM;
-  int colChunk = kernel_->usesBPattern() ? std::min(kernel_->bColGranularity, t.WN) : t.WN;
+  int rowChunk = kernel_->usesAPattern() ? std::min(kernel_->aGranularity, t.WM) : t.WM;
+  int colChunk = kernel_->usesBPattern() ? std::min(kernel_->bGranularity, t.WN) : t.WN;
   for (int r = view.rowBegin; r < view.rowEnd; r += rowChunk) {
     for (int c = view.colBegin; c < view.colEnd; c += colChunk) {
       view.steps.push_back(uniformStep(r, std::min(r + rowChunk, view.rowEnd), c, std::min(c + colChunk, view.colEnd), kBlock));

@@ -47,6 +47,6 @@ struct MmaWalk {
 };
 
 // InputError for a kernel without tensor cores or inputs it does not take.
-MmaWalk mmaWalk(const BlockWalk& walk, DType inputs);
+MmaWalk mmaWalk(const BlockWalk& walk, DType dtype);
 
 }  // namespace tileskip

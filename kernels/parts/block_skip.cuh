@@ -132,16 +132,16 @@ struct ListedKBlocks {
   }
 };
 
-// The pattern tiles of one block tile (kARows rows of A, kBCols columns of B; 0 for an operand
+// The pattern tiles of one block tile (kAGranularity rows of A, kBGranularity columns of B; 0 for an operand
 // not inspected): which K-blocks some warp of the block needs (keptOf, what gatherKBlocks
 // compacts) and whether every tile keeps everything (the dense path). Read alike by every
 // thread of the block. Shared by the SIMT skipping kernels (SubTileSkip) and the tensor-core one.
-template <int BM, int BN, int kARows, int kBCols>
+template <int BM, int BN, int kAGranularity, int kBGranularity>
 struct BlockPatternTiles {
-  static constexpr int kRows = kARows > 0 ? kARows : BM, kCols = kBCols > 0 ? kBCols : BN;
+  static constexpr int kRows = kAGranularity > 0 ? kAGranularity : BM, kCols = kBGranularity > 0 ? kBGranularity : BN;
   static_assert(BM % kRows == 0 || kRows % BM == 0, "pattern tiles and block tiles nest");
   static_assert(BN % kCols == 0 || kCols % BN == 0, "pattern tiles and block tiles nest");
-  static_assert(kARows > 0 || kBCols > 0, "a skipping kernel inspects at least one operand");
+  static_assert(kAGranularity > 0 || kBGranularity > 0, "a skipping kernel inspects at least one operand");
   static constexpr int kBlockRowTiles = BM >= kRows ? BM / kRows : 1, kBlockColTiles = BN >= kCols ? BN / kCols : 1;
 
   const std::uint8_t* aPattern;  // null when A is not inspected (patternByte reads 0xFF)
@@ -150,7 +150,7 @@ struct BlockPatternTiles {
   int blockRowTile, blockColTile;  // the block's first pattern tiles
 
   __device__ BlockPatternTiles(const std::uint8_t* a, const std::uint8_t* b, int M, int N, int K, const BlockTile<BM, BN>& block)
-      : aPattern(kARows > 0 ? a : nullptr), bPattern(kBCols > 0 ? b : nullptr) {
+      : aPattern(kAGranularity > 0 ? a : nullptr), bPattern(kBGranularity > 0 ? b : nullptr) {
     aTiles = (M + kRows - 1) / kRows;
     bTiles = (N + kCols - 1) / kCols;
     kBlocks = (K + kKBlock - 1) / kKBlock;

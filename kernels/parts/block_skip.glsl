@@ -108,7 +108,7 @@ uint blockKept(uint word, out uint every) {
 
 // ---- Nothing to skip: S10 runs a block tile whose every pattern tile keeps every depth of
 // every K-block through K13's ring over all K-blocks, without the warps' pattern reads: skipping
-// must cost nothing when it finds nothing (skip_common.cuh's keepsEverything in the CUDA twin).
+// must cost nothing when it finds nothing (block_skip.cuh's keepsEverything in the CUDA twin).
 // The SIMT kernels need no such scan: their gather marks every K-block of such a tile whole
 // (warp_skip.glsl).
 bool denseBlock;     // the same in every invocation of the workgroup

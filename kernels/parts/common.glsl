@@ -18,16 +18,16 @@ layout(constant_id = TILESKIP_SPEC_WM) const uint WM = 32;              // rows 
 layout(constant_id = TILESKIP_SPEC_WN) const uint WN = 32;              // columns of C per warp
 layout(constant_id = TILESKIP_SPEC_TM) const uint TM = 4;               // rows per invocation (per warp sub-tile)
 layout(constant_id = TILESKIP_SPEC_TN) const uint TN = 4;               // columns per invocation (per warp sub-tile)
-layout(constant_id = TILESKIP_SPEC_A_ROWS) const uint A_ROWS = 0;       // rows per A-pattern tile, 0: A not inspected
-layout(constant_id = TILESKIP_SPEC_B_COLS) const uint B_COLS = 0;       // columns per B-pattern tile, 0: B not inspected
+layout(constant_id = TILESKIP_SPEC_A_GRANULARITY) const uint A_GRANULARITY = 0;       // rows per A-pattern tile, 0: A not inspected
+layout(constant_id = TILESKIP_SPEC_B_GRANULARITY) const uint B_GRANULARITY = 0;       // columns per B-pattern tile, 0: B not inspected
 layout(constant_id = TILESKIP_SPEC_LANE_COLS) const uint LANE_COLS = 4; // warp lane grid (core/model/tile_layout.hpp)
 
 const uint K_BLOCK = 8;  // K indices per pattern byte
-const bool USES_A_PATTERN = A_ROWS > 0;
-const bool USES_B_PATTERN = B_COLS > 0;
+const bool USES_A_PATTERN = A_GRANULARITY > 0;
+const bool USES_B_PATTERN = B_GRANULARITY > 0;
 // Divisors that stay valid when a pattern is not used (the branches that divide are never taken).
-const uint A_TILE_ROWS = A_ROWS > 0u ? A_ROWS : 1u;
-const uint B_TILE_COLS = B_COLS > 0u ? B_COLS : 1u;
+const uint A_TILE_ROWS = A_GRANULARITY > 0u ? A_GRANULARITY : 1u;
+const uint B_TILE_COLS = B_GRANULARITY > 0u ? B_GRANULARITY : 1u;
 
 // ---- The problem: C[M x N] = A[M x K] . B[K x N], row-major with leading dimensions.
 layout(push_constant) uniform Problem {
@@ -53,7 +53,7 @@ const uint THREADS = gl_WorkGroupSize.x;
 // readonly buffer through its read-only data path and then schedules the K loop's barrier after
 // every FMA of the K-tile, where the loops put it before the last depth's (K12 at 4096^3 on an
 // H200: 3.28 ms readonly, 3.11 plain; lab/33-glsl-k-loop). The CUDA twins read through
-// coherent loads for the same reason (gemm_common.cuh's loadGlobalQuadInOrder).
+// coherent loads for the same reason (common.cuh's loadGlobalQuadInOrder).
 layout(set = 0, binding = 0, std430) restrict buffer MatrixA { float A[]; };
 layout(set = 0, binding = 0, std430) restrict buffer MatrixA4 { vec4 A4[]; };
 layout(set = 0, binding = 1, std430) restrict buffer MatrixB { float B[]; };

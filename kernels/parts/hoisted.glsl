@@ -11,7 +11,7 @@
 // shared stores, loaded in passes whose indices are fixed per invocation: an invocation reads the
 // same 4 K-columns of A (aK) in rows A_ROWS_PER_PASS apart, and the same 4 columns of B (bCol) in
 // K-rows B_ROWS_PER_PASS apart. Only the K offset changes from one K-tile to the next. (The
-// backend checks that the tiles split into whole passes: limits.cpp, pipelineShapeProblem.)
+// backend checks that the tiles split into whole passes: shapeProblem, core/model/shape_rules.hpp.)
 const uint A_QUADS_PER_ROW = BK / 4u, A_ROWS_PER_PASS = THREADS / A_QUADS_PER_ROW;
 const uint A_FETCH_PASSES = BM / A_ROWS_PER_PASS;
 const uint B_QUADS_PER_ROW = BN / 4u, B_ROWS_PER_PASS = THREADS / B_QUADS_PER_ROW;

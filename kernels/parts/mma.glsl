@@ -38,7 +38,7 @@ fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> mmaAcc[M_PIECES * N_PIECES];
 // main loop's last barrier has passed: a scratch of its own would add 8 KiB to a workgroup's
 // shared memory, and NVIDIA's driver then runs one K13 workgroup per SM instead of two
 // (lab/25-vulkan-k13-driver). They always hold a piece per warp: every invocation copies at least
-// one 16-byte chunk of A into each stage (limits.cpp's pipelineShapeProblem), and a ring has at
+// one 16-byte chunk of A into each stage (shapeProblem, core/model/shape_rules.hpp), and a ring has at
 // least two stages, so a warp's share of them is at least 32 x 16 x 2 bytes.
 const uint MMA_PIECE_CHUNKS = MMA_PIECE * MMA_PIECE / 4u;
 

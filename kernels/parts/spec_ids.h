@@ -15,8 +15,8 @@
 #define TILESKIP_SPEC_TN 6
 #define TILESKIP_SPEC_WORKGROUP_SIZE 7
 // The pattern tiles and the warp's lane grid (parts/common.glsl).
-#define TILESKIP_SPEC_A_ROWS 8
-#define TILESKIP_SPEC_B_COLS 9
+#define TILESKIP_SPEC_A_GRANULARITY 8
+#define TILESKIP_SPEC_B_GRANULARITY 9
 #define TILESKIP_SPEC_LANE_COLS 10
 // A persistent kernel's K-block list (parts/block_skip.glsl).
 #define TILESKIP_SPEC_K_BLOCK_LIST_LENGTH 11

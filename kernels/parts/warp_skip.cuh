@@ -12,14 +12,14 @@
 namespace tileskip::cuda {
 
 // The skip of a warp whose sub-tiles (WSUBM x WSUBN) each lie inside one A-pattern tile
-// (kARows rows) and one B-pattern tile (kBCols columns); 0 for an operand not inspected.
-// kARows = WSUBM is S7's 8-row walk; kARows >= WM makes the byte the same for the whole warp.
-template <int BM, int BN, int kARows, int kBCols, class Tile>
-struct SubTileSkip : BlockPatternTiles<BM, BN, kARows, kBCols> {
-  using Tiles = BlockPatternTiles<BM, BN, kARows, kBCols>;
+// (kAGranularity rows) and one B-pattern tile (kBGranularity columns); 0 for an operand not inspected.
+// kAGranularity = WSUBM is S7's 8-row walk; kAGranularity >= WM makes the byte the same for the whole warp.
+template <int BM, int BN, int kAGranularity, int kBGranularity, class Tile>
+struct SubTileSkip : BlockPatternTiles<BM, BN, kAGranularity, kBGranularity> {
+  using Tiles = BlockPatternTiles<BM, BN, kAGranularity, kBGranularity>;
   static constexpr int WMITER = Tile::WMITER, WNITER = Tile::WNITER;
-  static_assert(kARows == 0 || kARows % Tile::WSUBM == 0, "a sub-tile's rows lie in one A-pattern tile");
-  static_assert(kBCols == 0 || kBCols % Tile::WSUBN == 0, "a sub-tile's columns lie in one B-pattern tile");
+  static_assert(kAGranularity == 0 || kAGranularity % Tile::WSUBM == 0, "a sub-tile's rows lie in one A-pattern tile");
+  static_assert(kBGranularity == 0 || kBGranularity % Tile::WSUBN == 0, "a sub-tile's columns lie in one B-pattern tile");
 
   int subTileRowTile[WMITER];  // the A-pattern tile of each sub-tile row of this warp
   int subTileColTile[WNITER];  // the B-pattern tile of each sub-tile column

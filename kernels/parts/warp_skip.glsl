@@ -19,8 +19,8 @@
 uint warpFirstRow, warpFirstCol; // the warp tile's first row and column in C
 
 // ---- The sub-tile skip (SubTileSkip in the CUDA twin). A sub-tile (WSUBM x WSUBN) lies inside
-// one A-pattern tile and one B-pattern tile (the backend checks A_ROWS % WSUBM == 0 and
-// B_COLS % WSUBN == 0): A_ROWS = WSUBM is S7's 8-row walk; A_ROWS >= WM makes the byte the same
+// one A-pattern tile and one B-pattern tile (the backend checks A_GRANULARITY % WSUBM == 0 and
+// B_GRANULARITY % WSUBN == 0): A_GRANULARITY = WSUBM is S7's 8-row walk; A_GRANULARITY >= WM makes the byte the same
 // for the whole warp.
 //
 // Uniform enough: the bytes of a sub-tile come from the pattern tiles of its warp's rows and

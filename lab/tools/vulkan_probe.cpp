@@ -123,7 +123,7 @@ int probe(int argc, char** argv) {
   app.add_option("--generator", generator, "the generator of both operands (tileskip gen's names)");
   app.add_option("--density-a", densityA, "A's density");
   app.add_option("--density-b", densityB, "B's density");
-  app.add_option("--granularity", generatorOptions.granularity, "the zero segments' or blocks' size")->check(CLI::PositiveNumber);
+  app.add_option("--block", generatorOptions.block, "the zero segments' or blocks' size")->check(CLI::PositiveNumber);
   app.add_option("names", names, "variants: NAME.spv files of --spirv, or `catalogue` for the embedded shader")->required();
   try {
     app.parse(argc, argv);
@@ -193,7 +193,7 @@ int probe(int argc, char** argv) {
   }
   std::printf("%s on %s, %s, %d^3, %s A %.3g B %.3g G %d: median of %d runs, best of %d rounds\n", std::string(kernel->id).c_str(),
               backend.device().name.c_str(), dtypeName.c_str(), size, generator.c_str(), densityA, densityB,
-              generatorOptions.granularity, repeat, rounds);
+              generatorOptions.block, repeat, rounds);
   std::printf("%-28s %10s %10s %14s\n", "variant", "ms", "TFLOPS", "max |C - cat|");
   for (std::size_t v = 0; v < variants.size(); ++v) {
     std::printf("%-28s %10.4f %10.1f %14.3g\n", names[v].c_str(), best[v], 2.0 * size * double(size) * size / (best[v] * 1e9),

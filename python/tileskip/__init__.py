@@ -231,7 +231,7 @@ def bench(
     generator: str = "segments",
     density_a: float = 0.5,
     density_b: float = 0.5,
-    granularity: int = 32,
+    block: int = 32,
     seed: int = 42,
     warmup: int = 2,
     repeat: int = 10,
@@ -241,7 +241,7 @@ def bench(
     """Verifies, then times kernels on the device, as ``tileskip bench`` does.
 
     Operands are ``a`` and ``b`` when given (both), else generated from ``generator``,
-    ``density_a``/``density_b``, ``granularity`` and ``seed`` at ``size`` (or ``m``, ``n``,
+    ``density_a``/``density_b``, ``block`` and ``seed`` at ``size`` (or ``m``, ``n``,
     ``k``; default 4096 on a GPU, 512 on a CPU device). ``kernel`` is ``"all"``, ids separated
     by commas, or ``"auto"`` (its choice beside the dense reference); ``backend`` a name,
     ``"all"`` or None (the best); ``baseline`` adds the vendor baseline row from any backend.
@@ -249,7 +249,7 @@ def bench(
     Returns one flat dict per (backend, kernel), the command's JSON report with nested fields
     joined by ``_`` (``kernel_ms_median``, ``error_max_abs``, ...) and the problem beside each
     row (``m``, ``n``, ``k``, ``generator``, ``density_a``, ``density_b``, ``seed``,
-    ``source_a``, ``source_b``, ``granularity_a``, ``granularity_b``, ``date``, ``host``,
+    ``source_a``, ``source_b``, ``block_a``, ``block_b``, ``date``, ``host``,
     ``baseline``, ``dtype``, ``warmup``, ``repeat``, ``tool_version``, ``tool_commit``; each row
     has its ``driver``, ``tune_overrides`` and ``error_tolerance``): ``pandas.DataFrame(rows)``
     takes them as they are. A kernel that failed has ``verified`` False and its ``failure``.
@@ -264,7 +264,7 @@ def bench(
     spec.generator = generator
     spec.density_a = density_a
     spec.density_b = density_b
-    spec.granularity = granularity
+    spec.block = block
     spec.seed = seed
     arrays = (None, None) if a is None else (_as_array(a), _as_array(b))
     sources = ("", "") if a is None else (_source(a), _source(b))
@@ -290,8 +290,8 @@ def bench(
         "source_a": problem["a"],
         "source_b": problem["b"],
         "baseline": report["baseline"] or None,
-        "granularity_a": None if a is not None else problem["granularity_a"],
-        "granularity_b": None if a is not None else problem["granularity_b"],
+        "block_a": None if a is not None else problem["block_a"],
+        "block_b": None if a is not None else problem["block_b"],
         "dtype": report["dtype"],
         "warmup": report["timing"]["warmup"],
         "repeat": report["timing"]["repeat"],
@@ -335,10 +335,10 @@ def generate(
     density: float = 1.0,
     seed: int = 42,
     operand: str = "A",
-    granularity: int = 32,
+    block: int = 32,
     group_size: int = 4,
 ) -> np.ndarray:
     """A generated matrix, as ``tileskip gen`` writes it: float32, ``rows``×``cols``, seeded and
     reproducible. ``operand`` "A" aligns zeros to row tiles × K-blocks, "B" to K-blocks × column
-    tiles; ``granularity`` is the segment width or block edge, ``group_size`` the M of N:M."""
-    return _tileskip.generate(generator, rows, cols, density, seed, operand, granularity, group_size)
+    tiles; ``block`` is the segment width or block edge, ``group_size`` the M of N:M."""
+    return _tileskip.generate(generator, rows, cols, density, seed, operand, block, group_size)

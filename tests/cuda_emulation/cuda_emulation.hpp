@@ -100,7 +100,7 @@ void barrierArrive(std::uint64_t* bar, int bytes, const char* file, int line);
 void barrierWait(std::uint64_t* bar, int parity, const char* file, int line);
 void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, int boxInner, int boxOuter, int atInner,
              int atOuter, std::uint64_t* bar, const char* file, int line);
-void wgmmaM64N256(DType inputs, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file, int line);
+void wgmmaM64N256(DType dtype, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file, int line);
 
 // The scheduler's side of an mbarrier wait: the running thread sleeps until some barrier phase
 // completes (noteBarrierPhase), then runs again to look. If every thread that has not finished

@@ -34,13 +34,13 @@ constexpr long long kPersistentBlocks = 3;
 
 class EmulatedProblem final : public DeviceProblem {
  public:
-  EmulatedProblem(const Matrix& a, const Matrix& b, DType inputs)
-      : m_(a.rows()), n_(b.cols()), k_(a.cols()), inputs_(inputs), a_(a.values().begin(), a.values().end()),
+  EmulatedProblem(const Matrix& a, const Matrix& b, DType dtype)
+      : m_(a.rows()), n_(b.cols()), k_(a.cols()), dtype_(dtype), a_(a.values().begin(), a.values().end()),
         b_(b.values().begin(), b.values().end()), c_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_)) {}
 
   double prepare(const KernelInfo& kernel) override {
     if (kernel.usesAPattern()) {
-      const int rows = kernel.aRowGranularity;
+      const int rows = kernel.aGranularity;
       std::vector<std::uint8_t>& pattern = patterns_[{Operand::A, rows}];
       pattern.assign(patternBytes(m_, k_, rows), 0xAB);  // garbage: every byte must be written
       const cuda::APatternGrid grid = cuda::aPatternGrid(m_, k_, rows);
@@ -49,7 +49,7 @@ class EmulatedProblem final : public DeviceProblem {
       });
     }
     if (kernel.usesBPattern()) {
-      const int cols = kernel.bColGranularity;
+      const int cols = kernel.bGranularity;
       std::vector<std::uint8_t>& pattern = patterns_[{Operand::B, cols}];
       pattern.assign(patternBytes(n_, k_, cols), 0xAB);
       const cuda::BPatternLaunch launch = cuda::bPatternLaunch(cols, k_, n_);
@@ -64,11 +64,11 @@ class EmulatedProblem final : public DeviceProblem {
   void poisonC() override { std::fill(c_.begin(), c_.end(), std::numeric_limits<float>::quiet_NaN()); }
 
   double run(const KernelInfo& kernel) override {
-    requireInputs(kernel, inputs_);
-    const cuda::GemmInstance* instance = findEmulatedInstance(kernel.id, inputs_);
+    requireInputs(kernel, dtype_);
+    const cuda::GemmInstance* instance = findEmulatedInstance(kernel.id, dtype_);
     if (instance == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(kernel.id) + "'");
-    const std::uint8_t* aPattern = kernel.usesAPattern() ? patterns_.at({Operand::A, kernel.aRowGranularity}).data() : nullptr;
-    const std::uint8_t* bPattern = kernel.usesBPattern() ? patterns_.at({Operand::B, kernel.bColGranularity}).data() : nullptr;
+    const std::uint8_t* aPattern = kernel.usesAPattern() ? patterns_.at({Operand::A, kernel.aGranularity}).data() : nullptr;
+    const std::uint8_t* bPattern = kernel.usesBPattern() ? patterns_.at({Operand::B, kernel.bGranularity}).data() : nullptr;
     long long blocks = cuda::gemmBlockCount(kernel.tile, m_, n_);
     // A persistent kernel gets fewer blocks than tiles, as on a GPU, so each block walks the
     // tile queue more than once.
@@ -77,7 +77,7 @@ class EmulatedProblem final : public DeviceProblem {
     // backend's prepare() makes them.
     std::vector<std::uint16_t> aHalf, bHalf;
     std::vector<float> bTransposed;
-    if (kernel.usesTensorCores() && inputs_ == DType::Tf32) {
+    if (kernel.usesTensorCores() && dtype_ == DType::Tf32) {
       bTransposed.resize(b_.size());
       for (int kk = 0; kk < k_; ++kk) {
         for (int j = 0; j < n_; ++j) {
@@ -85,10 +85,10 @@ class EmulatedProblem final : public DeviceProblem {
         }
       }
     } else if (kernel.usesTensorCores()) {
-      for (float x : a_) aHalf.push_back(halfBits(inputs_, x));
-      for (float x : b_) bHalf.push_back(halfBits(inputs_, x));
+      for (float x : a_) aHalf.push_back(halfBits(dtype_, x));
+      for (float x : b_) bHalf.push_back(halfBits(dtype_, x));
     }
-    const cuda::GemmOperands op{a_.data(), b_.data(), c_.data(), inputs_,  aHalf.data(), bHalf.data(), bTransposed.data(),
+    const cuda::GemmOperands op{a_.data(), b_.data(), c_.data(), dtype_,  aHalf.data(), bHalf.data(), bTransposed.data(),
                                 m_,        n_,        k_,        aPattern, bPattern,     tileQueue_};
     emulate(blocks, kernel.tile.threads, [&] { instance->call(op); });
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
@@ -111,7 +111,7 @@ class EmulatedProblem final : public DeviceProblem {
 
  private:
   int m_, n_, k_;
-  DType inputs_;
+  DType dtype_;
   std::vector<float> a_, b_, c_;
   std::map<std::pair<Operand, int>, std::vector<std::uint8_t>> patterns_;
   unsigned tileQueue_[2] = {0u, 0u};
@@ -130,9 +130,9 @@ class EmulatedCudaBackend final : public Backend {
                        [&](const cuda::GemmInstance& instance) { return instance.row->id == id; });
   }
   using Backend::upload;
-  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType inputs) override {
+  std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override {
     checkMultiplicable(a, b);
-    return std::make_unique<EmulatedProblem>(a, b, inputs);
+    return std::make_unique<EmulatedProblem>(a, b, dtype);
   }
 
  private:

@@ -55,21 +55,21 @@ unsigned char* sharedBase() { return dynamicSharedMemory(0); }
 struct WgmmaOperands {
   std::uint64_t a, b;
   unsigned warpInGroup;
-  DType inputs;
+  DType dtype;
 };
 
-int valueBytes(DType inputs) { return inputs == DType::Tf32 ? 4 : 2; }
+int valueBytes(DType dtype) { return dtype == DType::Tf32 ? 4 : 2; }
 
-// The value of type `inputs` at `logical` (a byte offset in the swizzled rows' own order).
-float sharedValue(std::uint32_t logical, DType inputs) {
-  if (inputs == DType::Tf32) {
+// The value of type `dtype` at `logical` (a byte offset in the swizzled rows' own order).
+float sharedValue(std::uint32_t logical, DType dtype) {
+  if (dtype == DType::Tf32) {
     std::uint32_t bits;
     std::memcpy(&bits, sharedBase() + cuda::swizzled(logical), 4);
     return tf32Value(bits);
   }
   std::uint16_t bits;
   std::memcpy(&bits, sharedBase() + cuda::swizzled(logical), 2);
-  return fromHalfBits(inputs, bits);
+  return fromHalfBits(dtype, bits);
 }
 
 struct Descriptor {
@@ -86,12 +86,12 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   const auto& first = *static_cast<const WgmmaOperands*>(inputs[0]);
   for (int lane = 1; lane < 32; ++lane) {
     const auto& in = *static_cast<const WgmmaOperands*>(inputs[lane]);
-    if (in.a != first.a || in.b != first.b || in.inputs != first.inputs) {
+    if (in.a != first.a || in.b != first.b || in.dtype != first.dtype) {
       throw std::logic_error("lanes of a warp issue a warpgroup MMA with different operands");
     }
   }
   const Descriptor a = decode(first.a), b = decode(first.b);
-  const DType type = first.inputs;
+  const DType type = first.dtype;
   const int bytes = valueBytes(type), depth = type == DType::Tf32 ? 8 : 16;  // the instruction's K
   const int rowValues = cuda::kSwizzleRowBytes / bytes;
   // K-major (A; tf32's B): row i is 128 bytes past row i - 1 within its atom of 8, atoms `stride` apart.
@@ -181,9 +181,9 @@ void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, 
   completeIfDone(b);
 }
 
-void wgmmaM64N256(DType inputs, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
+void wgmmaM64N256(DType dtype, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
                   int line) {
-  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, inputs};
+  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, dtype};
   warpExchange(resolveWgmma, &in, d, file, line);
 }
 

@@ -41,8 +41,8 @@ def test_odd_shapes_equal_numpy(backend, m, k, n):
 
 @pytest.mark.parametrize("generator", [g["name"] for g in tileskip.generators()])
 def test_each_generator_equals_numpy(backend, generator):
-    a = tileskip.generate(generator, 96, 80, density=0.4, seed=3, operand="A", granularity=8)
-    b = tileskip.generate(generator, 80, 72, density=0.4, seed=4, operand="B", granularity=8)
+    a = tileskip.generate(generator, 96, 80, density=0.4, seed=3, operand="A", block=8)
+    b = tileskip.generate(generator, 80, 72, density=0.4, seed=4, operand="B", block=8)
     assert a.dtype == np.float32 and a.shape == (96, 80)
     assert 0 < np.count_nonzero(a) < a.size
     # auto, and each skipping kernel of the backend, on zeros a kernel may skip
@@ -50,8 +50,8 @@ def test_each_generator_equals_numpy(backend, generator):
 
 
 def test_each_kernel_of_each_backend(backend):
-    a = tileskip.generate("segments", 70, 48, density=0.5, operand="A", granularity=8)
-    b = tileskip.generate("segments", 48, 66, density=0.5, operand="B", granularity=8)
+    a = tileskip.generate("segments", 70, 48, density=0.5, operand="A", block=8)
+    b = tileskip.generate("segments", 48, 66, density=0.5, operand="B", block=8)
     implemented = next(x for x in tileskip.backends() if x["name"] == backend)["kernels"]
     assert implemented
     takes = {k["id"]: k["dtypes"] for k in tileskip.kernels()}
@@ -120,8 +120,8 @@ def test_nan_and_inf_are_computed_with(backend):
 
 
 def test_inspect_equals_the_cli_json(tmp_path, cli):
-    a = tileskip.generate("blocks", 128, 64, density=0.25, operand="A", granularity=32)
-    b = tileskip.generate("blocks", 64, 96, density=0.25, operand="B", granularity=32)
+    a = tileskip.generate("blocks", 128, 64, density=0.25, operand="A", block=32)
+    b = tileskip.generate("blocks", 64, 96, density=0.25, operand="B", block=32)
     np.save(tmp_path / "a.npy", a)
     np.save(tmp_path / "b.npy", b)
     for backend in ("cpu", "vulkan"):
@@ -152,10 +152,10 @@ def test_bench_rows_fit_a_dataframe():
         assert row["verified"] and row["kernel_ms_median"] > 0 and (row["m"], row["n"], row["k"]) == (48, 48, 48)
     for name in ("backend", "kernel", "device", "kernel_ms_median", "effective_gflops", "joint_density",
                  "error_relative_frobenius", "seed", "generator", "source_a", "driver", "tune_overrides",
-                 "error_tolerance", "granularity_a", "granularity_b", "tool_version", "tool_commit"):
+                 "error_tolerance", "block_a", "block_b", "tool_version", "tool_commit"):
         assert name in columns
     assert rows[0]["dtype"] == "fp32" and (rows[0]["warmup"], rows[0]["repeat"]) == (0, 2)
-    assert rows[0]["granularity_a"] == 32 and rows[0]["error_tolerance"] > 0
+    assert rows[0]["block_a"] == 32 and rows[0]["error_tolerance"] > 0
     try:
         import pandas
     except ImportError:
@@ -165,8 +165,8 @@ def test_bench_rows_fit_a_dataframe():
 
 
 def test_bench_on_arrays_and_auto(backend):
-    a = tileskip.generate("blocks", 64, 64, density=0.25, operand="A", granularity=32)
-    b = tileskip.generate("blocks", 64, 64, density=0.25, operand="B", granularity=32)
+    a = tileskip.generate("blocks", 64, 64, density=0.25, operand="A", block=32)
+    b = tileskip.generate("blocks", 64, 64, density=0.25, operand="B", block=32)
     rows = tileskip.bench(a, b, kernel="auto", backend=backend, warmup=0, repeat=1, baseline=False)
     assert any(r["auto"] for r in rows)
     assert "pipelined" in [r["kernel"] for r in rows] or backend == "cpu"
