@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/measure/bench_suites.hpp"
+#include "core/measure/suite_blocksparse.hpp"
 #include "core/measure/sweep_plot.hpp"
 #include "core/model/error.hpp"
 #include "fake_backend.hpp"
@@ -69,7 +70,8 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
     EXPECT_FALSE(report.measures[i].value.has_value()) << report.measures[i].measure;
     EXPECT_NE(report.measures[i].detail.find("wgmma"), std::string::npos) << report.measures[i].detail;
   }
-  EXPECT_EQ(report.measures[14].target, ">= 10");
+  EXPECT_EQ(report.measures[13].target, ">= 1.8");
+  EXPECT_EQ(report.measures[14].target, ">= 5");
   EXPECT_EQ(report.runs.size(), 12u);
   EXPECT_EQ(report.runs[11].problem.dtype, DType::Tf32);
   EXPECT_NE(report.measures[15].measure.find("TF32"), std::string::npos);
@@ -255,4 +257,82 @@ TEST(HeadlineSuite, JsonCarriesItsSchemaAndTheToolThatMadeIt) {
   EXPECT_FALSE(doc["tool"]["commit"].get<std::string>().empty());
   EXPECT_EQ(doc["timing"]["warmup"], 3);
   EXPECT_EQ(doc["timing"]["repeat"], 7);
+}
+
+// The blocksparse suite on a backend like CUDA: each case's kernels against the vendor GEMM of the
+// same run and the packed ceiling (the vendor GEMM on K' = K · joint density), in the suite's dtype.
+TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
+  FakeBackend cuda({}, "cuda");
+  const BlocksparseOptions options{.size = 256, .dtype = DType::Bf16, .blocks = {32, 64}, .warmup = 0, .repeat = 1,
+                                   .warmupMilliseconds = 0.0};
+  const BlocksparseReport report = runBlocksparseSuite({&cuda}, options);
+  ASSERT_EQ(report.cases.size(), 10u);  // per block edge: A alone at 0.5, 0.25, 0.1; A and B at 0.5 and 0.25
+  EXPECT_EQ(blocksparseExitCode(report), 0);
+  for (const BlocksparseCase& c : report.cases) {
+    const std::string name = c.shape.name();
+    EXPECT_EQ(c.baseline, "cublas") << name;
+    ASSERT_TRUE(c.baselineMs.has_value() && c.ceilingMs.has_value()) << name;
+    EXPECT_EQ(c.packedK % kKBlock, 0) << name;
+    EXPECT_GE(c.packedK, kKBlock) << name;
+    EXPECT_LE(c.packedK, options.size) << name;
+    // A alone keeps the products of A's non-zero blocks; both keep a block pair's.
+    const double expected = c.shape.densityA * c.shape.densityB;
+    EXPECT_NEAR(c.jointDensity, expected, 0.2) << name;
+    EXPECT_TRUE(c.failures.empty()) << name << ": " << c.failures.front();
+    ASSERT_FALSE(c.kernels.empty()) << name;
+    int autos = 0;
+    for (const BlocksparseKernel& k : c.kernels) {
+      EXPECT_TRUE(kernelInfo(k.kernel).takes(DType::Bf16)) << name << " " << k.kernel;
+      EXPECT_DOUBLE_EQ(k.e2eMs, k.kernelMs + k.prepareMs);
+      autos += !k.autoReason.empty();
+      if (k.kernelMs == 0.0) {  // the fake's skipping kernel where no block survives: no ratio to report
+        EXPECT_FALSE(k.speedup || k.ceilingFraction) << name << " " << k.kernel;
+        continue;
+      }
+      ASSERT_TRUE(k.speedup && k.ceilingFraction) << name << " " << k.kernel;
+      EXPECT_DOUBLE_EQ(*k.speedup, *c.baselineMs / k.kernelMs);
+      EXPECT_DOUBLE_EQ(*k.ceilingFraction, *c.ceilingMs / k.kernelMs);
+    }
+    EXPECT_EQ(autos, 1) << name << ": auto's choice is one kernel of the case";
+    EXPECT_TRUE(std::is_sorted(c.kernels.begin(), c.kernels.end(),
+                               [](const BlocksparseKernel& x, const BlocksparseKernel& y) { return x.kernelMs < y.kernelMs; }));
+  }
+  // The fake's joint kernel takes time in proportion to the work it keeps: at A = B = 0.25 in blocks
+  // its 64 x 32 pattern tiles fit, it is well past the vendor GEMM.
+  const BlocksparseCase& sparsest = report.cases[9];
+  ASSERT_TRUE(sparsest.shape.joint() && sparsest.shape.densityA == 0.25 && sparsest.shape.block == 64);
+  EXPECT_EQ(sparsest.kernels.front().kernel, "mma-joint-64x32");
+  EXPECT_GT(*sparsest.kernels.front().speedup, 2.0);
+
+  const nlohmann::json doc = nlohmann::json::parse(formatBlocksparseJson(report));
+  EXPECT_EQ(doc["schema"], kBlocksparseSchema);
+  EXPECT_EQ(doc["dtype"], "bf16");
+  ASSERT_EQ(doc["cases"].size(), report.cases.size());
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    const nlohmann::json& c = doc["cases"][i];
+    const BlocksparseCase& expected = report.cases[i];
+    EXPECT_EQ(c["case"], expected.shape.name());
+    EXPECT_EQ(c["block"], expected.shape.block);
+    EXPECT_EQ(c["density_a"], expected.shape.densityA);
+    EXPECT_EQ(c["density_b"], expected.shape.densityB);
+    EXPECT_EQ(c["joint_density"], expected.jointDensity);
+    EXPECT_EQ(c["cublas_ms"], *expected.baselineMs);
+    EXPECT_EQ(c["ceiling_ms"], *expected.ceilingMs);
+    ASSERT_EQ(c["kernels"].size(), expected.kernels.size());
+    for (std::size_t j = 0; j < expected.kernels.size(); ++j) {
+      const nlohmann::json& k = c["kernels"][j];
+      EXPECT_EQ(k["kernel"], expected.kernels[j].kernel);
+      EXPECT_EQ(k["kernel_ms"], expected.kernels[j].kernelMs);
+      EXPECT_EQ(k["e2e_ms"], expected.kernels[j].e2eMs);
+      const auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+      EXPECT_EQ(k["speedup"], orNull(expected.kernels[j].speedup));
+      EXPECT_EQ(k["ceiling_fraction"], orNull(expected.kernels[j].ceilingFraction));
+    }
+  }
+  EXPECT_EQ(doc["runs"].size(), report.runs.size());
+}
+
+TEST(BlocksparseSuite, RefusesABlockEdgeThatIsNotPositive) {
+  FakeBackend cuda({}, "cuda");
+  EXPECT_THROW(runBlocksparseSuite({&cuda}, {.size = 64, .blocks = {0}}), InputError);
 }

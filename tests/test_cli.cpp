@@ -248,6 +248,44 @@ TEST(Cli, ViewInABuildWithoutTheViewerSaysWhatToInstall) {
 }
 #endif
 
+// --suite blocksparse at a small size on whatever this machine has (lavapipe and OpenBLAS in CI): every
+// field of its JSON, per case and per kernel, and the vendor GEMM and packed ceiling beside them.
+TEST(Cli, BlocksparseSuiteWritesEveryCaseWithItsCeiling) {
+  const fs::path out = scratch() / "blocksparse.json";
+  Outcome o = runTileskip("bench --suite blocksparse --dtype fp32 --size 48 --warmup 0 --repeat 1 --out " + out.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  std::ifstream in(out);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["schema"], "tileskip.blocksparse/1");
+  EXPECT_EQ(doc["suite"], "blocksparse");
+  EXPECT_EQ(doc["dtype"], "fp32");
+  EXPECT_EQ(doc["size"], 48);
+  ASSERT_EQ(doc["cases"].size(), 15u);  // 32-, 64- and 128-blocks: A alone at three densities, A and B at two
+  const bool cuda = runTileskip("list").output.find("cuda: unavailable") == std::string::npos;
+  for (const nlohmann::json& c : doc["cases"]) {
+    const std::string name = c["case"];
+    for (const char* field : {"block", "density_a", "density_b", "joint_density", "packed_k", "baseline_ms", "ceiling_ms"}) {
+      EXPECT_TRUE(c[field].is_number()) << name << " " << field;
+    }
+    EXPECT_EQ(c["baseline"], cuda ? "cublas" : "cpu") << name;
+    EXPECT_EQ(c["cublas_ms"].is_null(), !cuda) << name;
+    EXPECT_GE(c["joint_density"].get<double>(), 0.0);
+    EXPECT_LE(c["joint_density"].get<double>(), 1.0);
+    EXPECT_TRUE(c["failures"].empty()) << name << ": " << c["failures"];
+    ASSERT_FALSE(c["kernels"].empty()) << name;
+    int autos = 0;
+    for (const nlohmann::json& k : c["kernels"]) {
+      for (const char* field : {"kernel_ms", "prepare_ms", "e2e_ms", "speedup", "ceiling_fraction"}) {
+        EXPECT_TRUE(k[field].is_number()) << name << " " << k["kernel"] << " " << field;
+      }
+      EXPECT_NEAR(k["speedup"].get<double>(), c["baseline_ms"].get<double>() / k["kernel_ms"].get<double>(), 1e-9);
+      EXPECT_NEAR(k["ceiling_fraction"].get<double>(), c["ceiling_ms"].get<double>() / k["kernel_ms"].get<double>(), 1e-9);
+      autos += k["auto"].get<bool>();
+    }
+    EXPECT_GE(autos, 1) << name << ": auto's choice is marked";
+  }
+}
+
 TEST(Cli, BenchOnCpuVerifiesAndWritesEveryFormat) {
   fs::path dir = scratch();
   Outcome table = runTileskip("bench --backend cpu --size 96 --repeat 2 --out " + (dir / "r.json").string() + " --format json");

@@ -51,7 +51,7 @@ void ProblemFlags::addTo(CLI::App* app, bool withReorder) {
   app->add_option("--block-b", blockB, "B's --block (default: --block)");
   app->add_option("--a", fileA, "read A (M x K) from a .npy or .mtx file instead of generating it");
   app->add_option("--b", fileB, "read B (K x N) from a .npy or .mtx file instead of generating it");
-  app->add_option("--dtype", dtype,
+  dtypeOption = app->add_option("--dtype", dtype,
                   "the inputs' precision: " + dtypeNames() +
                       "; A and B are rounded to it, only kernels that take it run, and C accumulates in fp32")
       ->capture_default_str();

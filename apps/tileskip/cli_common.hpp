@@ -57,6 +57,7 @@ struct ProblemFlags {
   std::string fileA, fileB;
   bool reorder = false;
   std::string dtype = "fp32";  // --dtype
+  CLI::Option* dtypeOption = nullptr;
 
   // `withReorder`: the command also takes --reorder.
   void addTo(CLI::App* app, bool withReorder = false);

@@ -11,6 +11,7 @@
 #include "core/model/error.hpp"
 #include "core/process/host_memory.hpp"
 #include "core/io/report.hpp"
+#include "core/measure/suite_blocksparse.hpp"
 #include "core/measure/suite_real.hpp"
 #include "core/measure/sweep_plot.hpp"
 
@@ -30,7 +31,7 @@ struct BenchFlags {
   std::string require;        // --require BACKEND[,...]
   bool failOnTarget = false;  // --suite headline: exit 4 when a measured ratio misses its target
   bool noBaseline = false;
-  std::string suite;  // "", headline, sweep or real
+  std::string suite;  // "", headline, sweep, real or blocksparse
   std::string data;   // --suite real: the folder of cases.json
 };
 
@@ -64,14 +65,17 @@ void wrote(const std::string& path, ReportFormat format) {
 constexpr int kValidationDefaultSize = 512;
 
 void validateBench(const BenchFlags& flags) {
-  if (!flags.suite.empty() && flags.suite != "headline" && flags.suite != "sweep" && flags.suite != "real") {
-    throw InputError("unknown suite '" + flags.suite + "'; use headline, sweep or real");
+  if (!flags.suite.empty() && flags.suite != "headline" && flags.suite != "sweep" && flags.suite != "real" &&
+      flags.suite != "blocksparse") {
+    throw InputError("unknown suite '" + flags.suite + "'; use headline, sweep, real or blocksparse");
   }
   if (!flags.data.empty() && flags.suite != "real") throw InputError("--data goes with --suite real");
   parseReportFormat(flags.format);
   if (flags.failOnTarget && flags.suite != "headline") throw InputError("--fail-on-target goes with --suite headline");
-  if (!flags.suite.empty() && parseDType(flags.problem.dtype) != DType::Fp32) {
-    throw InputError("--dtype goes with a single problem: --suite " + flags.suite + " sets its own (fp32) problems");
+  // The blocksparse suite takes the dtype of its cases (bf16 unless --dtype says); the others set their own.
+  if (!flags.suite.empty() && flags.suite != "blocksparse" && parseDType(flags.problem.dtype) != DType::Fp32) {
+    throw InputError("--dtype goes with a single problem or --suite blocksparse: --suite " + flags.suite +
+                     " sets its own (fp32) problems");
   }
   if (flags.suite == "sweep") {
     sweepCsvPath(flags);
@@ -79,7 +83,7 @@ void validateBench(const BenchFlags& flags) {
     fileFormat(flags);
   }
   bool csv = screenFormat(flags) == ReportFormat::Csv || (!flags.out.empty() && fileFormat(flags) == ReportFormat::Csv);
-  if ((flags.suite == "headline" || flags.suite == "real") && csv) {
+  if ((flags.suite == "headline" || flags.suite == "real" || flags.suite == "blocksparse") && csv) {
     throw InputError("--suite " + flags.suite + " writes a table or JSON, not CSV");
   }
   if (!flags.require.empty()) parseRequiredBackends(flags.require);
@@ -199,7 +203,37 @@ int runReal(const BenchFlags& flags) {
   return 0;
 }
 
+int runBlocksparse(const BenchFlags& flags) {
+  std::optional<AtomicFile> file;
+  if (!flags.out.empty()) file.emplace(flags.out);
+  // The host's BLAS stays beside the devices: where no cuBLAS runs it is the vendor GEMM the cases
+  // and their packed ceiling are timed with.
+  BackendFlags all = flags.backend;
+  if (all.backend.empty()) all.backend = "all";
+  std::vector<std::unique_ptr<Backend>> backends = all.open();
+  requireOpened(flags.require, backends, flags.backend.options());
+  const bool dtypeGiven = flags.problem.dtypeOption != nullptr && flags.problem.dtypeOption->count() > 0;
+  BlocksparseOptions options{.size = flags.problem.toSpec(defaultSizeFor(backends)).m,
+                             .dtype = dtypeGiven ? parseDType(flags.problem.dtype) : DType::Bf16,
+                             .warmup = flags.warmup,
+                             .repeat = flags.repeat,
+                             .seed = flags.problem.seed};
+  const BlocksparseReport report = runBlocksparseSuite(pointers(backends), options, note);
+  auto text = [&](ReportFormat format) {
+    if (format == ReportFormat::Csv) throw InputError("--suite blocksparse writes a table or JSON, not CSV");
+    return format == ReportFormat::Json ? formatBlocksparseJson(report) : formatBlocksparseTable(report);
+  };
+  if (file) {
+    file->stream() << text(fileFormat(flags));
+    file->commit();
+    wrote(flags.out, fileFormat(flags));
+  }
+  std::cout << text(screenFormat(flags)) << std::flush;
+  return blocksparseExitCode(report);
+}
+
 int runBenchCommand(const BenchFlags& flags) {
+  if (flags.suite == "blocksparse") return runBlocksparse(flags);
   if (flags.suite == "real") return runReal(flags);
   if (flags.suite == "headline") return runHeadline(flags);
   if (flags.suite == "sweep") return runSweep(flags);
@@ -278,7 +312,9 @@ Command addBenchCommand(CLI::App& parent) {
                   "headline: the performance targets as ratios measured in one run (every kernel backend found); "
                   "sweep: densities 1.0 -> 0.03 and sizes 1024 -> 8192, written as CSV (--out, default sweep.csv) "
                   "and a PNG plot beside it (drawn by matplotlib; without it, the CSV alone, and a note); real: the matrices scripts/fetch-real-data.sh fetched (--data), every "
-                  "kernel of every backend with auto's choice marked");
+                  "kernel of every backend with auto's choice marked; blocksparse: zeros in 32-, 64- and 128-blocks, A alone and "
+                  "with B, every fast kernel, auto and the vendor GEMM beside the packed ceiling (the vendor GEMM on the "
+                  "kept products packed), in --dtype (default bf16)");
   app->add_option("--data", flags->data, "--suite real: the folder holding cases.json (default $TILESKIP_REAL_DATA, "
                                          "else data/real)");
   return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};

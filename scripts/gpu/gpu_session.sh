@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine (scripts/gpu/README.md): unpacks the Vulkan loader carried in
 # .gl/, then runs the steps named on the command line against the binaries carried in .carry/bin,
-# writing every log under $OUT. Steps: env, tests, verify, bench, sanitize, headline, sweep.
+# writing every log under $OUT. Steps: env, tests, verify, bench, sanitize, headline, blocksparse,
+# sweep.
 # Each step's log is $OUT/<step>.log; a summary line per step goes to stdout.
 set -u
 source "$(dirname "$0")/gpu_setup.sh"
@@ -31,6 +32,7 @@ for s in "$@"; do
                 step "sanitize-$tool" compute-sanitizer --tool $tool --error-exitcode 9 "$BIN/tileskip" verify --backend cuda
               done ;;
     headline) step headline "$BIN/tileskip" bench --suite headline --format json --out "$OUT/headline.json" ;;
+    blocksparse) step blocksparse "$BIN/tileskip" bench --suite blocksparse --format json --out "$OUT/blocksparse.json" ;;
     sweep) step sweep "$BIN/tileskip" bench --suite sweep --out "$OUT/sweep.csv" ;;
     vulkan-tests) step vulkan-tests env TILESKIP_VALIDATION=1 TILESKIP_REQUIRE_BACKENDS=vulkan "$BIN/tileskip_tests" --gtest_brief=1 --gtest_filter='*vulkan*:*Vulkan*' ;;
     cuda-tests) step cuda-tests env TILESKIP_REQUIRE_BACKENDS=cuda "$BIN/tileskip_tests" --gtest_brief=1 --gtest_filter='*cuda*:*Cuda*:CrossBackend.*' ;;
