@@ -35,8 +35,8 @@ struct BruteForce {
   double jointDensity, loadFraction;
 };
 
-// Element by element: the rank-1 updates kept for each output, and the (block tile, K-block)
-// pairs in which any output of the block keeps any update.
+// Element by element: the rank-1 updates kept for each output, and the share of the (block tile,
+// K-block) pairs that the kernel copies.
 BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b) {
   const int m = a.rows(), n = b.cols(), k = a.cols(), aR = kernel.aGranularity, bC = kernel.bGranularity;
   double kept = 0.0;
@@ -45,21 +45,24 @@ BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b
       for (int d = 0; d < k; ++d) kept += aKeeps(a, aR, i, d) && bKeeps(b, bC, j, d);
     }
   }
-  const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = (k + 7) / 8;
+  // A block tile copies its rows and columns a run of K-blocks deep where one of its outputs keeps
+  // a product in the run.
+  const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = (k + 7) / 8, depth = kernel.loadKBlocks();
   double loaded = 0.0, pairs = 0.0;
   for (int bi = 0; bi * BM < m; ++bi) {
     for (int bj = 0; bj * BN < n; ++bj) {
-      for (int kb = 0; kb < kBlocks; ++kb) {
+      for (int first = 0; first < kBlocks; first += depth) {
+        const int runEnd = std::min(kBlocks, first + depth);
         bool needed = false;
         for (int i = bi * BM; i < std::min(m, (bi + 1) * BM) && !needed; ++i) {
-          for (int d = kb * 8; d < std::min(k, kb * 8 + 8) && !needed; ++d) {
+          for (int d = first * 8; d < std::min(k, runEnd * 8) && !needed; ++d) {
             if (!aKeeps(a, aR, i, d)) continue;
             for (int j = bj * BN; j < std::min(n, (bj + 1) * BN) && !needed; ++j) needed = bKeeps(b, bC, j, d);
           }
         }
-        loaded += needed;
-        pairs += 1.0;
+        loaded += needed ? runEnd - first : 0;
       }
+      pairs += kBlocks;
     }
   }
   return {kept / (static_cast<double>(m) * n * k), loaded / pairs};
@@ -89,6 +92,7 @@ TEST(Inspect, StatisticsMatchBruteForceOnOddShapes) {
       EXPECT_NEAR(r.idealSpeedup, 1.0 / expected.jointDensity, 1e-6);
       const double loads = kernel.divergent() ? 1.0 : expected.loadFraction;
       EXPECT_NEAR(r.loadBoundSpeedup, 1.0 / loads, 1e-9);
+      EXPECT_NEAR(r.loadedFraction, loads, 1e-9);
       EXPECT_EQ(r.aGranularity, kernel.aGranularity);
       EXPECT_EQ(r.bGranularity, kernel.bGranularity);
     }

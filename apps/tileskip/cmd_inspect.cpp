@@ -40,12 +40,15 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend, DTyp
   out << "device    " << backend.name() << ": " << backend.device().describe() << "\n";
   out << "model     " << r.modelName << " (predicted speedup over " << denseReferenceKernel(dtype) << ")\n\n";
   std::vector<std::vector<std::string>> cells = {
-      {"kernel", "A rows", "B cols", "A pattern", "B pattern", "joint", "ideal x", "load bound x", "predicted x"}};
+      {"kernel", "A rows", "B cols", "A pattern", "B pattern", "joint", "loaded", "waste x", "ideal x", "load bound x",
+       "predicted x"}};
   for (const KernelInspection& k : r.kernels) {
     const bool skips = k.kernel->skips();
     cells.push_back({std::string(k.kernel->id), granularity(k.aGranularity), granularity(k.bGranularity),
                      skips ? fixed(k.aPatternDensity, 3) : "-", skips ? fixed(k.bPatternDensity, 3) : "-",
-                     fixed(k.jointDensity, 3), fixed(k.idealSpeedup, 2), fixed(k.loadBoundSpeedup, 2),
+                     fixed(k.jointDensity, 3), skips ? fixed(k.loadedFraction, 3) : "-",
+                     skips && k.jointDensity > 0.0 ? fixed(k.loadedFraction / k.jointDensity, 2) : "-",
+                     fixed(k.idealSpeedup, 2), fixed(k.loadBoundSpeedup, 2),
                      std::isfinite(k.predictedSpeedup) ? fixed(k.predictedSpeedup, 2) : "-"});
   }
   out << alignColumns(cells);

@@ -114,6 +114,7 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
   const bool skipsLoads = !kernel.divergent();
   double denseTiles = 0.0, loads = 0.0, work = 0.0, partial = 0.0, allLoads = 0.0;
   std::vector<std::uint8_t> aAny(kBlocks), aEvery(kBlocks), bAny(kBlocks), bEvery(kBlocks);
+  const int depth = kernel.loadKBlocks();
   for (int bi = 0; bi < blockRows; ++bi) {
     const TileRange rows = tilesOfBlock(bi, BM, aG, aPat.tiles);
     combineTiles(aPat, rows, aAny, aEvery);
@@ -121,16 +122,26 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
     for (int bj = 0; bj < blockCols; ++bj) {
       const TileRange cols = tilesOfBlock(bj, BN, bG, bPat.tiles);
       combineTiles(bPat, cols, bAny, bEvery);
-      int listed = 0, partlyKept = 0;
+      int partlyKept = 0;
       bool dense = true;
       for (int kb = 0; kb < kBlocks; ++kb) {
         const bool needed = (aAny[kb] & bAny[kb]) != 0;
         const bool everyKept = (aEvery[kb] & bEvery[kb]) == fullByte(k, kb);
-        listed += needed;
         partlyKept += needed && !everyKept;
         dense = dense && everyKept;
       }
-      const double tileLoads = skipsLoads ? static_cast<double>(listed) / kBlocks : 1.0;
+      // K-blocks copied: every run of `depth` in which the tile keeps a product.
+      int copied = 0;
+      for (int first = 0; first < kBlocks; first += depth) {
+        const int last = std::min(kBlocks, first + depth);
+        for (int kb = first; kb < last; ++kb) {
+          if ((aAny[kb] & bAny[kb]) != 0) {
+            copied += last - first;
+            break;
+          }
+        }
+      }
+      const double tileLoads = skipsLoads ? static_cast<double>(copied) / kBlocks : 1.0;
       allLoads += tileLoads;
       if (dense) {
         denseTiles += 1.0;
@@ -155,6 +166,7 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
   const double tiles = static_cast<double>(blockRows) * blockCols;
   r.features = {denseTiles / tiles, loads / tiles, work / tiles, partial / tiles};
   r.loadBoundSpeedup = allLoads > 0.0 ? tiles / allLoads : INFINITY;
+  r.loadedFraction = allLoads / tiles;
   return r;
 }
 
@@ -323,6 +335,8 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
                        {"joint_density", k.jointDensity},
                        {"ideal_speedup", finiteOrNull(k.idealSpeedup)},
                        {"load_bound_speedup", finiteOrNull(k.loadBoundSpeedup)},
+                       {"loaded_fraction", k.loadedFraction},
+                       {"union_waste", finiteOrNull(k.jointDensity > 0.0 ? k.loadedFraction / k.jointDensity : INFINITY)},
                        {"predicted_speedup", finiteOrNull(k.predictedSpeedup)}});
   }
   nlohmann::json document = {

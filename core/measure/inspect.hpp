@@ -30,7 +30,10 @@ struct KernelInspection {
   double aPatternDensity = 1.0, bPatternDensity = 1.0;  // at those granularities
   double jointDensity = 1.0;       // kept rank-1 updates weighted by tile area, over M·N·K
   double idealSpeedup = 1.0;       // 1 / jointDensity
-  double loadBoundSpeedup = 1.0;   // 1 / the fraction of (block tile, K-block) pairs a block loads
+  double loadBoundSpeedup = 1.0;   // 1 / loadedFraction
+  // What a block copies over what a dense block copies: the runs of K-blocks it copies
+  // (KernelInfo::loadKBlocks) over every K-block. Over jointDensity: the union waste.
+  double loadedFraction = 1.0;
   SkipFeatures features;           // what the speed model reads
   double predictedSpeedup = 1.0;   // over the backend's dense reference kernel
 };

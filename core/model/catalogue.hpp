@@ -159,6 +159,11 @@ struct KernelInfo {
   // so such a row has a CUDA kernel and no GLSL twin.
   constexpr bool needsHopper() const { return structure.loop == MainLoop::BulkCopyRing; }
   constexpr bool hasGlslTwin() const { return !isBaseline() && !needsHopper(); }
+  // The K-blocks one copy of its main loop spans: a block tile copies its rows and columns a run
+  // of them deep wherever some product of the tile is kept in the run (the warpgroup ring copies
+  // whole K-tiles, the other loops a K-block at a time). What a block loads over what its products
+  // need is its union waste.
+  constexpr int loadKBlocks() const { return structure.loop == MainLoop::BulkCopyRing ? tile.BK / kKBlock : 1; }
   // Whether it takes inputs of `type` (a baseline's: what its vendor routine offers).
   constexpr bool takes(DType type) const { return structure.dtypes.contains(type); }
   constexpr bool runs(VendorRoutine routine) const { return structure.vendor == routine; }
