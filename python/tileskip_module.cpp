@@ -157,6 +157,7 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
   result["auto_reason"] = product.automatic ? product.why : std::string();
   result["kernel_ms"] = product.kernelMs;
   result["prepare_ms"] = product.prepareMs;
+  result["rounding_ms"] = product.roundingMs;
   result["verification"] =
       product.verification ? py::object(py::str(product.verification->summary())) : py::object(py::none());
   result["notes"] = notes;

@@ -42,7 +42,14 @@ class FakeProblem final : public DeviceProblem {
 
   DType dtype_ = DType::Fp32;  // the problem's --dtype: a kernel that does not take it is refused
 
+  // The fake's 16-bit copies of A and B, for a tensor-core kernel or cuBLAS of a 16-bit problem:
+  // "made" once, taking kRoundingMs.
+  static constexpr double kRoundingMs = 0.25;
+  double roundingMs() const override { return rounded_ ? kRoundingMs : 0.0; }
+
   double prepare(const KernelInfo& kernel) override {
+    const bool sixteenBits = dtype_ == DType::Fp16 || dtype_ == DType::Bf16;
+    rounded_ = rounded_ || (sixteenBits && (kernel.usesTensorCores() || kernel.runs(VendorRoutine::CublasGemm)));
     if (kernel.usesAPattern()) aPattern_ = buildAPattern(a_, kernel.aGranularity);
     if (kernel.usesBPattern()) bPattern_ = buildBPattern(b_, kernel.bGranularity);
     if (faults_.corruptPatterns && !aPattern_.bits.empty()) aPattern_.bits.front() ^= 0x1;
@@ -108,6 +115,7 @@ class FakeProblem final : public DeviceProblem {
   }
 
   Matrix a_, b_, c_;
+  bool rounded_ = false;
   Pattern aPattern_, bPattern_;
   FakeFaults faults_;
   int& runs_;

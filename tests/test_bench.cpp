@@ -43,7 +43,29 @@ TEST(Bench, VerifiesThenTimesAndComputesRatios) {
   EXPECT_NEAR(*joint.skipEfficiency, 1.0, 1e-9);
   EXPECT_NEAR(joint.usefulGflops, joint.effectiveGflops * joint.jointDensity, 1e-9);
   EXPECT_GT(joint.prepareMs.median, 0.0);
+  EXPECT_EQ(joint.roundingMs, 0.0);  // fp32 operands: no copies to round
   EXPECT_FALSE(dense.skipEfficiency.has_value());
+}
+
+// A 16-bit problem's copies of A and B are made once and reported apart from each kernel's own
+// preparation, so end-to-end ratios hold only what a caller with bf16 operands would pay.
+TEST(Bench, TheRoundingToSixteenBitsIsReportedApartFromPreparation) {
+  FakeBackend backend;
+  ProblemSpec spec;
+  spec.generator = "blocks";
+  spec.densityA = spec.densityB = 0.5;
+  spec.dtype = DType::Bf16;
+  BenchReport report = benchFake(backend, {"mma", "mma-joint-64x32"}, spec);
+  ASSERT_EQ(report.rows.size(), 2u);
+  for (const BenchRow& row : report.rows) {
+    ASSERT_TRUE(row.verified) << row.kernel << ": " << row.failure;
+    EXPECT_EQ(row.roundingMs, tileskip::testing::FakeProblem::kRoundingMs) << row.kernel;
+  }
+  EXPECT_EQ(report.rows[0].prepareMs.median, 0.0) << "the dense kernel prepares nothing of its own";
+  EXPECT_EQ(report.rows[1].prepareMs.median, 0.01) << "the skipping kernel's patterns alone";
+  const nlohmann::json json = nlohmann::json::parse(formatJson(report));
+  EXPECT_EQ(json["rows"][1]["rounding_ms"], tileskip::testing::FakeProblem::kRoundingMs);
+  EXPECT_EQ(json["rows"][1]["prepare_ms"]["median"], 0.01);
 }
 
 TEST(Bench, AWrongKernelGetsNoTime) {

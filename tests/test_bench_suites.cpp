@@ -283,7 +283,8 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
     int autos = 0;
     for (const BlocksparseKernel& k : c.kernels) {
       EXPECT_TRUE(kernelInfo(k.kernel).takes(DType::Bf16)) << name << " " << k.kernel;
-      EXPECT_DOUBLE_EQ(k.e2eMs, k.kernelMs + k.prepareMs);
+      EXPECT_DOUBLE_EQ(k.e2eMs, k.kernelMs + k.prepareMs);  // the rounding to bf16 apart:
+      EXPECT_EQ(k.roundingMs, tileskip::testing::FakeProblem::kRoundingMs) << name << " " << k.kernel;
       autos += !k.autoReason.empty();
       if (k.kernelMs == 0.0) {  // the fake's skipping kernel where no block survives: no ratio to report
         EXPECT_FALSE(k.speedup || k.ceilingFraction) << name << " " << k.kernel;
@@ -324,6 +325,7 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
       EXPECT_EQ(k["kernel"], expected.kernels[j].kernel);
       EXPECT_EQ(k["kernel_ms"], expected.kernels[j].kernelMs);
       EXPECT_EQ(k["e2e_ms"], expected.kernels[j].e2eMs);
+      EXPECT_EQ(k["rounding_ms"], expected.kernels[j].roundingMs);
       const auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
       EXPECT_EQ(k["speedup"], orNull(expected.kernels[j].speedup));
       EXPECT_EQ(k["ceiling_fraction"], orNull(expected.kernels[j].ceilingFraction));

@@ -12,7 +12,9 @@
 
 #include "backends/backend_registry.hpp"
 #include "core/model/error.hpp"
+#include "core/model/dtype.hpp"
 #include "core/model/generators.hpp"
+#include "core/model/pattern.hpp"
 #include "core/process/runtime_module.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"
@@ -119,6 +121,34 @@ TEST_F(CudaDevice, PreparationIsTimedWhereThereIsWork) {
   EXPECT_GT(problem->prepare(kernelInfo("cusparse-csr")), 0.0);
   EXPECT_GT(problem->run(kernelInfo("joint-8x32")), 0.0);
   EXPECT_GT(problem->run(kernelInfo("cublas")), 0.0);
+}
+
+// A 16-bit problem's patterns come from its 16-bit copies where their rows are whole 16-byte
+// words, else from the fp32 values: either way the host's bytes. Its copies are made once, timed
+// apart from any kernel's preparation.
+TEST_F(CudaDevice, SixteenBitPatternsEqualTheHostsAndTheRoundingIsTimedApart) {
+  struct Shape {
+    int m, n, k;
+  };
+  for (Shape s : {Shape{130, 264, 256}, Shape{67, 70, 130}}) {
+    GeneratorOptions options;
+    options.block = 8;
+    Matrix a = generate("segments", Operand::A, s.m, s.k, 0.4, 11, options);
+    Matrix b = generate("segments", Operand::B, s.k, s.n, 0.4, 12, options);
+    roundMatrix(a, DType::Bf16);
+    roundMatrix(b, DType::Bf16);
+    std::unique_ptr<DeviceProblem> problem = cuda_->upload(a, b, DType::Bf16);
+    EXPECT_EQ(problem->roundingMs(), 0.0);
+    const KernelInfo& joint = kernelInfo("mma-joint-64x32");
+    problem->prepare(joint);
+    const double rounding = problem->roundingMs();
+    EXPECT_GT(rounding, 0.0);
+    problem->prepare(joint);
+    EXPECT_EQ(problem->roundingMs(), rounding) << "made once per problem";
+    const std::string where = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    EXPECT_EQ(problem->downloadPattern(Operand::A, joint.aGranularity).bits, buildAPattern(a, joint.aGranularity).bits) << where;
+    EXPECT_EQ(problem->downloadPattern(Operand::B, joint.bGranularity).bits, buildBPattern(b, joint.bGranularity).bits) << where;
+  }
 }
 
 TEST_F(CudaDevice, MisuseIsAnInputErrorNotACrash) {

@@ -10,11 +10,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "kernel_instances.cuh"
+#include "kernels/pattern_halves.cuh"
 #include "core/model/catalogue.hpp"
 #include "core/model/dtype.hpp"
+#include "core/model/generators.hpp"
 #include "core/model/pattern.hpp"
 #include "core/model/tile_layout.hpp"
 #include "core/measure/verify_suite.hpp"
@@ -123,6 +126,74 @@ TEST(CudaInstanceTable, HoldsEveryTwinRowInEveryDTypeItTakes) {
     }
   }
   EXPECT_EQ(std::size(cuda::kGemmInstances), expected);
+}
+
+// The 16-bit pattern builders give the host's patterns of the rounded values byte for byte, on
+// shapes with partial row and column tiles, and on values that test the zero test itself: -0
+// (zero), NaN and the smallest subnormal (not zero), a single non-zero, all zeros, dense.
+TEST(CudaPatternKernels, FromHalvesEqualTheHostPatternsAtEveryGranularity) {
+  struct Shape {
+    int m, n, k;
+  };
+  auto adversarial = [](Matrix& x, int seed) {
+    const float tiny = std::ldexp(1.0f, -24);  // fp16's smallest subnormal; bf16 holds it too
+    const float specials[] = {-0.0f, std::numeric_limits<float>::quiet_NaN(), tiny, -tiny};
+    for (int i = 0; i < 4; ++i) {
+      const std::size_t at = (static_cast<std::size_t>(seed) * 7919u + static_cast<std::size_t>(i) * 104729u) % x.values().size();
+      x.data()[at] = specials[i];
+    }
+  };
+  for (DType dtype : {DType::Bf16, DType::Fp16}) {
+    for (Shape s : {Shape{1, 8, 8}, Shape{67, 264, 136}, Shape{130, 72, 256}, Shape{200, 520, 264}}) {
+      for (const char* content : {"blocks", "single", "zero", "dense"}) {
+        GeneratorOptions options;
+        options.block = 8;
+        Matrix a = std::string(content) == "dense" ? generate("uniform", Operand::A, s.m, s.k, 1.0, 5)
+                                                   : generate("segments", Operand::A, s.m, s.k, 0.3, 5, options);
+        Matrix b = std::string(content) == "dense" ? generate("uniform", Operand::B, s.k, s.n, 1.0, 6)
+                                                   : generate("segments", Operand::B, s.k, s.n, 0.3, 6, options);
+        if (std::string(content) == "single" || std::string(content) == "zero") {
+          std::fill(a.data(), a.data() + a.values().size(), 0.0f);
+          std::fill(b.data(), b.data() + b.values().size(), 0.0f);
+        }
+        if (std::string(content) == "single") {
+          a(s.m - 1, s.k - 1) = 1.0f;
+          b(s.k - 1, s.n - 1) = -1.0f;
+        }
+        if (std::string(content) == "blocks") adversarial(a, 1), adversarial(b, 2);
+        std::vector<std::uint16_t> aHalf, bHalf;
+        for (float x : a.values()) aHalf.push_back(halfBits(dtype, x));
+        for (float x : b.values()) bHalf.push_back(halfBits(dtype, x));
+        // The host's patterns of what the 16-bit copies hold (the subnormal stays non-zero in both).
+        Matrix aRounded(s.m, s.k), bRounded(s.k, s.n);
+        for (std::size_t i = 0; i < aHalf.size(); ++i) aRounded.data()[i] = fromHalfBits(dtype, aHalf[i]);
+        for (std::size_t i = 0; i < bHalf.size(); ++i) bRounded.data()[i] = fromHalfBits(dtype, bHalf[i]);
+        const std::string where = std::string(dtypeName(dtype)) + " " + content + " " + std::to_string(s.m) + "x" +
+                                  std::to_string(s.n) + "x" + std::to_string(s.k);
+        ASSERT_TRUE(cuda::halvesPatternShape(s.k, s.n, 8)) << where;
+        for (int g : {1, 5, 8, 64, 128}) {
+          std::vector<std::uint8_t> pattern(patternBytes(s.m, s.k, g), 0xAB);  // garbage: every byte must be written
+          const cuda::HalvesPatternGrid grid = cuda::aHalvesPatternGrid(s.m, s.k, g);
+          emu::launch(static_cast<unsigned>(grid.blocks), cuda::kPatternThreads, [&] {
+            cuda::buildAPatternFromHalves(aHalf.data(), s.m, s.k, g, grid.tilesOrSpans, grid.kGroups, pattern.data());
+          });
+          EXPECT_EQ(pattern, buildAPattern(aRounded, g).bits) << "A at " << g << ", " << where;
+        }
+        for (int g : {8, 16, 32, 64}) {
+          std::vector<std::uint8_t> pattern(patternBytes(s.n, s.k, g), 0xAB);
+          const cuda::HalvesPatternGrid grid = cuda::bHalvesPatternGrid(s.k, s.n);
+          emu::launch(static_cast<unsigned>(grid.blocks), cuda::kPatternThreads, [&] {
+            cuda::bHalvesPatternKernel(g)(bHalf.data(), s.k, s.n, grid.tilesOrSpans, grid.kGroups, pattern.data());
+          });
+          EXPECT_EQ(pattern, buildBPattern(bRounded, g).bits) << "B at " << g << ", " << where;
+        }
+      }
+    }
+  }
+  // Rows that do not start on 16 bytes go to the fp32 builders.
+  EXPECT_FALSE(cuda::halvesPatternShape(12, 64, 8));
+  EXPECT_FALSE(cuda::halvesPatternShape(64, 60, 8));
+  EXPECT_FALSE(cuda::halvesPatternShape(64, 64, 128));
 }
 
 TEST(CudaEmulator, RunsAUniformKernel) {

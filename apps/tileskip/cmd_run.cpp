@@ -74,6 +74,9 @@ int runRun(const RunFlags& flags) {
                     ? (kernel.skips() ? ", patterns " : ", preparation ") + std::to_string(result.prepareMs) + " ms"
                     : "")
             << (dtype != DType::Fp32 ? ", inputs rounded to " + std::string(dtypeName(dtype)) : "")
+            << (result.roundingMs > 0.0 ? " (their " + std::string(dtypeName(dtype)) + " copies on the device " +
+                                              std::to_string(result.roundingMs) + " ms)"
+                                        : "")
             << "; " << (flags.noVerify ? "not verified (--no-verify)" : result.checked()) << "\n";
   if (!result.nonFiniteNote.empty()) std::cout << "note: " << result.nonFiniteNote << "\n";
   return 0;

@@ -35,5 +35,10 @@ void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t strea
 // byte is written, so the buffer needs no clearing first.
 void launchAPattern(const float* a, int m, int k, int aGranularity, std::uint8_t* pattern, cudaStream_t stream);
 void launchBPattern(const float* b, int k, int n, int bGranularity, std::uint8_t* pattern, cudaStream_t stream);
+// The same from the 16-bit copies (launchToHalf's words), reading half the bytes, where
+// halvesPatternShape (kernels/pattern_halves.cuh) takes the shape: false where it does not, and
+// nothing is launched.
+bool launchPatternsFromHalves(const std::uint16_t* aHalf, const std::uint16_t* bHalf, int m, int k, int n, int aGranularity,
+                              int bGranularity, std::uint8_t* aPattern, std::uint8_t* bPattern, cudaStream_t stream);
 
 }  // namespace tileskip::cuda

@@ -1,4 +1,4 @@
-// Launchers of the pattern preprocessing kernels (pattern_a.cuh, pattern_b.cuh).
+// Launchers of the pattern preprocessing kernels (pattern_a.cuh, pattern_b.cuh, pattern_halves.cuh).
 #include <limits>
 #include <string>
 
@@ -7,6 +7,7 @@
 #include "launch.hpp"
 #include "kernels/pattern_a.cuh"
 #include "kernels/pattern_b.cuh"
+#include "kernels/pattern_halves.cuh"
 
 namespace tileskip::cuda {
 
@@ -36,6 +37,25 @@ void launchBPattern(const float* b, int k, int n, int bGranularity, std::uint8_t
   launch.kernel<<<patternBlocks(launch.blocks), kPatternThreads, 0, stream>>>(b, k, n, launch.colWarps,
                                                                               launch.kBlockGroups, pattern);
   checkLaunch("buildBPattern");
+}
+
+bool launchPatternsFromHalves(const std::uint16_t* aHalf, const std::uint16_t* bHalf, int m, int k, int n, int aGranularity,
+                              int bGranularity, std::uint8_t* aPattern, std::uint8_t* bPattern, cudaStream_t stream) {
+  if (!halvesPatternShape(k, n, bPattern != nullptr ? bGranularity : 8)) return false;
+  if (aPattern != nullptr) {
+    if (aGranularity < 1) throw InputError("A-pattern granularity must be at least 1");
+    const HalvesPatternGrid grid = aHalvesPatternGrid(m, k, aGranularity);
+    buildAPatternFromHalves<<<patternBlocks(grid.blocks), kPatternThreads, 0, stream>>>(aHalf, m, k, aGranularity, grid.tilesOrSpans,
+                                                                                        grid.kGroups, aPattern);
+    checkLaunch("buildAPatternFromHalves");
+  }
+  if (bPattern != nullptr) {
+    const HalvesPatternGrid grid = bHalvesPatternGrid(k, n);
+    bHalvesPatternKernel(bGranularity)<<<patternBlocks(grid.blocks), kPatternThreads, 0, stream>>>(bHalf, k, n, grid.tilesOrSpans,
+                                                                                                   grid.kGroups, bPattern);
+    checkLaunch("buildBPatternFromHalves");
+  }
+  return true;
 }
 
 }  // namespace tileskip::cuda

@@ -96,11 +96,13 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   // A skipping tensor-core kernel needs both: its fp16 inputs and its patterns (built from the
-  // fp32 copies, which hold the rounded values, so the zeros are the same).
+  // fp32 copies, which hold the rounded values, so the zeros are the same). The fp16 copies are
+  // made once per problem and timed apart (DeviceProblem::roundingMs).
   double prepare(const KernelInfo& kernel) override {
-    const double halves = kernel.usesTensorCores() ? makeHalves(kernel) : 0.0;
-    return halves + buildPatterns(kernel);
+    if (kernel.usesTensorCores() && !halvesMade_) roundingMs_ = makeHalves(kernel);
+    return buildPatterns(kernel);
   }
+  double roundingMs() const override { return roundingMs_; }
 
   // The patterns `kernel` reads, built again on every call so that repeated calls time the real
   // work; returns the device milliseconds.
@@ -275,8 +277,7 @@ class VulkanProblem final : public DeviceProblem {
     return patterns_.emplace(key, Buffer(device(), bytes, MemoryUse::Device, what)).first->second;
   }
 
-  // A and B in fp16 for a tensor-core kernel (kernels/to_half.comp), made again on every call so
-  // that repeated calls time the real work; returns the device milliseconds.
+  // A and B in fp16 for a tensor-core kernel (kernels/to_half.comp); returns the device milliseconds.
   double makeHalves(const KernelInfo& kernel) {
     if (!aHalf_) {
       if (std::optional<std::string> why = tensorCoreProblem(kernel, device().limits(), device().info().name)) throw UnavailableError(*why);
@@ -362,6 +363,7 @@ class VulkanProblem final : public DeviceProblem {
   Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
   Buffer aHalf_, bHalf_;  // A and B in fp16 for the tensor-core kernels: only in an fp16 problem
   bool halvesMade_ = false;
+  double roundingMs_ = 0.0;  // the device time makeHalves() took, once per problem
   std::map<std::pair<Operand, int>, Buffer> patterns_;
   std::set<std::pair<Operand, int>> built_;  // patterns prepare() has built at least once
   std::map<std::pair<int, int>, VkDescriptorSet> sets_;

@@ -200,6 +200,7 @@ std::string formatJson(const BenchReport& report) {
                    {"tolerance", row.error.tolerance}}},
         {"kernel_ms", {{"median", row.kernelMs.median}, {"min", row.kernelMs.min}, {"max", row.kernelMs.max}}},
         {"prepare_ms", {{"median", row.prepareMs.median}, {"min", row.prepareMs.min}, {"max", row.prepareMs.max}}},
+        {"rounding_ms", row.roundingMs},
         {"effective_gflops", row.effectiveGflops},
         {"useful_gflops", row.usefulGflops},
         {"joint_density", row.jointDensity},

@@ -233,6 +233,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
       try {
         say(std::string(backend.name()) + " " + std::string(kernel->id) + ": verifying");
         onDevice->prepare(*kernel);
+        row.roundingMs = onDevice->roundingMs();
         onDevice->poisonC();
         onDevice->run(*kernel);
         row.error = compareToReference(onDevice->downloadC(), reference);

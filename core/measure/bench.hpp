@@ -49,6 +49,7 @@ struct BenchRow {
   ErrorReport error;
   Timing kernelMs;
   Timing prepareMs;        // per-kernel preprocessing (patterns, CSR conversion)
+  double roundingMs = 0.0;  // the problem's copies of A and B in its dtype (DeviceProblem::roundingMs), once
   double effectiveGflops = 0.0;  // 2·M·N·K / median time
   double usefulGflops = 0.0;     // the rank-1 updates the kernel's joint pattern keeps / median time
   double jointDensity = 1.0;     // at the kernel's granularities (1 for dense kernels)

@@ -159,6 +159,7 @@ MultiplyResult multiply(const std::function<Backend&()>& openBackend, MultiplyRe
     KernelProduct product = session.product(*result.kernel, request.repeat);
     result.prepareMs = product.prepareMs;
     result.kernelMs = product.kernelMs;
+    result.roundingMs = product.roundingMs;
     result.timedRuns = product.timedRuns;
     result.c = reordering ? restoreC(product.c, *reordering) : std::move(product.c);
   }  // the device's copy goes before the reference takes its host memory
@@ -204,6 +205,7 @@ MultiplySession::MultiplySession(Backend& backend, const Matrix& a, const Matrix
 KernelProduct MultiplySession::product(const KernelInfo& kernel, int repeat) {
   KernelProduct product;
   product.prepareMs = problem_->prepare(kernel);
+  product.roundingMs = problem_->roundingMs();
   problem_->poisonC();
   product.kernelMs = problem_->run(kernel);
   if (repeat > 1) {

@@ -56,9 +56,11 @@ struct MultiplyResult {
   // Device milliseconds. prepareMs: the kernel's per-problem preprocessing (the patterns a
   // skipping kernel reads, cusparse-csr's CSR), 0 where it needs none or where it ran inside
   // the in-place multiply. kernelMs: one launch, the median of `timedRuns` where there were
-  // repeats.
+  // repeats. roundingMs: the 16-bit copies of A and B a 16-bit problem's kernel reads, made from
+  // the fp32 values once (DeviceProblem::roundingMs); 0 for fp32.
   double prepareMs = 0.0;
   double kernelMs = 0.0;
+  double roundingMs = 0.0;
   int timedRuns = 1;
   // What was done to the operands before the kernel saw them (rounding, reordering), in order.
   std::vector<std::string> notes;
@@ -110,6 +112,7 @@ struct KernelProduct {
   Matrix c;
   double prepareMs = 0.0;
   double kernelMs = 0.0;  // as MultiplyResult::kernelMs
+  double roundingMs = 0.0;
   int timedRuns = 1;
 };
 

@@ -143,8 +143,11 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
         c.failures.push_back(label(row.backend, row.kernel) + ": " + row.failure);
         continue;
       }
-      BlocksparseKernel k{row.backend, row.kernel, row.autoReason, row.kernelMs.median, row.prepareMs.median,
-                          row.kernelMs.median + row.prepareMs.median, std::nullopt, std::nullopt};
+      BlocksparseKernel k{row.backend,          row.kernel,
+                          row.autoReason,       row.kernelMs.median,
+                          row.prepareMs.median, row.kernelMs.median + row.prepareMs.median,
+                          row.roundingMs,       std::nullopt,
+                          std::nullopt};
       if (c.baselineMs && k.kernelMs > 0.0) k.speedup = *c.baselineMs / k.kernelMs;
       if (c.ceilingMs && k.kernelMs > 0.0) k.ceilingFraction = *c.ceilingMs / k.kernelMs;
       c.kernels.push_back(std::move(k));
@@ -166,7 +169,8 @@ std::string formatBlocksparseTable(const BlocksparseReport& report) {
   out << "problem   M = N = K = " << report.options.size << ", " << dtypeName(report.options.dtype) << ", seed "
       << report.options.seed << "; median of " << report.options.repeat
       << " device-timed runs; every kernel verified first. speedup: over the vendor GEMM; ceiling: the vendor GEMM on "
-         "the kept products packed (K' = K x joint density), and the fraction of it a kernel reaches\n";
+         "the kept products packed (K' = K x joint density), and the fraction of it a kernel reaches; e2e: the kernel and "
+         "its patterns (the 16-bit copies of the fp32 inputs, made once per problem, are the JSON's rounding_ms)\n";
   for (const BlocksparseCase& c : report.cases) {
     out << "\n" << c.shape.name() << ": joint density " << fixed(c.jointDensity, 4) << ", K' = " << c.packedK;
     if (c.baselineMs) out << "; " << c.baseline << " " << fixed(*c.baselineMs, 4) << " ms";
@@ -196,6 +200,7 @@ std::string formatBlocksparseJson(const BlocksparseReport& report) {
                          {"kernel_ms", k.kernelMs},
                          {"prepare_ms", k.prepareMs},
                          {"e2e_ms", k.e2eMs},
+                         {"rounding_ms", k.roundingMs},
                          {"speedup", optional(k.speedup)},
                          {"ceiling_fraction", optional(k.ceilingFraction)}});
     }

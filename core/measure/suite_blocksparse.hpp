@@ -46,8 +46,11 @@ struct BlocksparseKernel {
   std::string backend, kernel;
   std::string autoReason;  // where auto chose this kernel on its backend: why ("" otherwise)
   double kernelMs = 0.0;
-  double prepareMs = 0.0;  // its preparation: patterns, and the dtype copies of A and B
+  double prepareMs = 0.0;  // its preparation: its patterns
   double e2eMs = 0.0;      // kernel and preparation
+  // The problem's 16-bit copies of A and B, made once from the fp32 values (BenchRow::roundingMs):
+  // in no e2eMs, since a caller with operands in the dtype never makes them.
+  double roundingMs = 0.0;
   std::optional<double> speedup;          // baselineMs / kernelMs
   std::optional<double> ceilingFraction;  // ceilingMs / kernelMs
 };

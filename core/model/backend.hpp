@@ -47,6 +47,13 @@ class DeviceProblem {
   // 0 when the kernel needs none. run() calls it first if it has not been called.
   virtual double prepare(const KernelInfo& kernel) = 0;
 
+  // Device milliseconds spent rounding A and B into copies in the problem's dtype for the kernels
+  // that read them so (the tensor-core kernels and cuBLAS of a 16-bit problem): made once per
+  // problem, by the first prepare() that needs them, and never part of prepare()'s time, since a
+  // caller whose operands are already in the dtype would not make them. 0 until then and where
+  // nothing reads such copies.
+  virtual double roundingMs() const { return 0.0; }
+
   // Fills C with NaN, so that an output element a kernel fails to write fails verification.
   virtual void poisonC() = 0;
 

@@ -25,7 +25,8 @@
 #include <cstdint>
 #include <functional>
 
-#define __global__
+// A kernel is defined in a header that several test files include: inline, as templates are.
+#define __global__ inline
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -45,6 +46,10 @@ struct alignas(8) float2 {
   float x, y;
 };
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
 
 // The built-in indices of the running fiber (one OS thread runs all fibers of a block).
 inline uint3 threadIdx, blockIdx, blockDim, gridDim;

@@ -13,6 +13,7 @@
 #include "kernel_instances.cuh"
 #include "kernels/pattern_a.cuh"
 #include "kernels/pattern_b.cuh"
+#include "kernels/pattern_halves.cuh"
 #include "core/model/dtype.hpp"
 #include "core/model/error.hpp"
 #include "core/model/reference.hpp"
@@ -38,7 +39,15 @@ class EmulatedProblem final : public DeviceProblem {
       : m_(a.rows()), n_(b.cols()), k_(a.cols()), dtype_(dtype), a_(a.values().begin(), a.values().end()),
         b_(b.values().begin(), b.values().end()), c_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_)) {}
 
+  // As the CUDA backend's: a 16-bit tensor-core kernel's copies of A and B first (once), then its
+  // patterns, from those copies where kernels/pattern_halves.cuh takes the shape.
   double prepare(const KernelInfo& kernel) override {
+    if (readsHalves(kernel)) makeHalves();
+    const bool fromHalves = readsHalves(kernel) && cuda::halvesPatternShape(k_, n_, kernel.usesBPattern() ? kernel.bGranularity : 8);
+    if (fromHalves) {
+      buildPatternsFromHalves(kernel);
+      return 0.0;
+    }
     if (kernel.usesAPattern()) {
       const int rows = kernel.aGranularity;
       std::vector<std::uint8_t>& pattern = patterns_[{Operand::A, rows}];
@@ -75,7 +84,6 @@ class EmulatedProblem final : public DeviceProblem {
     if (kernel.persistent()) blocks = std::min(blocks, kPersistentBlocks);
     // A tensor-core kernel reads A and B as 16-bit words, or for tf32 B transposed, as the CUDA
     // backend's prepare() makes them.
-    std::vector<std::uint16_t> aHalf, bHalf;
     std::vector<float> bTransposed;
     if (kernel.usesTensorCores() && dtype_ == DType::Tf32) {
       bTransposed.resize(b_.size());
@@ -84,11 +92,10 @@ class EmulatedProblem final : public DeviceProblem {
           bTransposed[static_cast<std::size_t>(j) * k_ + kk] = b_[static_cast<std::size_t>(kk) * n_ + j];
         }
       }
-    } else if (kernel.usesTensorCores()) {
-      for (float x : a_) aHalf.push_back(halfBits(dtype_, x));
-      for (float x : b_) bHalf.push_back(halfBits(dtype_, x));
+    } else if (readsHalves(kernel)) {
+      makeHalves();
     }
-    const cuda::GemmOperands op{a_.data(), b_.data(), c_.data(), dtype_,  aHalf.data(), bHalf.data(), bTransposed.data(),
+    const cuda::GemmOperands op{a_.data(), b_.data(), c_.data(), dtype_,  aHalf_.data(), bHalf_.data(), bTransposed.data(),
                                 m_,        n_,        k_,        aPattern, bPattern,     tileQueue_};
     emulate(blocks, kernel.tile.threads, [&] { instance->call(op); });
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
@@ -110,9 +117,39 @@ class EmulatedProblem final : public DeviceProblem {
   }
 
  private:
+  bool readsHalves(const KernelInfo& kernel) const {
+    return kernel.usesTensorCores() && (dtype_ == DType::Fp16 || dtype_ == DType::Bf16);
+  }
+  void makeHalves() {
+    if (!aHalf_.empty() || a_.empty()) return;
+    for (float x : a_) aHalf_.push_back(halfBits(dtype_, x));
+    for (float x : b_) bHalf_.push_back(halfBits(dtype_, x));
+  }
+  void buildPatternsFromHalves(const KernelInfo& kernel) {
+    if (kernel.usesAPattern()) {
+      const int rows = kernel.aGranularity;
+      std::vector<std::uint8_t>& pattern = patterns_[{Operand::A, rows}];
+      pattern.assign(patternBytes(m_, k_, rows), 0xAB);  // garbage: every byte must be written
+      const cuda::HalvesPatternGrid grid = cuda::aHalvesPatternGrid(m_, k_, rows);
+      emulate(grid.blocks, cuda::kPatternThreads, [&] {
+        cuda::buildAPatternFromHalves(aHalf_.data(), m_, k_, rows, grid.tilesOrSpans, grid.kGroups, pattern.data());
+      });
+    }
+    if (kernel.usesBPattern()) {
+      const int cols = kernel.bGranularity;
+      std::vector<std::uint8_t>& pattern = patterns_[{Operand::B, cols}];
+      pattern.assign(patternBytes(n_, k_, cols), 0xAB);
+      const cuda::HalvesPatternGrid grid = cuda::bHalvesPatternGrid(k_, n_);
+      emulate(grid.blocks, cuda::kPatternThreads, [&] {
+        cuda::bHalvesPatternKernel(cols)(bHalf_.data(), k_, n_, grid.tilesOrSpans, grid.kGroups, pattern.data());
+      });
+    }
+  }
+
   int m_, n_, k_;
   DType dtype_;
   std::vector<float> a_, b_, c_;
+  std::vector<std::uint16_t> aHalf_, bHalf_;  // the 16-bit copies, made once (makeHalves)
   std::map<std::pair<Operand, int>, std::vector<std::uint8_t>> patterns_;
   unsigned tileQueue_[2] = {0u, 0u};
 };
