@@ -47,6 +47,25 @@ def measures_of(document):
     return measures
 
 
+def blocksparse_measures(document):
+    """Measure name -> value of a `bench --suite blocksparse` run: per case, what the packed
+    ceiling allows over the vendor GEMM, and per kernel its speedup over the vendor GEMM, its
+    fraction of the ceiling and its end-to-end speedup (its preparation included)."""
+    measures = {}
+    for case in document.get("cases", []):
+        name = case["case"]
+        baseline = case["baseline"]
+        measures[f"{name}: packed ceiling / {baseline}"] = round(case["baseline_ms"] / case["ceiling_ms"], 6)
+        for k in case["kernels"]:
+            if k["kernel"] == baseline:
+                continue
+            kernel = k["kernel"]
+            measures[f"{name}: {kernel} / {baseline}"] = round(k["speedup"], 6)
+            measures[f"{name}: {kernel} / packed ceiling"] = round(k["ceiling_fraction"], 6)
+            measures[f"{name}: {kernel} end to end / {baseline}"] = round(case["baseline_ms"] / k["e2e_ms"], 6)
+    return measures
+
+
 def entry_of(path, commit=None, note=None):
     """The history line for a result file written by `tileskip bench --suite ... --format json`."""
     try:
@@ -54,8 +73,10 @@ def entry_of(path, commit=None, note=None):
             document = json.load(f)
     except (OSError, ValueError) as e:
         raise ResultError(f"cannot read {path}: {e}")
-    if not isinstance(document, dict) or "measures" not in document:
-        raise ResultError(f"{path} is not a suite result (no 'measures'): record a `bench --suite headline` JSON")
+    blocksparse = isinstance(document, dict) and document.get("schema") == "tileskip.blocksparse/1"
+    if not isinstance(document, dict) or ("measures" not in document and not blocksparse):
+        raise ResultError(f"{path} is not a suite result (no 'measures'): record a `bench --suite headline` "
+                          "or `--suite blocksparse` JSON")
     run_commit = commit or (document.get("tool") or {}).get("commit")
     if not run_commit:
         raise ResultError(f"{path} names no commit (tool.commit): give it with --commit")
@@ -66,7 +87,7 @@ def entry_of(path, commit=None, note=None):
         "suite": document.get("suite"),
         "size": document.get("size"),
         "record": os.path.basename(path),
-        "measures": measures_of(document),
+        "measures": blocksparse_measures(document) if blocksparse else measures_of(document),
     }
     if note:
         entry["note"] = note
