@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/measure/tune.hpp"
 #include "core/model/backend.hpp"
@@ -33,7 +35,12 @@ struct FakeFaults {
   // Instead: only "noisy", which alternates between a quarter and three quarters of the time per
   // run: faster in the median, but by less than its spread.
   bool noisyVariant = false;
+  // Kernels this device refuses on every problem, as lavapipe refuses a loop too long: refusal()
+  // says why and run() throws UnavailableError.
+  std::vector<std::string> refused;
 };
+
+inline std::string fakeRefusal(const KernelInfo& kernel) { return std::string(kernel.id) + " is refused by the fake device"; }
 
 class FakeProblem final : public DeviceProblem {
  public:
@@ -60,6 +67,9 @@ class FakeProblem final : public DeviceProblem {
 
   double run(const KernelInfo& kernel) override {
     requireInputs(kernel, dtype_);
+    if (std::find(faults_.refused.begin(), faults_.refused.end(), kernel.id) != faults_.refused.end()) {
+      throw UnavailableError(fakeRefusal(kernel));
+    }
     ++runs_;
     constexpr double kClockRampStep = 0.975;
     const double slower = faults_.clockRamp ? std::max(1.0, 5.0 * std::pow(kClockRampStep, runs_ - 1)) : 1.0;
@@ -133,6 +143,10 @@ class FakeBackend final : public Backend, public Tunable {
   bool implements(std::string_view id) const override {
     return id == "warptile" || id == "pipelined" || id == "joint-8x32" || id == "joint-32x32" || id == "joint-64x32" ||
            id == "a-warp" || id == "b-group8" || id == "mma" || id == "mma-joint-64x32" || id == "cpu" || id == "cublas";
+  }
+  std::optional<std::string> refusal(const KernelInfo& kernel, int, int, int) const override {
+    if (std::find(faults_.refused.begin(), faults_.refused.end(), kernel.id) == faults_.refused.end()) return std::nullopt;
+    return fakeRefusal(kernel);
   }
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "core/measure/auto_choice.hpp"
 #include "core/measure/bench.hpp"
 #include "core/model/generators.hpp"
@@ -145,6 +147,61 @@ TEST(AutoChoice, OnASmallProblemAutoRunsWhatWasMeasuredFastest) {
             std::string::npos)
       << choice.choice.reason;
   EXPECT_GE(choice.measuringMs, 0.0);
+}
+
+// A device that refuses the model's choice (lavapipe's loop limit on a long K, say): inspect
+// names the refusal and recommends among the rest, and auto neither picks nor times it.
+TEST(AutoChoice, AKernelTheDeviceRefusesIsNeverChosen) {
+  GeneratorOptions blocks;
+  blocks.block = 128;
+  const Matrix a = generate("blocks", Operand::A, 1024, 256, 0.25, 1, blocks);
+  const Matrix b = generate("blocks", Operand::B, 256, 1024, 0.25, 2, blocks);
+  testing::FakeBackend open;
+  const Inspection free = inspectOnBackend(open, a, b, "A", "B");
+  const std::string favourite(free.recommendation.kernel->id);
+  ASSERT_TRUE(free.recommendation.kernel->skips()) << favourite << ": " << free.recommendation.reason;
+
+  testing::FakeFaults faults;
+  faults.refused = {favourite};
+  testing::FakeBackend refusing(faults);
+  const Inspection inspection = inspectOnBackend(refusing, a, b, "A", "B");
+  EXPECT_NE(inspection.recommendation.kernel->id, favourite) << inspection.recommendation.reason;
+  for (const KernelInspection& k : inspection.kernels) {
+    EXPECT_EQ(k.refusal.empty(), k.kernel->id != favourite) << k.kernel->id;
+  }
+  const nlohmann::json json = nlohmann::json::parse(inspectionJson(inspection, refusing));
+  for (const nlohmann::json& k : json["kernels"]) {
+    if (k["kernel"] == favourite) EXPECT_EQ(k["refused"], testing::fakeRefusal(kernelInfo(favourite)));
+    else EXPECT_TRUE(k["refused"].is_null()) << k["kernel"];
+  }
+  // Auto runs that recommendation, or times the near ties (the fake's runs are products on the
+  // host, too slow to time at this size): never the refused kernel.
+  EXPECT_FALSE(holds(kernelsToMeasure(inspection, gpu()), favourite.c_str()));
+  // A small problem, where auto times every kernel: still not the refused one.
+  const Matrix smallA = generate("uniform", Operand::A, 40, 72, 0.5, 3);
+  const Matrix smallB = generate("uniform", Operand::B, 72, 56, 0.5, 4);
+  const AutoChoice small = chooseKernel(refusing, smallA, smallB, "A", "B");
+  EXPECT_FALSE(holds(small.measured, favourite.c_str()));
+  EXPECT_FALSE(small.measured.empty());
+  EXPECT_NE(small.choice.kernel->id, favourite) << small.choice.reason;
+}
+
+// Where the device refuses every kernel, the recommendation still names one and says why it
+// cannot run, so that running it fails with that reason rather than a wrong answer.
+TEST(AutoChoice, WhereEveryKernelIsRefusedTheReasonSaysSo) {
+  testing::FakeFaults faults;
+  testing::FakeBackend probe;
+  for (const KernelInfo* k : probe.kernels()) faults.refused.push_back(std::string(k->id));
+  testing::FakeBackend refusing(faults);
+  const Matrix a = generate("uniform", Operand::A, 64, 64, 0.5, 1);
+  const Matrix b = generate("uniform", Operand::B, 64, 64, 0.5, 2);
+  const Inspection inspection = inspectOnBackend(refusing, a, b, "A", "B");
+  ASSERT_NE(inspection.recommendation.kernel, nullptr);
+  EXPECT_NE(inspection.recommendation.reason.find("no kernel runs this problem on this device; " +
+                                                  testing::fakeRefusal(*inspection.recommendation.kernel)),
+            std::string::npos)
+      << inspection.recommendation.reason;
+  EXPECT_TRUE(kernelsToMeasure(inspection, gpu()).empty());
 }
 
 }  // namespace

@@ -52,6 +52,9 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend, DTyp
                      std::isfinite(k.predictedSpeedup) ? fixed(k.predictedSpeedup, 2) : "-"});
   }
   out << alignColumns(cells);
+  for (const KernelInspection& k : r.kernels) {
+    if (!k.refusal.empty()) out << "refused here: " << k.kernel->id << ": " << k.refusal << "\n";
+  }
   out << "\nrecommendation: " << r.recommendation.kernel->id << ": " << r.recommendation.reason << "\n";
   return out.str();
 }

@@ -455,6 +455,15 @@ bool VulkanBackend::implements(std::string_view kernelId) const {
          !tensorCoreProblem(*info, context_->device().limits(), context_->device().info().name);
 }
 
+std::optional<std::string> VulkanBackend::refusal(const KernelInfo& catalogued, int m, int n, int k) const {
+  const ComputeLimits& limits = context_->device().limits();
+  KernelInfo kernel = catalogued;
+  if (const KernelOverride* o = findOverride(overrides_->forProblem(m, n, k), catalogued)) kernel.tile = o->kernel.tile;
+  if (std::optional<std::string> why = tensorCoreProblem(kernel, limits, context_->device().info().name)) return why;
+  if (std::optional<std::string> why = launchProblem(kernel, limits)) return why;
+  return loopLimitProblem(kernel, static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(k), limits);
+}
+
 bool VulkanBackend::takes(const KernelInfo& kernel, DType dtype) const {
   // GLSL here has fp16 cooperative matrices only (Debian 12's glslang knows no bf16 ones, and
   // VK_NV_cooperative_matrix offers no tf32 shape): the CUDA twins alone take tf32 and bf16.

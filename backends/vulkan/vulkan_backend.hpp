@@ -26,6 +26,9 @@ class VulkanBackend final : public Backend, public Tunable {
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view kernelId) const override;
   bool takes(const KernelInfo& kernel, DType dtype) const override;
+  // The tile it runs with here (an override's, else the catalogue's) against the device's limits:
+  // shared memory and invocations, and lavapipe's loop limit.
+  std::optional<std::string> refusal(const KernelInfo& kernel, int m, int n, int k) const override;
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override;
   std::vector<std::string> takeDiagnostics() override { return context_->instance().takeDiagnostics(); }

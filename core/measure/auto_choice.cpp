@@ -39,12 +39,17 @@ std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, co
   if (!device.isGpu || inspection.kernels.empty()) return candidates;
   const double outputs = static_cast<double>(inspection.a.rows) * inspection.b.cols;
   if (outputs < kSmallProblemOutputs) {
-    for (const KernelInspection& r : inspection.kernels) candidates.push_back(r.kernel);
+    for (const KernelInspection& r : inspection.kernels) {
+      if (r.refusal.empty()) candidates.push_back(r.kernel);
+    }
+    if (candidates.size() < 2) candidates.clear();
     return candidates;
   }
   std::vector<const KernelInfo*> wanted = {inspection.recommendation.kernel};
   double fastest = 0.0;
-  for (const KernelInspection& r : inspection.kernels) fastest = std::max(fastest, r.predictedSpeedup);
+  for (const KernelInspection& r : inspection.kernels) {
+    if (r.refusal.empty()) fastest = std::max(fastest, r.predictedSpeedup);
+  }
   for (const KernelInspection& r : inspection.kernels) {
     if (r.predictedSpeedup * kModelError >= fastest) wanted.push_back(r.kernel);
   }
@@ -57,7 +62,7 @@ std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, co
     }
   }
   for (const KernelInspection& r : inspection.kernels) {
-    if (std::find(wanted.begin(), wanted.end(), r.kernel) != wanted.end()) candidates.push_back(r.kernel);
+    if (r.refusal.empty() && std::find(wanted.begin(), wanted.end(), r.kernel) != wanted.end()) candidates.push_back(r.kernel);
   }
   if (candidates.size() < 2) candidates.clear();  // one candidate: the model's choice stands
   return candidates;
@@ -103,8 +108,11 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   result.choice = inspection.recommendation;
   if (dtype == DType::Fp32) {
     result.measured = kernelsToMeasure(inspection, backend.device());
-  } else if (backend.device().isGpu && inspection.kernels.size() > 1) {
-    for (const KernelInspection& k : inspection.kernels) result.measured.push_back(k.kernel);
+  } else if (backend.device().isGpu) {
+    for (const KernelInspection& k : inspection.kernels) {
+      if (k.refusal.empty()) result.measured.push_back(k.kernel);
+    }
+    if (result.measured.size() < 2) result.measured.clear();
   }
   if (result.measured.empty()) return result;
   const double outputs = static_cast<double>(a.rows()) * b.cols();

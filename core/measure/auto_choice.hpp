@@ -38,7 +38,7 @@ struct AutoChoice {
 };
 
 // The kernels auto must time rather than rank, for this inspection on this device, in catalogue
-// order; empty where the model's ranking stands. Small problems on a GPU: every kernel. Else the
+// order, none the device refuses; empty where the model's ranking stands. Small problems on a GPU: every kernel. Else the
 // near ties of the model's fastest, and on a backend with cusparse-csr and a sparse A: CSR, the
 // best skipping and the best dense kernel by the model.
 std::vector<const KernelInfo*> kernelsToMeasure(const Inspection& inspection, const DeviceInfo& device);

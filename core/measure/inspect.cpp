@@ -198,11 +198,12 @@ std::string tileWords(const KernelInspection& r) {
   return s + " tiles";
 }
 
-Recommendation recommend(const std::vector<KernelInspection>& kernels) {
+Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
   const KernelInspection* bestDense = nullptr;
   const KernelInspection* bestSkip = nullptr;
   const KernelInspection* bestIdeal = nullptr;
   for (const KernelInspection& r : kernels) {
+    if (!r.refusal.empty()) continue;
     if (r.kernel->skips()) {
       if (bestSkip == nullptr || r.predictedSpeedup > bestSkip->predictedSpeedup) bestSkip = &r;
       if (bestIdeal == nullptr || r.idealSpeedup > bestIdeal->idealSpeedup) bestIdeal = &r;
@@ -212,9 +213,14 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
   }
   const KernelInspection* csr = nullptr;
   for (const KernelInspection& r : kernels) {
-    if (r.kernel->runs(VendorRoutine::CusparseCsrSpmm)) csr = &r;
+    if (r.refusal.empty() && r.kernel->runs(VendorRoutine::CusparseCsrSpmm)) csr = &r;
   }
-  if (bestDense == nullptr && bestSkip == nullptr) return {kernels.front().kernel, "the only kernel this backend has"};
+  if (bestDense == nullptr && bestSkip == nullptr) {
+    for (const KernelInspection& r : kernels) {
+      if (r.refusal.empty()) return {r.kernel, "the only kernel this device runs on this problem"};
+    }
+    return {nullptr, ""};
+  }
   const double denseSpeed = bestDense != nullptr ? bestDense->predictedSpeedup : 0.0;
   if (csr != nullptr && csr->predictedSpeedup > kSkipMargin * std::max(denseSpeed, bestSkip ? bestSkip->predictedSpeedup : 0.0)) {
     return {csr->kernel, "A is " + fixed(100.0 * (1.0 - csr->jointDensity), 2) + " % zeros: CSR SpMM, predicted " +
@@ -244,6 +250,28 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
           fixed(bestSkip->predictedSpeedup, 2) + "x, not enough over " + fixed(denseSpeed, 2) + "x";
   }
   return {bestDense->kernel, "stay dense: " + why};
+}
+
+// The model's choice among the kernels the device runs; where it runs none, the choice among all,
+// saying that the device refuses it and why.
+Recommendation recommend(const std::vector<KernelInspection>& kernels) {
+  Recommendation choice = recommendAmong(kernels);
+  if (choice.kernel != nullptr) return choice;
+  std::vector<KernelInspection> all = kernels;
+  for (KernelInspection& r : all) r.refusal.clear();
+  choice = recommendAmong(all);
+  const auto refused = std::find_if(kernels.begin(), kernels.end(), [&](const KernelInspection& r) { return r.kernel == choice.kernel; });
+  return {choice.kernel, "no kernel runs this problem on this device; " + refused->refusal};
+}
+
+// Where the model was calibrated on problems larger than this one, the recommendation says so.
+void noteASmallProblem(Inspection& inspection) {
+  const double outputs = static_cast<double>(inspection.a.rows) * inspection.b.cols;
+  if (outputs < kSmallProblemOutputs) {
+    inspection.recommendation.reason +=
+        "; a small problem: the model was calibrated on outputs that fill the GPU, where launch costs and idle "
+        "multiprocessors do not count (on a GPU, --kernel auto measures instead)";
+  }
 }
 
 // JSON has no Inf: a speedup over nothing left to do is null.
@@ -290,12 +318,7 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
   ProblemInspector inspector(a, b);
   for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspector.inspect(*kernel, model));
   result.recommendation = recommend(result.kernels);
-  const double outputs = static_cast<double>(a.rows()) * b.cols();
-  if (outputs < kSmallProblemOutputs) {
-    result.recommendation.reason +=
-        "; a small problem: the model was calibrated on outputs that fill the GPU, where launch costs and idle "
-        "multiprocessors do not count (on a GPU, --kernel auto measures instead)";
-  }
+  noteASmallProblem(result);
   return result;
 }
 
@@ -313,14 +336,27 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
       inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
                      summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
   inspection.dtype = dtype;
+  bool refusals = false;
+  for (KernelInspection& k : inspection.kernels) {
+    k.refusal = backend.refusal(*k.kernel, a.rows(), b.cols(), a.cols()).value_or("");
+    refusals = refusals || !k.refusal.empty();
+  }
+  if (refusals) {
+    inspection.recommendation = recommend(inspection.kernels);
+    noteASmallProblem(inspection);
+  }
   if (dtype == DType::Fp32) return inspection;
   const std::string type(dtypeName(dtype));
   inspection.modelName = "none for " + type + " inputs (the calibrations are of fp32 kernels)";
   for (KernelInspection& k : inspection.kernels) k.predictedSpeedup = std::numeric_limits<double>::quiet_NaN();
-  const KernelInfo* dense = findKernelInfo(denseReferenceKernel(dtype));
-  if (dense == nullptr || std::find(kernels.begin(), kernels.end(), dense) == kernels.end()) dense = kernels.front();
-  inspection.recommendation = {dense, "the dense kernel for " + type + " inputs: no model ranks the " + type +
-                                          " kernels yet (--kernel auto measures them on a GPU)"};
+  // The dense kernel of that precision, else the first the device runs.
+  const KernelInspection* dense = nullptr;
+  for (const KernelInspection& k : inspection.kernels) {
+    if (k.refusal.empty() && (dense == nullptr || k.kernel->id == denseReferenceKernel(dtype))) dense = &k;
+  }
+  if (dense == nullptr) return inspection;  // refused everywhere: recommend() said why
+  inspection.recommendation = {dense->kernel, "the dense kernel for " + type + " inputs: no model ranks the " + type +
+                                                  " kernels yet (--kernel auto measures them on a GPU)"};
   return inspection;
 }
 
@@ -337,7 +373,8 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
                        {"load_bound_speedup", finiteOrNull(k.loadBoundSpeedup)},
                        {"loaded_fraction", k.loadedFraction},
                        {"union_waste", finiteOrNull(k.jointDensity > 0.0 ? k.loadedFraction / k.jointDensity : INFINITY)},
-                       {"predicted_speedup", finiteOrNull(k.predictedSpeedup)}});
+                       {"predicted_speedup", finiteOrNull(k.predictedSpeedup)},
+                       {"refused", k.refusal.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.refusal)}});
   }
   nlohmann::json document = {
       {"a", operandJson(r.a)},

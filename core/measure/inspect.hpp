@@ -36,6 +36,9 @@ struct KernelInspection {
   double loadedFraction = 1.0;
   SkipFeatures features;           // what the speed model reads
   double predictedSpeedup = 1.0;   // over the backend's dense reference kernel
+  // Why the device refuses to run it on this problem (Backend::refusal); empty where it runs.
+  // A refused kernel is never recommended.
+  std::string refusal;
 };
 
 struct Recommendation {
@@ -67,7 +70,8 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
 
 class Backend;
 // inspectProblem for the kernels `backend` implements that take `dtype`, under its device's
-// speed model. The model is calibrated on fp32 problems only: for other inputs every kernel's
+// speed model, each with the device's refusal, if any: the recommendation is among the kernels
+// the device runs (where it runs none, it is the model's choice and its reason says why not). The model is calibrated on fp32 problems only: for other inputs every kernel's
 // prediction is NaN (null in JSON), the model line says so, and the recommendation is the dense
 // kernel of that precision (denseReferenceKernel), where `--kernel auto` measures instead on a
 // GPU. InputError where the backend has no kernel that takes `dtype`.

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -103,6 +104,15 @@ class Backend {
   // Whether this backend runs `kernel` on inputs of `dtype`: the precisions of its row
   // (KernelInfo::takes), fewer where this backend's twin takes fewer.
   virtual bool takes(const KernelInfo& kernel, DType dtype) const { return kernel.takes(dtype); }
+
+  // Why this device refuses to run `kernel` on an M x N x K problem (a loop limit, a tile larger
+  // than its shared memory, a missing instruction), as run() would say it; nothing where it runs.
+  // Known before anything is uploaded, so that auto and inspect never choose a refused kernel.
+  // The default refuses nothing.
+  virtual std::optional<std::string> refusal(const KernelInfo& kernel, int m, int n, int k) const {
+    (void)kernel, (void)m, (void)n, (void)k;
+    return std::nullopt;
+  }
 
   // Copies A and B to the device and allocates C. `dtype` is their precision: their values are
   // exactly representable in it (ProblemSpec::dtype rounded them), and only kernels that take it
