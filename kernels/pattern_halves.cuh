@@ -18,16 +18,13 @@ namespace tileskip::cuda {
 
 // Bit j set where value j of the 8 in `v` is not zero (NaN counts, -0 does not: the fp32
 // builders' `!= 0.0f`). The low half of each word is the earlier value in memory.
+__device__ __forceinline__ unsigned nonZeroPair(unsigned word) {
+  return ((word & 0x7FFFu) != 0u ? 1u : 0u) | ((word & 0x7FFF0000u) != 0u ? 2u : 0u);
+}
+// Written out word by word: the same as a loop over an array of the four words, built by GCC 12
+// at -Og with the sanitizers (the emulator's sanitizer build), indexed the array out of bounds.
 __device__ __forceinline__ unsigned nonZeroHalves(uint4 v) {
-  constexpr unsigned kLow = 0x7FFFu, kHigh = 0x7FFF0000u;
-  const unsigned words[4] = {v.x, v.y, v.z, v.w};
-  unsigned bits = 0u;
-#pragma unroll
-  for (int w = 0; w < 4; ++w) {
-    bits |= ((words[w] & kLow) != 0u ? 1u : 0u) << (2 * w);
-    bits |= ((words[w] & kHigh) != 0u ? 1u : 0u) << (2 * w + 1);
-  }
-  return bits;
+  return nonZeroPair(v.x) | nonZeroPair(v.y) << 2 | nonZeroPair(v.z) << 4 | nonZeroPair(v.w) << 6;
 }
 
 // A: one warp per (row tile, kHalvesAKBlocks K-blocks); lane l reads K-block l of the warp's run

@@ -265,8 +265,9 @@ TEST(Cli, BlocksparseSuiteWritesEveryCaseWithItsCeiling) {
   const std::string listPath = (out.parent_path() / "list.json").string();
   ASSERT_EQ(runCommand("{ " + std::string(TILESKIP_BINARY) + " list --format json >" + listPath + "; }").exitCode, 0);
   std::ifstream listFile(listPath);
+  const nlohmann::json list = nlohmann::json::parse(listFile);
   bool cuda = false;
-  for (const nlohmann::json& backend : nlohmann::json::parse(listFile)["backends"]) {
+  for (const nlohmann::json& backend : list["backends"]) {
     cuda = cuda || (backend["name"] == "cuda" && backend["available"].get<bool>());
   }
   for (const nlohmann::json& c : doc["cases"]) {
