@@ -49,6 +49,12 @@ __global__ void buildAPattern(const float* __restrict__ A, int M, int K, int aGr
 // One warp per (row tile, kPatternKChunk K indices), in blocks of kPatternThreads threads.
 inline constexpr int kPatternThreads = 256;
 
+// The blocks of kPatternThreads threads that hold `tiles` x `kGroups` warps, one warp each: every
+// pattern builder's grid.
+inline long long patternWarpBlocks(long long tiles, long long kGroups) {
+  return (tiles * kGroups * 32 + kPatternThreads - 1) / kPatternThreads;
+}
+
 struct APatternGrid {
   int rowTiles, kChunks;
   long long blocks;
@@ -58,7 +64,7 @@ inline APatternGrid aPatternGrid(int m, int k, int aGranularity) {
   APatternGrid grid;
   grid.rowTiles = (m + aGranularity - 1) / aGranularity;
   grid.kChunks = (k + kPatternKChunk - 1) / kPatternKChunk;
-  grid.blocks = (static_cast<long long>(grid.rowTiles) * grid.kChunks * 32 + kPatternThreads - 1) / kPatternThreads;
+  grid.blocks = patternWarpBlocks(grid.rowTiles, grid.kChunks);
   return grid;
 }
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "parts/common.cuh"
-#include "pattern_a.cuh"  // kPatternThreads
+#include "pattern_a.cuh"  // kPatternThreads, patternWarpBlocks
 
 namespace tileskip::cuda {
 
@@ -67,7 +67,7 @@ BPatternLaunch bPatternLaunchAt(int k, int n) {
   launch.colWarps = (n + kSpan - 1) / kSpan;
   const int kBlocks = (k + kKBlock - 1) / kKBlock;
   launch.kBlockGroups = (kBlocks + kPatternKBlocksPerWarp - 1) / kPatternKBlocksPerWarp;
-  launch.blocks = (static_cast<long long>(launch.colWarps) * launch.kBlockGroups * 32 + kPatternThreads - 1) / kPatternThreads;
+  launch.blocks = patternWarpBlocks(launch.colWarps, launch.kBlockGroups);
   return launch;
 }
 

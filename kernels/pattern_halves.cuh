@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "parts/common.cuh"
-#include "pattern_a.cuh"  // kPatternThreads
+#include "pattern_a.cuh"  // kPatternThreads, patternWarpBlocks
 
 namespace tileskip::cuda {
 
@@ -104,7 +104,7 @@ inline HalvesPatternGrid aHalvesPatternGrid(int m, int k, int aGranularity) {
   HalvesPatternGrid grid;
   grid.tilesOrSpans = (m + aGranularity - 1) / aGranularity;
   grid.kGroups = (k / kKBlock + kHalvesAKBlocks - 1) / kHalvesAKBlocks;
-  grid.blocks = (static_cast<long long>(grid.tilesOrSpans) * grid.kGroups * 32 + kPatternThreads - 1) / kPatternThreads;
+  grid.blocks = patternWarpBlocks(grid.tilesOrSpans, grid.kGroups);
   return grid;
 }
 
@@ -112,7 +112,7 @@ inline HalvesPatternGrid bHalvesPatternGrid(int k, int n) {
   HalvesPatternGrid grid;
   grid.tilesOrSpans = (n + kHalvesBSpan - 1) / kHalvesBSpan;
   grid.kGroups = (k / kKBlock + kHalvesBKBlocks - 1) / kHalvesBKBlocks;
-  grid.blocks = (static_cast<long long>(grid.tilesOrSpans) * grid.kGroups * 32 + kPatternThreads - 1) / kPatternThreads;
+  grid.blocks = patternWarpBlocks(grid.tilesOrSpans, grid.kGroups);
   return grid;
 }
 

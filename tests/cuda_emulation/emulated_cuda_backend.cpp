@@ -50,8 +50,7 @@ class EmulatedProblem final : public DeviceProblem {
     }
     if (kernel.usesAPattern()) {
       const int rows = kernel.aGranularity;
-      std::vector<std::uint8_t>& pattern = patterns_[{Operand::A, rows}];
-      pattern.assign(patternBytes(m_, k_, rows), 0xAB);  // garbage: every byte must be written
+      std::vector<std::uint8_t>& pattern = freshPattern(Operand::A, rows);
       const cuda::APatternGrid grid = cuda::aPatternGrid(m_, k_, rows);
       emulate(grid.blocks, cuda::kPatternThreads, [&] {
         cuda::buildAPattern(a_.data(), m_, k_, rows, grid.rowTiles, grid.kChunks, pattern.data());
@@ -59,8 +58,7 @@ class EmulatedProblem final : public DeviceProblem {
     }
     if (kernel.usesBPattern()) {
       const int cols = kernel.bGranularity;
-      std::vector<std::uint8_t>& pattern = patterns_[{Operand::B, cols}];
-      pattern.assign(patternBytes(n_, k_, cols), 0xAB);
+      std::vector<std::uint8_t>& pattern = freshPattern(Operand::B, cols);
       const cuda::BPatternLaunch launch = cuda::bPatternLaunch(cols, k_, n_);
       if (launch.kernel == nullptr) throw InputError("no B-pattern kernel for granularity " + std::to_string(cols));
       emulate(launch.blocks, cuda::kPatternThreads, [&] {
@@ -120,6 +118,12 @@ class EmulatedProblem final : public DeviceProblem {
   bool readsHalves(const KernelInfo& kernel) const {
     return kernel.usesTensorCores() && (dtype_ == DType::Fp16 || dtype_ == DType::Bf16);
   }
+  // The pattern of `operand` at `granularity`, its bytes garbage: every byte must be written.
+  std::vector<std::uint8_t>& freshPattern(Operand operand, int granularity) {
+    std::vector<std::uint8_t>& pattern = patterns_[{operand, granularity}];
+    pattern.assign(patternBytes(operand == Operand::A ? m_ : n_, k_, granularity), 0xAB);
+    return pattern;
+  }
   void makeHalves() {
     if (!aHalf_.empty() || a_.empty()) return;
     for (float x : a_) aHalf_.push_back(halfBits(dtype_, x));
@@ -128,8 +132,7 @@ class EmulatedProblem final : public DeviceProblem {
   void buildPatternsFromHalves(const KernelInfo& kernel) {
     if (kernel.usesAPattern()) {
       const int rows = kernel.aGranularity;
-      std::vector<std::uint8_t>& pattern = patterns_[{Operand::A, rows}];
-      pattern.assign(patternBytes(m_, k_, rows), 0xAB);  // garbage: every byte must be written
+      std::vector<std::uint8_t>& pattern = freshPattern(Operand::A, rows);
       const cuda::HalvesPatternGrid grid = cuda::aHalvesPatternGrid(m_, k_, rows);
       emulate(grid.blocks, cuda::kPatternThreads, [&] {
         cuda::buildAPatternFromHalves(aHalf_.data(), m_, k_, rows, grid.tilesOrSpans, grid.kGroups, pattern.data());
@@ -137,8 +140,7 @@ class EmulatedProblem final : public DeviceProblem {
     }
     if (kernel.usesBPattern()) {
       const int cols = kernel.bGranularity;
-      std::vector<std::uint8_t>& pattern = patterns_[{Operand::B, cols}];
-      pattern.assign(patternBytes(n_, k_, cols), 0xAB);
+      std::vector<std::uint8_t>& pattern = freshPattern(Operand::B, cols);
       const cuda::HalvesPatternGrid grid = cuda::bHalvesPatternGrid(k_, n_);
       emulate(grid.blocks, cuda::kPatternThreads, [&] {
         cuda::bHalvesPatternKernel(cols)(bHalf_.data(), k_, n_, grid.tilesOrSpans, grid.kGroups, pattern.data());
