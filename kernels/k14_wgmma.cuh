@@ -53,9 +53,9 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   }
   takeMoreRegisters<kConsumerRegisters>();
   const int consumer = warpgroup - 1, warp = (tid % kWarpgroupThreads) / kWarpLanes, lane = tid % kWarpLanes;
-  float acc[kWgmmaAccumulators];
+  float acc[Ring::kAccumulators];
 #pragma unroll
-  for (int i = 0; i < kWgmmaAccumulators; ++i) acc[i] = 0.0f;
+  for (int i = 0; i < Ring::kAccumulators; ++i) acc[i] = 0.0f;
   for (int t = 0; t < kTiles; ++t) ring.consume(t, true, acc, consumer, lane);
   wgmmaWait<0>();
   ring.store(acc, C, consumer, warp, lane);

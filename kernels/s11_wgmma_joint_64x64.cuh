@@ -52,9 +52,9 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   // producer warp gathering into two lists handed over by mbarriers) ran 8-14 % slower: a warp
   // gathers what the whole block gathers here (lab/21-wgmma).
 
-  float acc[kWgmmaAccumulators];
+  float acc[Ring::kAccumulators];
 #pragma unroll
-  for (int i = 0; i < kWgmmaAccumulators; ++i) acc[i] = 0.0f;
+  for (int i = 0; i < Ring::kAccumulators; ++i) acc[i] = 0.0f;
   int walked = 0;  // entries of the ring so far, over every pass
   for (int first = 0; first < kTiles; first += List::kEntries) {
     const int passTiles = min(List::kEntries, kTiles - first);
@@ -95,7 +95,12 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
         for (int i = 0; i < count; ++i) ring.produce(walked + i, list.kTiles[i], tid);
       }
     } else {
-      for (int i = 0; i < count; ++i) ring.consume(walked + i, ((list.consumers[i] >> consumer) & 1u) != 0, acc, consumer, lane);
+      for (int i = 0; i < count; ++i) {
+        // The same bit for every lane, said so through lane 0: ptxas then takes the MMAs it guards
+        // as the whole warpgroup's instead of serializing them (its note C7520).
+        const bool mine = __shfl_sync(0xFFFFFFFFu, (list.consumers[i] >> consumer) & 1u, 0) != 0;
+        ring.consume(walked + i, mine, acc, consumer, lane);
+      }
     }
     walked += count;
     __syncthreads();  // every thread is done with this pass's list before the next is gathered

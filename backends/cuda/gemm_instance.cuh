@@ -53,6 +53,9 @@ constexpr unsigned dynamicSharedBytes() {
   } else if constexpr (Row.structure.loop == MainLoop::BulkCopyRing) {
     using Layout = WgmmaLayout<D, t.BM, t.BN, Row.kTileDepth(D), Row.structure.ringStages>;
     static_assert(Layout::kStageBytes * Row.structure.ringStages == Row.stagedSharedBytes(), "the ring is the stages the row describes");
+    // Beside the ring, a skipping kernel's list of its tile's K-tiles (S11), or the notes that
+    // tell the consumers what each stage holds (S12, persistent).
+    if constexpr (Row.skips() && Row.persistent()) return static_cast<unsigned>(wgmmaQueueSharedBytes<t.BM, t.BN, t.BK, Row.structure.ringStages>());
     if constexpr (Row.skips()) return static_cast<unsigned>(Layout::kSharedBytes + sizeof(WgmmaKTileList<t.BK, Row.structure.kBlockList>));
     return static_cast<unsigned>(Layout::kSharedBytes);
   } else {

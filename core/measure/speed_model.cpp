@@ -41,6 +41,7 @@ constexpr KernelCoefficients kDefaults[] = {
   {"wgmma",           0.068, 0.0,   0.0,  0.0,  0.0},  // K14: 0.222 ms bf16 at 4096^3 (lab/21-wgmma)
   {"mma-joint-64x32", 0.14,  0.03,  0.45, 0.55, 0.4},
   {"wgmma-joint-64x64", 0.068, 0.03, 0.45, 0.55, 0.4},
+  {"wgmma-queue-joint-64x64", 0.068, 0.03, 0.45, 0.55, 0.4},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},

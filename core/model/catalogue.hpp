@@ -223,11 +223,14 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
       s.mapping != ThreadMapping::WarpgroupMmaTiles) {
     return "a warp-uniform skip needs warp tiles (of FMAs or of MMAs, a warp's or a warpgroup's)";
   }
-  // The warpgroup kernels gather with the whole block before its warpgroups split, a tile per block.
+  // A warpgroup kernel gathers with the whole block before its warpgroups split, a tile per block
+  // (S11), or has its producer take tiles from a queue and tell the consumers what each stage holds (S12).
   if (s.loop != MainLoop::BulkCopyRing && (s.skip == SkipScope::Warp) != (s.scheduling == Scheduling::Persistent)) {
     return "the warp-uniform skipping kernels, and only they, are persistent";
   }
-  if (s.loop == MainLoop::BulkCopyRing && s.scheduling != Scheduling::TilePerBlock) return "a copy-engine ring runs a tile per block";
+  if (s.loop == MainLoop::BulkCopyRing && s.scheduling == Scheduling::Persistent && s.skip != SkipScope::Warp) {
+    return "a copy-engine ring takes tiles from a queue only to skip: its producer decides each tile's K-tiles";
+  }
   // The SIMT ones walk it in K12's two stages (KBlockList), the tensor-core ones in their rings.
   if ((s.skip == SkipScope::Warp) != (s.kBlockList > 0)) return "a warp-uniform skip, and only one, gathers a K-block list of some length";
   if (s.loop == MainLoop::KBlockList && s.skip != SkipScope::Warp) return "a K-block list is what a warp-uniform skip gathers";
@@ -255,10 +258,10 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   }
   if (s.loop == MainLoop::StageRing && s.ringStages < 3) return "a register-fed ring (the GLSL twin's) needs two stages: three K-tiles or more";
   if (s.loop == MainLoop::BulkCopyRing &&
-      (k.tile.BK != 64 || k.tile.WM != 64 || k.tile.WN != 256 || k.tile.BM % k.tile.WM != 0 || k.tile.BN % k.tile.WN != 0 ||
-       k.tile.threads != kWarpgroupThreads * (1 + (k.tile.BM / k.tile.WM) * (k.tile.BN / k.tile.WN)))) {
-    return "a copy-engine ring is K-tiles of one swizzled row (BK 64), consumer warpgroups of one m64n256k16 MMA each "
-           "(WM x WN 64 x 256) tiling the block, and a producer warpgroup beside them";
+      (k.tile.BK != 64 || k.tile.WM != 64 || (k.tile.WN != 128 && k.tile.WN != 256) || k.tile.BM % k.tile.WM != 0 ||
+       k.tile.BN != k.tile.WN || k.tile.threads != kWarpgroupThreads * (1 + k.tile.BM / k.tile.WM))) {
+    return "a copy-engine ring is K-tiles of one swizzled row (BK 64), consumer warpgroups of one m64n128k16 or m64n256k16 "
+           "MMA each (WM x WN 64 x 128 or 64 x 256) down the block, and a producer warpgroup beside them";
   }
   if (s.loop == MainLoop::BulkCopyRing && k.skips() &&
       (k.aGranularity != k.tile.WM || k.bGranularity <= 0 || k.tile.WN % k.bGranularity != 0 ||
@@ -350,6 +353,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"wgmma-joint-64x64", "S11", "s11_wgmma_joint_64x64", "s11_wgmma_joint_64x64", KernelFamily::Joint, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 64,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::TilePerBlock, SkipScope::Warp, 8192, kHalfInputs, 4},
    "K14 skipping by a_pat & b_pat (Hopper, CUDA only): the block gathers the 64-deep K-tiles its tile needs and the copy engine fetches only those; a consumer warpgroup with no product in a K-tile issues none of its MMAs"},
+  {"wgmma-queue-joint-64x64", "S12", "s12_wgmma_queue_joint_64x64", "s12_wgmma_queue_joint_64x64", KernelFamily::Joint, {128, 128, 64, 64, 128, 0, 0, 384}, 64, 64,
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::Persistent, SkipScope::Warp, 256, kHalfInputs, 6},
+   "S11 on 128x128 tiles that fit 64-blocks (Hopper, CUDA only): resident blocks whose producer warp takes tiles from a queue, lists each one's K-tiles and streams them through the ring without a pause between tiles, while the consumers store the last tile"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

@@ -2,7 +2,7 @@
 // only): mbarriers (a shared-memory barrier that counts arrivals and bytes still to land), the
 // bulk tensor copy (TMA: one thread copies a whole box of a row-major matrix into shared memory,
 // rows 128-byte swizzled, out-of-bounds elements as zeros, and signals an mbarrier with its bytes),
-// and the warpgroup MMA (wgmma: four warps multiply a 64 x 256 tile, A and B read from shared
+// and the warpgroup MMA (wgmma: four warps multiply a 64 x N tile, A and B read from shared
 // memory through descriptors, fp32 accumulators in registers, asynchronously until waited for;
 // 16-bit inputs, or tf32 ones, which it reads only along K: mma.cuh's MmaInputType).
 //
@@ -208,13 +208,16 @@ __device__ __forceinline__ void takeMoreRegisters() {
 #endif
 }
 
-// The warpgroup's output tile of one MMA, and a thread's share of its fp32 accumulators.
+// The warpgroup's output tile of one MMA: 64 rows by kWgmmaN columns at most (the kernels take
+// 128 or 256), and a thread's share of its fp32 accumulators for N columns.
 inline constexpr int kWgmmaM = 64, kWgmmaN = 256;
-inline constexpr int kWgmmaAccumulators = kWgmmaM * kWgmmaN / 128;
+template <int N>
+inline constexpr int kWgmmaAccumulatorsOf = kWgmmaM * N / 128;
+inline constexpr int kWgmmaAccumulators = kWgmmaAccumulatorsOf<kWgmmaN>;
 
-// wgmmaM64N256's instruction: SHAPE the K and types ("k16.f32.bf16.bf16"), TAIL what follows the
-// scales (16-bit inputs: ", 0, 1", A along K and B along N; tf32 takes no such operands). Its 128
-// accumulators are the instruction's D, read and written in place.
+// wgmmaM64N's instructions: SHAPE the K and types ("k16.f32.bf16.bf16"), TAIL what follows the
+// scales (16-bit inputs: ", 0, 1", A along K and B along N; tf32 takes no such operands). Their
+// N / 2 accumulators are the instruction's D, read and written in place.
 #define TILESKIP_WGMMA_M64N256(SHAPE, TAIL)                                                                            \
   asm volatile(                                                                                                        \
       "{\n.reg .pred keep;\nsetp.ne.b32 keep, %130, 0;\n"                                                              \
@@ -244,34 +247,67 @@ inline constexpr int kWgmmaAccumulators = kWgmmaM * kWgmmaN / 128;
       "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),  \
       "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),  \
       "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])   \
-      : "l"(aDescriptor), "l"(bDescriptor), "n"(1));
+      : "l"(aDescriptor), "l"(bDescriptor), "r"(accumulate ? 1 : 0));
 
-// d += A (64 x kStepK, K-major) B (kStepK x 256: N-major for 16-bit inputs, K-major for tf32), every
+#define TILESKIP_WGMMA_M64N128(SHAPE, TAIL)                                                                            \
+  asm volatile(                                                                                                        \
+      "{\n.reg .pred keep;\nsetp.ne.b32 keep, %66, 0;\n"                                                               \
+      "wgmma.mma_async.sync.aligned.m64n128" SHAPE " {"                                                                \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                         \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                               \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                               \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"                                 \
+      "}, %64, %65, keep, 1, 1" TAIL ";\n}\n"                                                                          \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),                \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),            \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),          \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),          \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),          \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),          \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),          \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])           \
+      : "l"(aDescriptor), "l"(bDescriptor), "r"(accumulate ? 1 : 0));
+
+// d += A (64 x kStepK, K-major) B (kStepK x N: N-major for 16-bit inputs, K-major for tf32), every
 // thread of the warpgroup issuing it. d's layout: warp w of the warpgroup holds rows 16 w .. 16 w +
 // 15; per 8 columns j, lane l holds d[4j], d[4j + 1] at row l / 4, columns 8 j + 2 (l % 4) and + 1,
 // and d[4j + 2], d[4j + 3] eight rows below: each warp's share is mma.sync's 16 x 8 fragment
-// layout, 32 times along N.
-template <DType T>
-__device__ __forceinline__ void wgmmaM64N256(float (&d)[kWgmmaAccumulators], std::uint64_t aDescriptor,
-                                             std::uint64_t bDescriptor) {
+// layout, N / 8 times along N. Where `issue` is false nothing is issued (a warpgroup without a
+// product in the K-tile); where `accumulate` is false, d = A B, its old values dropped (a tile's
+// first MMA, so the accumulators need no zeroing between tiles).
+template <int N, DType T>
+__device__ __forceinline__ void wgmmaM64N(float (&d)[kWgmmaAccumulatorsOf<N>], std::uint64_t aDescriptor,
+                                          std::uint64_t bDescriptor, bool issue = true, bool accumulate = true) {
+  static_assert(N == 128 || N == 256, "the kernels' MMAs are m64n128 and m64n256");
 #if defined(TILESKIP_HOPPER_PTX)
-  if constexpr (T == DType::Bf16) {
+  if (!issue) return;
+  if constexpr (N == 256 && T == DType::Bf16) {
     TILESKIP_WGMMA_M64N256("k16.f32.bf16.bf16", ", 0, 1");
-  } else if constexpr (T == DType::Fp16) {
+  } else if constexpr (N == 256 && T == DType::Fp16) {
     TILESKIP_WGMMA_M64N256("k16.f32.f16.f16", ", 0, 1");
-  } else {
+  } else if constexpr (N == 256) {
     TILESKIP_WGMMA_M64N256("k8.f32.tf32.tf32", "");
+  } else if constexpr (T == DType::Bf16) {
+    TILESKIP_WGMMA_M64N128("k16.f32.bf16.bf16", ", 0, 1");
+  } else if constexpr (T == DType::Fp16) {
+    TILESKIP_WGMMA_M64N128("k16.f32.f16.f16", ", 0, 1");
+  } else {
+    TILESKIP_WGMMA_M64N128("k8.f32.tf32.tf32", "");
   }
 #elif defined(TILESKIP_CUDA_EMULATION)
-  ::tileskip::emu::wgmmaM64N256(T, d, aDescriptor, bDescriptor, __FILE__, __LINE__);
+  if (issue && !accumulate) {
+    for (float& x : d) x = 0.0f;
+  }
+  if (issue) ::tileskip::emu::wgmmaM64N(T, N, d, aDescriptor, bDescriptor, __FILE__, __LINE__);
 #elif defined(__CUDA_ARCH__)
-  (void)d, (void)aDescriptor, (void)bDescriptor;
+  (void)d, (void)aDescriptor, (void)bDescriptor, (void)issue, (void)accumulate;
   __trap();  // not Hopper: the host checks the device before it launches a kernel with these
 #else
-  (void)d, (void)aDescriptor, (void)bDescriptor;
+  (void)d, (void)aDescriptor, (void)bDescriptor, (void)issue, (void)accumulate;
 #endif
 }
 
 #undef TILESKIP_WGMMA_M64N256
+#undef TILESKIP_WGMMA_M64N128
 
 }  // namespace tileskip::cuda

@@ -1,6 +1,6 @@
 // Hopper's warpgroup ring (CUDA only: Vulkan has neither warpgroup MMAs nor the copy engine): a
 // producer warpgroup has the copy engine fill a ring of swizzled stages, consumer warpgroups
-// multiply them with warpgroup MMAs. Shared by K14 and S11.
+// multiply them with warpgroup MMAs. Shared by K14, S11 and S12.
 #pragma once
 
 #include <cstddef>
@@ -45,9 +45,9 @@ struct WgmmaLayout {
       static_cast<std::size_t>(kStages) * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
 };
 
-// The element-by-element copy of K-tile `kTile` into a stage, by the producer warpgroup's thread
-// `thread` (0 .. kWarpgroupThreads - 1): zeros outside the matrices, each value where the copy engine would put it.
-template <DType kDType, int BM, int BN, int BK, int kStages>
+// The element-by-element copy of K-tile `kTile` into a stage, by the producer's copying thread
+// `thread` (0 .. kCopyThreads - 1): zeros outside the matrices, each value where the copy engine would put it.
+template <DType kDType, int BM, int BN, int BK, int kStages, int kCopyThreads>
 __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Word* __restrict__ A,
                                          const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int K,
                                          int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
@@ -55,13 +55,13 @@ __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Wo
   using Word = typename MmaInputType<kDType>::Word;
   constexpr int kWordBytes = sizeof(Word);
   const int k0 = kTile * BK;
-  for (int e = thread; e < BM * BK; e += kWarpgroupThreads) {
+  for (int e = thread; e < BM * BK; e += kCopyThreads) {
     const int r = e / BK, c = e % BK, row = rowBase + r, k = k0 + c;
     const Word v = row < M && k < K ? A[static_cast<std::size_t>(row) * K + k] : Word{0};
     *reinterpret_cast<Word*>(stage + swizzled(r * kSwizzleRowBytes + c * kWordBytes)) = v;
   }
   unsigned char* bStage = stage + Layout::kABytes;
-  for (int e = thread; e < BK * BN; e += kWarpgroupThreads) {
+  for (int e = thread; e < BK * BN; e += kCopyThreads) {
     if constexpr (MmaInputType<kDType>::kBAlongK) {
       // Transposed B: row c (a column of B) holds the K-tile's values along K, as A's rows do.
       const int c = e / BK, kk = e % BK, k = k0 + kk, col = colBase + c;
@@ -76,16 +76,21 @@ __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Wo
   }
 }
 
-// The ring both warpgroup kernels run (K14 over every K-tile, S11 over its gathered list): entry i
-// of the walk goes to stage i % kStages, its n-th use of that stage being parity n % 2 of the
-// stage's full and empty mbarriers. The block's shared memory starts with it.
-template <DType kDType, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads>
+// The ring the warpgroup kernels run (K14 over every K-tile, S11 over its gathered list, S12 over
+// the lists of the tiles it takes): entry i of the walk goes to stage i % kStages, its n-th use of
+// that stage being parity n % 2 of the stage's full and empty mbarriers. The block's shared
+// memory starts with it. Where the copy engine cannot move the operands, kCopyThreads threads of
+// the producer (its warpgroup, or S12's one warp) copy them element by element.
+template <DType kDType, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads, int kCopyThreads = kWarpgroupThreads>
 struct WgmmaRing {
   using Layout = WgmmaLayout<kDType, BM, BN, BK, kStages>;
   using Input = MmaInputType<kDType>;
   using Word = typename Input::Word;
-  static_assert(WM == kWgmmaM && WN == kWgmmaN && BN == WN && BM % WM == 0, "consumer warpgroups of one m64n256 MMA, down the tile");
+  static_assert(WM == kWgmmaM && (WN == 128 || WN == kWgmmaN) && BN == WN && BM % WM == 0,
+                "consumer warpgroups of one m64n128 or m64n256 MMA, down the tile");
+  static_assert(kCopyThreads % kWarpLanes == 0 && kCopyThreads <= kWarpgroupThreads, "whole warps of the producer copy");
   static constexpr int kConsumers = BM / WM;
+  static constexpr int kAccumulators = kWgmmaAccumulatorsOf<WN>;
   static_assert(kThreads == kWarpgroupThreads * (1 + kConsumers), "a producer warpgroup and one per consumer tile");
   static_assert(BK % Input::kStepK == 0, "whole MMA steps per K-tile");
 
@@ -115,61 +120,77 @@ struct WgmmaRing {
   // By thread 0, before a block-wide barrier.
   __device__ void initBarriers() const {
     for (int s = 0; s < kStages; ++s) {
-      barrierInit(&full[s], bulk ? 1 : kWarpgroupThreads);
+      barrierInit(&full[s], bulk ? 1 : kCopyThreads);
       barrierInit(&empty[s], kConsumers * (kWarpgroupThreads / kWarpLanes));  // lane 0 of every consumer warp
     }
     barrierInitFence();
   }
   // Whether producer thread `tid` copies (the copy engine needs one thread, element copies all).
-  __device__ bool copies(int tid) const { return bulk ? tid == 0 : tid < kWarpgroupThreads; }
+  __device__ bool copies(int tid) const { return bulk ? tid == 0 : tid < kCopyThreads; }
 
-  // Entry `entry` of the walk is K-tile `kTile`: once the consumers have released the stage's
-  // previous use (the n-th fill, n >= 1, waits for parity (n - 1) % 2 of its empty mbarrier).
+  // Entry `entry` of the walk is K-tile `kTile` of the block's tile.
   __device__ void produce(int entry, int kTile, int tid) const {
+    awaitStage(entry);
+    fill(entry, kTile, tid, block);
+  }
+  // Returns once the consumers have released the stage of entry `entry` from its previous use
+  // (the n-th fill, n >= 1, waits for parity (n - 1) % 2 of its empty mbarrier).
+  __device__ void awaitStage(int entry) const {
+    if (entry >= kStages) barrierWait(&empty[entry % kStages], (entry / kStages + 1) & 1);
+  }
+  // Fills entry `entry`'s stage (awaited) with K-tile `kTile` of `tile`, by the threads that copies().
+  __device__ void fill(int entry, int kTile, int tid, const BlockTile<BM, BN>& tile) const {
     const int s = entry % kStages;
-    if (entry >= kStages) barrierWait(&empty[s], (entry / kStages + 1) & 1);
     unsigned char* stage = stages + s * Layout::kStageBytes;
     if (bulk) {
       barrierArriveExpectingBytes(&full[s], Layout::kStageBytes);
-      copyBox(stage, aMap, kTile * BK, block.rowBase, &full[s]);
+      copyBox(stage, aMap, kTile * BK, tile.rowBase, &full[s]);
       if constexpr (Input::kBAlongK) {
-        copyBox(stage + Layout::kABytes, bMap, kTile * BK, block.colBase, &full[s]);
+        copyBox(stage + Layout::kABytes, bMap, kTile * BK, tile.colBase, &full[s]);
       } else {
 #pragma unroll
         for (int box = 0; box < BN / kRowValues<kDType>; ++box) {
-          copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, bMap, block.colBase + box * kRowValues<kDType>, kTile * BK,
+          copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, bMap, tile.colBase + box * kRowValues<kDType>, kTile * BK,
                   &full[s]);
         }
       }
     } else {
-      copyWgmmaKTileByElements<kDType, BM, BN, BK, kStages>(A, B, M, N, K, block.rowBase, block.colBase, kTile, stage, tid);
+      copyWgmmaKTileByElements<kDType, BM, BN, BK, kStages, kCopyThreads>(A, B, M, N, K, tile.rowBase, tile.colBase, kTile,
+                                                                         stage, tid);
       fenceSharedForAsync();
       barrierArrive(&full[s]);
     }
   }
+  // Completes entry `entry`'s stage (awaited) with nothing copied into it, by the threads that copies().
+  __device__ void fillNothing(int entry) const { barrierArrive(&full[entry % kStages]); }
 
   // Consumer warpgroup `consumer` takes entry `entry`: waits for it to land, issues its MMAs where
   // `multiply` (the same for the whole warpgroup), and releases the previous entry's stage once
   // that entry's MMAs have retired.
-  __device__ void consume(int entry, bool multiply, float (&acc)[kWgmmaAccumulators], int consumer, int lane) const {
+  __device__ void consume(int entry, bool multiply, float (&acc)[kAccumulators], int consumer, int lane) const {
+    awaitFull(entry);
+    multiplyAndRelease(entry, multiply, acc, consumer, lane);
+  }
+  // Returns once entry `entry` has landed in its stage.
+  __device__ void awaitFull(int entry) const { barrierWait(&full[entry % kStages], (entry / kStages) & 1); }
+  // consume() after awaitFull(); where `fresh`, the first MMA overwrites the accumulators (a tile's first).
+  __device__ void multiplyAndRelease(int entry, bool multiply, float (&acc)[kAccumulators], int consumer, int lane,
+                                     bool fresh = false) const {
     const int s = entry % kStages;
-    barrierWait(&full[s], (entry / kStages) & 1);
-    if (multiply) {
-      const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * WM * kSwizzleRowBytes;
-      const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
-      wgmmaFence();
+    const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * WM * kSwizzleRowBytes;
+    const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
+    wgmmaFence();
 #pragma unroll
-      for (int step = 0; step < BK / Input::kStepK; ++step) {
-        // Along K a step is 32 bytes of the swizzled rows (A; tf32's B). 16-bit B: kStepK K-rows
-        // (two atoms) down.
-        constexpr int kStepBytes = Input::kStepK * static_cast<int>(sizeof(Word));
-        const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kStepBytes, 16, kSwizzleAtomBytes);
-        const std::uint64_t bDescriptor =
-            Input::kBAlongK ? swizzledDescriptor(bStage + step * kStepBytes, 16, kSwizzleAtomBytes)
-                            : swizzledDescriptor(bStage + step * Input::kStepK * kSwizzleRowBytes, Layout::kBBoxBytes,
-                                                 kSwizzleAtomBytes);
-        wgmmaM64N256<kDType>(acc, aDescriptor, bDescriptor);
-      }
+    for (int step = 0; step < BK / Input::kStepK; ++step) {
+      // Along K a step is 32 bytes of the swizzled rows (A; tf32's B). 16-bit B: kStepK K-rows
+      // (two atoms) down.
+      constexpr int kStepBytes = Input::kStepK * static_cast<int>(sizeof(Word));
+      const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kStepBytes, 16, kSwizzleAtomBytes);
+      const std::uint64_t bDescriptor =
+          Input::kBAlongK ? swizzledDescriptor(bStage + step * kStepBytes, 16, kSwizzleAtomBytes)
+                          : swizzledDescriptor(bStage + step * Input::kStepK * kSwizzleRowBytes, Layout::kBBoxBytes,
+                                               kSwizzleAtomBytes);
+      wgmmaM64N<WN, kDType>(acc, aDescriptor, bDescriptor, multiply, step > 0 || !fresh);
     }
     wgmmaCommit();
     wgmmaWait<1>();  // entry - 1's MMAs have retired: its stage may be refilled
@@ -178,17 +199,21 @@ struct WgmmaRing {
 
   // The consumer's tile into C, in hopper.cuh's accumulator layout: rows g and g + 8 of the
   // warp's 16, columns 2t, 2t + 1 of every 8. Its MMAs must have retired (wgmmaWait<0>).
-  __device__ void store(const float (&acc)[kWgmmaAccumulators], float* __restrict__ C, int consumer, int warp, int lane) const {
+  __device__ void store(const float (&acc)[kAccumulators], float* __restrict__ C, int consumer, int warp, int lane) const {
+    store(acc, C, consumer, warp, lane, block);
+  }
+  __device__ void store(const float (&acc)[kAccumulators], float* __restrict__ C, int consumer, int warp, int lane,
+                        const BlockTile<BM, BN>& tile, bool zeros = false) const {
     const int g = lane / 4, t2 = 2 * (lane % 4);
-    const int row = block.rowBase + consumer * WM + warp * 16 + g;
+    const int row = tile.rowBase + consumer * WM + warp * 16 + g;
     const bool pairs = N % 2 == 0;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
-      const int col = block.colBase + j * 8 + t2;
+      const int col = tile.colBase + j * 8 + t2;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int r = row + 8 * half;
-        const float x = acc[4 * j + 2 * half], y = acc[4 * j + 2 * half + 1];
+        const float x = zeros ? 0.0f : acc[4 * j + 2 * half], y = zeros ? 0.0f : acc[4 * j + 2 * half + 1];
         if (pairs && r < M && col + 1 < N) {
           *reinterpret_cast<float2*>(C + static_cast<std::size_t>(r) * N + col) = float2{x, y};
         } else {
@@ -206,6 +231,9 @@ inline constexpr int kWgmmaGroupRows = 8;
 // The registers each warpgroup keeps once roles split: the producer little, the consumers their
 // kWgmmaAccumulators and the addresses around them.
 inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+// S12's producer decides its tiles' K-tiles from the patterns, which needs more registers than
+// copying alone (at 40 it spilled 300 bytes); its consumers hold half K14's accumulators.
+inline constexpr int kQueueProducerRegisters = 88, kQueueConsumerRegisters = 208;
 
 // The gathered list beside the ring: K-tiles, which consumers multiply each, and its length.
 template <int BK, int kListKBlocks>
@@ -221,6 +249,20 @@ struct WgmmaKTileList {
 template <int BM, int BN, int BK, int kStages, int kListKBlocks>
 __host__ __device__ constexpr std::size_t wgmmaJointSharedBytes() {
   return WgmmaLayout<DType::Bf16, BM, BN, BK, kStages>::kSharedBytes + sizeof(WgmmaKTileList<BK, kListKBlocks>);
+}
+
+// What S12's producer tells the consumers with each entry of its ring, in a note per stage: the
+// tile (its queue index; negative: no tiles are left), which consumers multiply the stage (bit c:
+// consumer warpgroup c), and whether it is the tile's last, after which they store it.
+struct WgmmaStageNote {
+  int tile;
+  std::uint8_t consumers;
+  bool last;
+};
+
+template <int BM, int BN, int BK, int kStages>
+__host__ __device__ constexpr std::size_t wgmmaQueueSharedBytes() {
+  return WgmmaLayout<DType::Bf16, BM, BN, BK, kStages>::kSharedBytes + kStages * sizeof(WgmmaStageNote);
 }
 
 }  // namespace tileskip::cuda

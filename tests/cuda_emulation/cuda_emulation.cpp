@@ -96,7 +96,7 @@ void poisonSharedMemory() {
 constexpr std::size_t kStackBytes = 256 * 1024;
 
 enum class State { Ready, AtBarrier, AtCollective, Sleeping, Done };
-enum class Collective { Ballot, ShuffleXor, Exchange };
+enum class Collective { Ballot, ShuffleXor, Shuffle, Exchange };
 
 struct Fiber {
   ucontext_t context{};
@@ -229,7 +229,9 @@ bool resolveWarp(unsigned warp) {
   }
   for (unsigned l = 0; l < 32; ++l) {
     Fiber& f = lanes[l];
-    f.result = first.collective == Collective::Ballot ? ballotBits : lanes[l ^ static_cast<unsigned>(first.laneMask & 31)].value;
+    const unsigned source = first.collective == Collective::Shuffle ? static_cast<unsigned>(first.laneMask & 31)
+                                                                      : l ^ static_cast<unsigned>(first.laneMask & 31);
+    f.result = first.collective == Collective::Ballot ? ballotBits : lanes[source].value;
     f.state = State::Ready;
   }
   return true;
@@ -344,6 +346,10 @@ unsigned ballot(unsigned mask, bool predicate, const char* file, int line) {
 
 unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* file, int line) {
   return collective(Collective::ShuffleXor, mask, value, laneMask, file, line);
+}
+
+unsigned shuffle(unsigned mask, unsigned value, int sourceLane, const char* file, int line) {
+  return collective(Collective::Shuffle, mask, value, sourceLane, file, line);
 }
 
 void launch(unsigned blocks, unsigned threads, const std::function<void()>& kernel,

@@ -7,7 +7,7 @@
 // Checked as the kernels run:
 //  - all threads of a block reach the same __syncthreads() (same source line), and none has
 //    exited while others wait there: a skip that jumps a barrier must be block-uniform;
-//  - all 32 lanes of a warp reach the same collective (__ballot_sync, __shfl_xor_sync);
+//  - all 32 lanes of a warp reach the same collective (__ballot_sync, __shfl_sync, __shfl_xor_sync);
 //  - an mbarrier is initialized before use, gets no more arrivals or copied bytes than it
 //    expects, and a wait on one ends (some thread can still complete its phase);
 //  - shared memory starts each block filled with NaN, so a read of shared memory that the
@@ -56,6 +56,7 @@ inline uint3 threadIdx, blockIdx, blockDim, gridDim;
 
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __ffs(unsigned x) { return __builtin_ffs(static_cast<int>(x)); }
 // Blocks run one after another on one OS thread, so an atomic is a plain read-modify-write.
 inline unsigned atomicAdd(unsigned* address, unsigned value) {
   const unsigned old = *address;
@@ -76,6 +77,7 @@ namespace tileskip::emu {
 void syncThreads(const char* file, int line);
 unsigned ballot(unsigned mask, bool predicate, const char* file, int line);
 unsigned shuffleXor(unsigned mask, unsigned value, int laneMask, const char* file, int line);
+unsigned shuffle(unsigned mask, unsigned value, int sourceLane, const char* file, int line);
 
 // A warp-wide instruction the emulator carries out for the whole warp at once: each lane hands
 // in its operands and where its results go, and when all 32 lanes wait at the same call,
@@ -105,7 +107,7 @@ void barrierArrive(std::uint64_t* bar, int bytes, const char* file, int line);
 void barrierWait(std::uint64_t* bar, int parity, const char* file, int line);
 void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, int boxInner, int boxOuter, int atInner,
              int atOuter, std::uint64_t* bar, const char* file, int line);
-void wgmmaM64N256(DType dtype, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file, int line);
+void wgmmaM64N(DType dtype, int n, float* d, std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file, int line);
 
 // The scheduler's side of an mbarrier wait: the running thread sleeps until some barrier phase
 // completes (noteBarrierPhase), then runs again to look. If every thread that has not finished
@@ -144,4 +146,5 @@ inline int syncThreadsAnd(int predicate, const char* file, int line) {
 
 #define __syncthreads_and(predicate) ::tileskip::emu::syncThreadsAnd((predicate), __FILE__, __LINE__)
 #define __ballot_sync(mask, predicate) ::tileskip::emu::ballot((mask), (predicate), __FILE__, __LINE__)
+#define __shfl_sync(mask, value, sourceLane) ::tileskip::emu::shuffle((mask), (value), (sourceLane), __FILE__, __LINE__)
 #define __shfl_xor_sync(mask, value, laneMask) ::tileskip::emu::shuffleXor((mask), (value), (laneMask), __FILE__, __LINE__)

@@ -56,6 +56,7 @@ struct WgmmaOperands {
   std::uint64_t a, b;
   unsigned warpInGroup;
   DType dtype;
+  int n;  // the MMA's columns
 };
 
 int valueBytes(DType dtype) { return dtype == DType::Tf32 ? 4 : 2; }
@@ -86,12 +87,13 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   const auto& first = *static_cast<const WgmmaOperands*>(inputs[0]);
   for (int lane = 1; lane < 32; ++lane) {
     const auto& in = *static_cast<const WgmmaOperands*>(inputs[lane]);
-    if (in.a != first.a || in.b != first.b || in.dtype != first.dtype) {
+    if (in.a != first.a || in.b != first.b || in.dtype != first.dtype || in.n != first.n) {
       throw std::logic_error("lanes of a warp issue a warpgroup MMA with different operands");
     }
   }
   const Descriptor a = decode(first.a), b = decode(first.b);
   const DType type = first.dtype;
+  const int columns = first.n;
   const int bytes = valueBytes(type), depth = type == DType::Tf32 ? 8 : 16;  // the instruction's K
   const int rowValues = cuda::kSwizzleRowBytes / bytes;
   // K-major (A; tf32's B): row i is 128 bytes past row i - 1 within its atom of 8, atoms `stride` apart.
@@ -106,7 +108,7 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   // atoms `stride` apart, boxes of a swizzled row of columns `leading` apart.
   static float columnsOfB[16][cuda::kWgmmaN];
   for (int k = 0; k < depth; ++k) {
-    for (int n = 0; n < cuda::kWgmmaN; ++n) {
+    for (int n = 0; n < columns; ++n) {
       columnsOfB[k][n] = type == DType::Tf32
                              ? alongK(b, n, k)
                              : sharedValue(b.start + (n / rowValues) * b.leading + (k / 8) * b.stride +
@@ -117,7 +119,7 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   for (int lane = 0; lane < 32; ++lane) {
     float* d = static_cast<float*>(outputs[lane]);
     const int g = lane / 4, t = lane % 4;
-    for (int j = 0; j < cuda::kWgmmaN / 8; ++j) {
+    for (int j = 0; j < columns / 8; ++j) {
       for (int q = 0; q < 4; ++q) {
         const int r = g + 8 * (q / 2), n = 8 * j + 2 * t + q % 2;
         // Products of two 16-bit (or tf32) values are exact in fp32; summed in K order onto the accumulator.
@@ -181,9 +183,9 @@ void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, 
   completeIfDone(b);
 }
 
-void wgmmaM64N256(DType dtype, float (&d)[128], std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
-                  int line) {
-  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, dtype};
+void wgmmaM64N(DType dtype, int n, float* d, std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
+               int line) {
+  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, dtype, n};
   warpExchange(resolveWgmma, &in, d, file, line);
 }
 
