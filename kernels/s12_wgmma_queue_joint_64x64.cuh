@@ -141,6 +141,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   for (int entry = 0;; ++entry) {
     ring.awaitFull(entry);
     const WgmmaStageNote note = notes[entry % kStages];
+    __syncwarp();  // every lane has read the note before lane 0 may release its stage to the producer
     if (note.tile < 0) break;
     // Read from shared memory, the bit is the same for every lane; said so through lane 0, ptxas
     // treats the MMAs it guards as the whole warpgroup's.

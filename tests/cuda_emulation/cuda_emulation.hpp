@@ -7,7 +7,7 @@
 // Checked as the kernels run:
 //  - all threads of a block reach the same __syncthreads() (same source line), and none has
 //    exited while others wait there: a skip that jumps a barrier must be block-uniform;
-//  - all 32 lanes of a warp reach the same collective (__ballot_sync, __shfl_sync, __shfl_xor_sync);
+//  - all 32 lanes of a warp reach the same collective (__ballot_sync, __shfl_sync, __shfl_xor_sync, __syncwarp);
 //  - an mbarrier is initialized before use, gets no more arrivals or copied bytes than it
 //    expects, and a wait on one ends (some thread can still complete its phase);
 //  - shared memory starts each block filled with NaN, so a read of shared memory that the
@@ -146,5 +146,6 @@ inline int syncThreadsAnd(int predicate, const char* file, int line) {
 
 #define __syncthreads_and(predicate) ::tileskip::emu::syncThreadsAnd((predicate), __FILE__, __LINE__)
 #define __ballot_sync(mask, predicate) ::tileskip::emu::ballot((mask), (predicate), __FILE__, __LINE__)
+#define __syncwarp() static_cast<void>(::tileskip::emu::ballot(0xFFFFFFFFu, true, __FILE__, __LINE__))
 #define __shfl_sync(mask, value, sourceLane) ::tileskip::emu::shuffle((mask), (value), (sourceLane), __FILE__, __LINE__)
 #define __shfl_xor_sync(mask, value, laneMask) ::tileskip::emu::shuffleXor((mask), (value), (laneMask), __FILE__, __LINE__)
