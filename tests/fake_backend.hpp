@@ -37,7 +37,7 @@ struct FakeFaults {
   bool noisyVariant = false;
   // Kernels this device refuses on every problem, as lavapipe refuses a loop too long: refusal()
   // says why and run() throws UnavailableError.
-  std::vector<std::string> refused;
+  std::vector<std::string> refused{};
 };
 
 inline std::string fakeRefusal(const KernelInfo& kernel) { return std::string(kernel.id) + " is refused by the fake device"; }
