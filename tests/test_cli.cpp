@@ -311,6 +311,14 @@ TEST(Cli, VerifyOnCpuPasses) {
   EXPECT_NE(o.output.find("pass"), std::string::npos);
 }
 
+// A CI gate that verifies nothing does not pass: the CPU backend takes no bf16 inputs.
+TEST(Cli, VerifyOfADtypeNoKernelTakesIsRefusedNotPassed) {
+  Outcome o = runTileskip("verify --backend cpu --quick --dtype bf16");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("no selected kernel that takes bf16 inputs"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("totals"), std::string::npos) << o.output;
+}
+
 TEST(Cli, GenThenRunGivesTheReferenceProduct) {
   fs::path dir = scratch();
   std::string a = (dir / "a.npy").string(), b = (dir / "b.mtx").string(), c = (dir / "c.npy").string();

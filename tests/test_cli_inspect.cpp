@@ -56,6 +56,8 @@ TEST(CliInspect, JsonCarriesTheDocumentedFields) {
   ASSERT_EQ(o.exitCode, 0) << o.output;
   EXPECT_NE(o.output.find("recommendation:"), std::string::npos) << o.output;  // the screen gets the table
   const nlohmann::json doc = readJson(out);
+  EXPECT_EQ(doc["schema"], "tileskip.inspect/1");
+  EXPECT_TRUE(doc["tool"]["version"].is_string());
   EXPECT_EQ(doc["a"]["rows"], 200);
   EXPECT_EQ(doc["a"]["cols"], 136);
   EXPECT_EQ(doc["b"]["cols"], 190);
@@ -217,4 +219,26 @@ TEST(CliInspect, AFortranOrderFloat64NpyIsReadAndSaysSo) {
   Outcome inspect = runTileskip("inspect --backend cpu --a " + a.string() + " --b " + b);
   ASSERT_EQ(inspect.exitCode, 0) << inspect.output;
   EXPECT_NE(inspect.output.find("A (" + a.string() + "): "), std::string::npos) << inspect.output;
+}
+
+// --out's extension chooses the file's format as bench's does: .json writes the JSON document
+// (not the table under a .json name), .csv is refused before anything runs, .txt is the table.
+TEST(CliInspect, OutChoosesItsFormatByExtension) {
+  const fs::path dir = scratch();
+  const fs::path json = dir / "r.json", csv = dir / "r.csv", txt = dir / "r.txt";
+  Outcome o = runTileskip("inspect --backend cpu --size 64 --out " + json.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("recommendation:"), std::string::npos) << o.output;
+  EXPECT_EQ(readJson(json)["schema"], "tileskip.inspect/1");
+  o = runTileskip("inspect --backend cpu --size 64 --out " + csv.string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("not csv"), std::string::npos) << o.output;
+  EXPECT_FALSE(fs::exists(csv));
+  o = runTileskip("inspect --backend cpu --size 64 --out " + txt.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  std::ifstream in(txt);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind("tileskip inspect", 0), 0u) << text;
+  o = runTileskip("inspect --backend cpu --size 64 --format table --out " + json.string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;  // the flag and the extension disagree
 }

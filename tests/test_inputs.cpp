@@ -76,6 +76,23 @@ TEST(Inputs, RoundingRefusesValuesBeyondTheRangeAndNotesValuesThatVanish) {
   }
   Matrix bf16 = big;
   EXPECT_EQ(roundOperand(bf16, DType::Bf16, "A"), "");  // bf16 has fp32's range
+  // ... but fp32's largest values round up past bf16's and tf32's: the message quotes their own
+  // largest value and sends the user to fp32, not to the dtype that just failed.
+  for (DType type : {DType::Bf16, DType::Tf32}) {
+    Matrix huge(1, 1);
+    huge(0, 0) = std::numeric_limits<float>::max();
+    try {
+      roundOperand(huge, type, "B");
+      ADD_FAILURE() << "rounded fp32's largest value to " << dtypeName(type);
+    } catch (const InputError& e) {
+      const std::string text = e.what();
+      EXPECT_NE(text.find(std::string("beyond ") + std::string(dtypeName(type)) + "'s range"), std::string::npos) << text;
+      EXPECT_EQ(text.find("65504"), std::string::npos) << text;
+      EXPECT_NE(text.find(type == DType::Bf16 ? "3.39e+38" : "3.401e+38"), std::string::npos) << text;
+      EXPECT_NE(text.find("--dtype fp32"), std::string::npos) << text;
+      EXPECT_EQ(text.find("bf16 or"), std::string::npos) << text;
+    }
+  }
   Matrix tiny(1, 2);
   tiny(0, 0) = 1e-9f;  // below fp16's smallest subnormal, 2^-24
   tiny(0, 1) = 0.5f;
@@ -88,11 +105,12 @@ TEST(Inputs, RoundingRefusesValuesBeyondTheRangeAndNotesValuesThatVanish) {
 TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByName) {
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   std::vector<const KernelInfo*> all = selectKernels("all", *cuda, true, DType::Bf16);
-  ASSERT_EQ(all.size(), 4u);
+  ASSERT_EQ(all.size(), 5u);
   EXPECT_EQ(all[0]->id, "mma");
   EXPECT_EQ(all[1]->id, "wgmma");
   EXPECT_EQ(all[2]->id, "mma-joint-64x32");
   EXPECT_EQ(all[3]->id, "wgmma-joint-64x64");
+  EXPECT_EQ(all[4]->id, "wgmma-queue-joint-64x64");
   for (const KernelInfo* k : selectKernels("all", *cuda, true, DType::Fp32)) EXPECT_FALSE(k->takes(DType::Bf16)) << k->id;
   try {
     selectKernels("pipelined,mma", *cuda, true, DType::Fp16);
@@ -100,7 +118,7 @@ TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByN
   } catch (const InputError& e) {
     const std::string text = e.what();
     EXPECT_NE(text.find("kernel 'pipelined' takes fp32 inputs, not fp16"), std::string::npos) << text;
-    EXPECT_NE(text.find("the kernels that take fp16: mma, wgmma, mma-joint-64x32, wgmma-joint-64x64, cublas"), std::string::npos) << text;
+    EXPECT_NE(text.find("the kernels that take fp16: mma, wgmma, mma-joint-64x32, wgmma-joint-64x64, wgmma-queue-joint-64x64, cublas"), std::string::npos) << text;
   }
   // Not strict (several backends): the ones that do not take it are left out.
   EXPECT_EQ(selectKernels("pipelined,mma", *cuda, false, DType::Fp16).size(), 1u);
@@ -154,7 +172,7 @@ TEST(Inputs, InspectSaysNoModelRanksAnotherPrecisionAndRecommendsItsDenseKernel)
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   ProblemData data = generateProblem(smallSpec(DType::Fp16));
   Inspection r = inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Fp16);
-  ASSERT_EQ(r.kernels.size(), 4u);  // mma, wgmma, mma-joint-64x32 and wgmma-joint-64x64
+  ASSERT_EQ(r.kernels.size(), 5u);  // mma, wgmma, mma-joint-64x32, wgmma-joint-64x64 and wgmma-queue-joint-64x64
   for (const auto& k : r.kernels) EXPECT_TRUE(std::isnan(k.predictedSpeedup));
   EXPECT_NE(r.modelName.find("none for fp16 inputs"), std::string::npos) << r.modelName;
   EXPECT_EQ(r.recommendation.kernel->id, "mma");

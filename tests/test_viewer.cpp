@@ -371,6 +371,13 @@ TEST(ViewScreenshot, OutOfRangeTeachingFlagsAreBadInputNotClamped) {
   o = run(view + " --teach-kblock 32");
   EXPECT_EQ(o.exitCode, 2) << o.output;
   EXPECT_NE(o.output.find("0..31"), std::string::npos) << o.output;
+  // A negative K-block or granularity is bad input too, not the default in disguise.
+  o = run(view + " --teach-kblock -1");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("--teach-kblock"), std::string::npos) << o.output;
+  o = run(view + " --pattern-granularity -8");
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("--pattern-granularity"), std::string::npos) << o.output;
   EXPECT_FALSE(fs::exists(scratch() / "x.png"));
 }
 

@@ -18,12 +18,22 @@ struct InspectFlags {
   BackendFlags backend;
   ProblemFlags problem;
   std::string format = "table";
+  CLI::Option* formatOption = nullptr;  // whether --format was given (else --out's extension decides the file's)
   std::string out;
 };
+
+// The file's format: --format where given, else its extension's (.json; .txt or none: the table).
+// An extension inspect does not write is refused before anything runs, not written as a table.
+ReportFormat inspectFileFormat(const InspectFlags& flags) {
+  const ReportFormat format = outputFileFormat(flags.format, flags.formatOption != nullptr && flags.formatOption->count() > 0, flags.out);
+  if (format == ReportFormat::Csv) throw InputError("inspect writes table or json, not csv: " + flags.out);
+  return format;
+}
 
 void validateInspect(const InspectFlags& flags) {
   const ReportFormat format = parseReportFormat(flags.format);
   if (format == ReportFormat::Csv) throw InputError("inspect writes table or json, not csv");
+  if (!flags.out.empty()) inspectFileFormat(flags);
   flags.backend.validate(false);
   flags.problem.toSpec(512);
 }
@@ -61,6 +71,7 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend, DTyp
 
 int runInspect(const InspectFlags& flags) {
   const ReportFormat format = parseReportFormat(flags.format);
+  const ReportFormat fileFormat = flags.out.empty() ? format : inspectFileFormat(flags);
   std::optional<AtomicFile> file;
   if (!flags.out.empty()) file.emplace(flags.out);
   std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
@@ -70,10 +81,11 @@ int runInspect(const InspectFlags& flags) {
   std::string text =
       format == ReportFormat::Json ? inspectionJson(result, *backend) : formatInspectTable(result, *backend, spec.dtype);
   if (file) {
-    file->stream() << text;
+    file->stream() << (fileFormat == ReportFormat::Json ? inspectionJson(result, *backend)
+                                                        : formatInspectTable(result, *backend, spec.dtype));
     file->commit();
     note("wrote " + flags.out);
-    text = formatInspectTable(result, *backend, spec.dtype);
+    text = formatInspectTable(result, *backend, spec.dtype);  // the file has the report, the screen the table
   }
   std::cout << text << std::flush;
   return 0;
@@ -88,8 +100,8 @@ Command addInspectCommand(CLI::App& parent) {
   auto flags = std::make_shared<InspectFlags>();
   flags->backend.addTo(app, "");
   flags->problem.addTo(app, true);
-  app->add_option("--format", flags->format, "table or json")->capture_default_str();
-  app->add_option("--out", flags->out, "also write the report in --format to this file");
+  flags->formatOption = app->add_option("--format", flags->format, "table or json")->capture_default_str();
+  app->add_option("--out", flags->out, "also write the report to this file: in --format where given, else by its extension (.json, .txt)");
   return {app, [flags] { return runInspect(*flags); }, [flags] { validateInspect(*flags); }};
 }
 

@@ -56,6 +56,13 @@ int runVerifyCommand(const VerifyFlags& flags) {
     for (const VerifyTarget& t : selected.back()) dtypes = dtypes.with(t.dtype);
     for (DType type : {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16}) steps += dtypes.contains(type) ? static_cast<int>(cases.size()) : 0;
   }
+  // A gate that verified nothing must not pass: as bench, refuse a selection no backend runs.
+  if (steps == 0) {
+    throw InputError(only && *only != DType::Fp32
+                         ? "no selected kernel that takes " + std::string(dtypeName(*only)) +
+                               " inputs is implemented by the selected backends (see `tileskip list`)"
+                         : "no selected kernel is implemented by the selected backends (see `tileskip list`)");
+  }
   ProgressMeter progress(steps, note);
   for (std::size_t b = 0; b < backends.size(); ++b) {
     Backend& backend = *backends[b];

@@ -298,7 +298,8 @@ Command addViewCommand(CLI::App& parent) {
                                                  " (default: the finest joint kernel the backend runs)");
   flags->problem.addTo(app);
   app->add_option("--pattern-granularity", flags->patternGranularity,
-                  "rows/columns per tile of the pattern heatmaps (default: the kernel's)");
+                  "rows/columns per tile of the pattern heatmaps (default: the kernel's)")
+      ->check(CLI::PositiveNumber);
   app->add_option("--screenshot", flags->screenshot,
                   "render offscreen (no window, no display server) and write this PNG");
   app->add_option("--layout", flags->layout, "with --screenshot: also write each panel's pixel rectangle as JSON");
@@ -310,7 +311,8 @@ Command addViewCommand(CLI::App& parent) {
   app->add_flag("--no-timing", flags->noTiming, "start with kernels not run (skip map and teaching mode only)");
   app->add_flag("--teach", flags->teach, "open in teaching mode (one block walking its K-blocks)");
   app->add_option("--teach-block", flags->teachBlock, "block to walk, ROW,COL (default: the most instructive)");
-  app->add_option("--teach-kblock", flags->teachKBlock, "K-block to stop at (default: the first worth pointing at)");
+  app->add_option("--teach-kblock", flags->teachKBlock, "K-block to stop at (default: the first worth pointing at)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--teach-view", flags->teachView,
                   "what teaching mode shows beside the block: " + ui::teachViewList() +
                       " (default: the kernel's own lesson: the walk for a skipping kernel; coalescing for K1/K2, smem for K3, "

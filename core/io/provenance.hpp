@@ -23,6 +23,7 @@ inline constexpr const char* kBenchSchema = "tileskip.bench/1";
 inline constexpr const char* kHeadlineSchema = "tileskip.headline/1";
 inline constexpr const char* kRealSchema = "tileskip.real/1";
 inline constexpr const char* kVerifySchema = "tileskip.verify/1";
+inline constexpr const char* kInspectSchema = "tileskip.inspect/1";
 
 // How a backend marks tiles and switches that replace the catalogue's (TILESKIP_VULKAN_TILES or
 // the tune cache): its device's api line ends in " (tiles overridden: k=v, ...)".

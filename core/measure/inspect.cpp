@@ -12,6 +12,7 @@
 #include "core/model/integer_math.hpp"
 #include "core/model/pattern.hpp"
 #include "core/model/reference.hpp"
+#include "core/io/provenance.hpp"
 #include "core/io/report.hpp"
 
 namespace tileskip {
@@ -377,6 +378,8 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
                        {"refused", k.refusal.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.refusal)}});
   }
   nlohmann::json document = {
+      {"schema", kInspectSchema},
+      {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
       {"a", operandJson(r.a)},
       {"b", operandJson(r.b)},
       {"backend", backend.name()},

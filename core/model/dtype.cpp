@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "core/model/error.hpp"
 #include "core/model/matrix.hpp"
@@ -129,6 +130,16 @@ double unitRoundoff(DType type) {
     case DType::Bf16: return std::ldexp(1.0, -8);
   }
   return 1.0;
+}
+
+float largestFinite(DType type) {
+  switch (type) {
+    case DType::Fp32: return std::numeric_limits<float>::max();
+    case DType::Tf32: return std::bit_cast<float>(0x7F7FE000u);  // 10 significand bits kept
+    case DType::Fp16: return 65504.0f;
+    case DType::Bf16: return std::bit_cast<float>(0x7F7F0000u);  // 7 significand bits kept
+  }
+  return std::numeric_limits<float>::max();
 }
 
 }  // namespace tileskip

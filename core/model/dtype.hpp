@@ -74,4 +74,8 @@ float fromHalfBits(DType type, std::uint16_t bits);
 // 2^-p for p significand bits (24, 11, 11, 8): the relative rounding error of one rounding.
 double unitRoundoff(DType type);
 
+// The largest finite value of `type`: 65504 for fp16; bf16 and tf32 keep fp32's exponent but fewer
+// significand bits, so theirs lie just below fp32's, and fp32 values above them round to infinity.
+float largestFinite(DType type);
+
 }  // namespace tileskip

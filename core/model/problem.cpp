@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <iomanip>
 #include <sstream>
 
 #include "core/model/error.hpp"
@@ -59,9 +60,12 @@ std::string roundOperand(Matrix& m, DType type, std::string_view name) {
     x = rounded;
   }
   if (overflowed > 0) {
+    // fp16's range is small, bf16's is fp32's but for the values that round up past its largest.
+    std::ostringstream largest;
+    largest << std::setprecision(type == DType::Fp16 ? 5 : 4) << largestFinite(type);
     throw InputError(std::string(name) + " holds " + std::to_string(overflowed) + " value(s) beyond " +
-                     std::string(dtypeName(type)) + "'s range (its largest finite value is 65504): scale it, or use " +
-                     "--dtype bf16 or fp32");
+                     std::string(dtypeName(type)) + "'s range (its largest finite value is " + largest.str() +
+                     "): scale it, or use " + (type == DType::Fp16 ? "--dtype bf16 or fp32" : "--dtype fp32"));
   }
   if (vanished == 0) return "";
   return std::string(name) + ": " + std::to_string(vanished) + " non-zero value(s) below " + std::string(dtypeName(type)) +

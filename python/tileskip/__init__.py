@@ -258,6 +258,10 @@ def bench(
         raise ValueError("bench takes both operands, or neither (to generate them)")
     spec = _tileskip._ProblemSpec()
     sizes = {"m": m, "n": n, "k": k}
+    # 0 tells the extension "the device's default": a size the caller gives must be one.
+    for name, value in {"size": size, **sizes}.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"bench: {name} must be a positive integer, got {value!r}")
     for name, value in sizes.items():
         chosen = value if value is not None else size
         setattr(spec, name, 0 if chosen is None else chosen)  # 0: the device's default

@@ -164,6 +164,13 @@ def test_bench_rows_fit_a_dataframe():
     assert list(frame.columns) == list(rows[0]) and len(frame) == len(rows)
 
 
+@pytest.mark.parametrize("sizes", [{"size": 0}, {"size": -4}, {"m": 0}, {"k": 2.5}, {"n": True}])
+def test_bench_refuses_a_size_that_is_not_a_positive_integer(sizes):
+    # 0 would otherwise mean "the device's default" and time a 512^3 problem nobody asked for.
+    with pytest.raises(ValueError, match="must be a positive integer"):
+        tileskip.bench(backend="cpu", warmup=0, repeat=1, **sizes)
+
+
 def test_bench_on_arrays_and_auto(backend):
     a = tileskip.generate("blocks", 64, 64, density=0.25, operand="A", block=32)
     b = tileskip.generate("blocks", 64, 64, density=0.25, operand="B", block=32)
