@@ -78,9 +78,21 @@ with tempfile.TemporaryDirectory() as scratch:
                       (["--record", gif, "--record-kblocks", "5..2"], "backwards range"),
                       (["--record", gif, "--record-kblocks", "0..999"], "range past K"),
                       (["--record", gif, "--fps", "0"], "fps 0"),
+                      (["--record", gif, "--fps", "0.001"], "fps below a GIF frame's longest duration"),
                       (["--record-kblocks", "0..2", "--screenshot", os.path.join(scratch, "y.png")], "range without --record")):
         code, output = run(args)
         expect(code == 2, f"{why}: exit {code}, expected 2: {output}")
+
+    # A folder nothing can be written to (even as root): refused before any frame is rendered or
+    # encoded (the encoder, here one that leaves a mark, never runs).
+    mark = os.path.join(scratch, "encoded")
+    marking = os.path.join(scratch, "marking.py")
+    with open(marking, "w") as f:
+        f.write(f"open({mark!r}, 'w').close()\nimport sys\nsys.stdout.write('GIF89a')\n")
+    code, output = run(["--record", "/proc/tileskip-walk.gif", "--record-kblocks", "0..1"],
+                       env={"TILESKIP_ANIMATION_SCRIPT": marking})
+    expect(code == 2, f"unwritable folder: exit {code}, expected 2: {output}")
+    expect(not os.path.exists(mark), "unwritable folder: the frames were rendered and encoded before failing")
 
 print("record_test:", "FAILED" if failures else "passed", f"({len(failures)} failures)")
 sys.exit(1 if failures else 0)

@@ -242,3 +242,20 @@ TEST(CliInspect, OutChoosesItsFormatByExtension) {
   o = runTileskip("inspect --backend cpu --size 64 --format table --out " + json.string());
   EXPECT_EQ(o.exitCode, 2) << o.output;  // the flag and the extension disagree
 }
+
+// A file name in another encoding than UTF-8 is still a report, its invalid bytes written as
+// U+FFFD, not an internal error (JSON text is UTF-8).
+TEST(CliInspect, AFileNameThatIsNotUtf8StillGivesValidJson) {
+  const fs::path dir = scratch();
+  const std::string a = (dir / "a\xff.npy").string(), b = (dir / "b\xfe.npy").string();
+  writeMatrix(a, generate("uniform", Operand::A, 16, 24, 0.5, 1));
+  writeMatrix(b, generate("uniform", Operand::B, 24, 8, 0.5, 2));
+  const fs::path out = dir / "r.json";
+  Outcome o = runTileskip("inspect --backend cpu --a '" + a + "' --b '" + b + "' --out " + out.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  const nlohmann::json doc = readJson(out);  // parsing checks the text is UTF-8
+  EXPECT_NE(doc["a"]["source"].get<std::string>().find("a\xEF\xBF\xBD.npy"), std::string::npos) << doc["a"]["source"];
+  o = runTileskip("bench --backend cpu --repeat 1 --warmup 0 --a '" + a + "' --b '" + b + "' --out " + (dir / "b.json").string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_EQ(readJson(dir / "b.json")["schema"], "tileskip.bench/1");
+}

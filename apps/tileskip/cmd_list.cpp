@@ -169,7 +169,7 @@ std::string listJson(const std::vector<BackendStatus>& found) {
                              {"backends", backends},
                              {"kernels", kernels},
                              {"generators", generatorList}};
-  return document.dump(2) + "\n";
+  return jsonDocumentText(document);
 }
 
 std::string listTable(const std::vector<BackendStatus>& found) {

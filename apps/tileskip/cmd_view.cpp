@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_common.hpp"
+#include "core/io/report.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/model/error.hpp"
 #include "core/process/script_run.hpp"
@@ -78,7 +79,9 @@ std::pair<int, int> parseKBlockRange(const std::string& text) {
 }
 
 // The frames of a recording, encoded by scripts/make_animation.py and written atomically.
-void encodeRecording(const std::filesystem::path& frames, double fps, const std::string& format, const std::string& path) {
+// `out` was opened before the frames were rendered, so an unwritable path fails at once.
+void encodeRecording(const std::filesystem::path& frames, double fps, const std::string& format, const std::string& path,
+                     AtomicFile& out) {
   std::filesystem::path script = findScript("make_animation.py", "TILESKIP_ANIMATION_SCRIPT");
   if (script.empty()) {
     throw UnavailableError("the recording script make_animation.py was not found beside tileskip, in its share/tileskip/, or in " +
@@ -104,7 +107,6 @@ void encodeRecording(const std::filesystem::path& frames, double fps, const std:
     throw UnavailableError("cannot record " + path + ": " + script.string() + " failed (exit " + std::to_string(run.exitCode) +
                            ")" + (run.errors.empty() ? "" : ": " + lastLine(run.errors)));
   }
-  AtomicFile out(path);
   out.stream().write(run.output.data(), static_cast<std::streamsize>(run.output.size()));
   out.commit();
 }
@@ -168,7 +170,8 @@ int runViewCommand(const ViewFlags& flags) {
   if (flags.backend.backend == "all") throw InputError("view shows one backend at a time: choose one with --backend NAME");
   const std::string format = flags.record.empty() ? std::string() : recordFormat(flags.record);
   if (!flags.record.empty() && !flags.screenshot.empty()) throw InputError("--record and --screenshot each make their own picture: give one");
-  if (!(flags.fps > 0.0 && flags.fps <= 60.0)) throw InputError("--fps must be above 0 and at most 60");
+  // A GIF frame lasts at most 655.35 s (a 16-bit count of hundredths): no slower than 0.01 fps.
+  if (!(flags.fps >= 0.01 && flags.fps <= 60.0)) throw InputError("--fps must be from 0.01 to 60");
   if (!(flags.uiScale >= 0.5f && flags.uiScale <= 4.0f)) throw InputError("--ui-scale must be between 0.5 and 4");
   if (flags.map != "work" && flags.map != "loads") throw InputError("--map must be work (updates kept per output tile) or loads (K-blocks loaded per block tile)");
   std::optional<ui::TeachView> teachView;
@@ -266,7 +269,7 @@ int runViewCommand(const ViewFlags& flags) {
     std::pair<int, int> block = options.teachBlock.value_or(analysis->teachBlock);
     nlohmann::json facts = ui::lessonFacts(*analysis, block, options.teachKBlock, options.teachView.value_or(ui::lessonView(kernel)));
     AtomicFile out(flags.facts);
-    out.stream() << facts.dump(2) << "\n";
+    out.stream() << jsonDocumentText(facts);
     out.commit();
     note("wrote " + flags.facts);
     return 0;
@@ -277,11 +280,12 @@ int runViewCommand(const ViewFlags& flags) {
   options.width = flags.width;
   options.height = flags.height;
   if (flags.record.empty()) return ui::runViewer(options);
+  AtomicFile recording(flags.record);  // before any frame: a folder that cannot be written fails now
   FrameFolder frames;
   options.recordFolder = frames.path.string();
   int code = ui::runViewer(options);
   if (code != 0) return code;
-  encodeRecording(frames.path, flags.fps, format, flags.record);
+  encodeRecording(frames.path, flags.fps, format, flags.record, recording);
   note("wrote " + flags.record);
   return 0;
 }
@@ -329,7 +333,7 @@ Command addViewCommand(CLI::App& parent) {
   app->add_option("--record", flags->record,
                   "write teaching mode's K-block steps as an animation: FILE.gif or FILE.apng (Pillow), FILE.mp4 (ffmpeg); "
                   "rendered offscreen");
-  app->add_option("--fps", flags->fps, "with --record: frames (K-blocks) per second")->capture_default_str();
+  app->add_option("--fps", flags->fps, "with --record: frames (K-blocks) per second, 0.01 to 60")->capture_default_str();
   app->add_option("--record-kblocks", flags->recordKBlocks, "with --record: the K-blocks FIRST..LAST to walk (default: all of them)");
   return {app, [flags] { return runViewCommand(*flags); }};
 }

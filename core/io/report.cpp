@@ -236,7 +236,11 @@ std::string formatJson(const BenchReport& report) {
       {"rows", rows},
       {"diagnostics", report.diagnostics},
   };
-  return document.dump(2) + "\n";
+  return jsonDocumentText(document);
+}
+
+std::string jsonDocumentText(const nlohmann::json& document) {
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace tileskip

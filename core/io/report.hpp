@@ -2,6 +2,7 @@
 // (for tools). Each carries its context: devices, sizes, densities, seed, date, verification.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -37,5 +38,10 @@ std::string fixed(double value, int decimals);
 // Renders rows of cells as columns padded to their widest cell; the first row is the header.
 // The first `textColumns` columns align left, the rest (numbers) right.
 std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns = 3);
+
+// A JSON document as the reports write it: indented by 2, a newline after. Text that is not UTF-8
+// (a file name in another encoding) is written with U+FFFD in place of its invalid bytes, so a
+// report on such a file is still valid JSON instead of an internal error.
+std::string jsonDocumentText(const nlohmann::json& document);
 
 }  // namespace tileskip

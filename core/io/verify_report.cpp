@@ -138,7 +138,7 @@ std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs) {
                         {"backends", backends},
                         {"totals", {{"cases", t.cases}, {"passed", t.passed}, {"failed", t.failed},
                                     {"kernels", t.kernels}, {"kernels_failed", t.kernelsFailed}}}};
-  return doc.dump(2) + "\n";
+  return jsonDocumentText(doc);
 }
 
 std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs) {

@@ -334,7 +334,7 @@ std::string formatHeadlineJson(const HeadlineReport& report) {
                         {"seed", report.options.seed},
                         {"measures", measures},
                         {"runs", runs}};
-  return doc.dump(2) + "\n";
+  return jsonDocumentText(doc);
 }
 
 SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOptions& options,

@@ -389,7 +389,7 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
       {"kernels", kernels},
       {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},
   };
-  return document.dump(2) + "\n";
+  return jsonDocumentText(document);
 }
 
 }  // namespace tileskip

@@ -231,7 +231,7 @@ std::string formatBlocksparseJson(const BlocksparseReport& report) {
                         {"seed", report.options.seed},
                         {"cases", cases},
                         {"runs", runs}};
-  return doc.dump(2) + "\n";
+  return jsonDocumentText(doc);
 }
 
 int blocksparseExitCode(const BlocksparseReport& report) {

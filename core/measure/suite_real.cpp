@@ -127,13 +127,11 @@ std::string formatRealJson(const std::vector<RealCaseRun>& runs) {
                      {"note", run.realCase.note},
                      {"report", nlohmann::json::parse(formatJson(run.report))}});
   }
-  return nlohmann::json{{"schema", kRealSchema},
-                        {"suite", "real"},
-                        {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
-                        {"dtype", kDtype},
-                        {"cases", cases}}
-             .dump(2) +
-         "\n";
+  return jsonDocumentText({{"schema", kRealSchema},
+                           {"suite", "real"},
+                           {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
+                           {"dtype", kDtype},
+                           {"cases", cases}});
 }
 
 }  // namespace tileskip
