@@ -186,6 +186,8 @@ TEST(Reports, AnOutputFileTakesItsFormatFromItsExtension) {
   EXPECT_EQ(outputFileFormat("table", false, "dir.v2/r.JSON"), ReportFormat::Json);
   EXPECT_EQ(outputFileFormat("json", false, "r.txt"), ReportFormat::Table);
   EXPECT_EQ(outputFileFormat("json", true, "r.out"), ReportFormat::Json) << "another extension takes --format";
+  EXPECT_THROW(outputFileFormat("table", false, "r.xml"), InputError) << "another extension without --format is refused";
+  EXPECT_EQ(outputFileFormat("table", false, "/dev/null"), ReportFormat::Table) << "no extension takes --format's default";
   EXPECT_EQ(outputFileFormat("csv", true, "/dev/stdout"), ReportFormat::Csv);
   EXPECT_EQ(outputFileFormat("csv", true, "r.csv"), ReportFormat::Csv);
   try {

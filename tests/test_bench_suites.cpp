@@ -124,6 +124,12 @@ TEST(SweepSuite, PointsCsvAndPlot) {
   }
   std::string csv = formatSweepCsv(report);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + static_cast<long>(report.points.size()));
+  // The provenance docs/results.md promises, api and warmup_ms last (a CSV grows only at its end),
+  // with a value in every row.
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(header.ends_with(",tolerance,host,api,warmup_ms")) << header;
+  const std::string firstRow = csv.substr(header.size() + 1, csv.find('\n', header.size() + 1) - header.size() - 1);
+  EXPECT_TRUE(firstRow.ends_with("," + report.points[0].api + ",0")) << firstRow;  // warm-up of 0 ms asked for above
   std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_sweep_");
   std::ofstream(dir / "sweep.csv") << csv;
   std::filesystem::remove(dir / "sweep.png");

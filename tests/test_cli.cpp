@@ -128,6 +128,7 @@ INSTANTIATE_TEST_SUITE_P(
         // --out takes its format from the extension; a --format that contradicts it is refused
         BadInput{"bench --backend cpu --size 64 --format csv --out r.json", 2, "--format csv contradicts --out r.json"},
         BadInput{"bench --backend cpu --size 64 --format json --out R.CSV", 2, "means csv"},
+        BadInput{"bench --backend cpu --size 64 --out r.xml", 2, "not a report format written here"},
         BadInput{"bench --backend cpu --suite sweep --out s.json", 2, "--suite sweep writes CSV"},
         BadInput{"bench --backend cpu --suite sweep --format json", 2, "--suite sweep writes CSV, not json"},
         BadInput{"bench --backend cpu --suite headline --out h.csv", 2, "writes a table or JSON, not CSV"},

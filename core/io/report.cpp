@@ -69,6 +69,11 @@ ReportFormat outputFileFormat(std::string_view formatFlag, bool formatGiven, con
   if (extension == ".csv") implied = ReportFormat::Csv;
   if (extension == ".json") implied = ReportFormat::Json;
   if (extension == ".txt" || extension == ".table") implied = ReportFormat::Table;
+  // A name with no extension (or a device such as /dev/null) takes --format, and so does any other
+  // extension where --format is given; without it, such an extension must not silently get a table.
+  if (!implied && !extension.empty() && !formatGiven) {
+    throw InputError("--out " + path + ": " + extension + " is not a report format written here; use .csv, .json or .txt (a table)");
+  }
   if (!implied) return flagged;
   if (formatGiven && flagged != *implied) {
     throw InputError("--format " + std::string(formatFlag) + " contradicts --out " + path + ", whose extension " + extension +

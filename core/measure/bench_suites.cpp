@@ -345,6 +345,7 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
   report.block = options.block;
   report.warmup = options.warmup;
   report.repeat = options.repeat;
+  report.warmupMilliseconds = options.warmupMilliseconds;
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
   const std::vector<std::string> kernels = ids(kJointCandidates, {"pipelined", "cublas"});
   ProgressMeter meter(static_cast<int>(options.sizes.size() * options.densities.size()), progress);
@@ -382,6 +383,7 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
         p.loadBoundSpeedup = loadFraction > 0.0 ? 1.0 / loadFraction : INFINITY;
         p.vsBaseline = row.vsBaseline.value_or(0.0);
         p.driver = row.driver;
+        p.api = row.api;
         p.tuneOverrides = row.tuneOverrides;
         p.tolerance = row.error.tolerance;
         report.points.push_back(p);
@@ -395,14 +397,14 @@ std::string formatSweepCsv(const SweepReport& report) {
   std::ostringstream out;
   out << "date,backend,kernel,size,density,joint_density,ms,dense_ms,speedup,ideal_speedup,load_bound_speedup,"
          "vs_baseline,block_a,block_b,dtype,tool_version,tool_commit,driver,tune_overrides,warmup,repeat,"
-         "tolerance,host\n";
+         "tolerance,host,api,warmup_ms\n";  // api and warmup_ms came later: a CSV only grows at its end
   for (const SweepPoint& p : report.points) {
     out << report.date << ',' << p.backend << ',' << p.kernel << ',' << p.size << ',' << p.density << ','
         << p.jointDensity << ',' << p.milliseconds << ',' << p.denseMilliseconds << ',' << p.speedup << ','
         << p.idealSpeedup << ',' << p.loadBoundSpeedup << ',' << p.vsBaseline << ',' << report.block << ','
         << report.block << ',' << kDtype << ',' << csvField(toolVersion()) << ',' << csvField(toolCommit()) << ','
         << csvField(p.driver) << ',' << csvField(p.tuneOverrides) << ',' << report.warmup << ',' << report.repeat << ','
-        << p.tolerance << ',' << csvField(report.host) << '\n';
+        << p.tolerance << ',' << csvField(report.host) << ',' << csvField(p.api) << ',' << report.warmupMilliseconds << '\n';
   }
   return out.str();
 }

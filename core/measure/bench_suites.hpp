@@ -74,6 +74,7 @@ struct SweepPoint {
   double loadBoundSpeedup = 1.0;   // 1 / fraction of (block tile, K-block) pairs a block must load
   double vsBaseline = 0.0;
   std::string driver;         // of the point's device
+  std::string api;            // ... and its API ("Vulkan 1.3.239", "CUDA 13.0")
   std::string tuneOverrides;  // that device's tiles replacing the catalogue's ("" for none)
   double tolerance = 0.0;     // the error bound's factor its verification used (core/model/reference.hpp)
 };
@@ -83,6 +84,7 @@ struct SweepReport {
   std::string host;
   int block = 0;  // of the generated zero segments, A's and B's
   int warmup = 0, repeat = 0;
+  double warmupMilliseconds = 0.0;  // the least a GPU's warm-up lasts
   std::vector<std::string> devices;
   std::vector<SweepPoint> points;
   std::vector<std::string> failures;  // kernels that did not verify or could not run
