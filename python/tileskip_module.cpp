@@ -48,6 +48,26 @@ namespace {
 struct OpenBackends {
   std::mutex mutex;
   std::map<std::pair<std::string, int>, std::unique_ptr<Backend>> byName;
+  std::map<int, std::string> best;  // per device index: the backend None chose the first time
+};
+
+// A backend is one device queue (Vulkan: one command buffer), so calls from several Python
+// threads take turns on it: each holds this while it runs on a backend. Taken only with the GIL
+// released (DeviceTurn), so that a thread waiting for its turn never holds the GIL the thread
+// whose turn it is needs to finish.
+std::mutex& deviceUse() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
+
+// The GIL released and the device's turn taken, for the scope; the GIL comes back last.
+class DeviceTurn {
+ public:
+  DeviceTurn() : lock_(deviceUse()) {}
+
+ private:
+  py::gil_scoped_release release_;
+  std::lock_guard<std::mutex> lock_;
 };
 
 OpenBackends& openBackends() {
@@ -71,15 +91,21 @@ Backend& backendNamed(const std::string& name, int device) {
   return *slot;
 }
 
-// None: the best available backend (a GPU first), as the CLI picks it.
+// None: the best available backend (a GPU first), as the CLI picks it: found once per device
+// index, then the one already open (finding it opens every backend, far more than a small product).
 Backend& chooseBackend(const std::optional<std::string>& name, int device) {
   if (name) return backendNamed(*name, device);
+  OpenBackends& open = openBackends();
   std::string best;
   {
+    std::lock_guard lock(open.mutex);
+    if (auto known = open.best.find(device); known != open.best.end()) best = known->second;
+  }
+  if (best.empty()) {
     std::unique_ptr<Backend> opened = openBestBackend(optionsFor(device));
     best = std::string(opened->name());
-    OpenBackends& open = openBackends();
     std::lock_guard lock(open.mutex);
+    open.best[device] = best;
     auto& slot = open.byName[{best, device}];
     if (!slot) slot = std::move(opened);
   }
@@ -90,6 +116,7 @@ void closeBackends() {
   OpenBackends& open = openBackends();
   std::lock_guard lock(open.mutex);
   open.byName.clear();
+  open.best.clear();
 }
 
 Matrix toMatrix(const py::array& array, const std::string& name, std::vector<std::string>& notes) {
@@ -122,12 +149,6 @@ py::array_t<float> toArray(Matrix m) {
   return py::array_t<float>({owned->rows(), owned->cols()}, owned->data(), free);
 }
 
-py::list takeDiagnostics(Backend& backend) {
-  py::list messages;
-  for (const std::string& m : backend.takeDiagnostics()) messages.append(m);
-  return messages;
-}
-
 py::dict matmul(const py::array& aArray, const py::array& bArray, const std::string& kernelName,
                 const std::optional<std::string>& backendName, const std::string& dtype, bool verify, int device) {
   std::vector<std::string> notes;
@@ -139,14 +160,16 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
   request.verify = verify;
   Backend* backend = nullptr;
   MultiplyResult product;
+  std::vector<std::string> diagnostics;
   {
-    py::gil_scoped_release release;
+    DeviceTurn turn;
     product = multiply(
         [&]() -> Backend& {
           backend = &chooseBackend(backendName, device);
           return *backend;
         },
         std::move(request));
+    diagnostics = backend->takeDiagnostics();  // this call's, before another thread's turn
   }
   notes.insert(notes.end(), product.notes.begin(), product.notes.end());
   py::dict result;
@@ -161,7 +184,7 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
   result["verification"] =
       product.verification ? py::object(py::str(product.verification->summary())) : py::object(py::none());
   result["notes"] = notes;
-  result["diagnostics"] = takeDiagnostics(*backend);
+  result["diagnostics"] = diagnostics;
   return result;
 }
 
@@ -242,9 +265,11 @@ py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, 
   if (aHost) request.a = toMatrix(*aHost, "A", notes);
   if (bHost) request.b = toMatrix(*bHost, "B", notes);
   MultiplyResult product;
+  std::vector<std::string> diagnostics;
   {
-    py::gil_scoped_release release;
+    DeviceTurn turn;
     product = multiply(backend, std::move(request));
+    diagnostics = backend.takeDiagnostics();
   }
   py::dict result;
   result["backend"] = std::string(backend.name());
@@ -254,7 +279,7 @@ py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, 
   result["kernel_ms"] = product.kernelMs;
   result["c_pointer"] = reinterpret_cast<std::uintptr_t>(operands.c);
   result["notes"] = notes;
-  result["diagnostics"] = takeDiagnostics(backend);
+  result["diagnostics"] = diagnostics;
   return result;
 }
 
@@ -275,7 +300,7 @@ py::dict inspect(const py::array& aArray, const py::array& bArray, const std::st
   Backend& backend = chooseBackend(backendName, device);
   std::string json;
   {
-    py::gil_scoped_release release;
+    DeviceTurn turn;
     json = inspectionJson(inspectOnBackend(backend, a, b, aSource, bSource), backend);
   }
   py::dict result;
@@ -332,18 +357,17 @@ py::dict bench(const std::optional<py::array>& aArray, const std::optional<py::a
     py::gil_scoped_release release;
     data = generateProblem(spec);
   }
-  std::vector<BenchTarget> targets;
-  for (Backend* backend : chosen) {
-    BenchTarget target = benchTarget(*backend, kernels, chosen.size() == 1, data.a, data.b, spec);
-    if (!target.kernels.empty()) targets.push_back(std::move(target));
-  }
-  if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
-  std::vector<std::unique_ptr<Backend>> borrowed;
-  if (baseline) addBaselineTarget(borrowed, targets);
-
   std::string json;
   {
-    py::gil_scoped_release release;
+    DeviceTurn turn;  // choosing `auto` times kernels too
+    std::vector<BenchTarget> targets;
+    for (Backend* backend : chosen) {
+      BenchTarget target = benchTarget(*backend, kernels, chosen.size() == 1, data.a, data.b, spec);
+      if (!target.kernels.empty()) targets.push_back(std::move(target));
+    }
+    if (targets.empty()) throw InputError("no selected kernel is implemented by the selected backends");
+    std::vector<std::unique_ptr<Backend>> borrowed;
+    if (baseline) addBaselineTarget(borrowed, targets);
     json = formatJson(runBench(targets, spec, data, options));
   }
   py::dict result;

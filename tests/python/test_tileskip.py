@@ -279,3 +279,23 @@ def test_torch_cpu_tensors_go_through_numpy():
     c = tileskip.matmul(a, b, backend="cpu")
     assert isinstance(c, torch.Tensor) and c.dtype == torch.float32
     assert torch.allclose(c.double(), a.double() @ b, atol=1e-4)
+
+
+def test_threads_take_turns_on_one_backend(backend):
+    # The GIL is released while a product runs: threads sharing a backend (one Vulkan command
+    # buffer) must take turns, and each gets its own product.
+    import concurrent.futures
+
+    rng = np.random.default_rng(7)
+    problems = [(rng.standard_normal((40 + i, 24)).astype(np.float32), rng.standard_normal((24, 16 + i)).astype(np.float32))
+                for i in range(8)]
+
+    def product(i):
+        a, b = problems[i]
+        return tileskip.matmul(a, b, backend=backend, kernel="pipelined" if backend != "cpu" else "cpu", verify=True)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(product, [i % len(problems) for i in range(24)]))
+    for i, c in enumerate(results):
+        a, b = problems[i % len(problems)]
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
