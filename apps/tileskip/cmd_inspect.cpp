@@ -22,7 +22,8 @@ struct InspectFlags {
   std::string out;
 };
 
-// The file's format: --format where given, else its extension's (.json; .txt or none: the table).
+// The file's format: its extension's (.json, .txt: the table), which a --format given must agree
+// with; a name without an extension takes --format.
 // An extension inspect does not write is refused before anything runs, not written as a table.
 ReportFormat inspectFileFormat(const InspectFlags& flags) {
   const ReportFormat format = outputFileFormat(flags.format, flags.formatOption != nullptr && flags.formatOption->count() > 0, flags.out);
