@@ -213,7 +213,6 @@ __device__ __forceinline__ void takeMoreRegisters() {
 inline constexpr int kWgmmaM = 64, kWgmmaN = 256;
 template <int N>
 inline constexpr int kWgmmaAccumulatorsOf = kWgmmaM * N / 128;
-inline constexpr int kWgmmaAccumulators = kWgmmaAccumulatorsOf<kWgmmaN>;
 
 // wgmmaM64N's instructions: SHAPE the K and types ("k16.f32.bf16.bf16"), TAIL what follows the
 // scales (16-bit inputs: ", 0, 1", A along K and B along N; tf32 takes no such operands). Their

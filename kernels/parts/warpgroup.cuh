@@ -229,7 +229,7 @@ struct WgmmaRing {
 inline constexpr int kWgmmaGroupRows = 8;
 
 // The registers each warpgroup keeps once roles split: the producer little, the consumers their
-// kWgmmaAccumulators and the addresses around them.
+// accumulators and the addresses around them.
 inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 // S12's producer decides its tiles' K-tiles from the patterns, which needs more registers than
 // copying alone (at 40 it spilled 300 bytes); its consumers hold half K14's accumulators.
