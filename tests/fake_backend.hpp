@@ -62,6 +62,14 @@ class FakeProblem final : public DeviceProblem {
     if (faults_.corruptPatterns && !aPattern_.bits.empty()) aPattern_.bits.front() ^= 0x1;
     return kernel.skips() ? 0.01 : 0.0;
   }
+  // B's pattern alone, where the kernel reads one.
+  static constexpr double kKeepingAMs = 0.004;
+  std::optional<double> prepareKeepingA(const KernelInfo& kernel) override {
+    if (kernel.usesAPattern() && aPattern_.granularity != kernel.aGranularity) prepare(kernel);
+    if (!kernel.usesBPattern()) return 0.0;
+    bPattern_ = buildBPattern(b_, kernel.bGranularity);
+    return kKeepingAMs;
+  }
 
   void poisonC() override { c_.fill(std::numeric_limits<float>::quiet_NaN()); }
 

@@ -66,6 +66,11 @@ TEST(Bench, TheRoundingToSixteenBitsIsReportedApartFromPreparation) {
   const nlohmann::json json = nlohmann::json::parse(formatJson(report));
   EXPECT_EQ(json["rows"][1]["rounding_ms"], tileskip::testing::FakeProblem::kRoundingMs);
   EXPECT_EQ(json["rows"][1]["prepare_ms"]["median"], 0.01);
+  // With A's pattern kept (a static weight), the joint kernel builds B's alone per call.
+  ASSERT_TRUE(report.rows[1].prepareKeepingAMs.has_value());
+  EXPECT_EQ(report.rows[1].prepareKeepingAMs->median, tileskip::testing::FakeProblem::kKeepingAMs);
+  EXPECT_EQ(json["rows"][1]["prepare_keeping_a_ms"]["median"], tileskip::testing::FakeProblem::kKeepingAMs);
+  EXPECT_EQ(json["rows"][0]["prepare_keeping_a_ms"]["median"], 0.0);
 }
 
 TEST(Bench, AWrongKernelGetsNoTime) {

@@ -155,7 +155,7 @@ TEST(SweepPlot, AFailedWriteThrowsAndLeavesNoPartialPng) {
   SweepReport report;
   report.points.push_back({.backend = "fake", .kernel = "joint-64x32", .size = 64, .density = 0.5, .jointDensity = 0.25,
                            .milliseconds = 1.0, .denseMilliseconds = 4.0, .speedup = 4.0, .idealSpeedup = 4.0,
-                           .loadBoundSpeedup = 2.0, .vsBaseline = 1.0, .driver = "", .tuneOverrides = "", .tolerance = 0.0});
+                           .loadBoundSpeedup = 2.0, .vsBaseline = 1.0, .driver = "", .api = "", .tuneOverrides = "", .tolerance = 0.0});
   std::ofstream(dir / "points.csv") << formatSweepCsv(report);
   if (::access("/dev/full", W_OK) == 0) {
     EXPECT_THROW(drawSweepPlot(dir / "points.csv", "/dev/full"), InputError);
@@ -189,7 +189,7 @@ TEST(SweepPlot, WithoutMatplotlibTheCsvStandsAndTheCommandSaysWhatToInstall) {
   SweepReport report;
   report.points.push_back({.backend = "fake", .kernel = "joint-64x32", .size = 64, .density = 0.5, .jointDensity = 0.25,
                            .milliseconds = 1.0, .denseMilliseconds = 4.0, .speedup = 4.0, .idealSpeedup = 4.0,
-                           .loadBoundSpeedup = 2.0, .vsBaseline = 1.0, .driver = "", .tuneOverrides = "", .tolerance = 0.0});
+                           .loadBoundSpeedup = 2.0, .vsBaseline = 1.0, .driver = "", .api = "", .tuneOverrides = "", .tolerance = 0.0});
   std::ofstream(dir / "points.csv") << formatSweepCsv(report);
   {
     ScopedEnv withoutSite(kPythonVariable, python.c_str());
@@ -291,6 +291,11 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
       EXPECT_TRUE(kernelInfo(k.kernel).takes(DType::Bf16)) << name << " " << k.kernel;
       EXPECT_DOUBLE_EQ(k.e2eMs, k.kernelMs + k.prepareMs);  // the rounding to bf16 apart:
       EXPECT_EQ(k.roundingMs, tileskip::testing::FakeProblem::kRoundingMs) << name << " " << k.kernel;
+      // A kept: a joint kernel builds B's pattern per call, a dense one nothing.
+      const KernelInfo& info = kernelInfo(k.kernel);
+      ASSERT_TRUE(k.e2eStaticAMs.has_value()) << name << " " << k.kernel;
+      EXPECT_DOUBLE_EQ(*k.e2eStaticAMs, k.kernelMs + (info.usesBPattern() ? tileskip::testing::FakeProblem::kKeepingAMs : 0.0))
+          << name << " " << k.kernel;
       autos += !k.autoReason.empty();
       if (k.kernelMs == 0.0) {  // the fake's skipping kernel where no block survives: no ratio to report
         EXPECT_FALSE(k.speedup || k.ceilingFraction) << name << " " << k.kernel;
@@ -331,6 +336,7 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
       EXPECT_EQ(k["kernel"], expected.kernels[j].kernel);
       EXPECT_EQ(k["kernel_ms"], expected.kernels[j].kernelMs);
       EXPECT_EQ(k["e2e_ms"], expected.kernels[j].e2eMs);
+      EXPECT_EQ(k["e2e_static_a_ms"], *expected.kernels[j].e2eStaticAMs);
       EXPECT_EQ(k["rounding_ms"], expected.kernels[j].roundingMs);
       const auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
       EXPECT_EQ(k["speedup"], orNull(expected.kernels[j].speedup));

@@ -148,6 +148,12 @@ TEST_F(CudaDevice, SixteenBitPatternsEqualTheHostsAndTheRoundingIsTimedApart) {
     const std::string where = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
     EXPECT_EQ(problem->downloadPattern(Operand::A, joint.aGranularity).bits, buildAPattern(a, joint.aGranularity).bits) << where;
     EXPECT_EQ(problem->downloadPattern(Operand::B, joint.bGranularity).bits, buildBPattern(b, joint.bGranularity).bits) << where;
+    // A static A: B's pattern alone is built again per call, and both stay right.
+    const std::optional<double> keepingA = problem->prepareKeepingA(joint);
+    ASSERT_TRUE(keepingA.has_value()) << where;
+    EXPECT_GT(*keepingA, 0.0) << where;
+    EXPECT_EQ(problem->downloadPattern(Operand::A, joint.aGranularity).bits, buildAPattern(a, joint.aGranularity).bits) << where;
+    EXPECT_EQ(problem->downloadPattern(Operand::B, joint.bGranularity).bits, buildBPattern(b, joint.bGranularity).bits) << where;
   }
 }
 

@@ -172,22 +172,29 @@ TEST(CudaPatternKernels, FromHalvesEqualTheHostPatternsAtEveryGranularity) {
         const std::string where = std::string(dtypeName(dtype)) + " " + content + " " + std::to_string(s.m) + "x" +
                                   std::to_string(s.n) + "x" + std::to_string(s.k);
         ASSERT_TRUE(cuda::halvesPatternShape(s.k, s.n, 8)) << where;
-        for (int g : {1, 5, 8, 64, 128}) {
-          std::vector<std::uint8_t> pattern(patternBytes(s.m, s.k, g), 0xAB);  // garbage: every byte must be written
-          const cuda::HalvesPatternGrid grid = cuda::aHalvesPatternGrid(s.m, s.k, g);
-          emu::launch(static_cast<unsigned>(grid.blocks), cuda::kPatternThreads, [&] {
-            cuda::buildAPatternFromHalves(aHalf.data(), s.m, s.k, g, grid.tilesOrSpans, grid.kGroups, pattern.data());
+        // One launch builds A's pattern, B's, or both (A's blocks first): each against the host's.
+        auto build = [&](int rows, int cols, std::vector<std::uint8_t>* aPattern, std::vector<std::uint8_t>* bPattern) {
+          const cuda::HalvesPatternGrid grid = cuda::halvesPatternGrid(s.m, s.k, s.n, rows, aPattern != nullptr, bPattern != nullptr);
+          emu::launch(static_cast<unsigned>(grid.blocks()), cuda::kPatternThreads, [&] {
+            cuda::halvesPatternKernel(cols)(aHalf.data(), bHalf.data(), s.m, s.k, s.n, rows, grid,
+                                            aPattern != nullptr ? aPattern->data() : nullptr,
+                                            bPattern != nullptr ? bPattern->data() : nullptr);
           });
+        };
+        for (int g : {1, 5, 8, 16, 64, 128}) {
+          std::vector<std::uint8_t> pattern(patternBytes(s.m, s.k, g), 0xAB);  // garbage: every byte must be written
+          build(g, 8, &pattern, nullptr);
           EXPECT_EQ(pattern, buildAPattern(aRounded, g).bits) << "A at " << g << ", " << where;
         }
         for (int g : {8, 16, 32, 64}) {
           std::vector<std::uint8_t> pattern(patternBytes(s.n, s.k, g), 0xAB);
-          const cuda::HalvesPatternGrid grid = cuda::bHalvesPatternGrid(s.k, s.n);
-          emu::launch(static_cast<unsigned>(grid.blocks), cuda::kPatternThreads, [&] {
-            cuda::bHalvesPatternKernel(g)(bHalf.data(), s.k, s.n, grid.tilesOrSpans, grid.kGroups, pattern.data());
-          });
+          build(1, g, nullptr, &pattern);
           EXPECT_EQ(pattern, buildBPattern(bRounded, g).bits) << "B at " << g << ", " << where;
         }
+        std::vector<std::uint8_t> aPattern(patternBytes(s.m, s.k, 64), 0xAB), bPattern(patternBytes(s.n, s.k, 64), 0xAB);
+        build(64, 64, &aPattern, &bPattern);
+        EXPECT_EQ(aPattern, buildAPattern(aRounded, 64).bits) << "A beside B, " << where;
+        EXPECT_EQ(bPattern, buildBPattern(bRounded, 64).bits) << "B beside A, " << where;
       }
     }
   }

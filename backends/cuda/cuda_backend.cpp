@@ -3,6 +3,7 @@
 // baselines), and the module's one exported symbol.
 #include <fstream>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -100,6 +101,7 @@ class CudaProblem final : public DeviceProblem {
   CudaProblem(CudaBackend& backend, const DeviceOperands& operands);
 
   double prepare(const KernelInfo& kernel) override;
+  std::optional<double> prepareKeepingA(const KernelInfo& kernel) override;
   double roundingMs() const override { return roundingMs_; }
   void poisonC() override;
   double run(const KernelInfo& kernel) override;
@@ -119,7 +121,7 @@ class CudaProblem final : public DeviceProblem {
   // prepare()'s parts, each returning the device milliseconds it took.
   double makeHalves();
   double makeTransposedB();
-  double buildPatterns(const KernelInfo& kernel);
+  double buildPatterns(const KernelInfo& kernel, bool keepA);
   std::uint8_t* patternFor(Operand operand, int granularity);  // allocates on first use
   const std::uint8_t* builtPattern(Operand operand, int granularity) const;
   std::size_t cBytes() const { return static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float); }
@@ -278,7 +280,15 @@ double CudaProblem::prepare(const KernelInfo& kernel) {
   // whose operands are already in the dtype would not make them.
   if (readsHalves(kernel) && !halvesMade_) roundingMs_ = makeHalves();
   const double transposed = readsTransposedB(kernel) ? makeTransposedB() : 0.0;
-  return transposed + buildPatterns(kernel);
+  return transposed + buildPatterns(kernel, false);
+}
+
+std::optional<double> CudaProblem::prepareKeepingA(const KernelInfo& kernel) {
+  if (needsPreparation(kernel)) prepare(kernel);  // A's part, once
+  backend_.makeCurrent();
+  if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return 0.0;  // A's CSR form is all it prepares
+  const double transposed = readsTransposedB(kernel) ? makeTransposedB() : 0.0;
+  return transposed + buildPatterns(kernel, true);
 }
 
 double CudaProblem::makeTransposedB() {
@@ -314,11 +324,11 @@ double CudaProblem::makeHalves() {
   return milliseconds;
 }
 
-double CudaProblem::buildPatterns(const KernelInfo& kernel) {
-  if (!kernel.usesAPattern() && !kernel.usesBPattern()) return 0.0;
-  // Built again on every call, so that repeated calls time the real work.
-  std::uint8_t* aPattern = kernel.usesAPattern() ? patternFor(Operand::A, kernel.aGranularity) : nullptr;
+double CudaProblem::buildPatterns(const KernelInfo& kernel, bool keepA) {
+  // Built again on every call, so that repeated calls time the real work; A's kept where asked.
+  std::uint8_t* aPattern = kernel.usesAPattern() && !keepA ? patternFor(Operand::A, kernel.aGranularity) : nullptr;
   std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bGranularity) : nullptr;
+  if (aPattern == nullptr && bPattern == nullptr) return 0.0;
   timer_.start(backend_.stream());
   const bool fromHalves = readsHalves(kernel) &&
                           launchPatternsFromHalves(static_cast<const std::uint16_t*>(aHalf_.get()),

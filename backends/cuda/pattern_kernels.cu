@@ -41,20 +41,14 @@ void launchBPattern(const float* b, int k, int n, int bGranularity, std::uint8_t
 
 bool launchPatternsFromHalves(const std::uint16_t* aHalf, const std::uint16_t* bHalf, int m, int k, int n, int aGranularity,
                               int bGranularity, std::uint8_t* aPattern, std::uint8_t* bPattern, cudaStream_t stream) {
-  if (!halvesPatternShape(k, n, bPattern != nullptr ? bGranularity : 8)) return false;
-  if (aPattern != nullptr) {
-    if (aGranularity < 1) throw InputError("A-pattern granularity must be at least 1");
-    const HalvesPatternGrid grid = aHalvesPatternGrid(m, k, aGranularity);
-    buildAPatternFromHalves<<<patternBlocks(grid.blocks), kPatternThreads, 0, stream>>>(aHalf, m, k, aGranularity, grid.tilesOrSpans,
-                                                                                        grid.kGroups, aPattern);
-    checkLaunch("buildAPatternFromHalves");
-  }
-  if (bPattern != nullptr) {
-    const HalvesPatternGrid grid = bHalvesPatternGrid(k, n);
-    bHalvesPatternKernel(bGranularity)<<<patternBlocks(grid.blocks), kPatternThreads, 0, stream>>>(bHalf, k, n, grid.tilesOrSpans,
-                                                                                                   grid.kGroups, bPattern);
-    checkLaunch("buildBPatternFromHalves");
-  }
+  if (bPattern == nullptr) bGranularity = 8;  // any instantiation: B's blocks are none
+  if (!halvesPatternShape(k, n, bGranularity)) return false;
+  if (aPattern != nullptr && aGranularity < 1) throw InputError("A-pattern granularity must be at least 1");
+  const HalvesPatternGrid grid = halvesPatternGrid(m, k, n, aGranularity, aPattern != nullptr, bPattern != nullptr);
+  if (grid.blocks() == 0) return true;
+  halvesPatternKernel(bGranularity)<<<patternBlocks(grid.blocks()), kPatternThreads, 0, stream>>>(aHalf, bHalf, m, k, n, aGranularity,
+                                                                                                 grid, aPattern, bPattern);
+  checkLaunch("buildPatternsFromHalves");
   return true;
 }
 

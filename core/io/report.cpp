@@ -205,6 +205,10 @@ std::string formatJson(const BenchReport& report) {
                    {"tolerance", row.error.tolerance}}},
         {"kernel_ms", {{"median", row.kernelMs.median}, {"min", row.kernelMs.min}, {"max", row.kernelMs.max}}},
         {"prepare_ms", {{"median", row.prepareMs.median}, {"min", row.prepareMs.min}, {"max", row.prepareMs.max}}},
+        {"prepare_keeping_a_ms", row.prepareKeepingAMs ? nlohmann::json{{"median", row.prepareKeepingAMs->median},
+                                                                        {"min", row.prepareKeepingAMs->min},
+                                                                        {"max", row.prepareKeepingAMs->max}}
+                                                        : nlohmann::json(nullptr)},
         {"rounding_ms", row.roundingMs},
         {"effective_gflops", row.effectiveGflops},
         {"useful_gflops", row.usefulGflops},

@@ -249,6 +249,13 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
           for (int i = 0; i < options.repeat; ++i) prepareTimes.push_back(onDevice->prepare(*kernel));
           for (int i = 0; i < options.repeat; ++i) kernelTimes.push_back(onDevice->run(*kernel));
           row.prepareMs = summarize(prepareTimes);
+          std::vector<double> keepingATimes;
+          for (int i = 0; i < options.repeat; ++i) {
+            const std::optional<double> ms = onDevice->prepareKeepingA(*kernel);
+            if (!ms) break;
+            keepingATimes.push_back(*ms);
+          }
+          if (!keepingATimes.empty()) row.prepareKeepingAMs = summarize(keepingATimes);
           row.kernelMs = summarize(kernelTimes);
           if (row.kernelMs.median > 0.0) {
             row.effectiveGflops = 2.0 * multiplyAdds / (row.kernelMs.median * 1e6);

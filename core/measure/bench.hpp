@@ -49,6 +49,9 @@ struct BenchRow {
   ErrorReport error;
   Timing kernelMs;
   Timing prepareMs;        // per-kernel preprocessing (patterns, CSR conversion)
+  // The same with A's part built once and kept (DeviceProblem::prepareKeepingA): a static A's
+  // per-call preparation. Nothing where the backend does not time it apart.
+  std::optional<Timing> prepareKeepingAMs;
   double roundingMs = 0.0;  // the problem's copies of A and B in its dtype (DeviceProblem::roundingMs), once
   double effectiveGflops = 0.0;  // 2·M·N·K / median time
   double usefulGflops = 0.0;     // the rank-1 updates the kernel's joint pattern keeps / median time

@@ -48,6 +48,9 @@ struct BlocksparseKernel {
   double kernelMs = 0.0;
   double prepareMs = 0.0;  // its preparation: its patterns
   double e2eMs = 0.0;      // kernel and preparation
+  // With A prepared once and kept (a static weight): the kernel and what it prepares per call
+  // then (BenchRow::prepareKeepingAMs). Nothing where the backend does not time it apart.
+  std::optional<double> e2eStaticAMs;
   // The problem's 16-bit copies of A and B, made once from the fp32 values (BenchRow::roundingMs):
   // in no e2eMs, since a caller with operands in the dtype never makes them.
   double roundingMs = 0.0;

@@ -48,6 +48,15 @@ class DeviceProblem {
   // 0 when the kernel needs none. run() calls it first if it has not been called.
   virtual double prepare(const KernelInfo& kernel) = 0;
 
+  // What prepare() does again per call when A's part is kept from an earlier prepare(): the
+  // per-call work of a static A, a weight whose pattern is built once (B's pattern where the
+  // kernel reads one; nothing where it reads A's alone). Device milliseconds; nothing where the
+  // backend does not time the operands' parts apart (the default).
+  virtual std::optional<double> prepareKeepingA(const KernelInfo& kernel) {
+    (void)kernel;
+    return std::nullopt;
+  }
+
   // Device milliseconds spent rounding A and B into copies in the problem's dtype for the kernels
   // that read them so (the tensor-core kernels and cuBLAS of a 16-bit problem): made once per
   // problem, by the first prepare() that needs them, and never part of prepare()'s time, since a

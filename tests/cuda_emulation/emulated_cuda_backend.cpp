@@ -130,22 +130,14 @@ class EmulatedProblem final : public DeviceProblem {
     for (float x : b_) bHalf_.push_back(halfBits(dtype_, x));
   }
   void buildPatternsFromHalves(const KernelInfo& kernel) {
-    if (kernel.usesAPattern()) {
-      const int rows = kernel.aGranularity;
-      std::vector<std::uint8_t>& pattern = freshPattern(Operand::A, rows);
-      const cuda::HalvesPatternGrid grid = cuda::aHalvesPatternGrid(m_, k_, rows);
-      emulate(grid.blocks, cuda::kPatternThreads, [&] {
-        cuda::buildAPatternFromHalves(aHalf_.data(), m_, k_, rows, grid.tilesOrSpans, grid.kGroups, pattern.data());
-      });
-    }
-    if (kernel.usesBPattern()) {
-      const int cols = kernel.bGranularity;
-      std::vector<std::uint8_t>& pattern = freshPattern(Operand::B, cols);
-      const cuda::HalvesPatternGrid grid = cuda::bHalvesPatternGrid(k_, n_);
-      emulate(grid.blocks, cuda::kPatternThreads, [&] {
-        cuda::bHalvesPatternKernel(cols)(bHalf_.data(), k_, n_, grid.tilesOrSpans, grid.kGroups, pattern.data());
-      });
-    }
+    const int rows = kernel.usesAPattern() ? kernel.aGranularity : 1;
+    const int cols = kernel.usesBPattern() ? kernel.bGranularity : 8;
+    std::uint8_t* aPattern = kernel.usesAPattern() ? freshPattern(Operand::A, rows).data() : nullptr;
+    std::uint8_t* bPattern = kernel.usesBPattern() ? freshPattern(Operand::B, cols).data() : nullptr;
+    const cuda::HalvesPatternGrid grid = cuda::halvesPatternGrid(m_, k_, n_, rows, aPattern != nullptr, bPattern != nullptr);
+    emulate(grid.blocks(), cuda::kPatternThreads, [&] {
+      cuda::halvesPatternKernel(cols)(aHalf_.data(), bHalf_.data(), m_, k_, n_, rows, grid, aPattern, bPattern);
+    });
   }
 
   int m_, n_, k_;
