@@ -304,6 +304,15 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
       ASSERT_TRUE(k.speedup && k.ceilingFraction) << name << " " << k.kernel;
       EXPECT_DOUBLE_EQ(*k.speedup, *c.baselineMs / k.kernelMs);
       EXPECT_DOUBLE_EQ(*k.ceilingFraction, *c.ceilingMs / k.kernelMs);
+      // A skipping kernel's own ceiling is the dense kernel of its loop on the packed problem.
+      if (info.skips()) {
+        EXPECT_EQ(k.ownCeiling, info.structure.loop == MainLoop::StageRing ? "mma" : "wgmma") << name << " " << k.kernel;
+        ASSERT_TRUE(k.ownCeilingMs && k.ownCeilingFraction) << name << " " << k.kernel;
+        EXPECT_GT(*k.ownCeilingMs, 0.0);
+        EXPECT_DOUBLE_EQ(*k.ownCeilingFraction, *k.ownCeilingMs / k.kernelMs);
+      } else {
+        EXPECT_TRUE(k.ownCeiling.empty() && !k.ownCeilingMs && !k.ownCeilingFraction) << name << " " << k.kernel;
+      }
     }
     EXPECT_EQ(autos, 1) << name << ": auto's choice is one kernel of the case";
     EXPECT_TRUE(std::is_sorted(c.kernels.begin(), c.kernels.end(),
@@ -336,9 +345,12 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
       EXPECT_EQ(k["kernel"], expected.kernels[j].kernel);
       EXPECT_EQ(k["kernel_ms"], expected.kernels[j].kernelMs);
       EXPECT_EQ(k["e2e_ms"], expected.kernels[j].e2eMs);
-      EXPECT_EQ(k["e2e_static_a_ms"], *expected.kernels[j].e2eStaticAMs);
-      EXPECT_EQ(k["rounding_ms"], expected.kernels[j].roundingMs);
       const auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+      EXPECT_EQ(k["e2e_static_a_ms"], *expected.kernels[j].e2eStaticAMs);
+      EXPECT_EQ(k["own_ceiling_fraction"], orNull(expected.kernels[j].ownCeilingFraction));
+      EXPECT_EQ(k["own_ceiling"], expected.kernels[j].ownCeiling.empty() ? nlohmann::json(nullptr)
+                                                                          : nlohmann::json(expected.kernels[j].ownCeiling));
+      EXPECT_EQ(k["rounding_ms"], expected.kernels[j].roundingMs);
       EXPECT_EQ(k["speedup"], orNull(expected.kernels[j].speedup));
       EXPECT_EQ(k["ceiling_fraction"], orNull(expected.kernels[j].ceilingFraction));
     }

@@ -62,6 +62,21 @@ ProblemSpec caseSpec(const BlocksparseShape& shape, const BlocksparseOptions& op
 
 std::string label(const std::string& backend, const std::string& kernel) { return backend + " " + kernel; }
 
+// The dense kernel a skipping kernel's main loop is built on, on the same backend: the row that
+// skips nothing with the same loop and thread mapping (S10's is K13, S11's and S12's K14), where
+// the backend has it for the dtype; null for a dense kernel or where there is none.
+const KernelInfo* denseLoopOf(const Backend& backend, const KernelInfo& kernel, DType dtype) {
+  if (!kernel.skips()) return nullptr;
+  for (const KernelInfo& row : kCatalogue) {
+    if (row.skips() || row.isBaseline() || row.structure.loop != kernel.structure.loop ||
+        row.structure.mapping != kernel.structure.mapping) {
+      continue;
+    }
+    if (backend.implements(row.id) && backend.takes(row, dtype)) return &row;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string BlocksparseShape::name() const {
@@ -95,7 +110,7 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
   const KernelInfo* baseline = vendorGemm(backends, options.dtype, &baselineBackend);
 
   const std::vector<BlocksparseShape> shapes = blocksparseShapes(options.blocks);
-  ProgressMeter meter(static_cast<int>(2 * shapes.size()), progress);
+  ProgressMeter meter(static_cast<int>(3 * shapes.size()), progress);  // the kernels, the ceiling, their own ceilings
   for (const BlocksparseShape& shape : shapes) {
     BlocksparseCase c;
     c.shape = shape;
@@ -125,18 +140,35 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
     c.packedK = std::max(kKBlock, static_cast<int>(std::lround(options.size * c.jointDensity / kKBlock)) * kKBlock);
     meter.begin("blocksparse: " + shape.name() + ": the packed ceiling, K' = " + std::to_string(c.packedK));
     std::optional<BenchReport> ceilingRun;
+    ProblemSpec packed;
+    packed.m = packed.n = options.size;
+    packed.k = c.packedK;
+    packed.generator = "uniform";
+    packed.seed = options.seed;
+    packed.dtype = options.dtype;
+    const ProblemData packedData = generateProblem(packed);
     if (baseline != nullptr) {
       c.baseline = std::string(baseline->id);
       if (const BenchRow* row = timedRow(run, baselineBackend->name(), baseline->id)) c.baselineMs = row->kernelMs.median;
-      ProblemSpec packed;
-      packed.m = packed.n = options.size;
-      packed.k = c.packedK;
-      packed.generator = "uniform";
-      packed.seed = options.seed;
-      packed.dtype = options.dtype;
-      ceilingRun = runBench({{baselineBackend, {baseline}}}, packed, generateProblem(packed), bench, progress);
+      ceilingRun = runBench({{baselineBackend, {baseline}}}, packed, packedData, bench, progress);
       if (const BenchRow* row = timedRow(*ceilingRun, baselineBackend->name(), baseline->id)) c.ceilingMs = row->kernelMs.median;
     }
+    // Each skipping kernel's own ceiling: the dense kernel its loop is built on, on the same
+    // packed problem and backend: what a perfect skip in that loop would take.
+    std::vector<BenchTarget> ownTargets;
+    for (const BenchTarget& target : targets) {
+      BenchTarget own{target.backend, {}};
+      for (const KernelInfo* kernel : target.kernels) {
+        const KernelInfo* dense = denseLoopOf(*target.backend, *kernel, options.dtype);
+        if (dense != nullptr && std::find(own.kernels.begin(), own.kernels.end(), dense) == own.kernels.end()) {
+          own.kernels.push_back(dense);
+        }
+      }
+      if (!own.kernels.empty()) ownTargets.push_back(std::move(own));
+    }
+    meter.begin("blocksparse: " + shape.name() + ": each skipping loop's own ceiling, K' = " + std::to_string(c.packedK));
+    std::optional<BenchReport> ownCeilingRun;
+    if (!ownTargets.empty()) ownCeilingRun = runBench(ownTargets, packed, packedData, bench, progress);
 
     for (const BenchRow& row : run.rows) {
       if (!row.timed()) {
@@ -154,6 +186,19 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
       k.roundingMs = row.roundingMs;
       if (c.baselineMs && k.kernelMs > 0.0) k.speedup = *c.baselineMs / k.kernelMs;
       if (c.ceilingMs && k.kernelMs > 0.0) k.ceilingFraction = *c.ceilingMs / k.kernelMs;
+      const KernelInfo& info = kernelInfo(row.kernel);
+      const Backend* backend = nullptr;
+      for (const BenchTarget& target : targets) {
+        if (target.backend->name() == row.backend) backend = target.backend;
+      }
+      const KernelInfo* dense = backend != nullptr ? denseLoopOf(*backend, info, options.dtype) : nullptr;
+      if (dense != nullptr && ownCeilingRun) {
+        if (const BenchRow* own = timedRow(*ownCeilingRun, row.backend, dense->id)) {
+          k.ownCeiling = std::string(dense->id);
+          k.ownCeilingMs = own->kernelMs.median;
+          if (k.kernelMs > 0.0) k.ownCeilingFraction = *k.ownCeilingMs / k.kernelMs;
+        }
+      }
       c.kernels.push_back(std::move(k));
     }
     std::stable_sort(c.kernels.begin(), c.kernels.end(),
@@ -161,6 +206,7 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
     report.cases.push_back(std::move(c));
     report.runs.push_back(std::move(run));
     if (ceilingRun) report.runs.push_back(std::move(*ceilingRun));
+    if (ownCeilingRun) report.runs.push_back(std::move(*ownCeilingRun));
   }
   return report;
 }
@@ -175,17 +221,20 @@ std::string formatBlocksparseTable(const BlocksparseReport& report) {
       << " device-timed runs; every kernel verified first. speedup: over the vendor GEMM; ceiling: the vendor GEMM on "
          "the kept products packed (K' = K x joint density), and the fraction of it a kernel reaches; e2e: the kernel and "
          "its patterns (the 16-bit copies of the fp32 inputs, made once per problem, are the JSON's rounding_ms); "
-         "static A: the same with A's pattern built once and kept, B's per call\n";
+         "static A: the same with A's pattern built once and kept, B's per call; of own: the fraction of its own ceiling, "
+         "the dense kernel its loop is built on timed on the packed problem\n";
   for (const BlocksparseCase& c : report.cases) {
     out << "\n" << c.shape.name() << ": joint density " << fixed(c.jointDensity, 4) << ", K' = " << c.packedK;
     if (c.baselineMs) out << "; " << c.baseline << " " << fixed(*c.baselineMs, 4) << " ms";
     if (c.ceilingMs) out << ", ceiling " << fixed(*c.ceilingMs, 4) << " ms (" << fixed(*c.baselineMs / *c.ceilingMs, 2) << "x)";
     out << "\n";
-    std::vector<std::vector<std::string>> cells = {{"backend", "kernel", "auto", "kernel ms", "e2e ms", "static A", "speedup", "of ceiling"}};
+    std::vector<std::vector<std::string>> cells = {
+        {"backend", "kernel", "auto", "kernel ms", "e2e ms", "static A", "speedup", "of ceiling", "of own"}};
     for (const BlocksparseKernel& k : c.kernels) {
       cells.push_back({k.backend, k.kernel, k.autoReason.empty() ? "" : "auto", fixed(k.kernelMs, 4), fixed(k.e2eMs, 4),
                        k.e2eStaticAMs ? fixed(*k.e2eStaticAMs, 4) : "-",
-                       k.speedup ? fixed(*k.speedup, 2) + "x" : "-", k.ceilingFraction ? fixed(*k.ceilingFraction, 2) : "-"});
+                       k.speedup ? fixed(*k.speedup, 2) + "x" : "-", k.ceilingFraction ? fixed(*k.ceilingFraction, 2) : "-",
+                       k.ownCeilingFraction ? fixed(*k.ownCeilingFraction, 2) : "-"});
     }
     out << alignColumns(cells, 3);
     for (const std::string& failure : c.failures) out << "  FAILED " << failure << "\n";
@@ -209,7 +258,10 @@ std::string formatBlocksparseJson(const BlocksparseReport& report) {
                          {"e2e_static_a_ms", optional(k.e2eStaticAMs)},
                          {"rounding_ms", k.roundingMs},
                          {"speedup", optional(k.speedup)},
-                         {"ceiling_fraction", optional(k.ceilingFraction)}});
+                         {"ceiling_fraction", optional(k.ceilingFraction)},
+                         {"own_ceiling", k.ownCeiling.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.ownCeiling)},
+                         {"own_ceiling_ms", optional(k.ownCeilingMs)},
+                         {"own_ceiling_fraction", optional(k.ownCeilingFraction)}});
     }
     cases.push_back({{"case", c.shape.name()},
                      {"block", c.shape.block},

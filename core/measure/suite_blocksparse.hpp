@@ -56,6 +56,11 @@ struct BlocksparseKernel {
   double roundingMs = 0.0;
   std::optional<double> speedup;          // baselineMs / kernelMs
   std::optional<double> ceilingFraction;  // ceilingMs / kernelMs
+  // A skipping kernel's own ceiling: the dense kernel its main loop is built on (same loop and
+  // thread mapping, same backend: K13 for S10, K14 for S11 and S12) on the packed problem, and
+  // ownCeilingMs / kernelMs. Empty where there is none.
+  std::string ownCeiling;
+  std::optional<double> ownCeilingMs, ownCeilingFraction;
 };
 
 struct BlocksparseCase {
