@@ -578,6 +578,25 @@ TEST(Cli, RunComputesWithNaNAndInfInputsAndSaysSo) {
   }
 }
 
+// Regression: fp32 partial sums that overflow where the float64 product is finite are the inputs'
+// scale, reported, not a wrong C (exit 1) with a garbled message.
+TEST(Cli, RunWhosePartialSumsOverflowFp32SaysSoAndSucceeds) {
+  fs::path dir = emptyFolder("partial_overflow");
+  Matrix a(2, 3), b(3, 2);
+  a(0, 0) = a(0, 1) = 3e38f;
+  a(0, 2) = -3e38f;
+  a(1, 0) = 1.0f;
+  for (int p = 0; p < 3; ++p) b(p, 0) = b(p, 1) = 1.0f;
+  writeMatrix(dir / "a.npy", a);
+  writeMatrix(dir / "b.npy", b);
+  Outcome o = runTileskip("run --backend cpu --a " + (dir / "a.npy").string() + " --b " + (dir / "b.npy").string() +
+                          " --out " + (dir / "c.npy").string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("exceeds fp32's range"), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("closest ;"), std::string::npos) << o.output;
+  EXPECT_EQ(readMatrix(dir / "c.npy")(1, 0), 1.0f);
+}
+
 // Regression: a device as the output is written to, never replaced by a regular file,
 // and a write that fails there is an error.
 TEST(Cli, BenchToADeviceWritesToItAndAFullOneFails) {

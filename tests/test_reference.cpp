@@ -195,6 +195,56 @@ TEST(ErrorMeasure, NonFiniteInputsExcuseNoNaNWhereTheReferenceIsFinite) {
   EXPECT_NE(e.summary().find("1 where the reference is finite"), std::string::npos) << e.summary();
 }
 
+TEST(ErrorMeasure, WhereTheReferenceIsInfCMustBeThatInf) {
+  // C(0,0) = Inf · 1: no zero took part, so no skipped product explains another value there.
+  ReferenceProduct ref = referenceWithInfInput();
+  for (float wrong : {1.0f, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    Matrix c = ref.rounded();
+    c(0, 0) = wrong;
+    ErrorReport e = compareToReference(c, ref);
+    EXPECT_FALSE(e.passed) << wrong;
+    EXPECT_EQ(e.infinityMismatches, 1u) << wrong;
+    EXPECT_NE(e.summary().find("1 where the reference is Inf"), std::string::npos) << e.summary();
+  }
+}
+
+// 3e38 + 3e38 - 3e38 is 3e38 in float64 but overflows to Inf summed left to right in fp32, as the
+// host BLAS and every kernel sum it: the inputs' scale, not a wrong C. Any finite answer is still
+// held to its bound.
+TEST(ErrorMeasure, Fp32PartialSumsThatOverflowAreReportedNotFailed) {
+  Matrix a(1, 3), b(3, 1);
+  a(0, 0) = a(0, 1) = 3e38f;
+  a(0, 2) = -3e38f;
+  b(0, 0) = b(1, 0) = b(2, 0) = 1.0f;
+  const ReferenceProduct ref = referenceProduct(a, b);
+  ASSERT_DOUBLE_EQ(ref.at(0, 0), static_cast<double>(3e38f));
+  Matrix c(1, 1);
+  referenceSgemm(a, b, c);
+  ASSERT_FALSE(std::isfinite(c(0, 0))) << "the host's fp32 sum overflows";
+  for (float got : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    c(0, 0) = got;
+    ErrorReport e = compareToReference(c, ref);
+    EXPECT_TRUE(e.passed) << e.summary();
+    EXPECT_EQ(e.partialSumOverflows, 1u);
+    EXPECT_EQ(e.summary().find("closest ;"), std::string::npos) << e.summary();
+    EXPECT_NE(e.summary().find("exceeds fp32's range"), std::string::npos) << e.summary();
+  }
+  c(0, 0) = 3e38f;
+  EXPECT_TRUE(compareToReference(c, ref).passed);
+  c(0, 0) = 1.0f;
+  EXPECT_FALSE(compareToReference(c, ref).passed);
+  // Where the inputs are finite and |A|·|B| is in range, an Inf is still a wrong C.
+  Matrix small(1, 3), ones(3, 1);
+  small(0, 0) = 2.0f;
+  ones(0, 0) = ones(1, 0) = ones(2, 0) = 1.0f;
+  Matrix inf(1, 1);
+  inf(0, 0) = std::numeric_limits<float>::infinity();
+  ErrorReport e = compareToReference(inf, referenceProduct(small, ones));
+  EXPECT_FALSE(e.passed);
+  EXPECT_EQ(e.partialSumOverflows, 0u);
+  EXPECT_NE(e.summary().find("no element both finite"), std::string::npos) << e.summary();
+}
+
 TEST(ErrorMeasure, CountsNaNAndInfApart) {
   Matrix m(2, 3);
   EXPECT_EQ(countNonFinite(m).describe(), "no NaN or Inf");

@@ -52,6 +52,10 @@ struct ErrorReport {
   int k = 0;
   std::size_t mismatchedNonFinite = 0;  // elements where C and R differ and one of them is NaN/Inf
   std::size_t nonFiniteWhereReferenceFinite = 0;  // of those, where R is finite: never explained by skipping
+  std::size_t infinityMismatches = 0;  // of those, where R is ±Inf: no skipped 0·Inf explains them either
+  // Elements NaN/Inf in C where R is finite but (|A|·|B|)_ij exceeds fp32's range: partial sums in
+  // fp32 may overflow whatever the order, so these pass (and are reported).
+  std::size_t partialSumOverflows = 0;
   bool inputsNonFinite = false;         // A or B held NaN or Inf
   bool passed = false;
 
@@ -64,9 +68,12 @@ double errorTolerance(int k);    // c(K)·u
 
 // `reference.inputsNonFinite` says whether A or B held NaN/Inf. Then the skipping kernels
 // legitimately differ from the dense reference where it formed 0·Inf = NaN and they skipped
-// that product, so mismatches where the reference is NaN/Inf are counted and reported but do
-// not fail. A NaN/Inf in C where the reference is finite is no skipped product (an unwritten
-// element, say) and always fails, as does any non-finite mismatch when the inputs are finite.
+// that product, so mismatches where the reference is NaN are counted and reported but do not
+// fail. Where the reference is ±Inf, C must be the same Inf (a 0·Inf would have made it NaN). A
+// NaN/Inf in C where the reference is finite is no skipped product (an unwritten element, say)
+// and fails, as does any non-finite mismatch when the inputs are finite, except where the
+// element's |A|·|B| exceeds fp32's range: its fp32 partial sums may overflow in any order
+// (partialSumOverflows).
 ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& reference);
 
 bool hasNonFinite(const Matrix& m);
