@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,10 +56,8 @@ struct OpenBackends {
 // threads take turns on it: each holds this while it runs on a backend. Taken only with the GIL
 // released (DeviceTurn), so that a thread waiting for its turn never holds the GIL the thread
 // whose turn it is needs to finish.
-std::mutex& deviceUse() {
-  static auto* mutex = new std::mutex;
-  return *mutex;
-}
+std::mutex* deviceUseMutex = new std::mutex;  // replaced in a forked child (abandonForkedBackends)
+std::mutex& deviceUse() { return *deviceUseMutex; }
 
 // The GIL released and the device's turn taken, for the scope; the GIL comes back last.
 class DeviceTurn {
@@ -70,9 +69,17 @@ class DeviceTurn {
   std::lock_guard<std::mutex> lock_;
 };
 
-OpenBackends& openBackends() {
-  static auto* backends = new OpenBackends;  // never destroyed: close() empties it at exit
-  return *backends;
+OpenBackends* openBackendsNow = new OpenBackends;  // never destroyed: close() empties it at exit
+OpenBackends& openBackends() { return *openBackendsNow; }
+
+// In the child of a fork (multiprocessing's default start on Linux), the parent's backends are
+// not usable: their driver's threads (lavapipe's workers, CUDA's) stayed in the parent, and a
+// lock another thread held at the fork stays held. The child abandons them, never touching their
+// memory again (closing would call into that driver state: the old objects leak on purpose),
+// and opens its own on first use.
+void abandonForkedBackends() {
+  openBackendsNow = new OpenBackends;
+  deviceUseMutex = new std::mutex;
 }
 
 BackendOptions optionsFor(int device) {
@@ -464,6 +471,7 @@ py::array_t<float> generateMatrix(const std::string& generator, std::int64_t row
 
 PYBIND11_MODULE(_tileskip, module) {
   module.doc() = "tileskip's C++ core and backends; use the documented API of the tileskip package";
+  pthread_atfork(nullptr, nullptr, abandonForkedBackends);
 
   // Python classes defined in tileskip/_errors.py, so the pure-Python package and its stubs own them.
   py::module_ errors = py::module_::import("tileskip._errors");

@@ -299,3 +299,24 @@ def test_threads_take_turns_on_one_backend(backend):
     for i, c in enumerate(results):
         a, b = problems[i % len(problems)]
         np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def _forked_product(args):
+    a, b, backend = args
+    return tileskip.matmul(a, b, backend=backend, kernel="pipelined" if backend != "cpu" else "cpu", verify=True)
+
+
+def test_a_forked_child_opens_its_own_backend(backend):
+    # multiprocessing's fork start: the child inherits the parent's open backend, whose driver
+    # threads stayed in the parent. The child must open its own instead of hanging on it.
+    import multiprocessing
+
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((33, 20)).astype(np.float32)
+    b = rng.standard_normal((20, 17)).astype(np.float32)
+    tileskip.matmul(a, b, backend=backend, kernel="pipelined" if backend != "cpu" else "cpu")  # the parent's, open
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        pending = pool.map_async(_forked_product, [(a, b, backend)] * 4)
+        results = pending.get(timeout=60)  # a hang fails here instead of stalling the suite
+    for c in results:
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
