@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """`tileskip view --record` on lavapipe, offscreen: the animation has one frame per K-block asked
 for, the size asked for, frames that differ, the frame rate asked for; MP4 without ffmpeg is
-exit 3 and writes nothing; a failing encoder leaves no file, not even a partial one; bad flags
-are exit 2. Usage: record_test.py TILESKIP. Skips (77) without Pillow."""
+exit 3 and writes nothing; a failing encoder leaves no file, not even a partial one; Ctrl-C while
+encoding leaves neither the frames nor a partial file; bad flags are exit 2. Usage: record_test.py TILESKIP. Skips (77) without Pillow."""
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 try:
     from PIL import Image, ImageChops
@@ -93,6 +95,30 @@ with tempfile.TemporaryDirectory() as scratch:
                        env={"TILESKIP_ANIMATION_SCRIPT": marking})
     expect(code == 2, f"unwritable folder: exit {code}, expected 2: {output}")
     expect(not os.path.exists(mark), "unwritable folder: the frames were rendered and encoded before failing")
+
+    # Ctrl-C while the recording is encoded, its frames all on disk: the frames' folder and the
+    # recording's temporary go with the process, which dies of the signal as it would without us.
+    private_tmp = os.path.join(scratch, "tmp")
+    os.mkdir(private_tmp)
+    started = os.path.join(scratch, "encoder-started")
+    slow = os.path.join(scratch, "slow.py")
+    with open(slow, "w") as f:
+        f.write(f"import time\nopen({started!r}, 'w').close()\ntime.sleep(120)\n")
+    stopped = os.path.join(scratch, "stopped.gif")
+    process = subprocess.Popen([TILESKIP, *BASE, "--record", stopped, "--record-kblocks", "0..2"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                               env={**os.environ, "TMPDIR": private_tmp, "TILESKIP_ANIMATION_SCRIPT": slow})
+    deadline = time.monotonic() + 120
+    while not os.path.exists(started) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    folders = [n for n in os.listdir(private_tmp) if n.startswith("tileskip-record-")]
+    expect(len(folders) == 1 and os.listdir(os.path.join(private_tmp, folders[0])),
+           f"no frames on disk while encoding: {os.listdir(private_tmp)}")
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the encoder too
+    code = process.wait(timeout=60)
+    expect(code == -signal.SIGINT, f"Ctrl-C while encoding: exit {code}, expected death by SIGINT")
+    expect(os.listdir(private_tmp) == [], f"Ctrl-C left {os.listdir(private_tmp)} in the temporary folder")
+    expect(not [n for n in os.listdir(scratch) if "stopped.gif" in n], f"Ctrl-C left {os.listdir(scratch)}")
 
 print("record_test:", "FAILED" if failures else "passed", f"({len(failures)} failures)")
 sys.exit(1 if failures else 0)

@@ -111,23 +111,6 @@ void encodeRecording(const std::filesystem::path& frames, double fps, const std:
   out.commit();
 }
 
-// A scratch folder for a recording's frames, removed with everything in it when done.
-struct FrameFolder {
-  std::filesystem::path path;
-  FrameFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tileskip-record-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw UnavailableError("cannot make a folder for the recording's frames in " +
-                                                                      std::filesystem::temp_directory_path().string());
-    path = pattern;
-  }
-  ~FrameFolder() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  FrameFolder(const FrameFolder&) = delete;
-  FrameFolder& operator=(const FrameFolder&) = delete;
-};
-
 std::vector<std::string> splitKeys(const std::string& text) {
   std::vector<std::string> keys;
   std::istringstream in(text);
@@ -281,11 +264,11 @@ int runViewCommand(const ViewFlags& flags) {
   options.height = flags.height;
   if (flags.record.empty()) return ui::runViewer(options);
   AtomicFile recording(flags.record);  // before any frame: a folder that cannot be written fails now
-  FrameFolder frames;
-  options.recordFolder = frames.path.string();
+  ScratchFolder frames("tileskip-record");  // removed with its frames, on Ctrl-C too
+  options.recordFolder = frames.path().string();
   int code = ui::runViewer(options);
   if (code != 0) return code;
-  encodeRecording(frames.path, flags.fps, format, flags.record, recording);
+  encodeRecording(frames.path(), flags.fps, format, flags.record, recording);
   note("wrote " + flags.record);
   return 0;
 }

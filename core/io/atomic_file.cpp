@@ -1,12 +1,15 @@
 #include "core/io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <csignal>
 #include <cstring>
 #include <random>
@@ -25,12 +28,46 @@ constexpr std::size_t kMaxPath = 4096;
 enum SlotState : int { kFree, kClaimed, kLive };
 std::array<std::atomic<int>, kSlots> slotStates{};
 std::array<std::array<char, kMaxPath>, kSlots> slotPaths{};
+std::array<int, kSlots> slotFolders{};  // a ScratchFolder's open descriptor, -1 for a file
+
+// Empties the folder open as `fd` of its files, with system calls alone (readdir may allocate:
+// not allowed in a signal handler). A scratch folder holds only files.
+void removeFilesOf(int fd) {
+  alignas(8) static char entries[4096];
+  struct Entry {  // the kernel's linux_dirent64
+    std::uint64_t inode;
+    std::int64_t offset;
+    unsigned short length;
+    unsigned char type;
+    char name[1];
+  };
+  for (;;) {
+    ::lseek(fd, 0, SEEK_SET);
+    const long bytes = ::syscall(SYS_getdents64, fd, entries, sizeof entries);
+    if (bytes <= 0) return;
+    bool removed = false;
+    for (long at = 0; at < bytes;) {
+      const auto* entry = reinterpret_cast<const Entry*>(entries + at);
+      const char* name = entries + at + offsetof(Entry, name);
+      const bool dots = name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+      if (!dots && ::unlinkat(fd, name, 0) == 0) removed = true;
+      at += entry->length;
+    }
+    if (!removed) return;  // what is left cannot be removed: stop rather than loop
+  }
+}
 
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
 
 extern "C" void removeTemporariesAndDie(int signal) {
   for (int i = 0; i < kSlots; ++i) {
-    if (slotStates[i].load() == kLive) ::unlink(slotPaths[i].data());
+    if (slotStates[i].load() != kLive) continue;
+    if (slotFolders[i] >= 0) {
+      removeFilesOf(slotFolders[i]);
+      ::rmdir(slotPaths[i].data());
+    } else {
+      ::unlink(slotPaths[i].data());
+    }
   }
   // SA_RESETHAND restored the default action: die of the same signal, as without us.
   ::raise(signal);
@@ -52,13 +89,14 @@ void installHandlersOnce() {
   }
 }
 
-int claimSlot(const std::filesystem::path& path) {
+int claimSlot(const std::filesystem::path& path, int folder = -1) {
   const std::string& name = path.native();
   if (name.size() >= kMaxPath) return -1;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
     if (slotStates[i].compare_exchange_strong(expected, kClaimed)) {
       std::memcpy(slotPaths[i].data(), name.c_str(), name.size() + 1);
+      slotFolders[i] = folder;
       slotStates[i].store(kLive);
       return i;
     }
@@ -181,6 +219,25 @@ void AtomicFile::commit() {
   releaseSlot(slot_);
   slot_ = -1;
   committed_ = true;
+}
+
+ScratchFolder::ScratchFolder(const std::string& prefix) {
+  installHandlersOnce();
+  const std::filesystem::path temporaries = std::filesystem::temp_directory_path();
+  std::string pattern = (temporaries / (prefix + "-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw UnavailableError("cannot make a scratch folder in " + temporaries.string() + ": " + std::strerror(errno));
+  }
+  path_ = pattern;
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  slot_ = fd_ >= 0 ? claimSlot(path_, fd_) : -1;
+}
+
+ScratchFolder::~ScratchFolder() {
+  releaseSlot(slot_);
+  if (fd_ >= 0) ::close(fd_);
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
 }
 
 }  // namespace tileskip
