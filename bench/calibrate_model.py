@@ -14,6 +14,10 @@ calibration rows for core/measure/speed_model.cpp and, per row, the predicted an
 measured speedup with the relative error, so a lab entry or a results write-up can quote how good
 the model is.
 
+A run is a `bench --format json` document, or a suite's (`--suite blocksparse`, `headline`), whose
+bench runs are read but for those that time no skipping kernel (the packed ceilings). A 16-bit run
+fits the tensor-core kernels relative to that precision's dense reference, `mma`.
+
 Usage: bench/calibrate_model.py RUN.json [RUN.json ...] [--backend cuda] [--name "H200 CUDA, calibrated YYYY-MM-DD"]
 """
 import argparse
@@ -26,7 +30,7 @@ import numpy as np
 COEFFICIENTS = ["dense", "fixed", "load", "work", "partial"]
 SKIP_MARGIN = 1.05  # core/measure/inspect.hpp's kSkipMargin
 SKIPPING = {"a-row", "a-warp", "b-group8", "b-warp", "joint-64x32", "joint-32x32", "joint-8x32", "warp-joint-64x64",
-            "warp-joint-32x32"}
+            "warp-joint-32x32", "mma-joint-64x32", "wgmma-joint-64x64", "wgmma-queue-joint-64x64"}
 
 
 def design_row(features):
@@ -58,17 +62,23 @@ def load_rows(paths, backend):
     rows = []
     for path in paths:
         with open(path) as f:
-            report = json.load(f)
-        problem = report["problem"]
-        label = f"{problem.get('a', problem.get('generator'))} | {problem.get('b', '')}"
-        for row in report["rows"]:
-            if backend and row["backend"] != backend:
+            document = json.load(f)
+        # A suite's document (blocksparse, headline) holds its bench runs; a run of the packed
+        # ceilings times dense kernels on another K, which is no problem the model ranks kernels on.
+        reports = document["runs"] if "runs" in document else [document]
+        for index, report in enumerate(reports):
+            if "runs" in document and not any(row["kernel"] in SKIPPING for row in report["rows"]):
                 continue
-            if not row["verified"] or row.get("speedup_vs_dense") is None or "features" not in row:
-                continue
-            rows.append({"kernel": row["kernel"], "backend": row["backend"], "device": row["device"],
-                         "features": row["features"], "speedup": row["speedup_vs_dense"],
-                         "predicted": row.get("predicted_speedup"), "problem": label, "file": path})
+            problem = report["problem"]
+            label = f"{problem.get('a', problem.get('generator'))} | {problem.get('b', '')}"
+            for row in report["rows"]:
+                if backend and row["backend"] != backend:
+                    continue
+                if not row["verified"] or row.get("speedup_vs_dense") is None or "features" not in row:
+                    continue
+                rows.append({"kernel": row["kernel"], "backend": row["backend"], "device": row["device"],
+                             "features": row["features"], "speedup": row["speedup_vs_dense"],
+                             "predicted": row.get("predicted_speedup"), "problem": label, "file": f"{path}#{index}"})
     return rows
 
 

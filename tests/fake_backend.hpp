@@ -38,6 +38,8 @@ struct FakeFaults {
   // Kernels this device refuses on every problem, as lavapipe refuses a loop too long: refusal()
   // says why and run() throws UnavailableError.
   std::vector<std::string> refused{};
+  // What device() is called: a GPU's name picks its speed model's calibration.
+  std::string deviceName = "fake device";
 };
 
 inline std::string fakeRefusal(const KernelInfo& kernel) { return std::string(kernel.id) + " is refused by the fake device"; }
@@ -143,7 +145,7 @@ class FakeProblem final : public DeviceProblem {
 class FakeBackend final : public Backend, public Tunable {
  public:
   explicit FakeBackend(FakeFaults faults = {}, std::string name = "fake") : faults_(faults), name_(std::move(name)) {
-    device_.name = "fake device";
+    device_.name = faults_.deviceName;
     device_.isGpu = true;
   }
   std::string_view name() const override { return name_; }

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "core/model/generators.hpp"
 #include "core/measure/inspect.hpp"
 #include "core/model/pattern.hpp"
+#include "core/model/problem.hpp"
+#include "fake_backend.hpp"
 
 namespace tileskip {
 namespace {
@@ -162,6 +165,54 @@ TEST(Inspect, NarrowBlocksPickAKernelWhoseBlocksFitThem) {
   const KernelInspection fitted = inspectKernel(a, b, kernelInfo("warp-joint-64x64"), model);
   EXPECT_GT(fitted.loadBoundSpeedup, 1.5 * wide.loadBoundSpeedup);
   EXPECT_GT(fitted.predictedSpeedup, wide.predictedSpeedup);
+}
+
+// fp16 and bf16 inputs have their own calibration (relative to mma), the H100's standing in on
+// another GPU of the same backend; nothing ranks a precision no calibration measured.
+TEST(SpeedModel, SixteenBitInputsHaveTheirOwnCalibration) {
+  const std::optional<SpeedModel> h100 = SpeedModel::forInputs("cuda", "NVIDIA H100 80GB HBM3", true, DType::Bf16);
+  ASSERT_TRUE(h100.has_value());
+  EXPECT_TRUE(h100->calibrated());
+  EXPECT_NE(h100->name().find("16-bit"), std::string::npos) << h100->name();
+  EXPECT_NE(h100->coefficients("wgmma-queue-joint-64x64"), nullptr);
+  EXPECT_EQ(h100->coefficients("pipelined"), nullptr) << "an fp32 default is no 16-bit prediction";
+  EXPECT_DOUBLE_EQ(h100->predictedSpeedup(kernelInfo("mma"), SkipFeatures{}), 1.0);  // the unit: mma
+  EXPECT_GT(h100->predictedSpeedup(kernelInfo("wgmma"), SkipFeatures{}), 2.0);
+  const std::optional<SpeedModel> h200 = SpeedModel::forInputs("cuda", "NVIDIA H200", true, DType::Fp16);
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_FALSE(h200->calibrated());
+  EXPECT_NE(h200->name().find("stand-in"), std::string::npos) << h200->name();
+  EXPECT_FALSE(SpeedModel::forInputs("vulkan", "NVIDIA H100 80GB HBM3", true, DType::Fp16).has_value());
+  EXPECT_FALSE(SpeedModel::forInputs("cuda", "NVIDIA H100 80GB HBM3", true, DType::Tf32).has_value());
+  EXPECT_FALSE(SpeedModel::forInputs("cuda", "CUDA kernels emulated on the CPU", false, DType::Bf16).has_value());
+  EXPECT_EQ(SpeedModel::forInputs("cuda", "NVIDIA H100", true, DType::Fp32)->name(),
+            SpeedModel::forDevice("cuda", "NVIDIA H100", true).name());
+}
+
+// On a device with a 16-bit calibration, inspect ranks bf16 kernels as it ranks fp32 ones: on
+// joint zeros in 128-blocks the skipping tensor-core kernel over cuBLAS, with finite predictions.
+TEST(Inspect, RanksSixteenBitKernelsWhereTheDeviceHasTheirCalibration) {
+  tileskip::testing::FakeFaults faults;
+  faults.deviceName = "NVIDIA H100 80GB HBM3";
+  tileskip::testing::FakeBackend cuda(faults, "cuda");
+  GeneratorOptions blocks;
+  blocks.block = 128;
+  Matrix a = generate("blocks", Operand::A, 1024, 1024, 0.25, 3, blocks);
+  Matrix b = generate("blocks", Operand::B, 1024, 1024, 0.25, 4, blocks);
+  roundMatrix(a, DType::Bf16);
+  roundMatrix(b, DType::Bf16);
+  const Inspection r = inspectOnBackend(cuda, a, b, "a", "b", DType::Bf16);
+  EXPECT_TRUE(r.ranked);
+  EXPECT_NE(r.modelName.find("16-bit"), std::string::npos) << r.modelName;
+  for (const KernelInspection& k : r.kernels) EXPECT_TRUE(std::isfinite(k.predictedSpeedup)) << k.kernel->id;
+  ASSERT_NE(r.recommendation.kernel, nullptr);
+  EXPECT_EQ(r.recommendation.kernel->id, "mma-joint-64x32") << r.recommendation.reason;
+  const nlohmann::json json = nlohmann::json::parse(inspectionJson(r, cuda));
+  for (const auto& k : json["kernels"]) EXPECT_TRUE(k["predicted_speedup"].is_number()) << k["kernel"];
+  // The same operands dense: cuBLAS, the fastest dense kernel by the model, and no skip.
+  Matrix dense = generate("uniform", Operand::A, 1024, 1024, 1.0, 5);
+  roundMatrix(dense, DType::Bf16);
+  EXPECT_EQ(inspectOnBackend(cuda, dense, dense, "a", "b", DType::Bf16).recommendation.kernel->id, "cublas");
 }
 
 TEST(SpeedModel, FallsBackToTheSameBackendThenToDefaults) {

@@ -106,7 +106,7 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   AutoChoice result;
   const Inspection inspection = inspectOnBackend(backend, a, b, std::move(aSource), std::move(bSource), dtype);
   result.choice = inspection.recommendation;
-  if (dtype == DType::Fp32) {
+  if (inspection.ranked) {
     result.measured = kernelsToMeasure(inspection, backend.device());
   } else if (backend.device().isGpu) {
     for (const KernelInspection& k : inspection.kernels) {
@@ -117,8 +117,8 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   if (result.measured.empty()) return result;
   const double outputs = static_cast<double>(a.rows()) * b.cols();
   std::string why;
-  if (dtype != DType::Fp32) {
-    why = "measured, as no model ranks kernels on " + std::string(dtypeName(dtype)) + " inputs";
+  if (!inspection.ranked) {
+    why = "measured, as no model ranks kernels on " + std::string(dtypeName(dtype)) + " inputs here";
   } else if (outputs < kSmallProblemOutputs) {
     why = "measured, as the model is blind to a problem this small (" + std::to_string(a.rows()) + "x" +
           std::to_string(b.cols()) + " outputs)";

@@ -185,10 +185,15 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
 
   for (const BenchTarget& target : targets) {
     Backend& backend = *target.backend;
-    const SpeedModel model = SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu);
+    // The inputs' precision's model; where none ranks it, the predicted column is empty (the
+    // features are still the fp32 model's, which reads the same patterns).
+    const std::optional<SpeedModel> ranking =
+        SpeedModel::forInputs(backend.name(), backend.device().name, backend.device().isGpu, problem.dtype);
+    const SpeedModel model = ranking ? *ranking : SpeedModel::uncalibrated();
+    const std::string modelLine = ranking ? model.name() : "none for " + std::string(dtypeName(problem.dtype)) + " inputs here";
     // A backend can be two targets (its kernels, and the baseline borrowed from it): one line each.
     for (auto [lines, line] : {std::pair{&report.devices, std::string(backend.name()) + ": " + backend.device().describe()},
-                               std::pair{&report.models, std::string(backend.name()) + ": " + model.name()}}) {
+                               std::pair{&report.models, std::string(backend.name()) + ": " + modelLine}}) {
       if (std::find(lines->begin(), lines->end(), line) == lines->end()) lines->push_back(line);
     }
     std::unique_ptr<DeviceProblem> onDevice;
@@ -222,9 +227,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
         auto it = inspected.find(kernel);
         if (it == inspected.end()) it = inspected.emplace(kernel, inspector.inspect(*kernel, model)).first;
         row.features = it->second.features;
-        // The model knows fp32 kernels only (inspectOnBackend says the same for other inputs).
-        row.predictedSpeedup = problem.dtype == DType::Fp32 ? model.predictedSpeedup(*kernel, row.features)
-                                                            : std::numeric_limits<double>::quiet_NaN();
+        row.predictedSpeedup = ranking ? ranking->predictedSpeedup(*kernel, row.features) : std::numeric_limits<double>::quiet_NaN();
         if (kernel->skips()) {
           row.jointDensity = it->second.jointDensity;
           row.idealSpeedup = it->second.idealSpeedup;

@@ -333,9 +333,10 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
     throw InputError("backend " + std::string(backend.name()) + " has no kernel that takes " + std::string(dtypeName(dtype)) +
                      " inputs (see `tileskip list`)");
   }
-  Inspection inspection =
-      inspectProblem(a, b, kernels, SpeedModel::forDevice(backend.name(), backend.device().name, backend.device().isGpu),
-                     summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
+  const std::optional<SpeedModel> model =
+      SpeedModel::forInputs(backend.name(), backend.device().name, backend.device().isGpu, dtype);
+  Inspection inspection = inspectProblem(a, b, kernels, model ? *model : SpeedModel::uncalibrated(),
+                                         summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
   inspection.dtype = dtype;
   bool refusals = false;
   for (KernelInspection& k : inspection.kernels) {
@@ -346,9 +347,10 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
     inspection.recommendation = recommend(inspection.kernels);
     noteASmallProblem(inspection);
   }
-  if (dtype == DType::Fp32) return inspection;
+  if (model) return inspection;
   const std::string type(dtypeName(dtype));
-  inspection.modelName = "none for " + type + " inputs (the calibrations are of fp32 kernels)";
+  inspection.ranked = false;
+  inspection.modelName = "none for " + type + " inputs on " + std::string(backend.name()) + " (no calibration measured them)";
   for (KernelInspection& k : inspection.kernels) k.predictedSpeedup = std::numeric_limits<double>::quiet_NaN();
   // The dense kernel of that precision, else the first the device runs.
   const KernelInspection* dense = nullptr;

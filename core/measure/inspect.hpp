@@ -50,6 +50,7 @@ struct Inspection {
   OperandSummary a, b;
   DType dtype = DType::Fp32;  // the operands' precision (inspectOnBackend's)
   std::string modelName;  // which calibration the predictions come from
+  bool ranked = true;     // whether a model ranked the kernels (none does for some precisions)
   std::vector<KernelInspection> kernels;
   Recommendation recommendation;
 };
@@ -71,10 +72,12 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
 class Backend;
 // inspectProblem for the kernels `backend` implements that take `dtype`, under its device's
 // speed model, each with the device's refusal, if any: the recommendation is among the kernels
-// the device runs (where it runs none, it is the model's choice and its reason says why not). The model is calibrated on fp32 problems only: for other inputs every kernel's
-// prediction is NaN (null in JSON), the model line says so, and the recommendation is the dense
-// kernel of that precision (denseReferenceKernel), where `--kernel auto` measures instead on a
-// GPU. InputError where the backend has no kernel that takes `dtype`.
+// the device runs (where it runs none, it is the model's choice and its reason says why not). The
+// model is SpeedModel::forInputs's for `dtype` (for fp16 and bf16 its predictions are over the
+// dense `mma`). Where no model ranks that precision (tf32; Vulkan's 16-bit kernels) every kernel's
+// prediction is NaN (null in JSON), the model line says so, `ranked` is false and the
+// recommendation is the dense kernel of that precision (denseReferenceKernel), where `--kernel
+// auto` measures instead on a GPU. InputError where the backend has no kernel that takes `dtype`.
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
                             std::string bSource, DType dtype = DType::Fp32);
 

@@ -34,8 +34,8 @@ constexpr KernelCoefficients kDefaults[] = {
   {"joint-8x32",      1.1,   0.03,  0.45, 0.75, 0.5},
   {"warp-joint-64x64", 1.15, 0.03,  0.55, 0.6,  0.4},
   {"warp-joint-32x32", 1.15, 0.03,  0.55, 0.6,  0.4},
-  // The tensor-core kernels run on 16-bit problems, which no model ranks (auto measures them):
-  // their rows only keep the table whole (S10 borrows the SIMT joint kernels' proportions). K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
+  // The tensor-core kernels run on 16-bit problems, which a 16-bit calibration ranks where one is
+  // measured (kH100Cuda16; elsewhere auto measures them): their rows here only keep the table whole (S10 borrows the SIMT joint kernels' proportions). K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
   // bf16 against pipelined's 3.28 ms fp32 (lab/17-k13-check).
   {"mma",             0.14,  0.0,   0.0,  0.0,  0.0},
   {"wgmma",           0.068, 0.0,   0.0,  0.0,  0.0},  // K14: 0.222 ms bf16 at 4096^3 (lab/21-wgmma)
@@ -112,6 +112,23 @@ constexpr KernelCoefficients kH200Vulkan[] = {
   {"b-group8",           1.342,  0.222,  0.459,  0.547,  0.504},
 };
 
+// 16-bit inputs (fp16, bf16), relative to `mma` (K13), the dense reference of those precisions.
+// Fitted by bench/calibrate_model.py from two `bench --suite blocksparse` runs in bf16 on one
+// NVIDIA H100, driver 580.159.04 (d7c58f9's and 645c0e2's, lab/43-fused-patterns): 15 block-sparse
+// problems each, fitted to relative errors, mean 1.5-2.5 %, worst 6.5 % (wgmma) in sample. Every
+// problem had zeros, so no run pinned a skipping kernel's dense coefficient: theirs are their loop's
+// dense kernel's and a little (a skipping kernel with nothing to skip runs its loop). cuBLAS's rows
+// carry no ratio to the dense kernel: 0.325 is its time over K13's in the same runs.
+constexpr KernelCoefficients kH100Cuda16[] = {
+  //  kernel                    dense   fixed   load    work    partial
+  {"mma",                        1.000,  0.000,  0.000,  0.000,  0.000},
+  {"wgmma",                      0.344,  0.000,  0.000,  0.000,  0.000},
+  {"cublas",                     0.325,  0.000,  0.000,  0.000,  0.000},
+  {"mma-joint-64x32",            1.030,  0.129,  0.771,  0.305,  0.053},
+  {"wgmma-joint-64x64",          0.360,  0.099,  0.264,  0.045,  0.000},
+  {"wgmma-queue-joint-64x64",    0.360,  0.068,  0.387,  0.048,  0.000},
+};
+
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.
 struct Calibration {
   std::string_view backend;
@@ -121,6 +138,7 @@ struct Calibration {
   // Another device's rows for the kernels `rows` lacks (kernels changed since it was measured);
   // the name says whose.
   std::span<const KernelCoefficients> borrowed = {};
+  bool sixteenBit = false;  // measured on fp16/bf16 inputs (relative to mma), else fp32 (to pipelined)
 };
 
 // The first of a backend is the stand-in for a GPU without a calibration of its own.
@@ -131,6 +149,7 @@ constexpr Calibration kCalibrations[] = {
    kH200Cuda, kH100Cuda},
   {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26, checked 2026-11-27)",
    kH200Vulkan, kH100Vulkan},
+  {"cuda", "H100", "H100 CUDA 16-bit, calibrated 2026-11-28", kH100Cuda16, {}, true},
 };
 // clang-format on
 
@@ -139,35 +158,43 @@ const KernelCoefficients* findRow(std::span<const KernelCoefficients> rows, std:
   return it == rows.end() ? nullptr : &*it;
 }
 
+SpeedModel modelOf(const Calibration& c, std::string name, bool calibrated) {
+  return SpeedModel(std::move(name), calibrated, c.rows, c.borrowed, c.sixteenBit);
+}
+
 }  // namespace
 
-SpeedModel SpeedModel::uncalibrated() {
-  SpeedModel model;
-  model.name_ = "uncalibrated defaults";
-  model.table_ = kDefaults;
-  model.size_ = std::size(kDefaults);
-  return model;
+SpeedModel::SpeedModel(std::string name, bool calibrated, std::span<const KernelCoefficients> rows,
+                       std::span<const KernelCoefficients> borrowed, bool sixteenBit)
+    : name_(std::move(name)), calibrated_(calibrated), table_(rows.data()), size_(rows.size()), borrowed_(borrowed.data()),
+      borrowedSize_(borrowed.size()), sixteenBit_(sixteenBit) {}
+
+SpeedModel SpeedModel::uncalibrated() { return SpeedModel("uncalibrated defaults", false, kDefaults); }
+
+std::optional<SpeedModel> SpeedModel::forInputs(std::string_view backend, std::string_view deviceName, bool isGpu,
+                                                DType dtype) {
+  if (dtype == DType::Fp32) return forDevice(backend, deviceName, isGpu);
+  if (dtype != DType::Fp16 && dtype != DType::Bf16) return std::nullopt;
+  const Calibration* sameBackend = nullptr;
+  for (const Calibration& c : kCalibrations) {
+    if (c.backend != backend || !c.sixteenBit) continue;
+    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) return modelOf(c, std::string(c.name), true);
+    if (sameBackend == nullptr) sameBackend = &c;
+  }
+  if (sameBackend == nullptr || !isGpu) return std::nullopt;
+  return modelOf(*sameBackend,
+                         std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")", false);
 }
 
 SpeedModel SpeedModel::forDevice(std::string_view backend, std::string_view deviceName, bool isGpu) {
-  auto from = [](const Calibration& c, std::string name, bool calibrated) {
-    SpeedModel model;
-    model.name_ = std::move(name);
-    model.calibrated_ = calibrated;
-    model.table_ = c.rows.data();
-    model.size_ = c.rows.size();
-    model.borrowed_ = c.borrowed.data();
-    model.borrowedSize_ = c.borrowed.size();
-    return model;
-  };
   const Calibration* sameBackend = nullptr;
   for (const Calibration& c : kCalibrations) {
-    if (c.backend != backend) continue;
-    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) return from(c, std::string(c.name), true);
+    if (c.backend != backend || c.sixteenBit) continue;
+    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) return modelOf(c, std::string(c.name), true);
     if (sameBackend == nullptr) sameBackend = &c;
   }
   if (sameBackend != nullptr && isGpu) {
-    return from(*sameBackend, std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")",
+    return modelOf(*sameBackend, std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")",
                 false);
   }
   return uncalibrated();
@@ -176,7 +203,8 @@ SpeedModel SpeedModel::forDevice(std::string_view backend, std::string_view devi
 const KernelCoefficients* SpeedModel::coefficients(std::string_view kernel) const {
   if (const KernelCoefficients* row = findRow({table_, size_}, kernel)) return row;
   if (const KernelCoefficients* row = findRow({borrowed_, borrowedSize_}, kernel)) return row;
-  return findRow(kDefaults, kernel);
+  // The defaults are relative to fp32's dense reference: no stand-in for a 16-bit table.
+  return sixteenBit_ ? nullptr : findRow(kDefaults, kernel);
 }
 
 double SpeedModel::relativeTime(const KernelInfo& kernel, const SkipFeatures& f) const {

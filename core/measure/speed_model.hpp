@@ -13,6 +13,8 @@
 // A kernel that does not skip has D = 1.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -34,9 +36,17 @@ struct KernelCoefficients {
 
 class SpeedModel {
  public:
-  // The calibration for this backend and device (matched by name), or the nearest stand-in: the
-  // same backend on another GPU (for a GPU), else the uncalibrated defaults. name() says which.
+  // A model of these rows (then `borrowed`'s, then, for fp32 rows, the defaults'), called `name`.
+  SpeedModel(std::string name, bool calibrated, std::span<const KernelCoefficients> rows,
+             std::span<const KernelCoefficients> borrowed = {}, bool sixteenBit = false);
+
+  // The fp32 calibration for this backend and device (matched by name), or the nearest stand-in:
+  // the same backend on another GPU (for a GPU), else the uncalibrated defaults. name() says which.
   static SpeedModel forDevice(std::string_view backend, std::string_view deviceName, bool isGpu);
+  // The model for inputs of `dtype`: forDevice's for fp32; for fp16 and bf16 the 16-bit
+  // calibration of this device or, on a GPU, another's of the same backend as a stand-in (its
+  // times relative to `mma`); nothing where none is measured (Vulkan's 16-bit kernels, tf32).
+  static std::optional<SpeedModel> forInputs(std::string_view backend, std::string_view deviceName, bool isGpu, DType dtype);
   // Every kernel at its catalogue defaults: what a device with no calibration gets.
   static SpeedModel uncalibrated();
 
@@ -58,6 +68,7 @@ class SpeedModel {
   // Another device's rows, for the kernels table_ lacks; then the defaults.
   const KernelCoefficients* borrowed_ = nullptr;
   std::size_t borrowedSize_ = 0;
+  bool sixteenBit_ = false;  // relative to mma on 16-bit inputs: no fp32 default stands in
 };
 
 }  // namespace tileskip
