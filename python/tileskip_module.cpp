@@ -31,6 +31,7 @@
 #include "core/model/error.hpp"
 #include "core/model/generators.hpp"
 #include "core/measure/inspect.hpp"
+#include "core/measure/modelled_device.hpp"
 #include "core/measure/kernel_selection.hpp"
 #include "core/measure/multiply.hpp"
 #include "core/io/matrix_io.hpp"
@@ -300,13 +301,19 @@ void verifyComputedC(const py::array& aArray, const py::array& bArray, const py:
 }
 
 py::dict inspect(const py::array& aArray, const py::array& bArray, const std::string& aSource,
-                 const std::string& bSource, const std::optional<std::string>& backendName, int device) {
+                 const std::string& bSource, const std::optional<std::string>& backendName, int device,
+                 const std::optional<std::string>& model) {
   std::vector<std::string> notes;
   Matrix a = toMatrix(aArray, "A", notes);
   Matrix b = toMatrix(bArray, "B", notes);
-  Backend& backend = chooseBackend(backendName, device);
   std::string json;
-  {
+  if (model) {  // a calibrated GPU that is not here: nothing opened, nothing to take turns on
+    if (device >= 0) throw InputError("model= predicts for a GPU that is not here: it takes no device");
+    std::unique_ptr<Backend> modelled = modelledBackend(*model, backendName.value_or("cuda"));
+    py::gil_scoped_release release;
+    json = inspectionJson(inspectOnBackend(*modelled, a, b, aSource, bSource), *modelled);
+  } else {
+    Backend& backend = chooseBackend(backendName, device);
     DeviceTurn turn;
     json = inspectionJson(inspectOnBackend(backend, a, b, aSource, bSource), backend);
   }
@@ -510,7 +517,7 @@ PYBIND11_MODULE(_tileskip, module) {
   module.def("matmul_device", &matmulDevice, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"),
              py::arg("stream"), py::arg("device"), py::arg("a_host") = py::none(), py::arg("b_host") = py::none());
   module.def("inspect", &inspect, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"),
-             py::arg("backend"), py::arg("device"));
+             py::arg("backend"), py::arg("device"), py::arg("model") = py::none());
   module.def("bench", &bench, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"), py::arg("spec"),
              py::arg("kernel"), py::arg("backend"), py::arg("device"), py::arg("warmup"), py::arg("repeat"),
              py::arg("baseline"));

@@ -259,3 +259,30 @@ TEST(CliInspect, AFileNameThatIsNotUtf8StillGivesValidJson) {
   ASSERT_EQ(o.exitCode, 0) << o.output;
   EXPECT_EQ(readJson(dir / "b.json")["schema"], "tileskip.bench/1");
 }
+
+// A laptop asks about the GPU it will rent: --model predicts for a calibrated GPU with its
+// backend's kernels as they run there (the Hopper ones too), under that GPU's model, named in the
+// verdict; names no calibration covers are exit 2.
+TEST(CliInspect, ModelPredictsForACalibratedGpuThatIsNotHere) {
+  Outcome o = runTileskip("inspect --model h100 --dtype bf16 --generator blocks --block 128 --density-a 0.25 "
+                          "--density-b 0.25 --size 1024 --format json");
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  const nlohmann::json doc = nlohmann::json::parse(o.output.substr(o.output.find('{')));
+  EXPECT_EQ(doc["backend"], "cuda");
+  EXPECT_NE(doc["device"].get<std::string>().find("H100"), std::string::npos) << doc["device"];
+  EXPECT_NE(doc["model"].get<std::string>().find("H100 CUDA 16-bit"), std::string::npos) << doc["model"];
+  EXPECT_EQ(doc["recommendation"]["kernel"], "wgmma-queue-joint-64x64") << doc["recommendation"];
+  EXPECT_NE(doc["recommendation"]["reason"].get<std::string>().find("model: H100 CUDA 16-bit"), std::string::npos);
+  for (const auto& k : doc["kernels"]) {
+    EXPECT_TRUE(k["refused"].is_null()) << k["kernel"];
+    EXPECT_TRUE(k["predicted_speedup"].is_number()) << k["kernel"];
+  }
+  Outcome vulkan = runTileskip("inspect --model h200 --backend vulkan --size 512 --format json");
+  ASSERT_EQ(vulkan.exitCode, 0) << vulkan.output;
+  EXPECT_NE(vulkan.output.find("H200 Vulkan"), std::string::npos) << vulkan.output;
+  for (const char* bad : {"--model a100", "--model h100 --backend cpu", "--model h100 --device 0"}) {
+    Outcome refused = runTileskip(std::string("inspect --size 64 ") + bad);
+    EXPECT_EQ(refused.exitCode, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find("--model"), std::string::npos) << bad << ": " << refused.output;
+  }
+}

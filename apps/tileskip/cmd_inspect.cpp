@@ -9,6 +9,7 @@
 #include "core/io/atomic_file.hpp"
 #include "core/model/error.hpp"
 #include "core/io/report.hpp"
+#include "core/measure/modelled_device.hpp"
 
 namespace tileskip::cli {
 
@@ -20,7 +21,14 @@ struct InspectFlags {
   std::string format = "table";
   CLI::Option* formatOption = nullptr;  // whether --format was given (else --out's extension decides the file's)
   std::string out;
+  std::string model;  // a calibrated GPU to predict for instead of the device here ("" for that one)
 };
+
+// The backend inspected: the one here, or with --model that GPU's (--backend's name, else cuda).
+std::unique_ptr<Backend> inspectedBackend(const InspectFlags& flags) {
+  if (flags.model.empty()) return std::move(flags.backend.open().front());
+  return modelledBackend(flags.model, flags.backend.backend.empty() ? "cuda" : flags.backend.backend);
+}
 
 // The file's format: its extension's (.json, .txt: the table), which a --format given must agree
 // with; a name without an extension takes --format.
@@ -36,6 +44,10 @@ void validateInspect(const InspectFlags& flags) {
   if (format == ReportFormat::Csv) throw InputError("inspect writes table or json, not csv");
   if (!flags.out.empty()) inspectFileFormat(flags);
   flags.backend.validate(false);
+  if (!flags.model.empty()) {
+    if (flags.backend.device >= 0) throw InputError("--model predicts for a GPU that is not here: it takes no --device");
+    modelledBackend(flags.model, flags.backend.backend.empty() ? "cuda" : flags.backend.backend);  // names it knows
+  }
   flags.problem.toSpec(512);
 }
 
@@ -75,7 +87,7 @@ int runInspect(const InspectFlags& flags) {
   const ReportFormat fileFormat = flags.out.empty() ? format : inspectFileFormat(flags);
   std::optional<AtomicFile> file;
   if (!flags.out.empty()) file.emplace(flags.out);
-  std::unique_ptr<Backend> backend = std::move(flags.backend.open().front());
+  std::unique_ptr<Backend> backend = inspectedBackend(flags);
   auto [spec, data] = flags.problem.load(defaultSizeFor(*backend));
   const Inspection result =
       inspectOnBackend(*backend, data.a, data.b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B), spec.dtype);
@@ -103,6 +115,9 @@ Command addInspectCommand(CLI::App& parent) {
   flags->problem.addTo(app, true);
   flags->formatOption = app->add_option("--format", flags->format, "table or json")->capture_default_str();
   app->add_option("--out", flags->out, "also write the report to this file: in --format where given, else by its extension (.json, .txt)");
+  app->add_option("--model", flags->model,
+                  "predict for this calibrated GPU instead of the device here, with --backend's kernels (default cuda) as they "
+                  "run there: " + modelledDeviceList());
   return {app, [flags] { return runInspect(*flags); }, [flags] { validateInspect(*flags); }};
 }
 

@@ -14,6 +14,7 @@
 #include "core/model/reference.hpp"
 #include "core/io/provenance.hpp"
 #include "core/io/report.hpp"
+#include "core/measure/modelled_device.hpp"
 
 namespace tileskip {
 
@@ -269,9 +270,7 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
 void noteASmallProblem(Inspection& inspection) {
   const double outputs = static_cast<double>(inspection.a.rows) * inspection.b.cols;
   if (outputs < kSmallProblemOutputs) {
-    inspection.recommendation.reason +=
-        "; a small problem: the model was calibrated on outputs that fill the GPU, where launch costs and idle "
-        "multiprocessors do not count (on a GPU, --kernel auto measures instead)";
+    inspection.recommendation.reason += "; a guess at this size (launches and idle SMs decide; auto measures on a GPU)";
   }
 }
 
@@ -347,7 +346,12 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
     inspection.recommendation = recommend(inspection.kernels);
     noteASmallProblem(inspection);
   }
-  if (model) return inspection;
+  if (model) {
+    // The verdict names what it stands on: this device's calibration, another GPU's, or none.
+    inspection.recommendation.reason += "; model: " + model->name();
+    if (!backend.device().isGpu) inspection.recommendation.reason += " (--model " + modelledDeviceList() + " predicts for a GPU)";
+    return inspection;
+  }
   const std::string type(dtypeName(dtype));
   inspection.ranked = false;
   inspection.modelName = "none for " + type + " inputs on " + std::string(backend.name()) + " (no calibration measured them)";

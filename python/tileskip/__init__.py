@@ -194,8 +194,12 @@ def matmul(
     return c
 
 
-def inspect(a: Any, b: Any, backend: Optional[str] = None, device: Optional[int] = None) -> Dict[str, Any]:
+def inspect(a: Any, b: Any, backend: Optional[str] = None, device: Optional[int] = None,
+            model: Optional[str] = None) -> Dict[str, Any]:
     """Will skipping help these operands? Runs no kernel.
+
+    ``model`` ("h100", "h200") predicts for that calibrated GPU instead of the device here, with
+    ``backend``'s kernels (default "cuda") as they run there: ``tileskip inspect --model``.
 
     Returns the report of ``tileskip inspect --format json``, as a dict with the same fields
     (made by the same function): ``a`` and ``b`` (``source``, ``rows``, ``cols``, ``density``),
@@ -205,7 +209,7 @@ def inspect(a: Any, b: Any, backend: Optional[str] = None, device: Optional[int]
     where a speedup is infinite) and ``recommendation`` (``kernel``, ``reason``). Operands are
     read as :func:`matmul` reads them (tensors on the host).
     """
-    result = _tileskip.inspect(_as_array(a), _as_array(b), _source(a), _source(b), backend, _device_index(device))
+    result = _tileskip.inspect(_as_array(a), _as_array(b), _source(a), _source(b), backend, _device_index(device), model)
     _warn(result)
     return json.loads(result["json"])
 

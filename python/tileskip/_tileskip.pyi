@@ -34,7 +34,13 @@ def matmul_device(
 ) -> Dict[str, Any]: ...
 def verify(a: npt.NDArray[Any], b: npt.NDArray[Any], c: npt.NDArray[Any], kernel: str) -> None: ...
 def inspect(
-    a: npt.NDArray[Any], b: npt.NDArray[Any], a_source: str, b_source: str, backend: Optional[str], device: int
+    a: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    a_source: str,
+    b_source: str,
+    backend: Optional[str],
+    device: int,
+    model: Optional[str] = ...,
 ) -> Dict[str, Any]: ...
 def bench(
     a: Optional[npt.NDArray[Any]],

@@ -320,3 +320,13 @@ def test_a_forked_child_opens_its_own_backend(backend):
         results = pending.get(timeout=60)  # a hang fails here instead of stalling the suite
     for c in results:
         np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+
+
+def test_inspect_predicts_for_a_named_gpu_that_is_not_here():
+    w = tileskip.generate("blocks", 512, 512, density=0.25, block=64, seed=3)
+    report = tileskip.inspect(w, w.T.copy(), model="h100")
+    assert report["backend"] == "cuda" and "H100" in report["device"]
+    assert report["model"].startswith("H100 CUDA")
+    assert "model: H100 CUDA" in report["recommendation"]["reason"]
+    with pytest.raises(ValueError, match="no calibration of that GPU"):
+        tileskip.inspect(w, w, model="a100")
