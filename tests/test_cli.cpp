@@ -764,4 +764,26 @@ TEST(Cli, VerifyWritesJsonAndJunitWithTotalsAndShowsProgress) {
   Outcome unwritable = runTileskip("verify --backend cpu --quick --junit /nonexistent/dir/v.xml");
   EXPECT_EQ(unwritable.exitCode, 2) << unwritable.output;
   EXPECT_EQ(unwritable.output.find("pass"), std::string::npos) << "refused before verifying: " << unwritable.output;
+
+  // --out in the format its extension names; another extension is refused before verifying.
+  const fs::path outDir = emptyFolder("verify_out");
+  for (const char* name : {"v.json", "v.xml", "v.txt"}) {
+    Outcome o = runTileskip("verify --backend cpu --quick --out " + (outDir / name).string());
+    ASSERT_EQ(o.exitCode, 0) << name << ": " << o.output;
+  }
+  std::ifstream jsonOut(outDir / "v.json");
+  const nlohmann::json written = nlohmann::json::parse(jsonOut);
+  EXPECT_EQ(written["suite"], "quick");
+  EXPECT_TRUE(written["unavailable"].is_array());
+  std::ifstream xmlOut(outDir / "v.xml");
+  const std::string junitOut((std::istreambuf_iterator<char>(xmlOut)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(junitOut.rfind("<?xml", 0), 0u) << junitOut;
+  EXPECT_NE(junitOut.find("<testcase "), std::string::npos);
+  std::ifstream textOut(outDir / "v.txt");
+  const std::string tableOut((std::istreambuf_iterator<char>(textOut)), std::istreambuf_iterator<char>());
+  EXPECT_NE(tableOut.find("totals: "), std::string::npos) << tableOut;
+  Outcome unknown = runTileskip("verify --backend cpu --quick --out " + (outDir / "v.html").string());
+  EXPECT_EQ(unknown.exitCode, 2) << unknown.output;
+  EXPECT_EQ(unknown.output.find("pass"), std::string::npos) << "refused before verifying: " << unknown.output;
+  EXPECT_FALSE(fs::exists(outDir / "v.html"));
 }

@@ -120,6 +120,22 @@ TEST(VerifyReport, JsonJunitAndTableAgreeOnTheTotals) {
   EXPECT_NE(xml.find("C[0][1] = 2 &lt;want&gt; &quot;1&quot; &amp; more\""), std::string::npos) << xml;
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
   EXPECT_NE(xml.find("classname=\"tileskip.fake.warptile\""), std::string::npos);
+  EXPECT_EQ(count(" time=\""), static_cast<std::size_t>(3 * n + 2 + 1)) << "every case, suite and the whole run timed";
+
+  // Which suite ran and the backends that could not: in the JSON, and as skipped suites in JUnit.
+  const VerifyContext context{.suite = "quick", .unavailable = {{"cuda", "no CUDA driver <here>"}}};
+  nlohmann::json withContext = nlohmann::json::parse(formatVerifyJson(runs, context));
+  EXPECT_EQ(withContext["suite"], "quick");
+  ASSERT_EQ(withContext["unavailable"].size(), 1u);
+  EXPECT_EQ(withContext["unavailable"][0]["backend"], "cuda");
+  EXPECT_EQ(withContext["unavailable"][0]["reason"], "no CUDA driver <here>");
+  EXPECT_GE(withContext["totals"]["seconds"].get<double>(), 0.0);
+  EXPECT_TRUE(withContext["backends"][0]["kernels"][0]["seconds"].is_number());
+  xml = formatVerifyJunit(runs, context);
+  EXPECT_NE(xml.find("skipped=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"no CUDA driver &lt;here&gt;\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<property name=\"suite\" value=\"quick\"/>"), std::string::npos) << xml;
+  EXPECT_EQ(nlohmann::json::parse(formatVerifyJson(runs))["suite"], "full");
 }
 
 TEST(Progress, CountsStepsAndEstimatesTheTimeLeftFromTheStepsDone) {

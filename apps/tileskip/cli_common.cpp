@@ -136,7 +136,7 @@ void BackendFlags::validate(bool allowAll) const {
   if (device < -1) throw InputError("--device " + std::to_string(device) + " is invalid; device indices start at 0");
 }
 
-std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
+std::vector<std::unique_ptr<Backend>> BackendFlags::open(std::vector<std::pair<std::string, std::string>>* unavailable) const {
   std::vector<std::unique_ptr<Backend>> opened;
   if (backend.empty()) {
     opened.push_back(openBestBackend(options()));
@@ -146,6 +146,7 @@ std::vector<std::unique_ptr<Backend>> BackendFlags::open() const {
         opened.push_back(std::move(status.backend));
       } else {
         note(status.name + " is unavailable: " + status.unavailableReason);
+        if (unavailable != nullptr) unavailable->emplace_back(status.name, status.unavailableReason);
       }
     }
     if (opened.empty()) throw UnavailableError("no backend can run on this machine");

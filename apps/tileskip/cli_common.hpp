@@ -79,7 +79,8 @@ struct BackendFlags {
   void validate(bool allowAll) const;
   BackendOptions options() const { return {.deviceIndex = device, .validation = false}; }
   // "all": every available backend; a name: that one (throws if unavailable); empty: the best.
-  std::vector<std::unique_ptr<Backend>> open() const;
+  // With "all", the backends that cannot run here go to `unavailable` (name, why) where given.
+  std::vector<std::unique_ptr<Backend>> open(std::vector<std::pair<std::string, std::string>>* unavailable = nullptr) const;
 };
 
 // Notes auto's choice on stderr: "auto: cuda picks joint-64x32: ...". (Kernel lists, auto's

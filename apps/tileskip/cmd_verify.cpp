@@ -1,6 +1,7 @@
 // tileskip verify: the correctness suite of every kernel (shapes, adversarial patterns,
 // generators) with a pass/fail table or JSON and a totals line, JUnit XML for CI (--junit);
 // exit 1 on any failure.
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -24,24 +25,40 @@ struct VerifyFlags {
   std::string require;  // --require BACKEND[,...]
   std::string format = "table";
   std::string junit;  // --junit FILE
+  std::string out;    // --out FILE: the report in the format its extension names (or --format's)
+  CLI::Option* formatOption = nullptr;  // whether --format was given
   std::string dtype;  // --dtype: only inputs of this precision ("": every precision each kernel takes)
 };
 
+// --out's format: --format's where given, else by the file's extension: .json, .xml (JUnit), .txt
+// (the table). Any other extension without --format is refused before anything runs.
+std::string verifyFileFormat(const VerifyFlags& flags) {
+  if (flags.formatOption != nullptr && flags.formatOption->count() > 0) return flags.format;
+  const std::string extension = std::filesystem::path(flags.out).extension().string();
+  if (extension == ".json") return "json";
+  if (extension == ".xml") return "junit";
+  if (extension == ".txt") return "table";
+  throw InputError("--out " + flags.out + ": verify writes .json, .xml (JUnit) or .txt (the table); give --format for another name");
+}
+
 int runVerifyCommand(const VerifyFlags& flags) {
   std::vector<std::unique_ptr<Backend>> backends;
+  VerifyContext context;
+  context.suite = flags.quick ? "quick" : "full";
   if (flags.backend.backend.empty()) {
     // Verify everything that can run here, not only the best backend.
     BackendFlags all = flags.backend;
     all.backend = "all";
-    backends = all.open();
+    backends = all.open(&context.unavailable);
   } else {
-    backends = flags.backend.open();
+    backends = flags.backend.open(&context.unavailable);
   }
   requireOpened(flags.require, backends, flags.backend.options());
   std::vector<VerifyCase> cases = verifyCases(flags.quick);
   // The JUnit file's temporary first: an unwritable path fails before minutes of verifying.
-  std::optional<AtomicFile> junit;
+  std::optional<AtomicFile> junit, out;
   if (!flags.junit.empty()) junit.emplace(flags.junit);
+  if (!flags.out.empty()) out.emplace(flags.out);
 
   std::optional<DType> only;
   if (!flags.dtype.empty()) only = parseDType(flags.dtype);
@@ -85,11 +102,19 @@ int runVerifyCommand(const VerifyFlags& flags) {
     runs.push_back(std::move(run));
   }
   if (junit) {
-    junit->stream() << formatVerifyJunit(runs);
+    junit->stream() << formatVerifyJunit(runs, context);
     junit->commit();
     note("wrote " + flags.junit + " (JUnit XML)");
   }
-  std::cout << (flags.format == "json" ? formatVerifyJson(runs) : formatVerifyTable(runs)) << std::flush;
+  auto report = [&](const std::string& format) {
+    return format == "json" ? formatVerifyJson(runs, context) : format == "junit" ? formatVerifyJunit(runs, context) : formatVerifyTable(runs);
+  };
+  if (out) {
+    out->stream() << report(verifyFileFormat(flags));
+    out->commit();
+    note("wrote " + flags.out);
+  }
+  std::cout << report(flags.format) << std::flush;
   VerifyTotals totals = verifyTotals(runs);
   if (flags.format == "json") note(formatVerifyTotals(totals));
   return totals.failed > 0 ? static_cast<int>(ExitCode::VerificationFailed) : 0;
@@ -105,8 +130,11 @@ Command addVerifyCommand(CLI::App& parent) {
   app->add_flag("--quick", flags->quick, "a smaller suite: one shape per adversarial case");
   app->add_flag("-v,--verbose", flags->verbose, "print every case as it runs");
   app->add_option("--require", flags->require, "BACKEND[,...]: exit 3 naming any of these that is unavailable (a CI gate)");
-  app->add_option("--format", flags->format, "table or json (schema tileskip.verify/1), each with the totals")
-      ->capture_default_str();
+  flags->formatOption = app->add_option("--format", flags->format, "table or json (schema tileskip.verify/1), each with the totals")
+                            ->capture_default_str();
+  app->add_option("--out", flags->out,
+                  "also write the report to this file: in --format where given, else by its extension (.json, .xml for "
+                  "JUnit, .txt)");
   app->add_option("--junit", flags->junit, "also write the results as JUnit XML to this file (a test case per kernel and case)");
   app->add_option("--dtype", flags->dtype,
                   "only inputs of this precision: " + dtypeNames() + " (default: every precision each kernel takes)");
@@ -118,6 +146,7 @@ Command addVerifyCommand(CLI::App& parent) {
     if (flags->format != "table" && flags->format != "json") {
       throw InputError("unknown verify format '" + flags->format + "'; use table or json");
     }
+    if (!flags->out.empty()) verifyFileFormat(*flags);
   };
   return {app, [flags] { return runVerifyCommand(*flags); }, validate};
 }

@@ -19,6 +19,7 @@ struct KernelTally {
   std::string dtype = "fp32";         // the inputs it was verified on
   int passed = 0, total = 0;
   double worstError = 0.0;
+  double seconds = 0.0;
   std::vector<const VerifyResult*> failures;
 };
 
@@ -32,6 +33,7 @@ std::map<std::string, KernelTally> tallies(const VerifyBackendRun& run) {
     ++t.total;
     t.passed += r.passed();
     t.worstError = std::max(t.worstError, r.error.relativeFrobenius);
+    t.seconds += r.seconds;
     if (!r.passed()) t.failures.push_back(&r);
   }
   return out;
@@ -59,6 +61,18 @@ std::string xmlEscaped(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string seconds(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
+double runSeconds(const VerifyBackendRun& run) {
+  double total = 0.0;
+  for (const VerifyResult& r : run.results) total += r.seconds;
+  return total;
 }
 
 // The input precisions verified, in DType's order: "fp32" or "fp32, fp16, bf16".
@@ -105,7 +119,7 @@ std::string formatVerifyTable(const std::vector<VerifyBackendRun>& runs) {
   return alignColumns(cells, 3) + formatVerifyTotals(verifyTotals(runs)) + "\n";
 }
 
-std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs) {
+std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs, const VerifyContext& context) {
   nlohmann::json backends = nlohmann::json::array();
   for (const VerifyBackendRun& run : runs) {
     std::map<std::string, KernelTally> byKernel = tallies(run);
@@ -119,6 +133,7 @@ std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs) {
                          {"cases", t.total},
                          {"passed", t.passed},
                          {"worst_relative_frobenius", t.worstError},
+                         {"seconds", t.seconds},
                          {"result", t.passed == t.total ? "pass" : "fail"},
                          {"failures", failures}});
     }
@@ -130,28 +145,38 @@ std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs) {
                         {"kernels", kernels}});
   }
   VerifyTotals t = verifyTotals(runs);
+  nlohmann::json unavailable = nlohmann::json::array();
+  for (const auto& [backend, reason] : context.unavailable) unavailable.push_back({{"backend", backend}, {"reason", reason}});
+  double total = 0.0;
+  for (const VerifyBackendRun& run : runs) total += runSeconds(run);
   nlohmann::json doc = {{"schema", kVerifySchema},
                         {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
                         {"dtype", dtypesVerified(runs)},
                         {"date", utcTimestamp()},
                         {"host", hostDescription()},
+                        {"suite", context.suite},
                         {"backends", backends},
+                        {"unavailable", unavailable},
                         {"totals", {{"cases", t.cases}, {"passed", t.passed}, {"failed", t.failed},
-                                    {"kernels", t.kernels}, {"kernels_failed", t.kernelsFailed}}}};
+                                    {"kernels", t.kernels}, {"kernels_failed", t.kernelsFailed}, {"seconds", total}}}};
   return jsonDocumentText(doc);
 }
 
-std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs) {
+std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs, const VerifyContext& context) {
   VerifyTotals t = verifyTotals(runs);
+  double total = 0.0;
+  for (const VerifyBackendRun& run : runs) total += runSeconds(run);
+  const std::size_t skipped = context.unavailable.size();
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"tileskip verify\" tests=\"" << t.cases << "\" failures=\"" << t.failed << "\" errors=\"0\">\n";
+  out << "<testsuites name=\"tileskip verify\" tests=\"" << t.cases + skipped
+      << "\" failures=\"" << t.failed << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << seconds(total) << "\">\n";
   for (const VerifyBackendRun& run : runs) {
     int failed = 0;
     for (const VerifyResult& r : run.results) failed += !r.passed();
     out << "  <testsuite name=\"" << xmlEscaped(run.backend) << "\" tests=\"" << run.results.size() << "\" failures=\""
-        << failed << "\" errors=\"0\" timestamp=\"" << xmlEscaped(utcTimestamp()) << "\" hostname=\""
-        << xmlEscaped(hostDescription()) << "\">\n";
+        << failed << "\" errors=\"0\" skipped=\"0\" time=\"" << seconds(runSeconds(run)) << "\" timestamp=\""
+        << xmlEscaped(utcTimestamp()) << "\" hostname=\"" << xmlEscaped(hostDescription()) << "\">\n";
     out << "    <properties>\n";
     auto property = [&](const std::string& name, const std::string& value) {
       out << "      <property name=\"" << xmlEscaped(name) << "\" value=\"" << xmlEscaped(value) << "\"/>\n";
@@ -162,10 +187,11 @@ std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs) {
     property("tool_version", toolVersion());
     property("tool_commit", toolCommit());
     property("dtype", dtypesVerified(runs));
+    property("suite", context.suite);
     out << "    </properties>\n";
     for (const VerifyResult& r : run.results) {
       out << "    <testcase classname=\"tileskip." << xmlEscaped(run.backend) << "." << xmlEscaped(r.label()) << "\" name=\""
-          << xmlEscaped(r.caseName) << "\"";
+          << xmlEscaped(r.caseName) << "\" time=\"" << seconds(r.seconds) << "\"";
       if (r.passed()) {
         out << "/>\n";
       } else {
@@ -174,6 +200,11 @@ std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs) {
       }
     }
     out << "  </testsuite>\n";
+  }
+  for (const auto& [backend, reason] : context.unavailable) {
+    out << "  <testsuite name=\"" << xmlEscaped(backend) << "\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\"0.000\">\n"
+        << "    <testcase classname=\"tileskip." << xmlEscaped(backend) << "\" name=\"unavailable\" time=\"0.000\">\n"
+        << "      <skipped message=\"" << xmlEscaped(reason) << "\"/>\n    </testcase>\n  </testsuite>\n";
   }
   out << "</testsuites>\n";
   return out.str();

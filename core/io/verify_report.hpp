@@ -25,14 +25,22 @@ struct VerifyTotals {
 
 VerifyTotals verifyTotals(const std::vector<VerifyBackendRun>& runs);
 
+// What else a CI system reads about the run: which suite, and the backends that could not run.
+struct VerifyContext {
+  std::string suite = "full";  // "quick" (verify --quick) or "full"
+  std::vector<std::pair<std::string, std::string>> unavailable;  // backend, why it could not run here
+};
+
 // "totals: 412 cases, 410 passed, 2 failed; 12 kernels, 1 failed"
 std::string formatVerifyTotals(const VerifyTotals& totals);
 
 // One row per backend and kernel (cases passed, worst relative error, pass/FAIL), then the totals line.
 std::string formatVerifyTable(const std::vector<VerifyBackendRun>& runs);
-std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs);
+// JSON: `suite`, `unavailable[]` (`backend`, `reason`), per kernel its `seconds`, and the totals'.
+std::string formatVerifyJson(const std::vector<VerifyBackendRun>& runs, const VerifyContext& context = {});
 // JUnit XML as CI systems read it: a <testsuite> per backend, a <testcase> per kernel and case
-// (classname "tileskip.BACKEND.KERNEL"), a <failure> with the reason where it failed.
-std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs);
+// (classname "tileskip.BACKEND.KERNEL") with its `time`, a <failure> with the reason where it
+// failed; a backend that could not run is a suite of one <skipped/> case saying why.
+std::string formatVerifyJunit(const std::vector<VerifyBackendRun>& runs, const VerifyContext& context = {});
 
 }  // namespace tileskip

@@ -1,5 +1,6 @@
 #include "core/measure/verify_suite.hpp"
 
+#include <chrono>
 #include <sstream>
 
 #include "core/model/error.hpp"
@@ -218,7 +219,9 @@ std::vector<VerifyResult> runVerifyTargets(Backend& backend, const std::vector<V
       for (const KernelInfo* kernel : kernels) {
         VerifyResult result;
         if (onDevice) {
+          const auto start = std::chrono::steady_clock::now();
           result = verifyKernel(backend, *onDevice, *kernel, *data, *reference);
+          result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         } else {
           result.backend = backend.name();
           result.kernel = kernel->id;
