@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/measure/bench_suites.hpp"
 #include "core/measure/suite_blocksparse.hpp"
@@ -90,14 +91,31 @@ TEST(HeadlineSuite, MeasuresEveryTargetAsARatioFromOneRun) {
   nlohmann::json json = nlohmann::json::parse(formatHeadlineJson(report));
   EXPECT_EQ(json["measures"].size(), 17u);
   EXPECT_EQ(json["runs"].size(), 12u);
+  // Each measure has an id a CI system can key on, unique, and a number to gate on with its direction.
+  std::set<std::string> ids;
+  for (const nlohmann::json& m : json["measures"]) {
+    const std::string id = m["id"].get<std::string>();
+    EXPECT_FALSE(id.empty()) << m["measure"];
+    EXPECT_EQ(id.find(' '), std::string::npos) << id;
+    EXPECT_TRUE(ids.insert(id).second) << "id twice: " << id;
+    if (m["target"] == "(reported)") {
+      EXPECT_TRUE(m["threshold"].is_null() && m["op"].is_null()) << id;
+    } else {
+      ASSERT_TRUE(m["threshold"].is_number()) << id;
+      EXPECT_EQ(m["target"], m["op"].get<std::string>() + " " + m["target"].get<std::string>().substr(3)) << id;
+      EXPECT_DOUBLE_EQ(m["threshold"].get<double>(), std::stod(m["target"].get<std::string>().substr(3))) << id;
+    }
+  }
+  EXPECT_EQ(json["measures"][0]["id"], "dense-cuda-vs-cublas");
+  EXPECT_EQ(json["measures"][7]["op"], "<=");  // pattern preprocessing: at most
 }
 
 TEST(HeadlineSuite, MetComparesInTheTargetsDirection) {
-  HeadlineMeasure atLeast{"m", ">= 2", 1.5, 2.0, false, ""};
+  HeadlineMeasure atLeast{"m", ">= 2", 1.5, 2.0, false, "", "m"};
   EXPECT_EQ(atLeast.met(), false);
-  HeadlineMeasure atMost{"m", "<= 0.02", 0.01, 0.02, true, ""};
+  HeadlineMeasure atMost{"m", "<= 0.02", 0.01, 0.02, true, "", "m"};
   EXPECT_EQ(atMost.met(), true);
-  HeadlineMeasure unmeasured{"m", ">= 2", std::nullopt, 2.0, false, ""};
+  HeadlineMeasure unmeasured{"m", ">= 2", std::nullopt, 2.0, false, "", "m"};
   EXPECT_FALSE(unmeasured.met().has_value());
 }
 
@@ -229,14 +247,17 @@ TEST(SweepPlot, WithoutMatplotlibTheCsvStandsAndTheCommandSaysWhatToInstall) {
 // still says 1, and a target nothing here could measure is no miss.
 TEST(HeadlineSuite, ExitCodeGatesOnMissedTargetsOnlyWhenAsked) {
   HeadlineReport report;
-  HeadlineMeasure met{.measure = "met", .target = ">= 0.5", .value = 0.9, .threshold = 0.5, .atMost = false, .detail = ""};
-  HeadlineMeasure unmeasured{.measure = "unmeasured", .target = ">= 0.5", .value = std::nullopt, .threshold = 0.5, .atMost = false, .detail = ""};
+  HeadlineMeasure met{.measure = "met", .target = ">= 0.5", .value = 0.9, .threshold = 0.5, .atMost = false, .detail = "", .id = "met"};
+  HeadlineMeasure unmeasured{.measure = "unmeasured", .target = ">= 0.5", .value = std::nullopt, .threshold = 0.5, .atMost = false,
+                             .detail = "", .id = "unmeasured"};
   report.measures = {met, unmeasured};
   EXPECT_EQ(headlineExitCode(report, true), 0);
   EXPECT_TRUE(missedTargets(report).empty());
 
-  report.measures.push_back({.measure = "dense / cuBLAS", .target = ">= 0.95", .value = 0.83, .threshold = 0.95, .atMost = false, .detail = ""});
-  report.measures.push_back({.measure = "prep / dense", .target = "<= 0.05", .value = 0.04, .threshold = 0.05, .atMost = true, .detail = ""});
+  report.measures.push_back({.measure = "dense / cuBLAS", .target = ">= 0.95", .value = 0.83, .threshold = 0.95, .atMost = false, .detail = "",
+                             .id = "dense"});
+  report.measures.push_back({.measure = "prep / dense", .target = "<= 0.05", .value = 0.04, .threshold = 0.05, .atMost = true, .detail = "",
+                             .id = "prep"});
   EXPECT_EQ(headlineExitCode(report, false), 0);
   EXPECT_EQ(headlineExitCode(report, true), static_cast<int>(ExitCode::TargetMissed));
   EXPECT_EQ(static_cast<int>(ExitCode::TargetMissed), 4);

@@ -72,9 +72,9 @@ ProblemSpec segments(int size, double density, int block, std::uint64_t seed) {
 }
 
 // The joint-kernel-vs-cuBLAS measure of one bench run.
-HeadlineMeasure jointVsCublas(const BenchReport& run, const std::string& what, const std::string& target,
+HeadlineMeasure jointVsCublas(const BenchReport& run, const std::string& id, const std::string& what, const std::string& target,
                               std::optional<double> threshold) {
-  HeadlineMeasure m{what, target, std::nullopt, threshold, false, ""};
+  HeadlineMeasure m{what, target, std::nullopt, threshold, false, "", id};
   const BenchRow* joint = fastest(run, "", ids(kJointCandidates));
   const BenchRow* cublas = timedRow(run, "", "cublas");
   if (joint == nullptr || cublas == nullptr) {
@@ -90,10 +90,10 @@ HeadlineMeasure jointVsCublas(const BenchReport& run, const std::string& what, c
 
 // How many times faster `fastKernel` runs than `slowKernel` in one run: the slow one's time over
 // the fast one's, each the fastest verified row of that kernel on its backend ("" for any).
-HeadlineMeasure speedRatio(const BenchReport& run, const std::string& what, const std::string& target,
+HeadlineMeasure speedRatio(const BenchReport& run, const std::string& id, const std::string& what, const std::string& target,
                            std::optional<double> threshold, const std::string& slowBackend, const char* slowKernel,
                            const std::string& fastBackend, const char* fastKernel) {
-  HeadlineMeasure m{what, target, std::nullopt, threshold, false, ""};
+  HeadlineMeasure m{what, target, std::nullopt, threshold, false, "", id};
   const BenchRow* slow = fastest(run, slowBackend, {slowKernel});
   const BenchRow* fast = fastest(run, fastBackend, {fastKernel});
   if (slow == nullptr || fast == nullptr) {
@@ -147,7 +147,8 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   const BenchRow* bestCuda = fastest(dense, "cuda", ids(kDenseCandidates));
   const BenchRow* bestVulkan = fastest(dense, "vulkan", ids(kDenseCandidates));
   const BenchRow* cublas = timedRow(dense, "", "cublas");
-  HeadlineMeasure denseVsCublas{"best dense CUDA kernel / cuBLAS SGEMM (TF32 off)", ">= 0.95", std::nullopt, 0.95, false, ""};
+  HeadlineMeasure denseVsCublas{"best dense CUDA kernel / cuBLAS SGEMM (TF32 off)", ">= 0.95", std::nullopt, 0.95, false, "",
+                                "dense-cuda-vs-cublas"};
   if (bestCuda && cublas) {
     denseVsCublas.value = cublas->kernelMs.median / bestCuda->kernelMs.median;
     denseVsCublas.detail = label(*bestCuda) + " " + fixed(bestCuda->effectiveGflops / 1000, 1) + " TFLOPS vs cuBLAS " +
@@ -156,7 +157,8 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
     denseVsCublas.detail = "needs the cuda backend";
   }
   report.measures.push_back(denseVsCublas);
-  HeadlineMeasure vulkanVsCuda{"best dense Vulkan kernel / best dense CUDA kernel", ">= 0.95", std::nullopt, 0.95, false, ""};
+  HeadlineMeasure vulkanVsCuda{"best dense Vulkan kernel / best dense CUDA kernel", ">= 0.95", std::nullopt, 0.95, false, "",
+                               "dense-vulkan-vs-cuda"};
   if (bestCuda && bestVulkan) {
     vulkanVsCuda.value = bestCuda->kernelMs.median / bestVulkan->kernelMs.median;
     vulkanVsCuda.detail = label(*bestVulkan) + " " + fixed(bestVulkan->effectiveGflops / 1000, 1) + " TFLOPS vs " +
@@ -176,19 +178,19 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   std::map<double, std::size_t> alignedRuns;
   for (JointCase c : {JointCase{0.5, ">= 2.5", 2.5}, JointCase{0.25, ">= 5", 5.0}}) {
     alignedRuns[c.density] = run(segments(n, c.density, aligned, options.seed), jointRun);
-    report.measures.push_back(jointVsCublas(report.runs[alignedRuns[c.density]],
+    report.measures.push_back(jointVsCublas(report.runs[alignedRuns[c.density]], "joint-aligned-" + fixed(c.density, 2) + "-vs-cublas",
                                             "best joint kernel / cuBLAS, A and B at density " + fixed(c.density, 2) +
                                                 ", block-aligned " + std::to_string(aligned) + "-wide tiles",
                                             c.target, c.threshold));
     const std::size_t unalignedRun = run(segments(n, c.density, kUnaligned, options.seed), jointRun);
-    report.measures.push_back(jointVsCublas(report.runs[unalignedRun],
+    report.measures.push_back(jointVsCublas(report.runs[unalignedRun], "joint-unaligned-" + fixed(c.density, 2) + "-vs-cublas",
                                             "same, " + std::to_string(kUnaligned) + "-wide tiles (not block-aligned)",
                                             "(reported)", std::nullopt));
   }
 
   // 5: skip efficiency from joint density 0.5 to 0.06 (per-operand densities 0.71 .. 0.25).
   HeadlineMeasure efficiency{"skip efficiency, block-aligned tiles, joint density 0.5 -> 0.06 (worst)", ">= 0.85",
-                             std::nullopt, 0.85, false, ""};
+                             std::nullopt, 0.85, false, "", "skip-efficiency"};
   for (double d : {0.707, 0.5, 0.354, 0.25}) {
     const std::size_t r = alignedRuns.count(d) ? alignedRuns[d]
                                                : run(segments(n, d, aligned, options.seed), ids(kJointCandidates, {"pipelined"}));
@@ -202,7 +204,8 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   report.measures.push_back(efficiency);
 
   // 6: pattern preprocessing against the dense kernel, at density 0.5.
-  HeadlineMeasure preprocessing{"pattern preprocessing / dense kernel time", "<= 0.02", std::nullopt, 0.02, true, ""};
+  HeadlineMeasure preprocessing{"pattern preprocessing / dense kernel time", "<= 0.02", std::nullopt, 0.02, true, "",
+                                "pattern-preprocessing"};
   const BenchReport& half = report.runs[alignedRuns[0.5]];
   if (const BenchRow* joint = fastest(half, "", ids(kJointCandidates))) {
     if (const BenchRow* ref = timedRow(half, joint->backend, std::string(kDenseReferenceKernel))) {
@@ -219,10 +222,11 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   ProblemSpec tensorDense = segments(n, 1.0, aligned, options.seed);
   tensorDense.dtype = DType::Bf16;
   const std::size_t tensorDenseRun = run(tensorDense, {kTensorDense, kHopperDense, "cublas"});
-  report.measures.push_back(speedRatio(report.runs[tensorDenseRun], "dense tensor-core kernel / cuBLAS, bf16", ">= 0.6", 0.6, "",
+  report.measures.push_back(speedRatio(report.runs[tensorDenseRun], "mma-bf16-vs-cublas", "dense tensor-core kernel / cuBLAS, bf16",
+                                       ">= 0.6", 0.6, "",
                                        "cublas", "cuda", kTensorDense));
   tensorDense.dtype = DType::Fp16;
-  report.measures.push_back(speedRatio(report.runs[run(tensorDense, {kTensorDense})],
+  report.measures.push_back(speedRatio(report.runs[run(tensorDense, {kTensorDense})], "mma-fp16-vulkan-vs-cuda",
                                        "dense tensor-core kernel, Vulkan / CUDA, fp16", ">= 0.9", 0.9, "cuda", kTensorDense,
                                        "vulkan", kTensorDense));
   // 9, 10: the joint tensor-core kernel against cuBLAS bf16 on zeros in 64 x 64 blocks, the
@@ -240,17 +244,18 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
     spec.generator = "blocks";
     spec.dtype = DType::Bf16;
     tensorJointRuns.push_back(run(spec, {kTensorJoint, kTensorDense, kHopperJoint, kHopperDense, "cublas"}));
-    report.measures.push_back(speedRatio(report.runs[tensorJointRuns.back()],
+    report.measures.push_back(speedRatio(report.runs[tensorJointRuns.back()], "mma-joint-" + fixed(c.density, 2) + "-vs-cublas",
                                          "joint tensor-core kernel / cuBLAS, bf16, A and B at density " + fixed(c.density, 2) +
                                              ", " + blocksText,
                                          "(reported)", std::nullopt, "", "cublas", "", kTensorJoint));
   }
   // 12-14: the Hopper kernels in the same runs (said missing elsewhere, not invented).
-  report.measures.push_back(speedRatio(report.runs[tensorDenseRun], "Hopper dense tensor-core kernel (wgmma) / cuBLAS, bf16",
+  report.measures.push_back(speedRatio(report.runs[tensorDenseRun], "wgmma-bf16-vs-cublas",
+                                       "Hopper dense tensor-core kernel (wgmma) / cuBLAS, bf16",
                                        ">= 0.8", 0.8, "", "cublas", "cuda", kHopperDense));
   for (std::size_t i = 0; i < tensorJointRuns.size(); ++i) {
     const JointCase& c = tensorCases[i];
-    report.measures.push_back(speedRatio(report.runs[tensorJointRuns[i]],
+    report.measures.push_back(speedRatio(report.runs[tensorJointRuns[i]], "wgmma-joint-" + fixed(c.density, 2) + "-vs-cublas",
                                          "Hopper joint tensor-core kernel / cuBLAS, bf16, A and B at density " +
                                              fixed(c.density, 2) + ", " + blocksText,
                                          c.target, c.threshold, "", "cublas", "", kHopperJoint));
@@ -262,7 +267,8 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   const BenchRow* tf32Cublas = fastest(tf32, "", {"cublas"});
   for (const auto& [name, id] : {std::pair{"Hopper dense tensor-core kernel (wgmma)", kHopperDense},
                                  std::pair{"dense tensor-core kernel (mma)", kTensorDense}}) {
-    HeadlineMeasure line = speedRatio(tf32, std::string(name) + " / cuBLAS TF32, tf32", ">= 0.8", 0.8, "", "cublas", "cuda", id);
+    HeadlineMeasure line = speedRatio(tf32, std::string(id) + "-tf32-vs-cublas", std::string(name) + " / cuBLAS TF32, tf32",
+                                      ">= 0.8", 0.8, "", "cublas", "cuda", id);
     const BenchRow* kernel = fastest(tf32, "cuda", {id});
     if (line.value && kernel != nullptr && tf32Cublas != nullptr) {
       line.detail += "; end to end (B transposed included) " +
@@ -314,8 +320,11 @@ std::string formatHeadlineJson(const HeadlineReport& report) {
   nlohmann::json measures = nlohmann::json::array();
   for (const HeadlineMeasure& m : report.measures) {
     std::optional<bool> met = m.met();
-    measures.push_back({{"measure", m.measure},
+    measures.push_back({{"id", m.id},
+                        {"measure", m.measure},
                         {"target", m.target},
+                        {"threshold", m.threshold ? nlohmann::json(*m.threshold) : nlohmann::json(nullptr)},
+                        {"op", m.threshold ? nlohmann::json(m.atMost ? "<=" : ">=") : nlohmann::json(nullptr)},
                         {"value", m.value ? nlohmann::json(*m.value) : nlohmann::json(nullptr)},
                         {"met", met ? nlohmann::json(*met) : nlohmann::json(nullptr)},
                         {"detail", m.detail}});

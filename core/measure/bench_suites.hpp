@@ -30,6 +30,8 @@ struct HeadlineMeasure {
   std::optional<double> threshold;  // value must be >= threshold (or <= when `atMost`)
   bool atMost = false;
   std::string detail;    // which kernels, densities, or why it could not be measured
+  // Stable across runs and wording changes ("dense-cuda-vs-cublas"): what a CI system keys on.
+  std::string id;
 
   std::optional<bool> met() const;
 };
