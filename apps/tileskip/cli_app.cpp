@@ -35,7 +35,8 @@ Cli::Cli() : app_("tileskip: tiled, warp-uniform zero-block skipping GEMM on GPU
   app_.set_version_flag("--version", std::string("tileskip ") + toolVersion() + " (commit " + toolCommit() + ")",
                         "the tool's version and the git commit it was built from");
   commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_),
-               addInspectCommand(app_), addRunCommand(app_),  addViewCommand(app_), addTuneCommand(app_)};
+               addInspectCommand(app_), addRunCommand(app_),  addViewCommand(app_), addTuneCommand(app_),
+               addCompareCommand(app_)};
 }
 
 std::optional<int> Cli::parse(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {

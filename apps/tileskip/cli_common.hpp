@@ -35,6 +35,7 @@ Command addInspectCommand(CLI::App& parent);
 Command addRunCommand(CLI::App& parent);
 Command addViewCommand(CLI::App& parent);
 Command addTuneCommand(CLI::App& parent);
+Command addCompareCommand(CLI::App& parent);
 
 // For --seed: CLI11 reads an unsigned number beyond 2^64 - 1 as 2^64 - 1 without a word; this
 // refuses it (and anything but a plain decimal number) so the seed used is the seed given.
