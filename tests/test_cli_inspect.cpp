@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "core/model/generators.hpp"
@@ -116,6 +117,51 @@ TEST(CliInspect, FileOperandsSetTheSizesAndMustAgreeWithThem) {
   EXPECT_NE(mismatch.output.find("A's columns must equal B's rows"), std::string::npos) << mismatch.output;
   Outcome unknown = runTileskip("bench --backend cpu --a " + (dir / "a.txt").string());
   EXPECT_EQ(unknown.exitCode, 2) << unknown.output;
+}
+
+// Reports on file operands describe the files: their sources and real densities, and nothing a
+// generator was asked for (no default generator, density, seed or block standing in for them).
+TEST(CliInspect, ReportsOnFilesDescribeTheFilesNotTheGeneratorDefaults) {
+  const fs::path dir = scratch();
+  const Files f = blockFiles(dir, 64, 48, 40);
+  const Matrix a = readMatrix(f.a), b = readMatrix(f.b);
+  Outcome o = runTileskip("bench --backend cpu --repeat 1 --a " + f.a + " --b " + f.b + " --out " + (dir / "files.json").string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_EQ(o.output.find("seed"), std::string::npos) << "two files need no seed: " << o.output;
+  const nlohmann::json problem = readJson(dir / "files.json")["problem"];
+  for (const char* field : {"generator", "density_a", "density_b", "seed", "block", "block_a", "block_b"}) {
+    EXPECT_TRUE(problem[field].is_null()) << field << " = " << problem[field];
+  }
+  EXPECT_EQ(problem["operands"]["a"]["source"], f.a);
+  EXPECT_EQ(problem["operands"]["a"]["file"], true);
+  EXPECT_EQ(problem["operands"]["a"]["rows"], 64);
+  EXPECT_EQ(problem["operands"]["a"]["cols"], 48);
+  EXPECT_DOUBLE_EQ(problem["operands"]["a"]["density"].get<double>(), a.nonZeroFraction());
+  EXPECT_DOUBLE_EQ(problem["operands"]["b"]["density"].get<double>(), b.nonZeroFraction());
+  // The CSV keeps its columns, empty for the files.
+  ASSERT_EQ(runTileskip("bench --backend cpu --repeat 1 --a " + f.a + " --b " + f.b + " --out " + (dir / "files.csv").string()).exitCode, 0);
+  std::ifstream csv(dir / "files.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  auto field = [](const std::string& line, int index) {
+    std::stringstream in(line);
+    std::string cell;
+    for (int i = 0; i <= index; ++i) std::getline(in, cell, ',');
+    return cell;
+  };
+  ASSERT_EQ(field(header, 7), "generator");
+  for (int column = 7; column <= 10; ++column) EXPECT_EQ(field(row, column), "") << field(header, column) << " in " << row;
+  // One file and one generated operand: the generated one keeps its description.
+  ASSERT_EQ(runTileskip("bench --backend cpu --repeat 1 --n 20 --generator-b uniform --density-b 0.3 --a " + f.a + " --out " +
+                        (dir / "files-half.json").string())
+                .exitCode,
+            0);
+  const nlohmann::json half = readJson(dir / "files-half.json")["problem"];
+  EXPECT_TRUE(half["density_a"].is_null());
+  EXPECT_EQ(half["density_b"], 0.3);
+  EXPECT_EQ(half["generator"], "uniform");
+  EXPECT_EQ(half["operands"]["b"]["file"], false);
 }
 
 TEST(CliInspect, EachOperandHasItsOwnGenerator) {

@@ -8,6 +8,7 @@
 
 #include "core/model/error.hpp"
 #include "core/io/matrix_io.hpp"
+#include "core/io/report.hpp"
 #include "core/measure/multiply.hpp"
 #include "core/model/reorder.hpp"
 
@@ -70,8 +71,12 @@ std::pair<ProblemSpec, ProblemData> ProblemFlags::load(int defaultSize) const {
     reorderOperands(data.a, data.b);
     spec.reordered = true;
   }
-  note("A: " + spec.sourceOf(Operand::A) + ", B: " + spec.sourceOf(Operand::B) + " (M=" + std::to_string(spec.m) +
-       " N=" + std::to_string(spec.n) + " K=" + std::to_string(spec.k) + ", seed " + std::to_string(spec.seed) + ")");
+  // Each operand as it really is: a file's real density, a generator's seed only where one ran.
+  auto density = [](const Matrix& operand) { return fixed(100.0 * operand.nonZeroFraction(), 1) + " % non-zero"; };
+  const bool generated = spec.fileA.empty() || spec.fileB.empty();
+  note("A: " + spec.sourceOf(Operand::A) + " (" + density(data.a) + "), B: " + spec.sourceOf(Operand::B) + " (" + density(data.b) +
+       ") (M=" + std::to_string(spec.m) + " N=" + std::to_string(spec.n) + " K=" + std::to_string(spec.k) +
+       (generated ? ", seed " + std::to_string(spec.seed) : "") + ")");
   return {std::move(spec), std::move(data)};
 }
 

@@ -33,6 +33,32 @@ nlohmann::json optionalJson(const std::optional<double>& value) {
 
 nlohmann::json finiteJson(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
+// The problem as the JSON gives it: its sizes, and per operand where it came from and the density
+// it really has. What a generator was asked for (generator, density, seed, block) is null for an
+// operand read from a file, which no generator made.
+nlohmann::json problemJson(const ProblemSpec& p, const BenchReport& report) {
+  const bool fileA = !p.fileA.empty(), fileB = !p.fileB.empty();
+  auto unlessFile = [](bool file, const nlohmann::json& value) { return file ? nlohmann::json(nullptr) : value; };
+  auto operand = [&](Operand which, int rows, int cols, double density) {
+    return nlohmann::json{{"source", p.sourceOf(which)}, {"file", !p.fileOf(which).empty()}, {"rows", rows}, {"cols", cols},
+                          {"density", density}};
+  };
+  return {{"m", p.m},
+          {"n", p.n},
+          {"k", p.k},
+          {"generator", unlessFile(fileA && fileB, fileA ? p.generatorOf(Operand::B) : p.generator)},
+          {"density_a", unlessFile(fileA, p.densityA)},
+          {"density_b", unlessFile(fileB, p.densityB)},
+          {"seed", unlessFile(fileA && fileB, p.seed)},
+          {"block", unlessFile(fileA, p.options.block)},
+          {"block_a", unlessFile(fileA, p.optionsOf(Operand::A).block)},
+          {"block_b", unlessFile(fileB, p.optionsOf(Operand::B).block)},
+          {"a", p.sourceOf(Operand::A)},
+          {"b", p.sourceOf(Operand::B)},
+          {"operands", {{"a", operand(Operand::A, p.m, p.k, report.elementDensityA)},
+                        {"b", operand(Operand::B, p.k, p.n, report.elementDensityB)}}}};
+}
+
 }  // namespace
 
 std::string csvField(const std::string& text) {
@@ -168,10 +194,23 @@ std::string formatCsv(const BenchReport& report) {
          "auto,source_a,source_b,block_a,block_b,dtype,tool_version,tool_commit,driver,api,tune_overrides,"
          "warmup,warmup_ms,repeat,tolerance,host\n";
   const ProblemSpec& p = report.problem;
+  // What a generator was asked for means nothing for an operand read from a file: those columns
+  // stay empty for it (source_a / source_b name the file; the JSON has its real density).
+  const bool fileA = !p.fileA.empty(), fileB = !p.fileB.empty();
+  const std::string generator = fileA && fileB ? "" : fileA ? p.generatorOf(Operand::B) : p.generator;
+  auto text = [](double v) {
+    std::ostringstream number;
+    number << v;  // as the columns were always written: the stream's default form
+    return number.str();
+  };
+  const std::string densityA = fileA ? "" : text(p.densityA), densityB = fileB ? "" : text(p.densityB);
+  const std::string seed = fileA && fileB ? "" : std::to_string(p.seed);
+  const std::string blockA = fileA ? "" : std::to_string(p.optionsOf(Operand::A).block);
+  const std::string blockB = fileB ? "" : std::to_string(p.optionsOf(Operand::B).block);
   for (const BenchRow& row : report.rows) {
     auto opt = [](const std::optional<double>& v) { return v ? fixed(*v, 4) : std::string(); };
     out << report.date << ',' << row.backend << ',' << csvField(row.device) << ',' << row.kernel << ',' << p.m << ','
-        << p.n << ',' << p.k << ',' << p.generator << ',' << p.densityA << ',' << p.densityB << ',' << p.seed << ','
+        << p.n << ',' << p.k << ',' << generator << ',' << densityA << ',' << densityB << ',' << seed << ','
         << (row.verified ? "true" : "false") << ',' << row.error.relativeFrobenius << ',' << row.error.maxAbs << ','
         << fixed(row.kernelMs.median, 5) << ',' << fixed(row.kernelMs.min, 5) << ',' << fixed(row.kernelMs.max, 5)
         << ',' << fixed(row.prepareMs.median, 5) << ',' << fixed(row.effectiveGflops, 2) << ','
@@ -179,8 +218,7 @@ std::string formatCsv(const BenchReport& report) {
         << ',' << opt(row.speedupVsDense) << ',' << opt(row.skipEfficiency) << ',' << opt(row.vsBaseline) << ','
         << opt(row.endToEndVsBaseline) << ',' << report.baselineKernel << ',' << csvField(row.failure) << ','
         << fixed(row.predictedSpeedup, 4) << ',' << csvField(row.autoReason) << ',' << csvField(p.sourceOf(Operand::A))
-        << ',' << csvField(p.sourceOf(Operand::B)) << ',' << p.optionsOf(Operand::A).block << ','
-        << p.optionsOf(Operand::B).block << ',' << dtypeName(p.dtype) << ',' << csvField(report.toolVersion) << ','
+        << ',' << csvField(p.sourceOf(Operand::B)) << ',' << blockA << ',' << blockB << ',' << dtypeName(p.dtype) << ',' << csvField(report.toolVersion) << ','
         << csvField(report.toolCommit) << ',' << csvField(row.driver) << ',' << csvField(row.api) << ',' << csvField(row.tuneOverrides) << ','
         << report.options.warmup << ',' << report.options.warmupMilliseconds << ',' << report.options.repeat << ','
         << row.error.tolerance << ',' << csvField(report.host) << '\n';
@@ -232,11 +270,7 @@ std::string formatJson(const BenchReport& report) {
       {"date", report.date},
       {"host", report.host},
       {"devices", report.devices},
-      {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"generator", p.generator}, {"density_a", p.densityA},
-                   {"density_b", p.densityB}, {"seed", p.seed}, {"block", p.options.block},
-                   {"block_a", p.optionsOf(Operand::A).block},
-                   {"block_b", p.optionsOf(Operand::B).block},
-                   {"a", p.sourceOf(Operand::A)}, {"b", p.sourceOf(Operand::B)}}},
+      {"problem", problemJson(p, report)},
       {"models", report.models},
       {"pattern_density", {{"a", report.patternDensityA}, {"b", report.patternDensityB}}},
       {"timing", {{"warmup", report.options.warmup}, {"warmup_ms", report.options.warmupMilliseconds}, {"repeat", report.options.repeat}}},

@@ -171,6 +171,8 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
   report.toolVersion = toolVersion();
   report.toolCommit = toolCommit();
   report.patternDensityA = buildAPattern(data.a, 8).density();
+  report.elementDensityA = data.a.nonZeroFraction();
+  report.elementDensityB = data.b.nonZeroFraction();
   report.patternDensityB = buildBPattern(data.b, 8).density();
 
   const double multiplyAdds = static_cast<double>(problem.m) * problem.n * problem.k;

@@ -128,6 +128,8 @@ struct BenchReport {
   std::vector<std::string> models;  // "backend: speed model" for the predicted column
   std::string referenceKind;   // how C was checked
   double patternDensityA = 0.0, patternDensityB = 0.0;  // at granularity 8, for context
+  // The operands' real non-zero fractions: what a file holds, not what a generator was asked for.
+  double elementDensityA = 0.0, elementDensityB = 0.0;
   std::vector<BenchRow> rows;
   std::vector<std::string> diagnostics;  // driver / validation messages
 };

@@ -188,10 +188,6 @@ KernelInspection inspectOne(const KernelInfo& kernel, Operands& ops, double aEle
   return r;
 }
 
-double elementDensity(const Matrix& m) {
-  return m.empty() ? 0.0 : static_cast<double>(m.countNonZeros()) / static_cast<double>(m.size());
-}
-
 std::string tileWords(const KernelInspection& r) {
   std::string s;
   if (r.aGranularity > 0) s += std::to_string(r.aGranularity) + "-row";
@@ -284,7 +280,7 @@ nlohmann::json operandJson(const OperandSummary& s) {
 }  // namespace
 
 OperandSummary summarizeOperand(const Matrix& m, std::string source) {
-  return {std::move(source), m.rows(), m.cols(), elementDensity(m)};
+  return {std::move(source), m.rows(), m.cols(), m.nonZeroFraction()};
 }
 
 struct ProblemInspector::Patterns {
@@ -299,7 +295,7 @@ ProblemInspector::ProblemInspector(const Matrix& a, const Matrix& b) : a_(a) {
 ProblemInspector::~ProblemInspector() = default;
 
 KernelInspection ProblemInspector::inspect(const KernelInfo& kernel, const SpeedModel& model) {
-  if (kernel.runs(VendorRoutine::CusparseCsrSpmm) && aDensity_ < 0.0) aDensity_ = elementDensity(a_);
+  if (kernel.runs(VendorRoutine::CusparseCsrSpmm) && aDensity_ < 0.0) aDensity_ = a_.nonZeroFraction();
   return inspectOne(kernel, patterns_->ops, aDensity_, model);
 }
 

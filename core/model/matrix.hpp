@@ -42,6 +42,8 @@ class Matrix {
 
   void fill(float value);
   std::size_t countNonZeros() const;
+  // The fraction of elements that are not zero (NaN counts as non-zero); 0 for an empty matrix.
+  double nonZeroFraction() const { return empty() ? 0.0 : static_cast<double>(countNonZeros()) / static_cast<double>(size()); }
 
  private:
   std::size_t index(int row, int col) const {

@@ -40,8 +40,9 @@ std::string ProblemSpec::sourceOf(Operand operand) const {
 std::string ProblemSpec::describe() const {
   std::ostringstream out;
   if (generatorB || optionsB || !fileA.empty() || !fileB.empty() || reordered) {
-    out << "M=" << m << " N=" << n << " K=" << k << ", A: " << sourceOf(Operand::A) << ", B: " << sourceOf(Operand::B)
-        << ", seed " << seed << (reordered ? ", reordered" : "");
+    out << "M=" << m << " N=" << n << " K=" << k << ", A: " << sourceOf(Operand::A) << ", B: " << sourceOf(Operand::B);
+    if (fileA.empty() || fileB.empty()) out << ", seed " << seed;  // files need none
+    out << (reordered ? ", reordered" : "");
     return out.str();
   }
   out << "M=" << m << " N=" << n << " K=" << k << ", generator " << generator << ", density A " << densityA
