@@ -114,7 +114,7 @@ constexpr KernelCoefficients kH200Vulkan[] = {
 
 // 16-bit inputs (fp16, bf16), relative to `mma` (K13), the dense reference of those precisions.
 // Fitted by bench/calibrate_model.py from two `bench --suite blocksparse` runs in bf16 on one
-// NVIDIA H100, driver 580.159.04 (d7c58f9's and 645c0e2's, lab/43-fused-patterns): 15 block-sparse
+// NVIDIA H100, driver 580.159.04 (d7c58f9's and a95dda4's: lab/43-fused-patterns, lab/45-own-ceilings): 15 block-sparse
 // problems each, fitted to relative errors, mean 1.5-2.5 %, worst 6.5 % (wgmma) in sample. Every
 // problem had zeros, so no run pinned a skipping kernel's dense coefficient: theirs are their loop's
 // dense kernel's and a little (a skipping kernel with nothing to skip runs its loop). cuBLAS's rows
