@@ -33,6 +33,12 @@ nlohmann::json optionalJson(const std::optional<double>& value) {
 
 nlohmann::json finiteJson(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
+// The generator that made an operand of `p`, if one did: A's unless A is a file, then B's.
+std::optional<std::string> generatorUsed(const ProblemSpec& p) {
+  if (!p.fileA.empty() && !p.fileB.empty()) return std::nullopt;
+  return p.fileA.empty() ? p.generator : p.generatorOf(Operand::B);
+}
+
 // The problem as the JSON gives it: its sizes, and per operand where it came from and the density
 // it really has. What a generator was asked for (generator, density, seed, block) is null for an
 // operand read from a file, which no generator made.
@@ -46,10 +52,10 @@ nlohmann::json problemJson(const ProblemSpec& p, const BenchReport& report) {
   return {{"m", p.m},
           {"n", p.n},
           {"k", p.k},
-          {"generator", unlessFile(fileA && fileB, fileA ? p.generatorOf(Operand::B) : p.generator)},
+          {"generator", unlessFile(!generatorUsed(p), generatorUsed(p).value_or(""))},
           {"density_a", unlessFile(fileA, p.densityA)},
           {"density_b", unlessFile(fileB, p.densityB)},
-          {"seed", unlessFile(fileA && fileB, p.seed)},
+          {"seed", unlessFile(!generatorUsed(p), p.seed)},
           {"block", unlessFile(fileA, p.options.block)},
           {"block_a", unlessFile(fileA, p.optionsOf(Operand::A).block)},
           {"block_b", unlessFile(fileB, p.optionsOf(Operand::B).block)},
@@ -197,14 +203,14 @@ std::string formatCsv(const BenchReport& report) {
   // What a generator was asked for means nothing for an operand read from a file: those columns
   // stay empty for it (source_a / source_b name the file; the JSON has its real density).
   const bool fileA = !p.fileA.empty(), fileB = !p.fileB.empty();
-  const std::string generator = fileA && fileB ? "" : fileA ? p.generatorOf(Operand::B) : p.generator;
+  const std::string generator = generatorUsed(p).value_or("");
   auto text = [](double v) {
     std::ostringstream number;
     number << v;  // as the columns were always written: the stream's default form
     return number.str();
   };
   const std::string densityA = fileA ? "" : text(p.densityA), densityB = fileB ? "" : text(p.densityB);
-  const std::string seed = fileA && fileB ? "" : std::to_string(p.seed);
+  const std::string seed = generatorUsed(p) ? std::to_string(p.seed) : "";
   const std::string blockA = fileA ? "" : std::to_string(p.optionsOf(Operand::A).block);
   const std::string blockB = fileB ? "" : std::to_string(p.optionsOf(Operand::B).block);
   for (const BenchRow& row : report.rows) {

@@ -162,6 +162,20 @@ SpeedModel modelOf(const Calibration& c, std::string name, bool calibrated) {
   return SpeedModel(std::move(name), calibrated, c.rows, c.borrowed, c.sixteenBit);
 }
 
+// The calibration of this backend and device measured on inputs of that kind (16-bit or fp32),
+// or on a GPU the first of the backend's as a stand-in, its name saying so; nothing otherwise.
+std::optional<SpeedModel> calibrationFor(std::string_view backend, std::string_view deviceName, bool isGpu, bool sixteenBit) {
+  const Calibration* sameBackend = nullptr;
+  for (const Calibration& c : kCalibrations) {
+    if (c.backend != backend || c.sixteenBit != sixteenBit) continue;
+    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) return modelOf(c, std::string(c.name), true);
+    if (sameBackend == nullptr) sameBackend = &c;
+  }
+  if (sameBackend == nullptr || !isGpu) return std::nullopt;
+  return modelOf(*sameBackend, std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")",
+                 false);
+}
+
 }  // namespace
 
 SpeedModel::SpeedModel(std::string name, bool calibrated, std::span<const KernelCoefficients> rows,
@@ -175,29 +189,11 @@ std::optional<SpeedModel> SpeedModel::forInputs(std::string_view backend, std::s
                                                 DType dtype) {
   if (dtype == DType::Fp32) return forDevice(backend, deviceName, isGpu);
   if (dtype != DType::Fp16 && dtype != DType::Bf16) return std::nullopt;
-  const Calibration* sameBackend = nullptr;
-  for (const Calibration& c : kCalibrations) {
-    if (c.backend != backend || !c.sixteenBit) continue;
-    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) return modelOf(c, std::string(c.name), true);
-    if (sameBackend == nullptr) sameBackend = &c;
-  }
-  if (sameBackend == nullptr || !isGpu) return std::nullopt;
-  return modelOf(*sameBackend,
-                         std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")", false);
+  return calibrationFor(backend, deviceName, isGpu, true);
 }
 
 SpeedModel SpeedModel::forDevice(std::string_view backend, std::string_view deviceName, bool isGpu) {
-  const Calibration* sameBackend = nullptr;
-  for (const Calibration& c : kCalibrations) {
-    if (c.backend != backend || c.sixteenBit) continue;
-    if (deviceName.find(c.deviceSubstring) != std::string_view::npos) return modelOf(c, std::string(c.name), true);
-    if (sameBackend == nullptr) sameBackend = &c;
-  }
-  if (sameBackend != nullptr && isGpu) {
-    return modelOf(*sameBackend, std::string(sameBackend->name) + " (stand-in: no calibration for " + std::string(deviceName) + ")",
-                false);
-  }
-  return uncalibrated();
+  return calibrationFor(backend, deviceName, isGpu, false).value_or(uncalibrated());
 }
 
 const KernelCoefficients* SpeedModel::coefficients(std::string_view kernel) const {

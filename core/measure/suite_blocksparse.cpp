@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -156,13 +157,14 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
     // Each skipping kernel's own ceiling: the dense kernel its loop is built on, on the same
     // packed problem and backend: what a perfect skip in that loop would take.
     std::vector<BenchTarget> ownTargets;
+    std::map<std::pair<std::string, std::string_view>, const KernelInfo*> denseLoops;  // (backend, kernel) -> its loop's
     for (const BenchTarget& target : targets) {
       BenchTarget own{target.backend, {}};
       for (const KernelInfo* kernel : target.kernels) {
         const KernelInfo* dense = denseLoopOf(*target.backend, *kernel, options.dtype);
-        if (dense != nullptr && std::find(own.kernels.begin(), own.kernels.end(), dense) == own.kernels.end()) {
-          own.kernels.push_back(dense);
-        }
+        if (dense == nullptr) continue;
+        denseLoops[{std::string(target.backend->name()), kernel->id}] = dense;
+        if (std::find(own.kernels.begin(), own.kernels.end(), dense) == own.kernels.end()) own.kernels.push_back(dense);
       }
       if (!own.kernels.empty()) ownTargets.push_back(std::move(own));
     }
@@ -186,15 +188,10 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
       k.roundingMs = row.roundingMs;
       if (c.baselineMs && k.kernelMs > 0.0) k.speedup = *c.baselineMs / k.kernelMs;
       if (c.ceilingMs && k.kernelMs > 0.0) k.ceilingFraction = *c.ceilingMs / k.kernelMs;
-      const KernelInfo& info = kernelInfo(row.kernel);
-      const Backend* backend = nullptr;
-      for (const BenchTarget& target : targets) {
-        if (target.backend->name() == row.backend) backend = target.backend;
-      }
-      const KernelInfo* dense = backend != nullptr ? denseLoopOf(*backend, info, options.dtype) : nullptr;
-      if (dense != nullptr && ownCeilingRun) {
-        if (const BenchRow* own = timedRow(*ownCeilingRun, row.backend, dense->id)) {
-          k.ownCeiling = std::string(dense->id);
+      const auto dense = denseLoops.find({row.backend, kernelInfo(row.kernel).id});
+      if (dense != denseLoops.end() && ownCeilingRun) {
+        if (const BenchRow* own = timedRow(*ownCeilingRun, row.backend, dense->second->id)) {
+          k.ownCeiling = std::string(dense->second->id);
           k.ownCeilingMs = own->kernelMs.median;
           if (k.kernelMs > 0.0) k.ownCeilingFraction = *k.ownCeilingMs / k.kernelMs;
         }
