@@ -30,6 +30,7 @@
 #include "core/io/matrix_io.hpp"
 #include "core/io/provenance.hpp"
 #include "core/model/reference.hpp"
+#include "core/process/sanitizers.hpp"
 #include "run_command.hpp"
 
 using namespace tileskip;
@@ -446,7 +447,7 @@ namespace {
 // AddressSanitizer build (which reserves terabytes of address space, so a ulimit -v would
 // stop it from starting) ASan's own allocation cap does it.
 Outcome runWithLittleHostMemory(const std::string& arguments) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TILESKIP_ADDRESS_SANITIZER)
   return runCommand("env ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048 " +
                      std::string(TILESKIP_BINARY) + " " + arguments);
 #else

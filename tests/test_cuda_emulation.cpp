@@ -21,6 +21,7 @@
 #include "core/model/pattern.hpp"
 #include "core/model/tile_layout.hpp"
 #include "core/measure/verify_suite.hpp"
+#include "core/process/sanitizers.hpp"
 #include "cuda_emulation/emulated_cuda_backend.hpp"
 
 using namespace tileskip;
@@ -89,7 +90,7 @@ namespace {
 // 1240 test-seconds. There it runs the quick suite (every adversarial input at one odd shape,
 // the partial tiles and K-blocks where bounds go wrong included); the test build runs the whole.
 std::vector<VerifyCase> emulatedCases() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TILESKIP_ADDRESS_SANITIZER)
   return verifyCases(true);
 #else
   return verifyCases();

@@ -32,6 +32,7 @@
 #include "core/measure/kernel_selection.hpp"
 #include "core/measure/tune.hpp"
 #include "core/measure/verify_suite.hpp"
+#include "core/process/sanitizers.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"
 
@@ -882,7 +883,7 @@ TEST(VulkanShaders, TheTensorCoreKernelsDeclareNoSharedScalarSmallerThanSixteenB
 // last column is zero, so every pattern byte clears a depth and the skipping kernels run their
 // skipping path, as in the CUDA probe.
 TEST(LaneMap, GlslKernelsOnTheDevicePutEachOutputWhereTheCatalogueSays) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TILESKIP_ADDRESS_SANITIZER)
   // What it checks is in the shaders, which no sanitizer sees, and its lavapipe pipeline builds
   // under AddressSanitizer's allocator took 180 s, a seventh of the sanitizer suite: the test
   // build runs it.

@@ -6,8 +6,9 @@
 #include <iostream>
 
 #include "cli_app.hpp"
+#include "core/process/sanitizers.hpp"
 
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !defined(TILESKIP_ADDRESS_SANITIZER) && !defined(TILESKIP_THREAD_SANITIZER)
 namespace {
 
 // A run that failed leaves without the libraries' exit-time teardown: everything of ours is
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
       code = cli.run(std::cerr);
     }
   }
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if !defined(TILESKIP_ADDRESS_SANITIZER) && !defined(TILESKIP_THREAD_SANITIZER)
   if (code != 0) leaveAfterFailure(code);
 #endif
   return code;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "core/model/error.hpp"
+#include "core/process/sanitizers.hpp"
 
 namespace tileskip {
 
@@ -62,7 +63,7 @@ struct ModuleStamp {
 // Loads the module, calls its entry symbol as `const Interface* entry()` and checks the
 // returned interface's `stamp` member against the one this executable computes.
 template <typename Interface>
-const Interface& loadRuntimeModule(const RuntimeModuleSpec& spec) {
+TILESKIP_UNCHECKED_FUNCTION_POINTER_CALL const Interface& loadRuntimeModule(const RuntimeModuleSpec& spec) {
   using Entry = const Interface* (*)();
   auto entry = reinterpret_cast<Entry>(loadRuntimeModuleEntry(spec));
   const Interface* module = entry();

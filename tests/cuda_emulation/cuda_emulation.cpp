@@ -1,4 +1,5 @@
 #include "cuda_emulation.hpp"
+#include "core/process/sanitizers.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TILESKIP_ADDRESS_SANITIZER)
 #include <sanitizer/common_interface_defs.h>
 #define TILESKIP_EMU_ASAN 1
 #endif
