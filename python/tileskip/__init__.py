@@ -21,18 +21,20 @@ from __future__ import annotations
 
 import atexit
 import json
+import time
 import warnings
 from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ._errors import ConversionWarning, DiagnosticWarning, UnavailableError, VerificationError
+from ._errors import ConversionWarning, DensifiedWarning, DiagnosticWarning, UnavailableError, VerificationError
 from . import _tileskip
 
 __version__: str = _tileskip.version
 
 __all__ = [
     "ConversionWarning",
+    "DensifiedWarning",
     "DiagnosticWarning",
     "UnavailableError",
     "VerificationError",
@@ -73,6 +75,42 @@ def _is_torch(x: Any) -> bool:
     return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "is_cuda")
 
 
+def _is_scipy_sparse(x: Any) -> bool:
+    # Without importing scipy: its sparse matrices and arrays all live in scipy.sparse.
+    return type(x).__module__.startswith("scipy.sparse") and hasattr(x, "toarray") and hasattr(x, "nnz")
+
+
+def _is_torch_sparse(x: Any) -> bool:
+    return _is_torch(x) and str(getattr(x, "layout", "torch.strided")) != "torch.strided"
+
+
+def _densified(x: Any, name: str) -> Any:
+    """A sparse operand made dense once, with a warning that says what it cost; others as given.
+
+    The kernels read dense row-major memory and find the zeros themselves, so a sparse operand
+    (scipy.sparse CSR/CSC/COO/BSR/..., a torch sparse layout) is densified first. Nothing else
+    a sparse format can hold is refused: its values are what ``toarray()`` gives."""
+    scipy_sparse, torch_sparse = _is_scipy_sparse(x), _is_torch_sparse(x)
+    if not (scipy_sparse or torch_sparse):
+        return x
+    start = time.perf_counter()
+    if scipy_sparse:
+        what = f"a scipy.sparse {type(x).__name__} ({getattr(x, 'format', '?')}, {x.nnz} stored values)"
+        dense = x.toarray()
+    else:
+        what = f"a torch {str(x.layout).replace('torch.', '')} tensor ({x._nnz()} stored values)"
+        dense = x.to_dense()
+    seconds = time.perf_counter() - start
+    rows, cols = dense.shape[0], dense.shape[1] if len(dense.shape) > 1 else 1
+    warnings.warn(
+        f"{name}: {what} made dense for the kernels: {rows}x{cols}, {rows * cols * 4 / 2**20:.1f} MiB as float32, "
+        f"{seconds * 1e3:.1f} ms; pass a dense array to skip this",
+        DensifiedWarning,
+        stacklevel=4,
+    )
+    return dense
+
+
 def _as_array(x: Any) -> np.ndarray:
     """A NumPy view of an operand; the extension converts its dtype and order."""
     if _is_torch(x):
@@ -84,6 +122,8 @@ def _as_array(x: Any) -> np.ndarray:
 
 def _source(x: Any) -> str:
     """What reports call an operand, as the command calls a file by its name."""
+    if _is_scipy_sparse(x):
+        return f"scipy.sparse {type(x).__name__} {x.dtype}"
     if _is_torch(x):
         return f"torch tensor {str(x.dtype).replace('torch.', '')} on {x.device}"
     array = x if isinstance(x, np.ndarray) else np.asarray(x)
@@ -148,7 +188,9 @@ def matmul(
 
     Args:
         a: M×K operand: a NumPy array (or anything ``numpy.asarray`` takes) of float32, float16,
-            float64 or integers, in any order or strides; or a PyTorch tensor.
+            float64 or integers, in any order or strides; or a PyTorch tensor. A sparse one
+            (``scipy.sparse``, a torch sparse layout) is made dense once, with a
+            :class:`DensifiedWarning` that says what that cost.
         b: K×N operand, likewise.
         kernel: a kernel id (:func:`kernels`), or ``"auto"``: the kernel :func:`inspect`
             recommends for these operands on the backend.
@@ -175,6 +217,7 @@ def matmul(
     """
     inputs = _check_dtype(dtype)
     index = _device_index(device)
+    a, b = _densified(a, "A"), _densified(b, "B")
     torch_in = _is_torch(a) or _is_torch(b)
     on_cuda = torch_in and (getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False))
     if on_cuda and backend in (None, "cuda"):
@@ -209,7 +252,9 @@ def inspect(a: Any, b: Any, backend: Optional[str] = None, device: Optional[int]
     where a speedup is infinite) and ``recommendation`` (``kernel``, ``reason``). Operands are
     read as :func:`matmul` reads them (tensors on the host).
     """
-    result = _tileskip.inspect(_as_array(a), _as_array(b), _source(a), _source(b), backend, _device_index(device), model)
+    source_a, source_b = _source(a), _source(b)
+    a, b = _densified(a, "A"), _densified(b, "B")
+    result = _tileskip.inspect(_as_array(a), _as_array(b), source_a, source_b, backend, _device_index(device), model)
     _warn(result)
     return json.loads(result["json"])
 
@@ -274,8 +319,8 @@ def bench(
     spec.density_b = density_b
     spec.block = block
     spec.seed = seed
-    arrays = (None, None) if a is None else (_as_array(a), _as_array(b))
     sources = ("", "") if a is None else (_source(a), _source(b))
+    arrays = (None, None) if a is None else (_as_array(_densified(a, "A")), _as_array(_densified(b, "B")))
     result = _tileskip.bench(
         arrays[0], arrays[1], sources[0], sources[1], spec, kernel, backend, _device_index(device), warmup, repeat,
         baseline,

@@ -17,6 +17,12 @@ class ConversionWarning(UserWarning):
     became zero (which changes the skip patterns), or integers beyond 2^24 were rounded."""
 
 
+class DensifiedWarning(UserWarning):
+    """A sparse operand (``scipy.sparse``, a PyTorch sparse layout) was made dense before the
+    kernels saw it, as they read dense row-major memory: the message gives what that cost
+    (the dense size and the time). Nothing was lost; skipping still finds its zeros."""
+
+
 class DiagnosticWarning(UserWarning):
     """A message from the driver or the Vulkan validation layers (TILESKIP_VALIDATION=1) while
     tileskip ran a kernel. The test suite turns these into errors."""

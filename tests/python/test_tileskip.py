@@ -99,6 +99,24 @@ def test_lists_are_arrays():
     assert c.tolist() == [[17.0], [39.0]]
 
 
+@pytest.mark.parametrize("layout", ["csr", "csc", "coo", "bsr", "dia", "lil"])
+def test_scipy_sparse_operands_are_made_dense_once_and_say_what_it_cost(layout):
+    sparse = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(5)
+    a = sparse.random(48, 40, density=0.1, format=layout, random_state=6, dtype=np.float32)
+    b = rng.standard_normal((40, 24)).astype(np.float32)
+    with pytest.warns(tileskip.DensifiedWarning) as caught:
+        c = tileskip.matmul(a, b, backend="cpu", verify=True)
+    text = str(caught[0].message)
+    assert text.startswith("A: a scipy.sparse ") and f"({layout}, {a.nnz} stored values)" in text, text
+    assert "48x40" in text and "MiB" in text and " ms" in text, text
+    assert_product(c, a.toarray(), b)
+    with pytest.warns(tileskip.DensifiedWarning):
+        report = tileskip.inspect(b.T.copy(), sparse.csr_matrix(a.toarray().T), backend="cpu")
+    assert report["b"]["source"].startswith("scipy.sparse csr_")
+    assert report["b"]["density"] == pytest.approx(np.count_nonzero(a.toarray()) / a.toarray().size)
+
+
 def test_lossy_conversion_warns_with_the_readers_note():
     a = np.full((4, 4), 1e300)
     a[0, 0] = 1e-300
