@@ -28,6 +28,9 @@ struct FakeFaults {
   // A clock that climbs as a GPU's does after idling: the backend's runs start at 5x their time
   // and each takes kClockRampStep less than the one before, down to 1x (64 runs).
   bool clockRamp = false;
+  // Runs that alternate between half and one and a half times their time, for good: a median
+  // whose interval never closes (bench --repeat-until-stable).
+  bool wandering = false;
   // Run-time variants of `pipelined` for tuning, each a switch: "fast" (half the time), "slow"
   // (twice), "near" (0.5 % faster: within the tuning margin), "wrong" (fast and one element off).
   // Without these or noisyVariant the backend has no tuning at all.
@@ -83,7 +86,8 @@ class FakeProblem final : public DeviceProblem {
     ++runs_;
     constexpr double kClockRampStep = 0.975;
     const double slower = faults_.clockRamp ? std::max(1.0, 5.0 * std::pow(kClockRampStep, runs_ - 1)) : 1.0;
-    return slower * runAtFullClock(kernel);
+    const double wander = faults_.wandering ? (runs_ % 2 == 0 ? 0.5 : 1.5) : 1.0;
+    return slower * wander * runAtFullClock(kernel);
   }
 
   double runAtFullClock(const KernelInfo& kernel) {

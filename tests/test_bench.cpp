@@ -22,6 +22,54 @@ BenchReport benchFake(FakeBackend& backend, std::vector<std::string> ids, Proble
 
 }  // namespace
 
+// The median's 95 % interval from order statistics: all the runs below six, ranks around the
+// middle above, never outside the runs.
+TEST(Bench, TheMediansIntervalComesFromTheOrderStatistics) {
+  const Timing few = summarize({3.0, 1.0, 2.0});
+  EXPECT_EQ(few.runs, 3);
+  EXPECT_EQ(few.medianLow, 1.0);
+  EXPECT_EQ(few.medianHigh, 3.0);
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);
+  const Timing many = summarize(hundred);
+  EXPECT_EQ(many.median, 50.5);
+  // n = 100: ranks floor(50 - 1.96 * 10 / 2) = 40 and ceil(1 + 50 + 1.96 * 10 / 2) = 61 of 1..100.
+  EXPECT_EQ(many.medianLow, 40.0);
+  EXPECT_EQ(many.medianHigh, 61.0);
+  EXPECT_NEAR(many.spread(), 10.5 / 50.5, 1e-12);
+}
+
+// --repeat-until-stable: a device whose clock is still climbing runs on until its median is known
+// within the fraction asked, and says it settled; one whose times never settle stops at the limit
+// and says so. Without it the runs are --repeat's.
+TEST(Bench, RepeatUntilStableRunsOnUntilTheMedianIsKnown) {
+  ProblemSpec spec;
+  spec.m = spec.n = spec.k = 64;
+  const ProblemData data = generateProblem(spec);
+  const std::vector<const KernelInfo*> dense = {&kernelInfo(kDenseReferenceKernel)};
+  FakeBackend climbing({.clockRamp = true});
+  const BenchReport settled = runBench({{&climbing, dense}}, spec, data, {.warmup = 0, .repeat = 5, .stableWithin = 0.02});
+  ASSERT_TRUE(settled.rows[0].timed()) << settled.rows[0].failure;
+  EXPECT_EQ(settled.rows[0].stable, true);
+  EXPECT_GT(settled.rows[0].kernelMs.runs, 5);
+  EXPECT_LE(settled.rows[0].kernelMs.spread(), 0.02);
+  EXPECT_LT(settled.rows[0].kernelMs.median, 1.1 * 2.0);  // the fake's dense run at its full clock: 2 ms
+
+  FakeBackend wandering({.wandering = true});
+  const BenchReport unsettled = runBench({{&wandering, dense}}, spec, data, {.warmup = 0, .repeat = 5, .stableWithin = 0.02});
+  EXPECT_EQ(unsettled.rows[0].stable, false);
+  EXPECT_EQ(unsettled.rows[0].kernelMs.runs, kMaxStableRuns);
+  EXPECT_NE(formatTable(unsettled).find("(unstable)"), std::string::npos);
+  EXPECT_NE(formatJson(unsettled).find("\"stable\": false"), std::string::npos);
+
+  FakeBackend plain;
+  const BenchReport once = runBench({{&plain, dense}}, spec, data, {.warmup = 0, .repeat = 5});
+  EXPECT_FALSE(once.rows[0].stable.has_value());
+  EXPECT_EQ(once.rows[0].kernelMs.runs, 5);
+  EXPECT_THROW(checkBenchOptions({.stableWithin = 1.0}), InputError);
+  EXPECT_THROW(checkBenchOptions({.stableWithin = -0.01}), InputError);
+}
+
 TEST(Bench, VerifiesThenTimesAndComputesRatios) {
   FakeBackend backend;
   ProblemSpec spec;

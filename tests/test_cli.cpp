@@ -29,6 +29,7 @@
 #include "core/measure/bench.hpp"
 #include "core/io/matrix_io.hpp"
 #include "core/io/provenance.hpp"
+#include "core/io/report.hpp"
 #include "core/model/reference.hpp"
 #include "core/process/sanitizers.hpp"
 #include "run_command.hpp"
@@ -162,6 +163,49 @@ TEST(Cli, ListShowsBackendsKernelsAndGenerators) {
 
 // `list --format json` is the catalogue row for row, with the backends this build finds: what the
 // docs check (scripts/check_docs.py) and other tools read instead of parsing the table.
+// Text for people fits a 100-column terminal unless the user asks for every column (--wide,
+// before or after the command) or the terminal says it is wider (COLUMNS): the tables keep
+// their most telling columns and name the others, help and notes wrap under their column.
+TEST(Cli, OutputFitsOneHundredColumnsUnlessWide) {
+  auto longest = [](const std::string& text) {
+    std::size_t longest = 0;
+    std::stringstream lines(text);
+    for (std::string line; std::getline(lines, line);) longest = std::max(longest, line.size());
+    return longest;
+  };
+  const std::string narrow = "env -u COLUMNS " + std::string(TILESKIP_BINARY) + " ";
+  for (const std::string command : {"list", "--help", "bench --help", "view --help", "run --help",
+                                    "inspect --backend cpu --size 96 --density-a 0.1 --density-b 1",
+                                    "bench --backend cpu --size 64 --kernel all --generator blocks --density-a 0.3 --repeat 1"}) {
+    Outcome o = runCommand(narrow + command);
+    EXPECT_EQ(o.exitCode, 0) << command << "\n" << o.output;
+    EXPECT_LE(longest(o.output), kTerminalColumns) << command << "\n" << o.output;
+  }
+  Outcome list = runCommand(narrow + "list");
+  EXPECT_EQ(list.output.find("what it teaches  "), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("(--wide adds "), std::string::npos) << list.output;
+  for (const std::string wide : {"--wide list", "list --wide"}) {
+    Outcome o = runCommand(narrow + wide);
+    EXPECT_NE(o.output.find("what it teaches"), std::string::npos) << wide << "\n" << o.output;
+    EXPECT_GT(longest(o.output), kTerminalColumns) << wide;
+  }
+  Outcome columns = runCommand("env COLUMNS=400 " + std::string(TILESKIP_BINARY) + " list");
+  EXPECT_GT(longest(columns.output), kTerminalColumns);
+
+  // bench marks the fastest of two or more timed rows, and counts its steps.
+  const std::vector<BackendStatus> found = discoverBackends();
+  if (std::none_of(found.begin(), found.end(), [](const BackendStatus& s) { return s.name == "vulkan" && s.backend; })) {
+    GTEST_SKIP() << "the fastest row's mark needs two kernels: the vulkan backend";
+  }
+  Outcome all = runCommand(narrow + "bench --backend vulkan --size 64 --kernel naive,coalesced --repeat 1");
+  ASSERT_EQ(all.exitCode, 0) << all.output;
+  EXPECT_LE(longest(all.output), kTerminalColumns) << all.output;
+  EXPECT_EQ(std::count(all.output.begin(), all.output.end(), '*'), 2) << all.output;  // the row and the key
+  EXPECT_NE(all.output.find("* fastest median"), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find("[1/"), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find(": verifying, then timing"), std::string::npos) << all.output;
+}
+
 TEST(Cli, ListAsJsonIsTheCatalogueWithWhatImplementsEachRow) {
   fs::path dir = scratch();
   std::string stdoutPath = (dir / "list.json").string();

@@ -138,6 +138,12 @@ TEST(CliInspect, ReportsOnFilesDescribeTheFilesNotTheGeneratorDefaults) {
   EXPECT_EQ(problem["operands"]["a"]["cols"], 48);
   EXPECT_DOUBLE_EQ(problem["operands"]["a"]["density"].get<double>(), a.nonZeroFraction());
   EXPECT_DOUBLE_EQ(problem["operands"]["b"]["density"].get<double>(), b.nonZeroFraction());
+  // Each file by its SHA-256, as coreutils computes it; stderr names it by its first 12 digits.
+  for (const auto& [file, key] : {std::pair{f.a, "a"}, std::pair{f.b, "b"}}) {
+    const std::string sha256 = tileskip::testing::runCommand("sha256sum " + file).output.substr(0, 64);
+    EXPECT_EQ(problem["operands"][key]["sha256"], sha256) << file;
+    EXPECT_NE(o.output.find("sha256 " + sha256.substr(0, 12)), std::string::npos) << o.output;
+  }
   // The CSV keeps its columns, empty for the files.
   ASSERT_EQ(runTileskip("bench --backend cpu --repeat 1 --a " + f.a + " --b " + f.b + " --out " + (dir / "files.csv").string()).exitCode, 0);
   std::ifstream csv(dir / "files.csv");
@@ -162,6 +168,8 @@ TEST(CliInspect, ReportsOnFilesDescribeTheFilesNotTheGeneratorDefaults) {
   EXPECT_EQ(half["density_b"], 0.3);
   EXPECT_EQ(half["generator"], "uniform");
   EXPECT_EQ(half["operands"]["b"]["file"], false);
+  EXPECT_TRUE(half["operands"]["b"]["sha256"].is_null());
+  EXPECT_EQ(half["operands"]["a"]["sha256"], problem["operands"]["a"]["sha256"]);
 }
 
 TEST(CliInspect, EachOperandHasItsOwnGenerator) {

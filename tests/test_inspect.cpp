@@ -154,6 +154,69 @@ TEST(Inspect, BlockAlignedZerosPickASkippingKernel) {
   EXPECT_NE(r.reason.find("predicted"), std::string::npos) << r.reason;
 }
 
+// A kernel that skips per thread diverges within its warps, which the model does not see: on
+// the H200's calibration it predicts a-row ahead on unstructured pruning, where the lesson measures
+// it slower. It is named, never chosen.
+TEST(Inspect, ADivergentKernelIsNamedButNeverChosen) {
+  const SpeedModel h200 = *SpeedModel::forInputs("cuda", "NVIDIA H200", true, DType::Fp32);
+  const std::vector<const KernelInfo*> kernels = fp32Twins();
+  int divergentAhead = 0;
+  for (double density : {0.02, 0.05, 0.1, 0.3}) {
+    const Matrix a = generate("uniform", Operand::A, 512, 512, density, 21), b = generate("uniform", Operand::B, 512, 512, 1.0, 22);
+    const Inspection r = inspectProblem(a, b, kernels, h200, summarizeOperand(a, "A"), summarizeOperand(b, "B"));
+    EXPECT_FALSE(r.recommendation.kernel->divergent()) << density << ": " << r.recommendation.reason;
+    double chosen = 0.0, divergent = 0.0;
+    for (const KernelInspection& k : r.kernels) {
+      if (k.kernel == r.recommendation.kernel) chosen = k.predictedSpeedup;
+      if (k.kernel->divergent()) divergent = std::max(divergent, k.predictedSpeedup);
+    }
+    const bool ahead = divergent > kSkipMargin * chosen;
+    divergentAhead += ahead;
+    EXPECT_EQ(r.recommendation.reason.find("skips per thread") != std::string::npos, ahead) << density << ": " << r.recommendation.reason;
+  }
+  EXPECT_GT(divergentAhead, 0) << "no case where the model puts a divergent kernel ahead: the test proves nothing";
+}
+
+// A verdict names the operand whose tiles it means; where A is this sparse it names CSR SpMM
+// (measured by auto where the device has it); 2:4 weights get the hardware that runs them.
+TEST(Inspect, VerdictsNameTheOperandCsrAndTwoFour) {
+  const Recommendation blocks = recommendFor("blocks", 0.25, 128);
+  EXPECT_NE(blocks.reason.find("-row tiles of A and "), std::string::npos) << blocks.reason;
+  EXPECT_NE(blocks.reason.find("-column tiles of B"), std::string::npos) << blocks.reason;
+
+  const Matrix sparse = generate("uniform", Operand::A, 256, 256, 0.05, 3), dense = generate("uniform", Operand::B, 256, 256, 1.0, 4);
+  std::vector<const KernelInfo*> kernels = fp32Twins();
+  const Inspection withoutCsr =
+      inspectProblem(sparse, dense, kernels, SpeedModel::uncalibrated(), summarizeOperand(sparse, "A"), summarizeOperand(dense, "B"));
+  EXPECT_NE(withoutCsr.recommendation.reason.find(" % zeros, where CSR SpMM (cusparse-csr) can beat any tile: on a CUDA GPU"),
+            std::string::npos)
+      << withoutCsr.recommendation.reason;
+  // A's zeros are the ones that matter here: the reason is about A's tiles, never about a kernel
+  // that skips only B's (dense) ones.
+  EXPECT_NE(withoutCsr.recommendation.reason.find("tiles of A"), std::string::npos) << withoutCsr.recommendation.reason;
+  for (const KernelInfo* k : fp32Twins()) {
+    if (k->usesBPattern() && !k->usesAPattern()) {
+      EXPECT_EQ(withoutCsr.recommendation.reason.find(std::string(k->id) + " "), std::string::npos) << withoutCsr.recommendation.reason;
+    }
+  }
+  kernels.push_back(&kernelInfo("cusparse-csr"));
+  const Inspection withCsr =
+      inspectProblem(sparse, dense, kernels, SpeedModel::uncalibrated(), summarizeOperand(sparse, "A"), summarizeOperand(dense, "B"));
+  if (!withCsr.recommendation.kernel->runs(VendorRoutine::CusparseCsrSpmm)) {
+    EXPECT_NE(withCsr.recommendation.reason.find("auto measures it on a GPU"), std::string::npos) << withCsr.recommendation.reason;
+  }
+  const Matrix quarter = generate("uniform", Operand::A, 256, 256, 0.25, 5);
+  const Inspection notSparse =
+      inspectProblem(quarter, dense, fp32Twins(), SpeedModel::uncalibrated(), summarizeOperand(quarter, "A"), summarizeOperand(dense, "B"));
+  EXPECT_EQ(notSparse.recommendation.reason.find("CSR"), std::string::npos) << notSparse.recommendation.reason;
+
+  const Recommendation twoFour = recommendFor("nm", 0.5, 32);
+  EXPECT_NE(twoFour.reason.find("A is 2:4 sparse along K"), std::string::npos) << twoFour.reason;
+  EXPECT_NE(twoFour.reason.find("cuSPARSELt"), std::string::npos) << twoFour.reason;
+  const Recommendation half = recommendFor("uniform", 0.5, 32);
+  EXPECT_EQ(half.reason.find("2:4"), std::string::npos) << half.reason;
+}
+
 TEST(Inspect, NarrowBlocksPickAKernelWhoseBlocksFitThem) {
   // 64-wide zero blocks: a 128 x 128 block still loads most K-blocks, a 64 x 64 one does not.
   GeneratorOptions options;

@@ -91,6 +91,24 @@ TEST(LiveSession, AWrongKernelGetsNoSamples) {
   EXPECT_EQ(s.series[1].state, Series::State::Verified);  // the dense kernel is still right
 }
 
+// A kernel the device refuses for this problem (lavapipe's loop limit) is refused, with the
+// device's reason, not FAILED: the lesson must never call a device's limit a wrong answer.
+TEST(LiveSession, AKernelTheDeviceRefusesIsRefusedNotFailed) {
+  LiveSession session(fakeOpener({.refused = {"joint-8x32"}}));
+  session.request(fakeRequest("joint-8x32"));
+  stepUntilSettled(session, 2);
+  SessionSnapshot s = session.snapshot();
+  ASSERT_EQ(s.series[0].kernel, "joint-8x32");
+  EXPECT_EQ(s.series[0].state, Series::State::Refused);
+  EXPECT_STREQ(seriesStateName(s.series[0].state), "refused");
+  EXPECT_EQ(s.series[0].message, tileskip::testing::fakeRefusal(kernelInfo("joint-8x32")));
+  EXPECT_TRUE(s.series[0].samples.empty());
+  EXPECT_EQ(s.series[1].state, Series::State::Verified);
+  EXPECT_GE(s.series[1].samples.size(), 2u);
+  EXPECT_STREQ(seriesStateName(Series::State::Failed), "failed");
+  EXPECT_STREQ(seriesStateName(Series::State::Unavailable), "not run");
+}
+
 TEST(LiveSession, KernelsTheBackendLacksAreAnalysedButNotTimed) {
   LiveSession session(fakeOpener());
   session.request(fakeRequest("b-warp"));  // not in the fake backend

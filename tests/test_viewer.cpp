@@ -391,6 +391,9 @@ TEST(ViewLesson, FactsAloneNeedNoViewer) {
   nlohmann::json json = nlohmann::json::parse(in);
   EXPECT_EQ(json["teach"]["subtiles_per_warp"], 16);
   EXPECT_GT(json["skip_map"]["joint_density"].get<double>(), 0.0);
+  ASSERT_EQ(json["kernels"].size(), 1u);
+  EXPECT_EQ(json["kernels"][0]["kernel"], "joint-8x32");
+  EXPECT_EQ(json["kernels"][0]["status"], "not run");
   fs::remove(facts);
 }
 
@@ -485,6 +488,7 @@ Shot fakeScreenshot(const std::string& name, tileskip::testing::FakeFaults fault
   options.start.spec.densityA = options.start.spec.densityB = 0.02;  // many K-blocks hold a single product
   options.screenshot = (scratch() / (name + ".png")).string();
   options.layoutJson = (scratch() / (name + ".json")).string();
+  options.factsJson = (scratch() / (name + ".facts.json")).string();
   options.width = 1280;
   options.height = 800;
   tileskip::ui::ViewerBackends backends{{"fake"}, [faults](const std::string&) -> std::unique_ptr<tileskip::Backend> {
@@ -494,8 +498,11 @@ Shot fakeScreenshot(const std::string& name, tileskip::testing::FakeFaults fault
   shot.outcome.exitCode = tileskip::ui::runViewer(options, backends);
   shot.image = load(options.screenshot);
   shot.layout = loadLayout(options.layoutJson);
+  std::ifstream facts(options.factsJson);
+  shot.facts = nlohmann::json::parse(facts);
   fs::remove(options.screenshot);
   fs::remove(options.layoutJson);
+  fs::remove(options.factsJson);
   return shot;
 }
 
@@ -515,6 +522,34 @@ TEST(ViewScreenshot, ThroughputDrawsTheKernelBesideTheDenseReferenceButNeverAWro
   int goodOrange = pixelsOf(good.image, panel, kKernelOrange);
   int wrongOrange = pixelsOf(wrong.image, panel, kKernelOrange);
   EXPECT_GT(goodOrange, 5 * std::max(wrongOrange, 1)) << goodOrange << " vs " << wrongOrange;
+}
+
+// A kernel the device refuses (lavapipe's loop limit, on the fake device) is "refused" with the
+// device's reason, in the facts and in the picture, never the red FAILED of a wrong answer;
+// a wrong kernel is "failed".
+TEST(ViewScreenshot, ARefusedKernelIsNeverShownAsFailed) {
+  Shot refused = fakeScreenshot("fake_refused", {.refused = {"joint-8x32"}});
+  Shot wrong = fakeScreenshot("fake_wrong_facts", {.skipSingleProducts = true});
+  ASSERT_EQ(refused.outcome.exitCode, 0);
+  ASSERT_EQ(wrong.outcome.exitCode, 0);
+  auto outcome = [](const Shot& shot, const std::string& kernel) {
+    for (const nlohmann::json& k : shot.facts.at("kernels")) {
+      if (k.at("kernel") == kernel) return k;
+    }
+    return nlohmann::json();
+  };
+  nlohmann::json joint = outcome(refused, "joint-8x32");
+  EXPECT_EQ(joint["status"], "refused") << joint;
+  EXPECT_EQ(joint["reason"], tileskip::testing::fakeRefusal(tileskip::kernelInfo("joint-8x32")));
+  EXPECT_EQ(outcome(refused, std::string(tileskip::kDenseReferenceKernel))["status"], "verified");
+  EXPECT_EQ(outcome(wrong, "joint-8x32")["status"], "failed");
+  EXPECT_NE(outcome(wrong, "joint-8x32")["reason"].get<std::string>().find("wrong C"), std::string::npos);
+  // The red of FAILED appears in the wrong kernel's picture only; the refusal is in amber.
+  constexpr std::array<int, 3> kFailedRed = {240, 90, 80}, kRefusedAmber = {245, 170, 60};
+  const Rect whole{0, 0, 1280, 800};
+  EXPECT_GT(pixelsOf(wrong.image, whole, kFailedRed), 20);
+  EXPECT_EQ(pixelsOf(refused.image, whole, kFailedRed), 0);
+  EXPECT_GT(pixelsOf(refused.image, whole, kRefusedAmber), 20);
 }
 
 // A baseline far faster than the kernels being compared (the host's BLAS beside lavapipe) is

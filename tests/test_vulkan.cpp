@@ -1365,6 +1365,26 @@ TEST(VulkanLoopLimit, AutoAndInspectChooseOnlyAKernelTheDeviceRuns) {
   EXPECT_NE(inspect.output.find("refused here: "), std::string::npos) << inspect.output;
 }
 
+// On a CPU device the first build of kernels is announced, once per backend, before the pause it
+// causes (`run` and `bench` print it); a GPU says nothing.
+TEST(VulkanDevice, TheFirstShaderBuildOnACpuDeviceIsAnnouncedOnce) {
+  VULKAN_OR_SKIP(shared, false);  // skips where there is no Vulkan; the test needs a backend of its own
+  (void)shared;
+  VulkanBackend backend(BackendOptions{.deviceIndex = -1});
+  if (backend.device().isGpu) {
+    EXPECT_FALSE(backend.takeFirstBuildNote().has_value());
+    return;
+  }
+  const std::optional<std::string> note = backend.takeFirstBuildNote();
+  ASSERT_TRUE(note.has_value());
+  EXPECT_NE(note->find("compiling the kernels' shaders for " + backend.device().name), std::string::npos) << *note;
+  EXPECT_FALSE(backend.takeFirstBuildNote().has_value());
+  tileskip::testing::Outcome run = tileskip::testing::runTileskip(
+      "bench --backend vulkan --kernel pipelined --size 32 --warmup 0 --repeat 1 --no-baseline");
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("compiling the kernels' shaders"), std::string::npos) << run.output;
+}
+
 TEST(VulkanDevice, BenchGivesTheSameExitCodesAsRun) {
   VULKAN_OR_SKIP(backend, false);
   // A bad workgroup count is bad input (2), as `run` says, not a failed verification.

@@ -82,6 +82,17 @@ const char* seriesRoleName(SeriesRole role) {
   return "?";
 }
 
+const char* seriesStateName(Series::State state) {
+  switch (state) {
+    case Series::State::Verified: return "verified";
+    case Series::State::Failed: return "failed";
+    case Series::State::Refused: return "refused";
+    case Series::State::Waiting:
+    case Series::State::Unavailable: return "not run";
+  }
+  return "?";
+}
+
 std::optional<double> Series::medianMs(double now, double window) const {
   return recentMedian(samples, now, window, [](const Sample& s) { return s.milliseconds; });
 }
@@ -188,7 +199,7 @@ bool LiveSession::settled(int samples) const {
   if (!snapshot_.caughtUp || !snapshot_.analysis) return false;
   if (!snapshot_.served.measuring) return true;
   return std::all_of(snapshot_.series.begin(), snapshot_.series.end(), [&](const Series& s) {
-    return s.state == Series::State::Failed || s.state == Series::State::Unavailable ||
+    return s.state == Series::State::Failed || s.state == Series::State::Refused || s.state == Series::State::Unavailable ||
            static_cast<int>(s.samples.size()) >= samples;
   });
 }
@@ -385,7 +396,7 @@ bool LiveSession::measureOne() {
       }
       publish([&](SessionSnapshot& s) { s.activity = "verifying " + std::string(target.kernel->id); });
       VerifyResult result = onDevice->verify(*target.kernel, *w.data, *w.reference);
-      state = result.passed() ? Series::State::Verified : Series::State::Failed;
+      state = result.passed() ? Series::State::Verified : result.refused ? Series::State::Refused : Series::State::Failed;
       failure = result.failure;
     } else {
       double ms = onDevice->time(*target.kernel);
@@ -393,6 +404,9 @@ bool LiveSession::measureOne() {
       double flops = 2.0 * static_cast<double>(p.m) * p.n * p.k;
       sample = Sample{clock(), ms, ms > 0.0 ? flops / (ms * 1e6) : 0.0};  // a device clock stamps it as it lands
     }
+  } catch (const UnavailableError& e) {
+    state = Series::State::Refused;  // a limit of this device, not a wrong answer
+    failure = e.what();
   } catch (const std::exception& e) {
     state = Series::State::Failed;
     failure = e.what();

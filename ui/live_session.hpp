@@ -66,12 +66,14 @@ struct Sample {
 };
 
 struct Series {
-  enum class State { Waiting, Verified, Failed, Unavailable };
+  // Refused: the device cannot run it on this problem (a limit, such as lavapipe's loop limit);
+  // Failed: it ran and gave a wrong C, or broke. Never one shown as the other.
+  enum class State { Waiting, Verified, Failed, Refused, Unavailable };
   SeriesRole role = SeriesRole::Kernel;
   std::string backend;
   std::string kernel;
   State state = State::Waiting;
-  std::string message;  // why it failed or is unavailable
+  std::string message;  // why it failed, was refused or is unavailable
   std::vector<Sample> samples;
 
   // Median time and GFLOPS of the samples of the last `window` seconds (all of them when fewer
@@ -81,6 +83,9 @@ struct Series {
 };
 
 const char* seriesRoleName(SeriesRole role);
+// The state as `view --facts` writes it: verified, failed, refused, or not run (unavailable, or
+// waiting: not verified yet).
+const char* seriesStateName(Series::State state);
 
 struct SessionSnapshot {
   SessionRequest served;  // the request the figures below belong to

@@ -541,8 +541,11 @@ PlotArea drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot
         ImGui::TableSetColumnIndex(3);
         ImGui::Text("%zu", s.samples.size());
       } else {
-        ImU32 colour = s.state == Series::State::Failed ? palette::kBad : palette::kDim;
+        ImU32 colour = s.state == Series::State::Failed    ? palette::kBad
+                       : s.state == Series::State::Refused ? palette::kWarn
+                                                           : palette::kDim;
         const char* why = s.state == Series::State::Failed        ? "FAILED"
+                          : s.state == Series::State::Refused     ? "refused"
                           : s.state == Series::State::Unavailable ? "not run"
                           : snapshot.served.measuring             ? "verifying..."
                                                                   : "paused";
@@ -567,6 +570,10 @@ PlotArea drawThroughputPanel(const Fonts& fonts, const SessionSnapshot& snapshot
     if (f.usefulGflops) more += "useful GFLOPS " + formatNumber(*f.usefulGflops, 1) + " (updates kept / time)";
     if (f.vsBaseline) more += std::string(more.empty() ? "" : " \xC2\xB7 ") + "vs baseline " + formatNumber(*f.vsBaseline) + kTimes;
     ImGui::TextDisabled("%s", more.c_str());
+  }
+  // A refusal is this device's limit, not the kernel's fault: say which, in the picture itself.
+  for (const Series& s : snapshot.series) {
+    if (s.state == Series::State::Refused) ImGui::TextColored(toVec4(palette::kWarn), "%s: %s", s.kernel.c_str(), s.message.c_str());
   }
   ImGui::PopTextWrapPos();
   if (recorded && snapshot.analysis) {

@@ -85,6 +85,18 @@ nlohmann::json ViewerApp::facts() const {
   facts["map"] = skipMap_.showLoads ? "loads" : "work";
   if (skipMap_.selectedTile) facts["selected_tile"] = {skipMap_.selectedTile->first, skipMap_.selectedTile->second};
   facts["ui_scale"] = uiScale();
+  // Each series' outcome, so that a refusal on this device is never read as a wrong answer.
+  SessionSnapshot snapshot = session_.snapshot();
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const Series& s : snapshot.series) {
+    std::string reason = s.message;
+    if (reason.empty() && s.state == Series::State::Waiting) {
+      reason = snapshot.served.measuring ? "not verified yet when these figures were taken" : "timing paused (--no-timing)";
+    }
+    kernels.push_back({{"kernel", s.kernel}, {"role", seriesRoleName(s.role)}, {"backend", s.backend},
+                       {"status", seriesStateName(s.state)}, {"reason", reason.empty() ? nlohmann::json() : nlohmann::json(reason)}});
+  }
+  facts["kernels"] = std::move(kernels);
   return facts;
 }
 
@@ -300,11 +312,13 @@ void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
                                                  : "M = " + std::to_string(s.m) + ", N = " + std::to_string(s.n) + ", K = " + std::to_string(s.k);
     ImGui::Text("%s", sizes.c_str());
     ImGui::SameLine();
-    // Each operand as it was made: a generator with its density (and G), or the file it came from.
-    ImGui::TextDisabled("\xC2\xB7 A: %s (non-zero %s), B: %s (%s) \xC2\xB7 seed %llu \xC2\xB7",
-                        s.sourceOf(Operand::A).c_str(), formatNumber(a.nonZeroA, 3).c_str(),
-                        s.sourceOf(Operand::B).c_str(), formatNumber(a.nonZeroB, 3).c_str(),
-                        static_cast<unsigned long long>(s.seed));
+    // Each operand as it was made: a generator with its density (and G), or the file it came from
+    // with its real non-zero fraction; the seed only where a generator used it.
+    const bool generated = s.fileA.empty() || s.fileB.empty();
+    const std::string seed = generated ? " \xC2\xB7 seed " + std::to_string(s.seed) : "";
+    ImGui::TextDisabled("\xC2\xB7 A: %s (non-zero %s), B: %s (%s)%s \xC2\xB7", s.sourceOf(Operand::A).c_str(),
+                        formatNumber(a.nonZeroA, 3).c_str(), s.sourceOf(Operand::B).c_str(), formatNumber(a.nonZeroB, 3).c_str(),
+                        seed.c_str());
   } else {
     ImGui::TextDisabled("no problem yet \xC2\xB7");
   }
@@ -316,6 +330,9 @@ void ViewerApp::drawContext(const SessionSnapshot& snapshot) {
         break;
       case Series::State::Failed:
         ImGui::TextColored(toVec4(palette::kBad), "\xE2\x9C\x97 %s FAILED", series.kernel.c_str());
+        break;
+      case Series::State::Refused:
+        ImGui::TextColored(toVec4(palette::kWarn), "%s: refused on this device", series.kernel.c_str());
         break;
       case Series::State::Waiting:
         ImGui::TextDisabled("%s: %s", series.kernel.c_str(), snapshot.served.measuring ? "verifying" : "paused");

@@ -72,10 +72,13 @@ std::pair<ProblemSpec, ProblemData> ProblemFlags::load(int defaultSize) const {
     spec.reordered = true;
   }
   // Each operand as it really is: a file's real density, a generator's seed only where one ran.
-  auto density = [](const Matrix& operand) { return fixed(100.0 * operand.nonZeroFraction(), 1) + " % non-zero"; };
+  // A file is named by its SHA-256's first 12 digits too (reports carry the whole).
+  auto density = [](const Matrix& operand, const std::string& sha256) {
+    return fixed(100.0 * operand.nonZeroFraction(), 1) + " % non-zero" + (sha256.empty() ? "" : ", sha256 " + sha256.substr(0, 12));
+  };
   const bool generated = spec.fileA.empty() || spec.fileB.empty();
-  note("A: " + spec.sourceOf(Operand::A) + " (" + density(data.a) + "), B: " + spec.sourceOf(Operand::B) + " (" + density(data.b) +
-       ") (M=" + std::to_string(spec.m) + " N=" + std::to_string(spec.n) + " K=" + std::to_string(spec.k) +
+  note("A: " + spec.sourceOf(Operand::A) + " (" + density(data.a, data.sha256A) + "), B: " + spec.sourceOf(Operand::B) + " (" +
+       density(data.b, data.sha256B) + ") (M=" + std::to_string(spec.m) + " N=" + std::to_string(spec.n) + " K=" + std::to_string(spec.k) +
        (generated ? ", seed " + std::to_string(spec.seed) : "") + ")");
   return {std::move(spec), std::move(data)};
 }
@@ -179,6 +182,6 @@ Reordering reorderOperands(Matrix& a, Matrix& b) {
   return std::move(gathered.reordering);
 }
 
-void note(const std::string& text) { std::cerr << "tileskip: " << text << std::endl; }
+void note(const std::string& text) { std::cerr << wrapText("tileskip: " + text, outputColumns(), 10) << std::endl; }
 
 }  // namespace tileskip::cli

@@ -25,6 +25,7 @@ struct BenchFlags {
   std::string kernels = "all";
   int warmup = 2;
   int repeat = 10;
+  double stablePercent = 0.0;  // --repeat-until-stable PCT
   std::string format = "table";
   CLI::Option* formatOption = nullptr;  // given: it must agree with --out's extension
   std::string out;
@@ -34,6 +35,10 @@ struct BenchFlags {
   std::string suite;  // "", headline, sweep, real or blocksparse
   std::string data;   // --suite real: the folder of cases.json
 };
+
+BenchOptions benchOptions(const BenchFlags& flags) {
+  return {.warmup = flags.warmup, .repeat = flags.repeat, .stableWithin = flags.stablePercent / 100.0};
+}
 
 bool formatGiven(const BenchFlags& flags) { return flags.formatOption != nullptr && flags.formatOption->count() > 0; }
 
@@ -90,7 +95,7 @@ void validateBench(const BenchFlags& flags) {
   flags.backend.validate(true);
   parseKernelList(flags.kernels);
   flags.problem.toSpec(kValidationDefaultSize);
-  checkBenchOptions({.warmup = flags.warmup, .repeat = flags.repeat});
+  checkBenchOptions(benchOptions(flags));
 }
 
 // The suites run on every kernel backend found (the cpu baseline only where nothing else runs):
@@ -122,7 +127,7 @@ int runHeadline(const BenchFlags& flags) {
   requireOpened(flags.require, backends, flags.backend.options());
   // --size (or the device's default) sets M = N = K; the suite chooses the densities itself.
   SuiteOptions options{.size = flags.problem.toSpec(defaultSizeFor(backends)).m, .warmup = flags.warmup,
-                       .repeat = flags.repeat, .seed = flags.problem.seed};
+                       .repeat = flags.repeat, .seed = flags.problem.seed, .stableWithin = benchOptions(flags).stableWithin};
   HeadlineReport report = runHeadlineSuite(pointers(backends), options, note);
   auto text = [&](ReportFormat format) {
     if (format == ReportFormat::Csv) throw InputError("--suite headline writes a table or JSON, not CSV");
@@ -148,6 +153,7 @@ int runSweep(const BenchFlags& flags) {
   SweepOptions options;
   options.warmup = flags.warmup;
   options.repeat = flags.repeat;
+  options.stableWithin = benchOptions(flags).stableWithin;
   options.seed = flags.problem.seed;
   if (!anyGpu(backends)) options.sizes = {128, 256};
   if (flags.problem.sizeOption != nullptr && flags.problem.sizeOption->count() > 0) {
@@ -181,7 +187,7 @@ int runReal(const BenchFlags& flags) {
   std::vector<std::unique_ptr<Backend>> backends = suiteBackends(flags);
   requireOpened(flags.require, backends, flags.backend.options());
   std::vector<RealCaseRun> runs =
-      runRealSuite(pointers(backends), cases, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
+      runRealSuite(pointers(backends), cases, benchOptions(flags), note);
   std::string text;
   for (const RealCaseRun& run : runs) text += "== " + run.realCase.name + " (" + run.realCase.source + ")\n" + formatTable(run.report) + "\n";
   text += formatRealSummary(runs);
@@ -217,7 +223,8 @@ int runBlocksparse(const BenchFlags& flags) {
                              .dtype = dtypeGiven ? parseDType(flags.problem.dtype) : DType::Bf16,
                              .warmup = flags.warmup,
                              .repeat = flags.repeat,
-                             .seed = flags.problem.seed};
+                             .seed = flags.problem.seed,
+                             .stableWithin = benchOptions(flags).stableWithin};
   const BlocksparseReport report = runBlocksparseSuite(pointers(backends), options, note);
   auto text = [&](ReportFormat format) {
     if (format == ReportFormat::Csv) throw InputError("--suite blocksparse writes a table or JSON, not CSV");
@@ -272,7 +279,7 @@ int runBenchCommand(const BenchFlags& flags) {
   }
   if (!flags.noBaseline) addBaselineTarget(backends, targets, spec.dtype);
 
-  BenchReport report = runBench(targets, spec, data, {.warmup = flags.warmup, .repeat = flags.repeat}, note);
+  BenchReport report = runBench(targets, spec, data, benchOptions(flags), note);
 
   if (file) {
     file->stream() << formatReport(report, fileFormat(flags));
@@ -297,6 +304,10 @@ Command addBenchCommand(CLI::App& parent) {
   flags->problem.addTo(app, true);
   app->add_option("--warmup", flags->warmup, "untimed runs before timing")->capture_default_str();
   app->add_option("--repeat", flags->repeat, "timed runs; the median is reported")->capture_default_str();
+  app->add_option("--repeat-until-stable", flags->stablePercent,
+                  "PCT: after --repeat runs, go on until the median's 95 % interval is within PCT % of it (at most " +
+                      std::to_string(kMaxStableRuns) + " runs or " + fixed(kMaxStableSeconds, 0) +
+                      " s per kernel): for gates on devices whose times wander; rows that do not settle say so");
   flags->formatOption = app->add_option("--format", flags->format,
                                         "table, csv or json: the report on screen, or in --out's file (the screen "
                                         "then gets the table)")

@@ -55,13 +55,19 @@ std::string granularity(int g) { return g > 0 ? std::to_string(g) : "-"; }
 
 std::string formatInspectTable(const Inspection& r, const Backend& backend, DType dtype) {
   std::ostringstream out;
-  auto operand = [](const char* name, const OperandSummary& s) {
-    return std::string(name) + "         " + s.source + ": " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
-           ", " + fixed(100.0 * s.density, 1) + " % non-zero\n";
+  auto heading = [&](const std::string& label, const std::string& text) {
+    out << wrapText(label + std::string(10 - label.size(), ' ') + text, outputColumns(), 10) << "\n";
   };
-  out << "tileskip inspect\n" << operand("A", r.a) << operand("B", r.b);
-  out << "device    " << backend.name() << ": " << backend.device().describe() << "\n";
-  out << "model     " << r.modelName << " (predicted speedup over " << denseReferenceKernel(dtype) << ")\n\n";
+  auto operand = [](const OperandSummary& s) {
+    return s.source + ": " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + ", " + fixed(100.0 * s.density, 1) +
+           " % non-zero";
+  };
+  out << "tileskip inspect\n";
+  heading("A", operand(r.a));
+  heading("B", operand(r.b));
+  heading("device", std::string(backend.name()) + ": " + backend.device().describe());
+  heading("model", r.modelName + " (predicted speedup over " + std::string(denseReferenceKernel(dtype)) + ")");
+  out << "\n";
   std::vector<std::vector<std::string>> cells = {
       {"kernel", "A rows", "B cols", "A pattern", "B pattern", "joint", "loaded", "waste x", "ideal x", "load bound x",
        "predicted x"}};
@@ -76,9 +82,10 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend, DTyp
   }
   out << alignColumns(cells);
   for (const KernelInspection& k : r.kernels) {
-    if (!k.refusal.empty()) out << "refused here: " << k.kernel->id << ": " << k.refusal << "\n";
+    if (!k.refusal.empty()) out << wrapText("refused here: " + std::string(k.kernel->id) + ": " + k.refusal, outputColumns(), 2) << "\n";
   }
-  out << "\nrecommendation: " << r.recommendation.kernel->id << ": " << r.recommendation.reason << "\n";
+  out << "\n" << wrapText("recommendation: " + std::string(r.recommendation.kernel->id) + ": " + r.recommendation.reason, outputColumns(), 2)
+      << "\n";
   return out.str();
 }
 

@@ -176,11 +176,8 @@ std::string listTable(const std::vector<BackendStatus>& found) {
   std::ostringstream out;
   out << "Backends (compiled in: " << compiledBackendList() << ")\n";
   for (const BackendStatus& s : found) {
-    if (s.backend) {
-      out << "  " << s.name << ": " << s.backend->device().describe() << "\n";
-    } else {
-      out << "  " << s.name << ": unavailable: " << s.unavailableReason << "\n";
-    }
+    const std::string line = "  " + s.name + ": " + (s.backend ? s.backend->device().describe() : "unavailable: " + s.unavailableReason);
+    out << wrapText(line, outputColumns(), 4) << "\n";
   }
 
   out << "\nKernels\n";
@@ -194,10 +191,12 @@ std::string listTable(const std::vector<BackendStatus>& found) {
                      granularityText(k), inputsText(k), by.empty() ? (k.needsHopper() ? "- (a Hopper GPU, CUDA)" : "-") : by,
                      std::string(k.summary)});
   }
-  out << alignColumns(cells, cells.front().size());
+  // On a terminal: which kernels there are, where they run, then how each is built.
+  static constexpr std::size_t kKeep[] = {0, 1, 2, 5, 6, 4, 3, 7};
+  out << alignColumns(cells, cells.front().size(), kKeep);
 
   out << "\nGenerators\n";
-  for (const GeneratorInfo& g : generators()) out << "  " << g.name << ": " << g.summary << "\n";
+  for (const GeneratorInfo& g : generators()) out << wrapText("  " + std::string(g.name) + ": " + std::string(g.summary), outputColumns(), 4) << "\n";
   return out.str();
 }
 

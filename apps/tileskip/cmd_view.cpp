@@ -251,6 +251,9 @@ int runViewCommand(const ViewFlags& flags) {
     auto analysis = ui::analyseProblem(spec, *loaded, kernel, options.start.patternGranularity);
     std::pair<int, int> block = options.teachBlock.value_or(analysis->teachBlock);
     nlohmann::json facts = ui::lessonFacts(*analysis, block, options.teachKBlock, options.teachView.value_or(ui::lessonView(kernel)));
+    facts["kernels"] = nlohmann::json::array({{{"kernel", std::string(kernel.id)}, {"role", "kernel"}, {"backend", nullptr},
+                                               {"status", "not run"},
+                                               {"reason", "--facts alone draws nothing and runs no kernel: add --screenshot to run and verify"}}});
     AtomicFile out(flags.facts);
     out.stream() << jsonDocumentText(facts);
     out.commit();

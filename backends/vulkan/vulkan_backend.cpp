@@ -455,6 +455,13 @@ bool VulkanBackend::implements(std::string_view kernelId) const {
          !tensorCoreProblem(*info, context_->device().limits(), context_->device().info().name);
 }
 
+std::optional<std::string> VulkanBackend::takeFirstBuildNote() {
+  if (device_.isGpu || buildNoted_) return std::nullopt;
+  buildNoted_ = true;
+  return "vulkan: compiling the kernels' shaders for " + device_.name +
+         " first, a few seconds each on a CPU device (once per process: it keeps no cache between runs)";
+}
+
 std::optional<std::string> VulkanBackend::refusal(const KernelInfo& catalogued, int m, int n, int k) const {
   const ComputeLimits& limits = context_->device().limits();
   KernelInfo kernel = catalogued;

@@ -32,6 +32,9 @@ class VulkanBackend final : public Backend, public Tunable {
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override;
   std::vector<std::string> takeDiagnostics() override { return context_->instance().takeDiagnostics(); }
+  // On a CPU device (lavapipe), once: its LLVM compiles each kernel's pipeline, seconds apiece, and
+  // Mesa 22's lavapipe keeps no pipeline cache between processes (its cache object is empty).
+  std::optional<std::string> takeFirstBuildNote() override;
   // Tuning: tile shapes and shader switches (tile_overrides.hpp), all specialization constants.
   Tunable* tuning() override { return this; }
   std::vector<KernelVariant> variants(const KernelInfo& kernel) const override;
@@ -46,6 +49,7 @@ class VulkanBackend final : public Backend, public Tunable {
   std::shared_ptr<OverrideTable> overrides_;
   void describeDevice();
   DeviceInfo device_;
+  bool buildNoted_ = false;
 };
 
 // The two counters of a Vulkan problem's block tile queue (next tile, finished workgroups),

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "core/io/atomic_file.hpp"
+#include "core/io/file_digest.hpp"
 #include "core/model/error.hpp"
 
 namespace tileskip {
@@ -22,7 +23,9 @@ Matrix readMatrix(const std::filesystem::path& path, MatrixReadInfo* info) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string() + ": no such file");
   if (std::filesystem::is_directory(path, ec)) throw InputError(path.string() + ": is a directory, not a matrix file");
-  return format == MatrixFormat::Npy ? readNpy(path, info) : readMatrixMarket(path);
+  Matrix m = format == MatrixFormat::Npy ? readNpy(path, info) : readMatrixMarket(path);
+  if (info != nullptr) info->sha256 = fileSha256(path);
+  return m;
 }
 
 void writeMatrix(const std::filesystem::path& path, const Matrix& m) {

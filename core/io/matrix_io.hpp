@@ -26,6 +26,7 @@ MatrixFormat formatFromPath(const std::filesystem::path& path);
 struct MatrixReadInfo {
   std::string note;
   bool lost = false;  // some value changed: became Inf or zero, or was rounded
+  std::string sha256;  // the file's (core/io/file_digest.hpp), for reports; set by readMatrix(path, info)
 };
 
 Matrix readMatrix(const std::filesystem::path& path);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -45,9 +46,9 @@ std::optional<std::string> generatorUsed(const ProblemSpec& p) {
 nlohmann::json problemJson(const ProblemSpec& p, const BenchReport& report) {
   const bool fileA = !p.fileA.empty(), fileB = !p.fileB.empty();
   auto unlessFile = [](bool file, const nlohmann::json& value) { return file ? nlohmann::json(nullptr) : value; };
-  auto operand = [&](Operand which, int rows, int cols, double density) {
+  auto operand = [&](Operand which, int rows, int cols, double density, const std::string& sha256) {
     return nlohmann::json{{"source", p.sourceOf(which)}, {"file", !p.fileOf(which).empty()}, {"rows", rows}, {"cols", cols},
-                          {"density", density}};
+                          {"density", density}, {"sha256", sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(sha256)}};
   };
   return {{"m", p.m},
           {"n", p.n},
@@ -61,8 +62,8 @@ nlohmann::json problemJson(const ProblemSpec& p, const BenchReport& report) {
           {"block_b", unlessFile(fileB, p.optionsOf(Operand::B).block)},
           {"a", p.sourceOf(Operand::A)},
           {"b", p.sourceOf(Operand::B)},
-          {"operands", {{"a", operand(Operand::A, p.m, p.k, report.elementDensityA)},
-                        {"b", operand(Operand::B, p.k, p.n, report.elementDensityB)}}}};
+          {"operands", {{"a", operand(Operand::A, p.m, p.k, report.elementDensityA, report.sha256A)},
+                        {"b", operand(Operand::B, p.k, p.n, report.elementDensityB, report.sha256B)}}}};
 }
 
 }  // namespace
@@ -123,56 +124,146 @@ std::string formatReport(const BenchReport& report, ReportFormat format) {
   return {};
 }
 
-std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns) {
+namespace {
+std::optional<std::size_t> gOutputColumns;
+}  // namespace
+
+std::size_t outputColumns() {
+  if (gOutputColumns) return *gOutputColumns;
+  // A terminal that says how wide it is (COLUMNS, where the shell exports it) is taken at its word.
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(columns, &end, 10);
+    if (end != columns && *end == '\0' && value >= 40) return value;
+  }
+  return kTerminalColumns;
+}
+void setOutputColumns(std::size_t columns) { gOutputColumns = columns; }
+
+std::string wrapText(std::string_view text, std::size_t width, std::size_t indent) {
+  if (width == 0 || (text.size() <= width && text.find('\n') == std::string_view::npos)) return std::string(text);
+  std::string out;
+  std::size_t lineLength = 0;
+  bool lineStart = true;  // nothing but the indent on this line yet
+  auto newLine = [&] {
+    out += '\n' + std::string(indent, ' ');
+    lineLength = indent;
+    lineStart = true;
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = std::min(text.find(' ', start), text.find('\n', start));
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(start, end - start);
+    if (!lineStart && lineLength + 1 + word.size() > width) newLine();
+    if (!lineStart) {
+      out += ' ';
+      ++lineLength;
+    }
+    out += word;
+    lineLength += word.size();
+    lineStart = false;
+    if (end < text.size() && text[end] == '\n') newLine();  // the text's own line break
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns,
+                         std::span<const std::size_t> keep) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     if (widths.size() < row.size()) widths.resize(row.size(), 0);
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
-  std::ostringstream out;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    for (std::size_t c = 0; c < rows[r].size(); ++c) {
-      const std::string& cell = rows[r][c];
-      std::string padding(widths[c] - cell.size(), ' ');
-      bool last = c + 1 == rows[r].size();
-      out << (c < textColumns ? cell + (last ? "" : padding) : padding + cell) << (c + 1 < rows[r].size() ? "  " : "");
+  // Which columns fit: in `keep` order, then the rest left to right, while the line stays within
+  // the limit; the first always.
+  std::vector<bool> shown(widths.size(), true);
+  std::size_t total = 0;
+  for (std::size_t w : widths) total += w + 2;
+  if (outputColumns() > 0 && total > outputColumns() + 2) {
+    std::vector<std::size_t> order(keep.begin(), keep.end());
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+      if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
     }
-    out << '\n';
-    if (r == 0) {
-      std::size_t total = 0;
-      for (std::size_t w : widths) total += w + 2;
-      out << std::string(total > 2 ? total - 2 : 0, '-') << '\n';
+    std::fill(shown.begin(), shown.end(), false);
+    total = 0;
+    for (std::size_t c : order) {
+      if (c >= widths.size()) continue;
+      if (total > 0 && total + widths[c] > outputColumns()) continue;
+      shown[c] = true;
+      total += widths[c] + 2;
     }
   }
+  std::ostringstream out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string line;
+    for (std::size_t c = 0; c < rows[r].size(); ++c) {
+      if (!shown[c]) continue;
+      const std::string& cell = rows[r][c];
+      std::string padding(widths[c] - cell.size(), ' ');
+      if (!line.empty()) line += "  ";
+      line += c < textColumns ? cell + padding : padding + cell;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+    if (r == 0) out << std::string(total > 2 ? total - 2 : 0, '-') << '\n';
+  }
+  std::string hidden;
+  for (std::size_t c = 0; c < shown.size() && !rows.empty(); ++c) {
+    if (!shown[c] && c < rows.front().size()) hidden += (hidden.empty() ? "" : ", ") + rows.front()[c];
+  }
+  if (!hidden.empty()) out << wrapText("(--wide adds " + hidden + ")", outputColumns()) << '\n';
   return out.str();
 }
 
 std::string formatTable(const BenchReport& report) {
   std::ostringstream out;
-  out << "tileskip bench  " << report.date << "  (tileskip " << report.toolVersion << ", commit " << report.toolCommit
-      << ", " << dtypeName(report.problem.dtype) << " inputs)\n";
-  out << "problem   " << report.problem.describe() << "\n";
-  out << "patterns  A density " << fixed(report.patternDensityA, 3) << ", B density "
-      << fixed(report.patternDensityB, 3) << " (8-row / 8-column tiles)\n";
-  for (const std::string& device : report.devices) out << "device    " << device << "\n";
-  out << "host      " << report.host << "\n";
-  out << "timing    " << report.options.warmup << " warm-up (on a GPU: until " << report.options.warmupMilliseconds
-      << " ms of work and until its times settle), median of " << report.options.repeat << " device-timed runs; each kernel verified against the " << report.referenceKind << " first\n";
-  if (!report.baselineKernel.empty()) out << "baseline  " << report.baselineKernel << "\n";
-  for (const std::string& model : report.models) out << "model     " << model << " (pred x: predicted speedup vs dense)\n";
+  // Each line of the heading: a label in 10 columns, its text wrapped under it.
+  auto heading = [&](const std::string& label, const std::string& text) {
+    out << wrapText(label + std::string(label.size() < 10 ? 10 - label.size() : 1, ' ') + text, outputColumns(), 10) << "\n";
+  };
+  heading("tileskip bench", report.date + "  (tileskip " + report.toolVersion + ", commit " + report.toolCommit + ", " +
+                                std::string(dtypeName(report.problem.dtype)) + " inputs)");
+  heading("problem", report.problem.describe());
+  heading("patterns", "A density " + fixed(report.patternDensityA, 3) + ", B density " + fixed(report.patternDensityB, 3) +
+                          " (8-row / 8-column tiles)");
+  for (const std::string& device : report.devices) heading("device", device);
+  heading("host", report.host);
+  heading("timing", std::to_string(report.options.warmup) + " warm-up (on a GPU: until " +
+                        fixed(report.options.warmupMilliseconds, 0) + " ms of work and until its times settle), median of " +
+                        std::to_string(report.options.repeat) + " device-timed runs" +
+                        (report.options.stableWithin > 0.0
+                             ? " and more until its 95 % interval is within " + fixed(100.0 * report.options.stableWithin, 1) + " %"
+                             : "") +
+                        "; each kernel verified against the " +
+                        report.referenceKind + " first");
+  if (!report.baselineKernel.empty()) heading("baseline", report.baselineKernel);
+  for (const std::string& model : report.models) heading("model", model + " (pred x: predicted speedup vs dense)");
   for (const BenchRow& row : report.rows) {
-    if (!row.autoReason.empty()) out << "auto      " << row.backend << ": " << row.kernel << ": " << row.autoReason << "\n";
+    if (!row.autoReason.empty()) heading("auto", row.backend + ": " + row.kernel + ": " + row.autoReason);
   }
   out << "\n";
 
+  // The fastest of two or more timed rows is marked.
+  const BenchRow* fastest = nullptr;
+  int timed = 0;
+  for (const BenchRow& row : report.rows) {
+    if (!row.timed()) continue;
+    ++timed;
+    if (fastest == nullptr || row.kernelMs.median < fastest->kernelMs.median) fastest = &row;
+  }
+  if (timed < 2) fastest = nullptr;
+
   std::vector<std::vector<std::string>> cells = {{"backend", "kernel", "verified", "median ms", "min ms", "max ms",
                                                   "prep ms", "GFLOPS", "useful", "joint", "ideal x", "pred x",
-                                                  "vs dense", "skip eff", "vs base", "e2e vs base"}};
+                                                  "vs dense", "skip eff", "vs base", "e2e vs base", "median +-"}};
   std::vector<std::string> failures;
   for (const BenchRow& row : report.rows) {
     const KernelInfo& info = kernelInfo(row.kernel);
     std::string kernel = info.number.empty() ? row.kernel : row.kernel + " (" + std::string(info.number) + ")";
     if (!row.autoReason.empty()) kernel += " [auto]";
+    if (&row == fastest) kernel += " *";
     if (!row.timed()) {
       cells.push_back({row.backend, kernel, row.error.tolerance > 0 ? "FAILED" : "error"});
       failures.push_back(row.backend + " " + row.kernel + ": " + row.failure);
@@ -183,10 +274,17 @@ std::string formatTable(const BenchReport& report) {
                      fixed(row.effectiveGflops, 1), fixed(row.usefulGflops, 1), fixed(row.jointDensity, 3),
                      fixed(row.idealSpeedup, 2), (std::isfinite(row.predictedSpeedup) ? fixed(row.predictedSpeedup, 2) + "x" : "-"), optionalFixed(row.speedupVsDense, 2, "x"),
                      optionalFixed(row.skipEfficiency, 2), optionalFixed(row.vsBaseline, 2, "x"),
-                     optionalFixed(row.endToEndVsBaseline, 2, "x")});
+                     optionalFixed(row.endToEndVsBaseline, 2, "x"),
+                     // The median's 95 % interval, half its width; "(unstable)" where --repeat-until-stable ran out.
+                     row.kernelMs.runs >= kIntervalRuns
+                         ? fixed(100.0 * row.kernelMs.spread(), 1) + " %" + (row.stable == false ? " (unstable)" : "")
+                         : "-"});
   }
-  out << alignColumns(cells);
-  for (const std::string& failure : failures) out << "\n" << failure;
+  // On a terminal the columns that say most stay: the time, then how it compares.
+  static constexpr std::size_t kKeep[] = {0, 1, 2, 3, 12, 7, 13, 14, 9, 11, 16, 6, 15, 10, 8, 4, 5};
+  out << alignColumns(cells, 3, kKeep);
+  if (fastest != nullptr) out << "* fastest median\n";
+  for (const std::string& failure : failures) out << "\n" << wrapText(failure, outputColumns(), 2);
   if (!failures.empty()) out << "\n";
   for (const std::string& message : report.diagnostics) out << "diagnostic: " << message << "\n";
   return out.str();
@@ -198,7 +296,7 @@ std::string formatCsv(const BenchReport& report) {
          "median_ms,min_ms,max_ms,prepare_ms,effective_gflops,useful_gflops,joint_density,ideal_speedup,"
          "speedup_vs_dense,skip_efficiency,vs_baseline,end_to_end_vs_baseline,baseline,failure,predicted_speedup,"
          "auto,source_a,source_b,block_a,block_b,dtype,tool_version,tool_commit,driver,api,tune_overrides,"
-         "warmup,warmup_ms,repeat,tolerance,host\n";
+         "warmup,warmup_ms,repeat,tolerance,host,runs,median_low_ms,median_high_ms,stable\n";
   const ProblemSpec& p = report.problem;
   // What a generator was asked for means nothing for an operand read from a file: those columns
   // stay empty for it (source_a / source_b name the file; the JSON has its real density).
@@ -227,7 +325,9 @@ std::string formatCsv(const BenchReport& report) {
         << ',' << csvField(p.sourceOf(Operand::B)) << ',' << blockA << ',' << blockB << ',' << dtypeName(p.dtype) << ',' << csvField(report.toolVersion) << ','
         << csvField(report.toolCommit) << ',' << csvField(row.driver) << ',' << csvField(row.api) << ',' << csvField(row.tuneOverrides) << ','
         << report.options.warmup << ',' << report.options.warmupMilliseconds << ',' << report.options.repeat << ','
-        << row.error.tolerance << ',' << csvField(report.host) << '\n';
+        << row.error.tolerance << ',' << csvField(report.host) << ',' << row.kernelMs.runs << ','
+        << fixed(row.kernelMs.medianLow, 5) << ',' << fixed(row.kernelMs.medianHigh, 5) << ','
+        << (row.stable ? (*row.stable ? "true" : "false") : "") << '\n';
   }
   return out.str();
 }
@@ -247,7 +347,9 @@ std::string formatJson(const BenchReport& report) {
         {"error", {{"relative_frobenius", finiteJson(row.error.relativeFrobenius)},
                    {"max_abs", finiteJson(row.error.maxAbs)},
                    {"tolerance", row.error.tolerance}}},
-        {"kernel_ms", {{"median", row.kernelMs.median}, {"min", row.kernelMs.min}, {"max", row.kernelMs.max}}},
+        {"kernel_ms", {{"median", row.kernelMs.median}, {"min", row.kernelMs.min}, {"max", row.kernelMs.max},
+                       {"runs", row.kernelMs.runs}, {"median_low", row.kernelMs.medianLow}, {"median_high", row.kernelMs.medianHigh}}},
+        {"stable", row.stable ? nlohmann::json(*row.stable) : nlohmann::json(nullptr)},
         {"prepare_ms", {{"median", row.prepareMs.median}, {"min", row.prepareMs.min}, {"max", row.prepareMs.max}}},
         {"prepare_keeping_a_ms", row.prepareKeepingAMs ? nlohmann::json{{"median", row.prepareKeepingAMs->median},
                                                                         {"min", row.prepareKeepingAMs->min},
@@ -279,7 +381,8 @@ std::string formatJson(const BenchReport& report) {
       {"problem", problemJson(p, report)},
       {"models", report.models},
       {"pattern_density", {{"a", report.patternDensityA}, {"b", report.patternDensityB}}},
-      {"timing", {{"warmup", report.options.warmup}, {"warmup_ms", report.options.warmupMilliseconds}, {"repeat", report.options.repeat}}},
+      {"timing", {{"warmup", report.options.warmup}, {"warmup_ms", report.options.warmupMilliseconds}, {"repeat", report.options.repeat},
+                  {"until_stable", report.options.stableWithin > 0.0 ? nlohmann::json(report.options.stableWithin) : nlohmann::json(nullptr)}}},
       {"reference", report.referenceKind},
       {"baseline", report.baselineKernel},
       {"rows", rows},

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -35,9 +36,23 @@ std::string csvField(const std::string& text);
 // `value` with `decimals` digits after the point; "inf" or "n/a" where it is not finite.
 std::string fixed(double value, int decimals);
 
+// How wide text for people may be: tables, notes and help fit a 100-column terminal, or the
+// COLUMNS the environment gives (at least 40), unless the user asks for everything (`--wide`:
+// 0, no limit). One setting for the process, like a locale, so every table and note agrees.
+inline constexpr std::size_t kTerminalColumns = 100;
+std::size_t outputColumns();
+void setOutputColumns(std::size_t columns);
+
+// `text` broken at spaces into lines of at most `width` columns (0: one line; a word longer than
+// the width stands on its own line), each line after the first indented by `indent` spaces.
+std::string wrapText(std::string_view text, std::size_t width, std::size_t indent = 0);
+
 // Renders rows of cells as columns padded to their widest cell; the first row is the header.
-// The first `textColumns` columns align left, the rest (numbers) right.
-std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns = 3);
+// The first `textColumns` columns align left, the rest (numbers) right. Where the columns are
+// wider than outputColumns(), columns are left out, last in `keep` order first (the columns
+// `keep` does not name follow it, left to right), and a line after the table names them.
+std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns = 3,
+                         std::span<const std::size_t> keep = {});
 
 // A JSON document as the reports write it: indented by 2, a newline after. Text that is not UTF-8
 // (a file name in another encoding) is written with U+FFFD in place of its invalid bytes, so a

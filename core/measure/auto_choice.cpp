@@ -125,6 +125,10 @@ AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std:
   } else if (csrIsAGuess(inspection)) {
     why = "measured, as the model is blind to CSR on an A " + fixed(100.0 * (1.0 - inspection.a.density), 2) +
           " % zeros";
+  } else if (const auto divergent = std::find_if(result.measured.begin(), result.measured.end(),
+                                                 [](const KernelInfo* k) { return k->divergent(); });
+             divergent != result.measured.end()) {
+    why = "measured, as " + std::string((*divergent)->id) + " skips per thread, whose divergence the model does not see";
   } else {
     why = "measured, as the model predicts these within its error of each other (" +
           fixed(100.0 * (kModelError - 1.0), 0) + " %)";

@@ -19,9 +19,6 @@
 
 namespace tileskip {
 
-// At or below this element density of A, CSR SpMM may beat every tiled kernel; the model has no
-// calibration there (its runs had A at least a quarter non-zero).
-inline constexpr double kSparseElementDensity = 0.1;
 // Kernels the model predicts within this factor of its fastest are near ties: its error on the
 // H200 calibration runs reached 10-20 % for the skipping kernels (lab/10-skip-nothing-one-warp-model).
 inline constexpr double kModelError = 1.2;

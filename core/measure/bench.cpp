@@ -14,6 +14,7 @@
 
 #include "core/model/error.hpp"
 #include "core/measure/inspect.hpp"
+#include "core/measure/progress.hpp"
 #include "core/model/pattern.hpp"
 
 namespace tileskip {
@@ -59,7 +60,30 @@ Timing summarize(std::vector<double> milliseconds) {
   t.median = n % 2 == 1 ? milliseconds[n / 2] : 0.5 * (milliseconds[n / 2 - 1] + milliseconds[n / 2]);
   t.min = milliseconds.front();
   t.max = milliseconds.back();
+  t.runs = static_cast<int>(n);
+  t.medianLow = t.min;
+  t.medianHigh = t.max;
+  if (t.runs >= kIntervalRuns) {
+    // The ranks n/2 -+ 1.96 sqrt(n)/2 (1-based) bound the median with 95 % confidence: the number
+    // of runs below the true median is Binomial(n, 1/2).
+    const double half = 0.98 * std::sqrt(static_cast<double>(n));
+    const auto low = static_cast<std::size_t>(std::max(0.0, std::floor(0.5 * static_cast<double>(n) - half) - 1.0));
+    const auto high = static_cast<std::size_t>(std::min(static_cast<double>(n) - 1.0, std::ceil(0.5 * static_cast<double>(n) + half)));
+    t.medianLow = milliseconds[low];
+    t.medianHigh = milliseconds[high];
+  }
   return t;
+}
+
+bool runUntilStable(DeviceProblem& problem, const KernelInfo& kernel, double within, std::vector<double>& times) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    const Timing t = summarize(times);
+    if (t.runs >= kIntervalRuns && t.spread() <= within) return true;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (t.runs >= kMaxStableRuns || seconds >= kMaxStableSeconds) return false;
+    times.push_back(problem.run(kernel));
+  }
 }
 
 const BenchRow* timedRow(const BenchReport& report, std::string_view backend, std::string_view kernel) {
@@ -101,6 +125,9 @@ void checkBenchOptions(const BenchOptions& options) {
   // A typo of a few digits must not mean hours of timing; a median needs nowhere near this.
   if (options.warmup > kMaxRepeat) throw InputError("--warmup must be at most " + std::to_string(kMaxRepeat));
   if (options.repeat > kMaxRepeat) throw InputError("--repeat must be at most " + std::to_string(kMaxRepeat));
+  if (!(options.stableWithin >= 0.0 && options.stableWithin < 1.0)) {
+    throw InputError("--repeat-until-stable takes a percentage above 0 and below 100");
+  }
 }
 
 Reference computeReference(const Matrix& a, const Matrix& b) {
@@ -173,6 +200,8 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
   report.patternDensityA = buildAPattern(data.a, 8).density();
   report.elementDensityA = data.a.nonZeroFraction();
   report.elementDensityB = data.b.nonZeroFraction();
+  report.sha256A = data.sha256A;
+  report.sha256B = data.sha256B;
   report.patternDensityB = buildBPattern(data.b, 8).density();
 
   const double multiplyAdds = static_cast<double>(problem.m) * problem.n * problem.k;
@@ -184,6 +213,10 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
   // Statistics depend on the kernel and the operands only, not on the backend.
   std::map<const KernelInfo*, KernelInspection> inspected;
   ProblemInspector inspector(data.a, data.b);
+  // One step per kernel of each target: "[i/N] backend kernel", with the time left.
+  int steps = 0;
+  for (const BenchTarget& target : targets) steps += static_cast<int>(target.kernels.size());
+  ProgressMeter meter(steps, progress);
 
   for (const BenchTarget& target : targets) {
     Backend& backend = *target.backend;
@@ -199,6 +232,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
       if (std::find(lines->begin(), lines->end(), line) == lines->end()) lines->push_back(line);
     }
     std::unique_ptr<DeviceProblem> onDevice;
+    if (std::optional<std::string> note = backend.takeFirstBuildNote()) say(*note);
     try {
       onDevice = backend.upload(data.a, data.b, problem.dtype);
       onDevice->buildAhead(target.kernels);
@@ -236,7 +270,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
         }
       }
       try {
-        say(std::string(backend.name()) + " " + std::string(kernel->id) + ": verifying");
+        meter.begin(std::string(backend.name()) + " " + std::string(kernel->id) + ": verifying, then timing");
         onDevice->prepare(*kernel);
         row.roundingMs = onDevice->roundingMs();
         onDevice->poisonC();
@@ -247,12 +281,12 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
           row.failure = "verification failed: " + row.error.summary();
           row.failureCode = ExitCode::VerificationFailed;
         } else {
-          say(std::string(backend.name()) + " " + std::string(kernel->id) + ": timing");
           // Before the prepare times too, so the pattern kernels are timed on a warm device as well.
           warmUp(*onDevice, *kernel, options, backend.device().isGpu);
           std::vector<double> prepareTimes, kernelTimes;
           for (int i = 0; i < options.repeat; ++i) prepareTimes.push_back(onDevice->prepare(*kernel));
           for (int i = 0; i < options.repeat; ++i) kernelTimes.push_back(onDevice->run(*kernel));
+          if (options.stableWithin > 0.0) row.stable = runUntilStable(*onDevice, *kernel, options.stableWithin, kernelTimes);
           row.prepareMs = summarize(prepareTimes);
           std::vector<double> keepingATimes;
           for (int i = 0; i < options.repeat; ++i) {

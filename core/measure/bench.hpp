@@ -22,9 +22,20 @@ inline constexpr std::string_view kBaselinePreference[] = {"cublas", "cpu"};
 
 struct Timing {
   double median = 0.0, min = 0.0, max = 0.0;
+  int runs = 0;
+  // The median's 95 % confidence interval, from the order statistics alone (no assumption on
+  // how times are distributed): min to max below kIntervalRuns runs, which are too few for one.
+  double medianLow = 0.0, medianHigh = 0.0;
+  // Half the interval's width over the median: the median's relative uncertainty.
+  double spread() const { return median > 0.0 ? 0.5 * (medianHigh - medianLow) / median : 0.0; }
 };
+inline constexpr int kIntervalRuns = 6;
 
 Timing summarize(std::vector<double> milliseconds);
+
+// Runs `kernel` again, adding to `times`, until the median's interval is within `within` of it
+// (Timing::spread) or the limits of BenchOptions::stableWithin are reached; whether it closed.
+bool runUntilStable(DeviceProblem& problem, const KernelInfo& kernel, double within, std::vector<double>& times);
 
 // The most --repeat (and --warmup) runs a command takes (checkBenchOptions).
 inline constexpr int kMaxRepeat = 100000;
@@ -48,6 +59,8 @@ struct BenchRow {
   ExitCode failureCode = ExitCode::Ok;  // VerificationFailed only for a wrong C; Unavailable, BadInput, ...
   ErrorReport error;
   Timing kernelMs;
+  // With --repeat-until-stable: whether the median's interval closed within the limits.
+  std::optional<bool> stable;
   Timing prepareMs;        // per-kernel preprocessing (patterns, CSR conversion)
   // The same with A's part built once and kept (DeviceProblem::prepareKeepingA): a static A's
   // per-call preparation. Nothing where the backend does not time it apart.
@@ -80,7 +93,13 @@ struct BenchOptions {
   // kMaxWarmupRuns), then while its runs are still getting faster (warmUp): caches settle by
   // time, not by count, and a GPU's clock by how long it has been kept at work.
   double warmupMilliseconds = 500.0;
+  // --repeat-until-stable PCT (as a fraction; 0: off): after `repeat` runs a kernel goes on
+  // running until its median's 95 % interval is within this of the median (Timing::spread), for
+  // gates on devices whose times wander, within kMaxStableRuns runs and kMaxStableSeconds.
+  double stableWithin = 0.0;
 };
+inline constexpr int kMaxStableRuns = 1000;
+inline constexpr double kMaxStableSeconds = 30.0;
 
 // A GPU left idle (by the CPU's reference, a driver's pipeline compile) drops its clock: an H200
 // went from 1980 to 345 MHz after about 2.5 s idle and climbed back only after some 0.3 s of our
@@ -130,6 +149,7 @@ struct BenchReport {
   double patternDensityA = 0.0, patternDensityB = 0.0;  // at granularity 8, for context
   // The operands' real non-zero fractions: what a file holds, not what a generator was asked for.
   double elementDensityA = 0.0, elementDensityB = 0.0;
+  std::string sha256A, sha256B;  // a file operand's SHA-256, empty where generated
   std::vector<BenchRow> rows;
   std::vector<std::string> diagnostics;  // driver / validation messages
 };

@@ -125,7 +125,8 @@ HeadlineReport runHeadlineSuite(const std::vector<Backend*>& backends, const Sui
   report.host = hostDescription();
   report.options = options;
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
-  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds};
+  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds,
+                           .stableWithin = options.stableWithin};
   // Dense; joint at 0.5 and 0.25, aligned and not; skip efficiency at 0.707 and 0.354; the
   // tensor cores: dense bf16 and fp16, joint bf16 at 0.5 and 0.25; dense tf32.
   constexpr int kHeadlineRuns = 12;
@@ -339,7 +340,9 @@ std::string formatHeadlineJson(const HeadlineReport& report) {
                         {"host", report.host},
                         {"devices", report.devices},
                         {"size", report.options.size},
-                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat}}},
+                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat},
+                                    {"until_stable", report.options.stableWithin > 0.0 ? nlohmann::json(report.options.stableWithin)
+                                                                                       : nlohmann::json(nullptr)}}},
                         {"seed", report.options.seed},
                         {"measures", measures},
                         {"runs", runs}};
@@ -365,7 +368,7 @@ SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOpti
       ProblemData data = generateProblem(spec);
       BenchReport run = runBench(targetsFor(backends, kernels), spec, data,
                                  {.warmup = options.warmup, .repeat = options.repeat,
-                                  .warmupMilliseconds = options.warmupMilliseconds},
+                                  .warmupMilliseconds = options.warmupMilliseconds, .stableWithin = options.stableWithin},
                                  progress);
       // The load bound of a 128 x 128 block tile: 1 / the fraction of its K-blocks it must load.
       const TileShape& tile = kernelInfo(kJointCandidates[0]).tile;

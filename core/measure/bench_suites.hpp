@@ -20,6 +20,7 @@ struct SuiteOptions {
   // On a GPU, warm-up also lasts this long (BenchOptions::warmupMilliseconds).
   double warmupMilliseconds = BenchOptions{}.warmupMilliseconds;
   std::uint64_t seed = 42;
+  double stableWithin = 0.0;  // BenchOptions::stableWithin: a gate on a device whose times wander
 };
 
 // One row of the headline table: a measured ratio beside its target.
@@ -102,6 +103,7 @@ struct SweepOptions {
   // On a GPU, warm-up also lasts this long (BenchOptions::warmupMilliseconds).
   double warmupMilliseconds = BenchOptions{}.warmupMilliseconds;
   std::uint64_t seed = 42;
+  double stableWithin = 0.0;  // BenchOptions::stableWithin
 };
 
 SweepReport runSweepSuite(const std::vector<Backend*>& backends, const SweepOptions& options,

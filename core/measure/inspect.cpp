@@ -5,6 +5,7 @@
 #include <limits>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "core/model/backend.hpp"
@@ -188,12 +189,13 @@ KernelInspection inspectOne(const KernelInfo& kernel, Operands& ops, double aEle
   return r;
 }
 
+// The tiles a kernel skips, naming the operand whose zeros they are.
 std::string tileWords(const KernelInspection& r) {
   std::string s;
-  if (r.aGranularity > 0) s += std::to_string(r.aGranularity) + "-row";
-  if (r.aGranularity > 0 && r.bGranularity > 0) s += " x ";
-  if (r.bGranularity > 0) s += std::to_string(r.bGranularity) + "-column";
-  return s + " tiles";
+  if (r.aGranularity > 0) s += std::to_string(r.aGranularity) + "-row tiles of A";
+  if (r.aGranularity > 0 && r.bGranularity > 0) s += " and ";
+  if (r.bGranularity > 0) s += std::to_string(r.bGranularity) + "-column tiles of B";
+  return s;
 }
 
 Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
@@ -202,6 +204,9 @@ Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
   const KernelInspection* bestIdeal = nullptr;
   for (const KernelInspection& r : kernels) {
     if (!r.refusal.empty()) continue;
+    // A kernel that skips per thread diverges within its warps, which the model does not see:
+    // it is never the model's choice (noteDivergent says when it is predicted faster).
+    if (r.kernel->divergent()) continue;
     if (r.kernel->skips()) {
       if (bestSkip == nullptr || r.predictedSpeedup > bestSkip->predictedSpeedup) bestSkip = &r;
       if (bestIdeal == nullptr || r.idealSpeedup > bestIdeal->idealSpeedup) bestIdeal = &r;
@@ -240,12 +245,13 @@ Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
   } else if (bestIdeal->idealSpeedup < 1.1) {
     why = "no tile-aligned zeros: joint density " + fixed(bestIdeal->jointDensity, 2) + " at the finest tiles (" +
           tileWords(*bestIdeal) + ")";
-  } else if (bestSkip->loadBoundSpeedup < 1.1) {
-    why = "zeros are not block-aligned: " + std::string(bestSkip->kernel->id) + "'s blocks still load " +
-          fixed(100.0 / bestSkip->loadBoundSpeedup, 2) + " % of their K-blocks";
+  } else if (bestIdeal->loadBoundSpeedup < 1.1) {
+    // The kernel whose tiles hold the most zeros, so the reason is about the operand that has them.
+    why = "zeros are not block-aligned: " + std::string(bestIdeal->kernel->id) + " finds whole " + tileWords(*bestIdeal) +
+          " zero but its blocks still load " + fixed(100.0 / bestIdeal->loadBoundSpeedup, 2) + " % of their K-blocks";
   } else {
-    why = "the best skipping kernel, " + std::string(bestSkip->kernel->id) + ", is predicted at " +
-          fixed(bestSkip->predictedSpeedup, 2) + "x, not enough over " + fixed(denseSpeed, 2) + "x";
+    why = "the best skipping kernel, " + std::string(bestSkip->kernel->id) + " (zeros in " + tileWords(*bestSkip) +
+          "), is predicted at " + fixed(bestSkip->predictedSpeedup, 2) + "x, not enough over " + fixed(denseSpeed, 2) + "x";
   }
   return {bestDense->kernel, "stay dense: " + why};
 }
@@ -260,6 +266,64 @@ Recommendation recommend(const std::vector<KernelInspection>& kernels) {
   choice = recommendAmong(all);
   const auto refused = std::find_if(kernels.begin(), kernels.end(), [&](const KernelInspection& r) { return r.kernel == choice.kernel; });
   return {choice.kernel, "no kernel runs this problem on this device; " + refused->refusal};
+}
+
+// A per-thread skipping kernel predicted faster than the choice is named, not chosen: its warps
+// diverge, and the lesson measures a-row at 0.77x of pipelined on the H200 where the model
+// predicted a gain. Only a measurement on the device (auto on a GPU times it) picks it.
+void noteDivergent(Inspection& inspection) {
+  const KernelInspection* chosen = nullptr;
+  const KernelInspection* divergent = nullptr;
+  for (const KernelInspection& r : inspection.kernels) {
+    if (r.kernel == inspection.recommendation.kernel) chosen = &r;
+    if (r.refusal.empty() && r.kernel->divergent() && (divergent == nullptr || r.predictedSpeedup > divergent->predictedSpeedup)) {
+      divergent = &r;
+    }
+  }
+  if (chosen == nullptr || divergent == nullptr || !(divergent->predictedSpeedup > kSkipMargin * chosen->predictedSpeedup)) return;
+  inspection.recommendation.reason += "; " + std::string(divergent->kernel->id) + " is predicted " +
+                                      fixed(divergent->predictedSpeedup, 2) +
+                                      "x but skips per thread, which diverges: trust it only measured (auto does on a GPU)";
+}
+
+// Where tiles are not the right tool: an A this sparse is CSR's (cuSPARSE), and weights pruned
+// 2:4 are what the sparse tensor cores of Ampere and later run (cuSPARSELt), which no tile skip
+// can use.
+bool twoFourAlongK(const Matrix& m, bool alongRows) {
+  const int groups = (alongRows ? m.cols() : m.rows()) / 4, lines = alongRows ? m.rows() : m.cols();
+  if (groups == 0) return false;
+  for (int line = 0; line < lines; ++line) {
+    for (int g = 0; g < groups; ++g) {
+      int nonZeros = 0;
+      for (int i = 4 * g; i < 4 * g + 4; ++i) nonZeros += (alongRows ? m(line, i) : m(i, line)) != 0.0f;
+      if (nonZeros > 2) return false;
+    }
+  }
+  return true;
+}
+
+void notePointers(Inspection& inspection, const Matrix& a, const Matrix& b) {
+  std::string& reason = inspection.recommendation.reason;
+  if (inspection.a.density <= kSparseElementDensity && !inspection.recommendation.kernel->runs(VendorRoutine::CusparseCsrSpmm)) {
+    const KernelInfo* csr = nullptr;
+    for (const KernelInfo& k : kCatalogue) {
+      if (k.runs(VendorRoutine::CusparseCsrSpmm)) csr = &k;
+    }
+    const auto here = std::find_if(inspection.kernels.begin(), inspection.kernels.end(),
+                                   [](const KernelInspection& r) { return r.kernel->runs(VendorRoutine::CusparseCsrSpmm); });
+    reason += "; A is " + fixed(100.0 * (1.0 - inspection.a.density), 1) + " % zeros, where CSR SpMM (" +
+              std::string(csr != nullptr ? csr->id : "cuSPARSE") + ") can beat any tile" +
+              (here != inspection.kernels.end() ? ": auto measures it on a GPU" : ": on a CUDA GPU");
+  }
+  // 2:4 means half the values kept; much sparser operands pass the test trivially.
+  for (const auto& [m, name, alongRows, density] : {std::tuple{&a, "A", true, inspection.a.density},
+                                                    std::tuple{&b, "B", false, inspection.b.density}}) {
+    if (density > 0.25 && density <= 0.5 && twoFourAlongK(*m, alongRows)) {
+      reason += "; " + std::string(name) +
+                " is 2:4 sparse along K: the sparse tensor cores of Ampere and later run exactly that (cuSPARSELt, "
+                "PyTorch's to_sparse_semi_structured), and it leaves no tile to skip";
+    }
+  }
 }
 
 // Where the model was calibrated on problems larger than this one, the recommendation says so.
@@ -314,6 +378,8 @@ Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const Kern
   ProblemInspector inspector(a, b);
   for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspector.inspect(*kernel, model));
   result.recommendation = recommend(result.kernels);
+  noteDivergent(result);
+  notePointers(result, a, b);
   noteASmallProblem(result);
   return result;
 }
@@ -340,6 +406,8 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
   }
   if (refusals) {
     inspection.recommendation = recommend(inspection.kernels);
+    noteDivergent(inspection);
+    notePointers(inspection, a, b);
     noteASmallProblem(inspection);
   }
   if (model) {

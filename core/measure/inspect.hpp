@@ -59,6 +59,11 @@ struct Inspection {
 // that does not skip by this factor: the model's error on its calibration runs, with room.
 inline constexpr double kSkipMargin = 1.05;
 
+// At or below this element density of A, CSR SpMM may beat every tiled kernel; the model has no
+// calibration there (its runs had A at least a quarter non-zero), so the verdict names CSR and
+// auto on a GPU measures it.
+inline constexpr double kSparseElementDensity = 0.1;
+
 // Below this many outputs (M·N) a recommendation says its prediction is a guess: on the H200,
 // problems this small (bench --suite real) ran fastest on the small-tile teaching kernels,
 // launch-bound, which a model fitted at 4096^3 does not see (lab/10-skip-nothing-one-warp-model).

@@ -154,6 +154,8 @@ MultiplyResult multiply(const std::function<Backend&()>& openBackend, MultiplyRe
   result.kernel = choice.kernel;
   result.automatic = choice.automatic;
   result.why = std::move(choice.why);
+  // Said before the pause, to whoever prints notes as they come; not a note on the result.
+  if (std::optional<std::string> note = backend.takeFirstBuildNote(); note && request.onNote) request.onNote(*note);
   {
     MultiplySession session(backend, kernelA, kernelB, request.dtype);
     KernelProduct product = session.product(*result.kernel, request.repeat);

@@ -106,7 +106,8 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
   report.host = hostDescription();
   report.options = options;
   for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
-  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds};
+  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds,
+                           .stableWithin = options.stableWithin};
   Backend* baselineBackend = nullptr;
   const KernelInfo* baseline = vendorGemm(backends, options.dtype, &baselineBackend);
 
@@ -283,7 +284,9 @@ std::string formatBlocksparseJson(const BlocksparseReport& report) {
                         {"host", report.host},
                         {"devices", report.devices},
                         {"size", report.options.size},
-                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat}}},
+                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat},
+                                    {"until_stable", report.options.stableWithin > 0.0 ? nlohmann::json(report.options.stableWithin)
+                                                                                       : nlohmann::json(nullptr)}}},
                         {"seed", report.options.seed},
                         {"cases", cases},
                         {"runs", runs}};

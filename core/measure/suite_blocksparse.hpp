@@ -28,6 +28,7 @@ struct BlocksparseOptions {
   // On a GPU, warm-up also lasts this long (BenchOptions::warmupMilliseconds).
   double warmupMilliseconds = BenchOptions{}.warmupMilliseconds;
   std::uint64_t seed = 42;
+  double stableWithin = 0.0;  // BenchOptions::stableWithin
 };
 
 // One case's shape: blocks of `block` at these densities; B dense (density 1) for an A-only case.

@@ -155,6 +155,9 @@ VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const Kerne
     result.error = compareToReference(onDevice.downloadC(), reference);
     if (!result.error.passed) result.failure = "wrong C: " + result.error.summary();
     if (!patternFailure.empty()) result.failure = patternFailure + result.failure;
+  } catch (const UnavailableError& e) {
+    result.failure = e.what();
+    result.refused = true;
   } catch (const Error& e) {
     result.failure = e.what();
   }

@@ -32,6 +32,7 @@ struct VerifyResult {
   ErrorReport error;
   bool patternsMatch = true;  // device patterns equal CPU patterns byte for byte
   std::string failure;        // empty when passed
+  bool refused = false;       // the device refused the kernel (UnavailableError): a limit, not a wrong C
   double seconds = 0.0;       // wall time of the kernel's preparation, run and check on this case
   bool passed() const { return failure.empty(); }
   // "joint-8x32", or with the inputs where they are not fp32: "mma (bf16)".

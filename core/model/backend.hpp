@@ -123,6 +123,11 @@ class Backend {
     return std::nullopt;
   }
 
+  // A note for the user before this backend first builds kernels in this process, where that
+  // build is slow enough to explain a pause (shaders compiled for a CPU device); nothing where it
+  // is not, nor after the first call.
+  virtual std::optional<std::string> takeFirstBuildNote() { return std::nullopt; }
+
   // Copies A and B to the device and allocates C. `dtype` is their precision: their values are
   // exactly representable in it (ProblemSpec::dtype rounded them), and only kernels that take it
   // (KernelInfo::takes) run on the problem; another is refused with InputError by run(). Throws

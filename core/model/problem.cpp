@@ -75,10 +75,13 @@ std::string roundOperand(Matrix& m, DType type, std::string_view name) {
 
 ProblemData generateProblem(const ProblemSpec& spec) {
   spec.validate();
+  std::string sha256A, sha256B;
   auto operand = [&](Operand which, int rows, int cols, double density) {
     const std::string& file = spec.fileOf(which);
     if (file.empty()) return generate(spec.generatorOf(which), which, rows, cols, density, spec.seed, spec.optionsOf(which));
-    Matrix m = readMatrix(file);
+    MatrixReadInfo info;
+    Matrix m = readMatrix(file, &info);
+    (which == Operand::A ? sha256A : sha256B) = info.sha256;
     if (m.rows() != rows || m.cols() != cols) {
       throw InputError(std::string(operandName(which)) + " from " + file + " is " + std::to_string(m.rows()) + "x" +
                        std::to_string(m.cols()) + " but the problem needs " + std::to_string(rows) + "x" +
@@ -87,6 +90,8 @@ ProblemData generateProblem(const ProblemSpec& spec) {
     return m;
   };
   ProblemData data{operand(Operand::A, spec.m, spec.k, spec.densityA), operand(Operand::B, spec.k, spec.n, spec.densityB)};
+  data.sha256A = sha256A;
+  data.sha256B = sha256B;
   for (const auto& [matrix, name] : {std::pair{&data.a, "A"}, std::pair{&data.b, "B"}}) {
     if (std::string note = roundOperand(*matrix, spec.dtype, name); !note.empty()) data.readNotes.push_back(note);
   }
@@ -97,10 +102,12 @@ ProblemData generateProblem(const ProblemSpec& spec) {
 ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& sizeGiven) {
   std::optional<Matrix> a, b;
   std::vector<std::string> notes;
+  std::string sha256A, sha256B;
   auto read = [&](const std::string& file, const char* operand) {
     MatrixReadInfo info;
     Matrix m = readMatrix(file, &info);
     if (!info.note.empty()) notes.push_back(std::string(operand) + " (" + file + "): " + info.note);
+    (std::string_view(operand) == "A" ? sha256A : sha256B) = info.sha256;
     return m;
   };
   auto take = [&](char dimension, int& size, int fromFile, const std::string& file) {
@@ -132,6 +139,8 @@ ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& size
   data.b = b ? std::move(*b) : generate(spec.generatorOf(Operand::B), Operand::B, spec.k, spec.n, spec.densityB, spec.seed,
                                         spec.optionsOf(Operand::B));
   data.readNotes = std::move(notes);
+  data.sha256A = sha256A;
+  data.sha256B = sha256B;
   for (const auto& [matrix, name] : {std::pair{&data.a, "A"}, std::pair{&data.b, "B"}}) {
     if (std::string note = roundOperand(*matrix, spec.dtype, name); !note.empty()) data.readNotes.push_back(note);
   }

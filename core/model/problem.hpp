@@ -50,6 +50,8 @@ struct ProblemData {
   // What reading a file operand converted (float64, Fortran order, ...) and what rounding to the
   // dtype changed: "A (a.npy): ..." lines.
   std::vector<std::string> readNotes = {};
+  // A file operand's SHA-256 (hex), so that reports name the very file; empty where generated.
+  std::string sha256A = {}, sha256B = {};
 };
 
 // Rounds `m` (operand `name`: "A" or "B") to `type` in place. InputError where a finite value
