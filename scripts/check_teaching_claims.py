@@ -20,7 +20,7 @@ without drawing: deterministic, no GPU) and compares each dotted path of the JSO
     -->
 
 compares with the recorded GPU figures (RECORDED.json, made by scripts/recorded_figures.py), keyed
-BACKEND.KERNEL. Exits 1 naming every claim that no longer holds (with its line in the doc), 2 on a
+BACKEND.KERNEL (BACKEND-DTYPE.KERNEL for a 16-bit row: cuda-bf16.wgmma.gflops). Exits 1 naming every claim that no longer holds (with its line in the doc), 2 on a
 malformed claim or a page with no claims at all. The claims' syntax and comparison are
 scripts/doc_claims.py's, which scripts/check_docs.py shares for the README's headline figures.
 """
@@ -52,8 +52,10 @@ def facts_of(tileskip, args, cache):
 def recorded_of(path):
     figures = json.load(open(path))
     keyed = {}
+    # fp32 rows as cuda.pipelined.gflops; another precision's as cuda-bf16.wgmma.gflops.
     for row in figures["kernels"]:
-        keyed.setdefault(row["backend"], {})[row["kernel"]] = row
+        key = row["backend"] if row.get("dtype", "fp32") == "fp32" else f"{row['backend']}-{row['dtype']}"
+        keyed.setdefault(key, {})[row["kernel"]] = row
     keyed["device"] = figures["device"]
     keyed["date"] = figures["date"]
     keyed["size"] = figures["size"]

@@ -235,9 +235,21 @@ TEST(RecordedFigures, TheEmbeddedLadderNamesItsDeviceDateAndRecord) {
   EXPECT_EQ(f.source.rfind("bench/results/", 0), 0u);
   EXPECT_EQ(f.size, 4096);
   std::vector<RecordedKernel> cuda = f.of("cuda");
-  ASSERT_GE(cuda.size(), 8u);
-  EXPECT_EQ(cuda.front().kernel, "naive");  // catalogue order
-  EXPECT_EQ(cuda.back().kernel, "pipelined");
+  ASSERT_GE(cuda.size(), 10u);
+  EXPECT_EQ(cuda.front().kernel, "naive");  // catalogue order, the dense ladder to K12, then cuBLAS
+  EXPECT_EQ(cuda[cuda.size() - 2].kernel, "hoisted");
+  EXPECT_EQ(cuda.back().kernel, "cublas");
+  // Numbers come from the catalogue, never from the record: K10 is warptile whatever a record said.
+  for (const RecordedKernel& k : cuda) {
+    EXPECT_EQ(k.label(), k.kernel == "cublas" ? std::string("cuBLAS") : std::string(kernelInfo(k.kernel).number)) << k.kernel;
+  }
+  // The tensor-core rungs in their own precision, beside cuBLAS in it.
+  std::vector<RecordedKernel> bf16 = f.of("cuda", "bf16");
+  ASSERT_EQ(bf16.size(), 3u);
+  EXPECT_EQ(bf16[0].kernel, "mma");
+  EXPECT_EQ(bf16[1].kernel, "wgmma");
+  EXPECT_EQ(bf16[2].kernel, "cublas");
+  EXPECT_LT(bf16[0].gflops, bf16[1].gflops);
   // On the GPU the ladder reads the right way where lavapipe's does not: K1 < K2 < K3 < K5 < K11.
   auto gflops = [&](std::string_view id) {
     for (const RecordedKernel& k : cuda) {

@@ -544,7 +544,7 @@ std::pair<ImVec2, ImVec2> drawLessonView(const ProblemAnalysis& analysis, const 
 
 bool liveDeviceIsCpu(const SessionSnapshot& snapshot) { return !snapshot.device.isGpu; }
 
-float recordedLadderHeight() { return ImGui::GetTextLineHeightWithSpacing() * 6.5f; }
+float recordedLadderHeight() { return ImGui::GetTextLineHeightWithSpacing() * 7.5f; }
 
 void drawRecordedLadderCompact(const KernelInfo& current, float width) {
   const RecordedFigures& f = recordedFigures();
@@ -558,8 +558,11 @@ void drawRecordedLadderCompact(const KernelInfo& current, float width) {
   double top = 0.0;
   for (const RecordedKernel& r : rows) top = std::max(top, r.gflops);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  ImVec2 p = ImGui::GetCursorScreenPos();
   const float line = ImGui::GetTextLineHeight();
+  // A line of room above the bars for the chosen kernel's value, so that the tallest bar's value
+  // stays below the heading instead of over it.
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  p.y += line + 2;
   const float barsHeight = line * 3.0f, slot = width / static_cast<float>(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RecordedKernel& r = rows[i];
@@ -567,25 +570,37 @@ void drawRecordedLadderCompact(const KernelInfo& current, float width) {
     const float x0 = p.x + slot * static_cast<float>(i) + 2, x1 = x0 + slot - 4;
     const float h = barsHeight * static_cast<float>(r.gflops / top);
     dl->AddRectFilled({x0, p.y + barsHeight - h}, {x1, p.y + barsHeight}, mine ? palette::kKernel : palette::kDense);
-    ImVec2 size = ImGui::CalcTextSize(r.number.c_str());
-    dl->AddText({x0 + (x1 - x0 - size.x) * 0.5f, p.y + barsHeight + 2}, mine ? palette::kText : palette::kDim, r.number.c_str());
+    const std::string label = r.label();
+    ImVec2 size = ImGui::CalcTextSize(label.c_str());
+    if (size.x <= slot || mine) {  // a name wider than its bar (cuBLAS in a narrow panel) is left to the tooltip
+      dl->AddText({x0 + (x1 - x0 - size.x) * 0.5f, p.y + barsHeight + 2}, mine ? palette::kText : palette::kDim, label.c_str());
+    }
     if (mine) {
       std::string value = formatNumber(r.gflops, 0);
       ImVec2 v = ImGui::CalcTextSize(value.c_str());
       dl->AddText({std::max(p.x, x0 + (x1 - x0 - v.x) * 0.5f), p.y + barsHeight - h - line - 1}, palette::kKernel, value.c_str());
     }
   }
-  ImGui::Dummy({width, barsHeight + line + 4});
+  ImGui::Dummy({width, line + 2 + barsHeight + line + 4});
   ImGui::EndGroup();
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s: the dense ladder on the GPU, where it reads the right way (a CPU runs K2 and K3 slower than K1)",
+    ImGui::SetTooltip("%s: the dense ladder on the GPU, K1 to K12 and cuBLAS, where it reads the right way (a CPU runs K2 and K3 slower than K1)",
                       f.source.c_str());
   }
 }
 
 void drawRecordedLadder(const KernelInfo& current, float width) {
   const RecordedFigures& f = recordedFigures();
+  // The dense ladder in fp32; a tensor-core kernel's own rungs in the precision it was recorded in.
   std::vector<RecordedKernel> rows = f.of("cuda");
+  if (current.usesTensorCores()) {
+    for (const RecordedKernel& r : f.kernels) {
+      if (r.backend == "cuda" && r.dtype != "fp32" && !f.of("cuda", r.dtype).empty()) {
+        rows = f.of("cuda", r.dtype);
+        break;
+      }
+    }
+  }
   if (rows.empty()) return;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(toVec4(palette::kWarn),
@@ -600,7 +615,8 @@ void drawRecordedLadder(const KernelInfo& current, float width) {
   const float room = std::max(px(40), width - labelWidth - valueWidth);
   for (const RecordedKernel& r : rows) {
     const bool mine = r.kernel == current.id;
-    std::string label = r.number + " " + r.kernel;
+    std::string label = r.label() == r.kernel ? r.kernel : r.label() + " " + r.kernel;
+    if (r.dtype != "fp32") label += " (" + r.dtype + ")";
     if (mine) {
       ImGui::TextUnformatted(label.c_str());
     } else {

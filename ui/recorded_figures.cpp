@@ -22,7 +22,7 @@ RecordedFigures parseFigures() {
     f.date = json.at("date").get<std::string>();
     f.size = json.at("size").get<int>();
     for (const nlohmann::json& k : json.at("kernels")) {
-      f.kernels.push_back({k.at("backend").get<std::string>(), k.at("kernel").get<std::string>(), k.at("number").get<std::string>(),
+      f.kernels.push_back({k.at("backend").get<std::string>(), k.at("kernel").get<std::string>(), k.at("dtype").get<std::string>(),
                            k.at("ms").get<double>(), k.at("gflops").get<double>()});
     }
   } catch (const nlohmann::json::exception& e) {
@@ -40,10 +40,17 @@ std::size_t cataloguePosition(const std::string& id) {
 
 }  // namespace
 
-std::vector<RecordedKernel> RecordedFigures::of(const std::string& backend) const {
+std::string RecordedKernel::label() const {
+  const KernelInfo* info = findKernelInfo(kernel);
+  if (info == nullptr) return kernel;
+  if (!info->number.empty()) return std::string(info->number);
+  return info->runs(VendorRoutine::CublasGemm) ? "cuBLAS" : kernel;
+}
+
+std::vector<RecordedKernel> RecordedFigures::of(const std::string& backend, const std::string& dtype) const {
   std::vector<RecordedKernel> rows;
   for (const RecordedKernel& k : kernels) {
-    if (k.backend == backend) rows.push_back(k);
+    if (k.backend == backend && k.dtype == dtype) rows.push_back(k);
   }
   std::stable_sort(rows.begin(), rows.end(), [](const RecordedKernel& a, const RecordedKernel& b) {
     return cataloguePosition(a.kernel) < cataloguePosition(b.kernel);
