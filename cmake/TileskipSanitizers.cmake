@@ -35,18 +35,23 @@ if(TILESKIP_SANITIZE)
   add_link_options(-fsanitize=${_tileskip_sanitizers})
 endif()
 
-# libFuzzer's coverage instrumentation in a TILESKIP_FUZZ build, on whole TARGETS or on some
-# SOURCES of a target (called in the folder that defines it); nothing in other builds.
-function(tileskip_fuzz_coverage)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "TARGETS;SOURCES")
-  if(NOT TILESKIP_FUZZ)
-    return()
-  endif()
+# Adds a compile option to whole TARGETS and to some SOURCES of a target (called in the folder
+# that defines it), for the two functions below.
+function(_tileskip_compile_option option)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "TARGETS;SOURCES")
   foreach(_target IN LISTS arg_TARGETS)
-    target_compile_options(${_target} PRIVATE -fsanitize=fuzzer-no-link)
+    target_compile_options(${_target} PRIVATE ${option})
   endforeach()
   if(arg_SOURCES)
-    set_property(SOURCE ${arg_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -fsanitize=fuzzer-no-link)
+    set_property(SOURCE ${arg_SOURCES} APPEND PROPERTY COMPILE_OPTIONS ${option})
+  endif()
+endfunction()
+
+# libFuzzer's coverage instrumentation in a TILESKIP_FUZZ build, on TARGETS and SOURCES; nothing
+# in other builds.
+function(tileskip_fuzz_coverage)
+  if(TILESKIP_FUZZ)
+    _tileskip_compile_option(-fsanitize=fuzzer-no-link ${ARGN})
   endif()
 endfunction()
 
@@ -56,15 +61,8 @@ endfunction()
 # generates its parser in every file that includes it) and the tests that only start processes.
 # Everything at -O0 built in 40 % less time and ran the suite in twice the time.
 function(tileskip_sanitizer_unoptimized)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "" "TARGETS;SOURCES")
-  if(NOT TILESKIP_SANITIZE)
-    return()
-  endif()
-  foreach(_target IN LISTS arg_TARGETS)
-    target_compile_options(${_target} PRIVATE -O0)
-  endforeach()
-  if(arg_SOURCES)
-    set_property(SOURCE ${arg_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -O0)
+  if(TILESKIP_SANITIZE)
+    _tileskip_compile_option(-O0 ${ARGN})
   endif()
 endfunction()
 

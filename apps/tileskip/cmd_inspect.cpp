@@ -55,9 +55,7 @@ std::string granularity(int g) { return g > 0 ? std::to_string(g) : "-"; }
 
 std::string formatInspectTable(const Inspection& r, const Backend& backend, DType dtype) {
   std::ostringstream out;
-  auto heading = [&](const std::string& label, const std::string& text) {
-    out << wrapText(label + std::string(10 - label.size(), ' ') + text, outputColumns(), 10) << "\n";
-  };
+  auto heading = [&](const std::string& label, const std::string& text) { out << headingLine(label, text); };
   auto operand = [](const OperandSummary& s) {
     return s.source + ": " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + ", " + fixed(100.0 * s.density, 1) +
            " % non-zero";

@@ -169,6 +169,12 @@ std::string wrapText(std::string_view text, std::size_t width, std::size_t inden
   return out;
 }
 
+std::string headingLine(const std::string& label, const std::string& text) {
+  constexpr std::size_t kLabelColumns = 10;
+  const std::size_t padding = label.size() < kLabelColumns ? kLabelColumns - label.size() : 1;
+  return wrapText(label + std::string(padding, ' ') + text, outputColumns(), kLabelColumns) + "\n";
+}
+
 std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std::size_t textColumns,
                          std::span<const std::size_t> keep) {
   std::vector<std::size_t> widths;
@@ -219,10 +225,7 @@ std::string alignColumns(const std::vector<std::vector<std::string>>& rows, std:
 
 std::string formatTable(const BenchReport& report) {
   std::ostringstream out;
-  // Each line of the heading: a label in 10 columns, its text wrapped under it.
-  auto heading = [&](const std::string& label, const std::string& text) {
-    out << wrapText(label + std::string(label.size() < 10 ? 10 - label.size() : 1, ' ') + text, outputColumns(), 10) << "\n";
-  };
+  auto heading = [&](const std::string& label, const std::string& text) { out << headingLine(label, text); };
   heading("tileskip bench", report.date + "  (tileskip " + report.toolVersion + ", commit " + report.toolCommit + ", " +
                                 std::string(dtypeName(report.problem.dtype)) + " inputs)");
   heading("problem", report.problem.describe());

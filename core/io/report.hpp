@@ -47,6 +47,10 @@ void setOutputColumns(std::size_t columns);
 // the width stands on its own line), each line after the first indented by `indent` spaces.
 std::string wrapText(std::string_view text, std::size_t width, std::size_t indent = 0);
 
+// A line of a report's heading: `label` in a column of 10, `text` wrapped to outputColumns() under
+// that column; ends with a newline.
+std::string headingLine(const std::string& label, const std::string& text);
+
 // Renders rows of cells as columns padded to their widest cell; the first row is the header.
 // The first `textColumns` columns align left, the rest (numbers) right. Where the columns are
 // wider than outputColumns(), columns are left out, last in `keep` order first (the columns
