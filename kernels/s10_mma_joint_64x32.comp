@@ -74,7 +74,7 @@ void computeKTile(uint stage, uint step) {
 // tile needs, then runs K13's ring over them with each warp deciding its multiplies.
 void main() {
   uint colTiles = (problem.N + BN - 1u) / BN;
-  uint tiles = ((problem.M + BM - 1u) / BM) * colTiles;
+  uint tiles = dispatchTilesEnd(((problem.M + BM - 1u) / BM) * colTiles);
   startPatternTiles();
   placeMmaWarp();
   for (uint index = takeBlockTile(); index < tiles; index = takeBlockTile()) {

@@ -19,7 +19,7 @@ void main() {
   subgroupInOneWarp = false;
 #endif
   uint colTiles = (problem.N + BN - 1u) / BN;
-  uint tiles = ((problem.M + BM - 1u) / BM) * colTiles;
+  uint tiles = dispatchTilesEnd(((problem.M + BM - 1u) / BM) * colTiles);
   startPatternTiles();
   for (uint index = takeBlockTile(); index < tiles;) {
     uint row0 = (index / colTiles) * BM, col0 = (index % colTiles) * BN;

@@ -1262,9 +1262,16 @@ TEST(VulkanLimits, LoopIterationsOfTheIssuesCasesAreRefusedOnLavapipe) {
   ASSERT_TRUE(joint.has_value());
   EXPECT_NE(joint->find("lavapipe ends a shader's loops after 65535"), std::string::npos) << *joint;
   EXPECT_NE(joint->find("K=52230"), std::string::npos) << *joint;
-  // Persistent kernels loop over block tiles as well: a K that fits one tile does not fit 64.
-  EXPECT_FALSE(loopLimitProblem(kernelInfo("joint-8x32"), 128, 128, 4096, lavapipe).has_value());
-  EXPECT_TRUE(loopLimitProblem(kernelInfo("joint-8x32"), 1024, 1024, 4096, lavapipe).has_value());
+  // Persistent kernels loop over block tiles as well, so their tiles are spread over dispatches:
+  // what must fit is one tile's K-blocks. The lesson's 1024^3 runs in several dispatches.
+  const KernelInfo& persistent = kernelInfo("joint-8x32");
+  EXPECT_FALSE(loopLimitProblem(persistent, 1024, 1024, 4096, lavapipe).has_value());
+  EXPECT_GT(shaderLoopIterations(persistent, 1024, 1024, 1024), kLavapipeLoopIterations);
+  const std::uint64_t perDispatch = blockTilesPerDispatch(persistent, 1024, 1024, 1024, lavapipe);
+  EXPECT_GE(perDispatch, 1u);
+  EXPECT_LE(shaderLoopIterations(persistent, 1, 1, 1024) - 2, (kLavapipeLoopIterations - 2) / perDispatch);
+  EXPECT_LT(perDispatch, blockTilesPerDispatch(persistent, 1024, 1024, 1024, lavapipeLimits()));  // no limit: all
+  EXPECT_EQ(blockTilesPerDispatch(persistent, 1024, 1024, 52230, lavapipe), 0u);
   EXPECT_FALSE(loopLimitProblem(kernelInfo("pipelined"), 1024, 1024, 4096, lavapipe).has_value());
   // A device without the limit refuses nothing.
   EXPECT_FALSE(loopLimitProblem(kernelInfo("naive"), 1, 1, 1u << 30, lavapipeLimits()).has_value());
@@ -1296,13 +1303,15 @@ TEST(VulkanLoopLimit, EveryKernelIsExactAtTheLongestKItAcceptsAndRefusesLonger) 
   }
 }
 
-// A persistent kernel whose one workgroup may take every block tile: 4 tiles of 128 x 128.
+// A persistent kernel whose one workgroup may take every block tile of a dispatch: at the longest
+// K one tile fits, 200 x 200 has four tiles of its 128 x 128, so they run in four dispatches.
 TEST(VulkanLoopLimit, APersistentKernelOverSeveralTilesIsExactAtTheLongestKItAccepts) {
   VULKAN_OR_SKIP(backend, false);
   if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;
   const KernelInfo& kernel = kernelInfo("joint-8x32");
-  std::uint64_t k = longestK(kernel, 200, 200);
-  PersistentWorkgroups one("1");  // one workgroup takes all four tiles
+  std::uint64_t k = longestK(kernel, 1, 1);
+  ASSERT_EQ(blockTilesPerDispatch(kernel, 200, 200, k, loopLimited()), 1u);
+  PersistentWorkgroups one("1");  // one workgroup takes all the tiles of its dispatch
   std::unique_ptr<DeviceProblem> onDevice = backend.upload(ones(200, static_cast<int>(k)), ones(static_cast<int>(k), 200));
   onDevice->prepare(kernel);
   onDevice->poisonC();
@@ -1310,6 +1319,42 @@ TEST(VulkanLoopLimit, APersistentKernelOverSeveralTilesIsExactAtTheLongestKItAcc
   Matrix c = onDevice->downloadC();
   EXPECT_EQ(*std::min_element(c.values().begin(), c.values().end()), static_cast<float>(k)) << "K = " << k;
   EXPECT_EQ(*std::max_element(c.values().begin(), c.values().end()), static_cast<float>(k)) << "K = " << k;
+}
+
+// The lesson's problem: 1024^3, more block tiles than one dispatch may hand out on lavapipe.
+// Every persistent kernel the backend has runs it in several dispatches and verifies, with the
+// validation layers on.
+TEST(VulkanLoopLimit, PersistentKernelsSplitTheLessonsProblemOverDispatches) {
+  VULKAN_OR_SKIP(backend, true);
+  if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;
+  const ProblemData data{generate("blocks", Operand::A, 1024, 1024, 0.25, 3), generate("blocks", Operand::B, 1024, 1024, 0.5, 4)};
+  const ReferenceProduct reference = referenceProduct(data.a, data.b);
+  std::unique_ptr<DeviceProblem> onDevice = backend.upload(data.a, data.b);
+  int split = 0;
+  for (const KernelInfo& kernel : twinKernels()) {
+    if (!kernel.persistent() || !backend.implements(kernel.id) || !kernel.takes(DType::Fp32)) continue;
+    if (blockTilesPerDispatch(kernel, 1024, 1024, 1024, loopLimited()) < blockTilesPerDispatch(kernel, 1024, 1024, 1024, lavapipeLimits())) {
+      ++split;
+    }
+    const VerifyResult r = verifyKernel(backend, *onDevice, kernel, data, reference);
+    EXPECT_TRUE(r.passed()) << kernel.id << ": " << r.failure;
+  }
+  EXPECT_GT(split, 0);
+  EXPECT_EQ(backend.takeDiagnostics(), std::vector<std::string>{});
+}
+
+// The lesson's size (docs/teaching.md: --size 1024 throughout): every kernel the backend builds
+// on this device runs it, none refused for lavapipe's loop limit.
+TEST(VulkanLoopLimit, EveryKernelRunsAtTheLessonsSize) {
+  VULKAN_OR_SKIP(backend, false);
+  if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;
+  int kernels = 0;
+  for (const KernelInfo& kernel : twinKernels()) {
+    if (!backend.implements(kernel.id)) continue;
+    ++kernels;
+    EXPECT_EQ(backend.refusal(kernel, 1024, 1024, 1024).value_or(""), "") << kernel.id;
+  }
+  EXPECT_GT(kernels, 10);
 }
 
 // The reproductions through the command: refused with exit 3 and the reason, never a
@@ -1334,22 +1379,23 @@ TEST(VulkanLoopLimit, RunAndBenchRefuseALongKWithExit3) {
   EXPECT_NE(bench.output.find("lavapipe ends a shader's loops"), std::string::npos) << bench.output;
 }
 
-// The README's Python example on lavapipe: a 2048 x 1024 block-sparse W times a dense 1024 x 512
-// X. The persistent one-warp kernels would pass lavapipe's loop limit there; inspect says so and
-// recommends a kernel the device runs, and auto runs it.
+// A block-sparse W of long K on lavapipe: one block tile's K-blocks would pass lavapipe's loop
+// limit in the persistent kernels (their tiles are spread over dispatches, one tile's K is not);
+// inspect says so and recommends a kernel the device runs, and auto runs it.
 TEST(VulkanLoopLimit, AutoAndInspectChooseOnlyAKernelTheDeviceRuns) {
   VULKAN_OR_SKIP(backend, false);
   if (!isLavapipe(backend.device().name)) GTEST_SKIP() << "not lavapipe: " << backend.device().name;
-  const Matrix w = generate("blocks", Operand::A, 2048, 1024, 0.25, 1);
-  const Matrix x = generate("uniform", Operand::B, 1024, 512, 1.0, 2);
+  const int m = 128, k = 56000, n = 64;
+  const Matrix w = generate("blocks", Operand::A, m, k, 0.25, 1);
+  const Matrix x = generate("uniform", Operand::B, k, n, 1.0, 2);
   const Inspection inspection = inspectOnBackend(backend, w, x, "W", "X");
   int refused = 0;
-  for (const KernelInspection& k : inspection.kernels) {
-    EXPECT_EQ(k.refusal, backend.refusal(*k.kernel, 2048, 512, 1024).value_or("")) << k.kernel->id;
-    refused += !k.refusal.empty();
+  for (const KernelInspection& kernel : inspection.kernels) {
+    EXPECT_EQ(kernel.refusal, backend.refusal(*kernel.kernel, m, n, k).value_or("")) << kernel.kernel->id;
+    refused += !kernel.refusal.empty();
   }
   EXPECT_GT(refused, 0) << "no kernel refused: the case no longer tests the refusal";
-  EXPECT_FALSE(backend.refusal(*inspection.recommendation.kernel, 2048, 512, 1024).has_value())
+  EXPECT_FALSE(backend.refusal(*inspection.recommendation.kernel, m, n, k).has_value())
       << inspection.recommendation.kernel->id << ": " << inspection.recommendation.reason;
 
   std::filesystem::path dir = tileskip::testing::scratchFolder("tileskip_vulkan_auto_");

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/model/error.hpp"
+#include "core/model/integer_math.hpp"
 #include "core/model/tile_layout.hpp"
 
 namespace tileskip::vk {
@@ -58,35 +59,51 @@ std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxShared
 
 bool isLavapipe(const std::string& deviceName) { return deviceName.find("llvmpipe") != std::string::npos; }
 
+namespace {
+std::uint64_t blockTiles(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n) {
+  return ceilDiv(m, static_cast<std::uint64_t>(kernel.tile.BM)) * ceilDiv(n, static_cast<std::uint64_t>(kernel.tile.BN));
+}
+}  // namespace
+
+std::uint64_t blockTileLoopIterations(const KernelInfo& kernel, std::uint64_t k) {
+  if (!kernel.persistent()) return 0;
+  std::uint64_t kBlocks = ceilDiv(k, kKBlock);
+  std::uint64_t passes = ceilDiv(kBlocks, kMinKBlockListLength);  // the shortest list: the most passes
+  return 10 * kBlocks + 70 * passes + 2;
+}
+
 std::uint64_t shaderLoopIterations(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k) {
   const TileShape& t = kernel.tile;
   if (t.BK <= 1) return k + 1;
-  auto ceilDiv = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+  if (kernel.persistent()) return blockTiles(kernel, m, n) * blockTileLoopIterations(kernel, k) + 2;
   std::uint64_t kTiles = ceilDiv(k, static_cast<std::uint64_t>(t.BK));
-  if (kernel.persistent()) {
-    std::uint64_t kBlocks = ceilDiv(k, kKBlock);
-    std::uint64_t passes = ceilDiv(kBlocks, kMinKBlockListLength);  // the shortest list: the most passes
-    std::uint64_t tiles = ceilDiv(m, static_cast<std::uint64_t>(t.BM)) * ceilDiv(n, static_cast<std::uint64_t>(t.BN));
-    return tiles * (10 * kBlocks + 70 * passes + 2) + 2;
-  }
   std::uint64_t perKTile = 1;
   if (kernel.structure.loop == MainLoop::Staged && t.TN == 1) perKTile = 5;
   if (kernel.divergent()) perKTile = 3;
   return perKTile * kTiles + 2;
 }
 
+std::uint64_t blockTilesPerDispatch(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k,
+                                    const ComputeLimits& limits) {
+  const std::uint64_t tiles = blockTiles(kernel, m, n);
+  if (!kernel.persistent() || limits.maxLoopIterations == 0) return tiles;
+  if (limits.maxLoopIterations < 2) return 0;
+  return std::min(tiles, (limits.maxLoopIterations - 2) / blockTileLoopIterations(kernel, k));
+}
+
 std::optional<std::string> loopLimitProblem(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k,
                                             const ComputeLimits& limits) {
   if (limits.maxLoopIterations == 0) return std::nullopt;
-  std::uint64_t iterations = shaderLoopIterations(kernel, m, n, k);
-  if (iterations <= limits.maxLoopIterations) return std::nullopt;
   const bool persistent = kernel.persistent();
+  // A persistent kernel's tiles are spread over dispatches; what must fit is one tile's K-blocks.
+  std::uint64_t iterations = persistent ? shaderLoopIterations(kernel, 1, 1, k) : shaderLoopIterations(kernel, m, n, k);
+  if (iterations <= limits.maxLoopIterations) return std::nullopt;
   return "kernel " + std::string(kernel.id) + " cannot run M=" + std::to_string(m) + " N=" + std::to_string(n) +
          " K=" + std::to_string(k) + " on this device: its shader would run about " + std::to_string(iterations) +
-         " loop iterations" + (persistent ? " (over K-blocks and block tiles)" : " (over K)") +
+         " loop iterations" + (persistent ? " (over the K-blocks of one block tile)" : " (over K)") +
          ", and lavapipe ends a shader's loops after " + std::to_string(limits.maxLoopIterations) +
-         ", which would silently drop products; use a smaller " + (persistent ? "problem" : "K") +
-         (persistent ? ", a non-persistent kernel (pipelined)" : "") + " or a GPU";
+         ", which would silently drop products; use a smaller K" + (persistent ? ", a non-persistent kernel (pipelined)" : "") +
+         " or a GPU";
 }
 
 std::uint32_t persistentWorkgroups(std::uint64_t tiles, const ComputeLimits& limits, std::uint32_t requested,

@@ -104,15 +104,25 @@ inline constexpr std::uint32_t kPersistentWarpsPerSM = 8;
 //    K4: TN = 1): 5 per K-tile; the divergent skipping kernels (S1, S3): 9 per 4 K-tiles (their
 //    pattern loop), counted as 3; every other non-persistent kernel: 1 per K-tile.
 //  - the persistent skipping kernels (kernels/parts/warp_skip.glsl) loop over block tiles too, and
-//    one workgroup may take every tile from the queue: per tile, 10 per K-block (the step loop
-//    and the 8-depth loop of a partly kept K-block) and 70 per K-block list pass (the gather
-//    loops over subgroups), times the block tiles.
+//    one workgroup may take every tile of a dispatch from the queue: per tile, 10 per K-block (the
+//    step loop and the 8-depth loop of a partly kept K-block) and 70 per K-block list pass (the
+//    gather loops over subgroups), times the block tiles.
 // Each loop's exit test is counted too, one per loop entry.
 std::uint64_t shaderLoopIterations(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k);
+// A persistent kernel's share of that per block tile it takes (0 for the other kernels).
+std::uint64_t blockTileLoopIterations(const KernelInfo& kernel, std::uint64_t k);
+
+// The block tiles one dispatch of a persistent kernel hands out (kernels/parts/block_skip.glsl's
+// tile range): all of them where the device has no loop limit, else as many as one workgroup may
+// take without passing it, so that a problem with more tiles runs in several dispatches rather
+// than being refused. Each tile is computed whole in one dispatch, so C is the same bit for bit.
+// 0 where not even one tile fits (K too long). For a non-persistent kernel: all its block tiles.
+std::uint64_t blockTilesPerDispatch(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k,
+                                    const ComputeLimits& limits);
 
 // Why the kernel cannot run this problem on a device that ends loops after
 // `limits.maxLoopIterations` iterations (lavapipe), with the numbers and what to do instead;
-// nothing where it fits or the device has no limit.
+// nothing where it fits (a persistent kernel: one block tile fits) or the device has no limit.
 std::optional<std::string> loopLimitProblem(const KernelInfo& kernel, std::uint64_t m, std::uint64_t n, std::uint64_t k,
                                             const ComputeLimits& limits);
 

@@ -21,6 +21,7 @@ struct PushConstants {
   std::uint32_t m, n, k;
   std::uint32_t lda, ldb, ldc;
   std::uint32_t groupOffsetX, groupOffsetY;
+  std::uint32_t tileFirst, tileCount;  // a persistent kernel's block tiles of this dispatch
 };
 
 class Pipelines {

@@ -182,16 +182,31 @@ class VulkanProblem final : public DeviceProblem {
     const TileShape& t = kernel.tile;
     std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
     std::uint64_t rowTiles = ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM));
+    Pipelines& pipelines = context_->pipelines();
     if (kernel.persistent()) {
-      // Block tiles come from the queue, numbered along one dimension: one dispatch, never split.
-      if (colTiles * rowTiles > std::numeric_limits<std::uint32_t>::max()) {
+      // Block tiles come from the queue, numbered along one dimension, in as many dispatches as
+      // the device's loop limit asks for (one where it has none).
+      const std::uint64_t tiles = colTiles * rowTiles;
+      if (tiles > std::numeric_limits<std::uint32_t>::max()) {
         throw InputError("problem too large for kernel " + std::string(kernel.id) + ": more than 2^32 - 1 block tiles");
       }
-      colTiles = persistentWorkgroups(colTiles * rowTiles, limits, requestedPersistentWorkgroups(),
-                                      static_cast<std::uint32_t>(kernel.tile.threads));
-      rowTiles = 1;
+      const std::uint64_t perDispatch = blockTilesPerDispatch(kernel, static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(n_),
+                                                              static_cast<std::uint64_t>(k_), limits);
+      const std::uint32_t workgroups = persistentWorkgroups(std::min(tiles, perDispatch), limits, requestedPersistentWorkgroups(),
+                                                            static_cast<std::uint32_t>(kernel.tile.threads));
+      return context_->queue().execute(
+          [&](VkCommandBuffer cmd) {
+            for (std::uint64_t first = 0; first < tiles; first += perDispatch) {
+              // The queue's reset and C's tiles are written by the dispatch before.
+              if (first > 0) stepBarrier(device().vk(), cmd);
+              PushConstants range = constants();
+              range.tileFirst = static_cast<std::uint32_t>(first);
+              range.tileCount = static_cast<std::uint32_t>(std::min(perDispatch, tiles - first));
+              pipelines.dispatch(cmd, pipeline, set, range, workgroups, 1);
+            }
+          },
+          true);
     }
-    Pipelines& pipelines = context_->pipelines();
     return context_->queue().execute([&](VkCommandBuffer cmd) { pipelines.dispatch(cmd, pipeline, set, constants(), colTiles, rowTiles); }, true);
   }
 
@@ -237,7 +252,7 @@ class VulkanProblem final : public DeviceProblem {
 
   PushConstants constants() const {
     auto m = static_cast<std::uint32_t>(m_), n = static_cast<std::uint32_t>(n_), k = static_cast<std::uint32_t>(k_);
-    return {m, n, k, k, n, n, 0, 0};
+    return {m, n, k, k, n, n, 0, 0, 0, 0};
   }
 
   // TILESKIP_VULKAN_TILES replaces the catalogue's tile and switches (tile_overrides.hpp).

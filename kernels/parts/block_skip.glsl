@@ -15,6 +15,11 @@
 // next tile to take and the workgroups that have finished. The last workgroup out resets both,
 // so the next dispatch starts from zero without a fill of its own. The backend zeroes it once,
 // when it creates the problem.
+// Unlike the CUDA twin, a dispatch may hand out only a range of the block tiles
+// (problem.tileRange): lavapipe ends a shader invocation's loops after a fixed count of
+// iterations, all loops together, and one workgroup may take every tile of a dispatch, so there
+// the backend splits the tiles over dispatches (backends/vulkan/limits.hpp's
+// blockTilesPerDispatch). The queue counts from the range's first tile.
 layout(set = 0, binding = 5, std430) coherent buffer BlockTileQueue {
   uint nextTile;
   uint finishedWorkgroups;
@@ -26,8 +31,11 @@ layout(set = 0, binding = 5, std430) coherent buffer BlockTileQueue {
 // lab/20-s10-skip-tensor). Sizes that are multiples of 16 keep every variable 16-byte aligned.
 shared uvec4 takenTile;
 
+// The end of this dispatch's block tiles, of `tiles` in all.
+uint dispatchTilesEnd(uint tiles) { return min(tiles, problem.tileRange.x + problem.tileRange.y); }
+
 uint takeBlockTile() {
-  if (gl_LocalInvocationIndex == 0u) takenTile.x = atomicAdd(tileQueue.nextTile, 1u);
+  if (gl_LocalInvocationIndex == 0u) takenTile.x = problem.tileRange.x + atomicAdd(tileQueue.nextTile, 1u);
   barrier();
   uint tile = takenTile.x;
   barrier();  // every invocation has read it before invocation 0 writes the next one
@@ -39,7 +47,7 @@ uint takeBlockTile() {
 // the atomic's round trip overlaps the store, and passBlockTile hands the answer to every
 // invocation after it. One barrier, where takeBlockTile needs two: the next tile's gather passes
 // barriers before invocation 0 writes again.
-uint askBlockTile() { return gl_LocalInvocationIndex == 0u ? atomicAdd(tileQueue.nextTile, 1u) : 0u; }
+uint askBlockTile() { return gl_LocalInvocationIndex == 0u ? problem.tileRange.x + atomicAdd(tileQueue.nextTile, 1u) : 0u; }
 
 uint passBlockTile(uint asked) {
   if (gl_LocalInvocationIndex == 0u) takenTile.x = asked;

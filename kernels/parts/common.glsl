@@ -34,6 +34,8 @@ layout(push_constant) uniform Problem {
   uint M, N, K;
   uint lda, ldb, ldc;
   uvec2 groupOffset;  // a dispatch larger than maxComputeWorkGroupCount is split into several
+  // The persistent kernels' block tiles of this dispatch, first and count (block_skip.glsl).
+  uvec2 tileRange;
 } problem;
 
 // The pattern builders write the patterns and pick their own workgroup shape; kernels read them.
