@@ -166,6 +166,8 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
   request.b = toMatrix(bArray, "B", notes);
   request.kernel = parseMultiplyKernel(kernelName, "kernel", "matmul", true);
   request.verify = verify;
+  std::vector<std::string> firstBuild;  // a CPU Vulkan device's shader compile, said once a process
+  request.onNote = [&](const std::string& note) { firstBuild.push_back(note); };
   Backend* backend = nullptr;
   MultiplyResult product;
   std::vector<std::string> diagnostics;
@@ -192,6 +194,7 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
   result["verification"] =
       product.verification ? py::object(py::str(product.verification->summary())) : py::object(py::none());
   result["notes"] = notes;
+  result["first_build"] = firstBuild;
   result["diagnostics"] = diagnostics;
   return result;
 }

@@ -27,7 +27,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libopenblas-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev
   libvulkan-dev glslang-tools spirv-tools vulkan-validationlayers mesa-vulkan-drivers
-  libglfw3-dev libimgui-dev libstb-dev xvfb fonts-dejavu-core
+  libglfw3-dev libimgui-dev libstb-dev zlib1g-dev xvfb fonts-dejavu-core
   python3 python3-numpy python3-scipy python3-sklearn python3-matplotlib python3-pil
   python3-dev pybind11-dev libdlpack-dev python3-pytest python3-pip python3-venv
   clang libclang-rt-14-dev

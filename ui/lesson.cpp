@@ -428,4 +428,12 @@ nlohmann::json lessonFacts(const ProblemAnalysis& an, std::pair<int, int> block,
   return facts;
 }
 
+void addViewSettings(nlohmann::json& facts, const ViewSettings& view) {
+  facts["mode"] = view.teach ? "teach" : "explore";
+  facts["map"] = view.showLoads ? "loads" : "work";
+  if (view.selectedTile) facts["selected_tile"] = {view.selectedTile->first, view.selectedTile->second};
+  facts["ui_scale"] = view.uiScale;
+  facts["window"] = {view.width, view.height};
+}
+
 }  // namespace tileskip::ui

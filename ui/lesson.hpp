@@ -137,4 +137,16 @@ std::optional<std::string> tileProblem(const KernelInfo& kernel, int m, int n, s
 // dense views' figures. `view --facts` writes it; the doc check reads it.
 nlohmann::json lessonFacts(const ProblemAnalysis& analysis, std::pair<int, int> block, int kBlock, TeachView view);
 
+// What a view shows besides the lesson's figures: teaching mode or explore, the skip map's
+// measure, a pinned tile, the scale and the window's size in pixels. Added to the facts by both
+// `view --facts` paths (drawn or not), so a screenshot's facts and the figures alone compare.
+struct ViewSettings {
+  bool teach = false;
+  bool showLoads = false;
+  std::optional<std::pair<int, int>> selectedTile;
+  float uiScale = 1.0f;
+  int width = 0, height = 0;
+};
+void addViewSettings(nlohmann::json& facts, const ViewSettings& view);
+
 }  // namespace tileskip::ui

@@ -9,6 +9,8 @@
 
 #include "ui/panels.hpp"
 
+#include "core/io/file_digest.hpp"
+
 namespace tileskip::ui {
 
 namespace {
@@ -429,6 +431,7 @@ std::pair<std::size_t, int> decisionLine(const std::vector<MarkedSource>& source
 
 void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& cache) {
   const SourceLanguage languages[] = {SourceLanguage::Cuda, SourceLanguage::Glsl};
+  cache.shown.clear();
   if (cache.kernel != &kernel) {
     std::vector<std::filesystem::path> roots = sourceRoots();
     cache.kernel = &kernel;
@@ -478,6 +481,10 @@ void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& 
         ImGui::TextDisabled("%4d", number);
         ImGui::SameLine();
         ImGui::TextUnformatted(line.c_str());
+        if (ImGui::IsItemVisible()) {
+          if (cache.shown.empty() || cache.shown.back().source != &source) cache.shown.push_back({&source, number, number});
+          cache.shown.back().last = number;
+        }
         if (cache.scrollPending[i] && f == scrollFile && number == scrollLine) {
           ImGui::SetScrollHereY(0.25f);
           cache.scrollPending[i] = false;
@@ -487,6 +494,21 @@ void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& 
     }
     ImGui::EndChild();
   }
+}
+
+nlohmann::json shownSourceFacts(const SourceCache& cache) {
+  nlohmann::json shown = nlohmann::json::array();
+  for (const ShownLines& lines : cache.shown) {
+    std::istringstream text(lines.source->file.text);
+    std::string excerpt;
+    int number = 0;
+    for (std::string line; std::getline(text, line) && number < lines.last;) {
+      if (++number >= lines.first) excerpt += line + "\n";
+    }
+    shown.push_back({{"file", lines.source->file.relativePath}, {"first", lines.first}, {"last", lines.last},
+                     {"sha256", textSha256(excerpt)}});
+  }
+  return shown;
 }
 
 }  // namespace tileskip::ui

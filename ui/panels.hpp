@@ -71,12 +71,21 @@ float recordedLadderHeight();
 // backwards and the recorded one is worth showing.
 bool liveDeviceIsCpu(const SessionSnapshot& snapshot);
 
+// Lines of a source file the panel showed in its last frame (1-based, inclusive).
+struct ShownLines {
+  const MarkedSource* source = nullptr;
+  int first = 0, last = 0;
+};
 struct SourceCache {
   const KernelInfo* kernel = nullptr;
   // Per language (CUDA, GLSL): the twin, then the include where its skip is decided, if any.
   std::vector<MarkedSource> sources[2];
   bool scrollPending[2] = {false, false};  // bring the skip decision into view once loaded
+  std::vector<ShownLines> shown;           // cleared each frame, filled by drawSourcePanel
 };
 void drawSourcePanel(const Fonts& fonts, const KernelInfo& kernel, SourceCache& cache);
+// The lines the source panel showed: [{file, first, last, sha256}], the SHA-256 of those lines'
+// text, so a picture can be checked against the source as it is now (scripts/make_pictures.py).
+nlohmann::json shownSourceFacts(const SourceCache& cache);
 
 }  // namespace tileskip::ui

@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "core/io/atomic_file.hpp"
+#include "core/io/provenance.hpp"
 #include "core/model/error.hpp"
 #include "ui/render/graphics_device.hpp"
 #include "ui/render/offscreen_target.hpp"
@@ -35,6 +36,17 @@ namespace {
 constexpr float kClear[4] = {24 / 255.0f, 26 / 255.0f, 31 / 255.0f, 1.0f};
 
 void imguiCheck(VkResult result) { checkVk(result, "ImGui's Vulkan renderer"); }
+
+// What a screenshot shows, in its PNG text: the figures and settings (`view --facts` without the
+// kernels' outcomes, which a run on another device may change) and the source lines on screen.
+// scripts/make_pictures.py --check compares them with what the current tree computes.
+PngText pictureText(const ViewerApp& app) {
+  nlohmann::json facts = app.facts();
+  facts.erase("kernels");
+  return {{"Software", std::string("tileskip ") + toolVersion()},
+          {"tileskip:facts", facts.dump(-1, ' ', true)},
+          {"tileskip:source", app.shownSource().dump(-1, ' ', true)}};
+}
 
 // One ImGui context with its Vulkan renderer, set up and torn down in order.
 class ImGuiRenderer {
@@ -167,7 +179,7 @@ int runOffscreen(const ViewerOptions& options, const ViewerBackends& backends) {
               << options.width << "x" << options.height << ", " << last.served.spec.describe() << ", kernel "
               << last.served.kernel << ", drawn with " << device.description() << ")" << std::endl;
   } else {
-    writePng(options.screenshot, target.pixels(), options.width, options.height);
+    writePng(options.screenshot, target.pixels(), options.width, options.height, pictureText(app));
     std::cerr << "tileskip: wrote " << options.screenshot << " (" << options.width << "x" << options.height << ", "
               << last.served.spec.describe() << ", kernel " << last.served.kernel << ", drawn with " << device.description()
               << ")" << std::endl;

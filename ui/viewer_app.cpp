@@ -81,10 +81,8 @@ nlohmann::json ViewerApp::facts() const {
   int kBlock = seated ? teachState_.kBlock : teachState_.requestedKBlock;
   TeachView view = teachState_.viewKernel == an.kernel ? teachState_.view : teachState_.requestedView.value_or(lessonView(*an.kernel));
   nlohmann::json facts = lessonFacts(an, block, kBlock, view);
-  facts["mode"] = teach_ ? "teach" : "explore";
-  facts["map"] = skipMap_.showLoads ? "loads" : "work";
-  if (skipMap_.selectedTile) facts["selected_tile"] = {skipMap_.selectedTile->first, skipMap_.selectedTile->second};
-  facts["ui_scale"] = uiScale();
+  addViewSettings(facts, {teach_, skipMap_.showLoads, skipMap_.selectedTile, uiScale(), static_cast<int>(frameSize_.x),
+                          static_cast<int>(frameSize_.y)});
   // Each series' outcome, so that a refusal on this device is never read as a wrong answer.
   SessionSnapshot snapshot = session_.snapshot();
   nlohmann::json kernels = nlohmann::json::array();
@@ -132,10 +130,12 @@ void ViewerApp::sendIfChanged() {
 
 void ViewerApp::frame(ImVec2 size, float deltaSeconds) {
   lastDelta_ = deltaSeconds;
+  frameSize_ = size;
   sendIfChanged();
   SessionSnapshot snapshot = session_.snapshot();
   if (snapshot.backendName == request_.backend) implemented_ = snapshot.implementedKernels;
   shown_ = snapshot.analysis;
+  sources_.shown.clear();  // teaching mode's source panel fills it again
   presenterKeys();
 
   layout_.clear();

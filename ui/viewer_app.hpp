@@ -33,8 +33,11 @@ class ViewerApp {
   // one of them (a recording's next frame).
   int teachKBlocks() const;
   void showKBlock(int kBlock);
-  // The figures the last frame showed (lessonFacts), for --facts; empty before an analysis.
+  // The figures the last frame showed (lessonFacts and addViewSettings), for --facts; empty
+  // before an analysis.
   nlohmann::json facts() const;
+  // The source lines teaching mode's last frame showed (shownSourceFacts); empty elsewhere.
+  nlohmann::json shownSource() const { return shownSourceFacts(sources_); }
 
  private:
   void drawControls();
@@ -54,6 +57,7 @@ class ViewerApp {
   bool sentOnce_ = false;
   bool teach_ = false;
   float lastDelta_ = 0.0f;
+  ImVec2 frameSize_;  // the last frame's, in pixels
   std::vector<std::string> implemented_;  // kernels of the served backend
   SkipMapState skipMap_;
   TeachState teachState_;

@@ -251,6 +251,7 @@ int runViewCommand(const ViewFlags& flags) {
     auto analysis = ui::analyseProblem(spec, *loaded, kernel, options.start.patternGranularity);
     std::pair<int, int> block = options.teachBlock.value_or(analysis->teachBlock);
     nlohmann::json facts = ui::lessonFacts(*analysis, block, options.teachKBlock, options.teachView.value_or(ui::lessonView(kernel)));
+    ui::addViewSettings(facts, {options.teach, options.showLoads, options.selectedTile, options.uiScale, flags.width, flags.height});
     facts["kernels"] = nlohmann::json::array({{{"kernel", std::string(kernel.id)}, {"role", "kernel"}, {"backend", nullptr},
                                                {"status", "not run"},
                                                {"reason", "--facts alone draws nothing and runs no kernel: add --screenshot to run and verify"}}});

@@ -4,10 +4,13 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace tileskip {
 
 // Lower-case hex SHA-256 of the file's bytes (OpenSSL's). InputError when it cannot be read.
 std::string fileSha256(const std::filesystem::path& path);
+// ... of these bytes.
+std::string textSha256(std::string_view bytes);
 
 }  // namespace tileskip

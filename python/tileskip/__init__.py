@@ -27,7 +27,14 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ._errors import ConversionWarning, DensifiedWarning, DiagnosticWarning, UnavailableError, VerificationError
+from ._errors import (
+    ConversionWarning,
+    DensifiedWarning,
+    DiagnosticWarning,
+    FirstBuildWarning,
+    UnavailableError,
+    VerificationError,
+)
 from . import _tileskip
 
 __version__: str = _tileskip.version
@@ -36,6 +43,7 @@ __all__ = [
     "ConversionWarning",
     "DensifiedWarning",
     "DiagnosticWarning",
+    "FirstBuildWarning",
     "UnavailableError",
     "VerificationError",
     "backends",
@@ -133,6 +141,8 @@ def _source(x: Any) -> str:
 def _warn(result: Dict[str, Any]) -> None:
     for note in result.get("notes", []):
         warnings.warn(note, ConversionWarning, stacklevel=3)
+    for note in result.get("first_build", []):
+        warnings.warn(note, FirstBuildWarning, stacklevel=3)
     for message in result.get("diagnostics", []):
         warnings.warn(message, DiagnosticWarning, stacklevel=3)
 

@@ -23,6 +23,11 @@ class DensifiedWarning(UserWarning):
     (the dense size and the time). Nothing was lost; skipping still finds its zeros."""
 
 
+class FirstBuildWarning(UserWarning):
+    """The first product on a CPU Vulkan device (lavapipe) compiled the kernels' shaders, a few
+    seconds each: why that call was slow. Said once a process; later calls reuse them."""
+
+
 class DiagnosticWarning(UserWarning):
     """A message from the driver or the Vulkan validation layers (TILESKIP_VALIDATION=1) while
     tileskip ran a kernel. The test suite turns these into errors."""

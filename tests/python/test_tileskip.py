@@ -348,3 +348,25 @@ def test_inspect_predicts_for_a_named_gpu_that_is_not_here():
     assert "model: H100 CUDA" in report["recommendation"]["reason"]
     with pytest.raises(ValueError, match="no calibration of that GPU"):
         tileskip.inspect(w, w, model="a100")
+
+
+def test_the_first_product_on_a_cpu_vulkan_device_says_it_compiles_the_shaders_once():
+    vulkan = next((b for b in tileskip.backends() if b["name"] == "vulkan" and b["available"]), None)
+    if vulkan is None or vulkan["is_gpu"]:
+        pytest.skip("needs Vulkan on lavapipe (a CPU device): a GPU's driver compiles and caches on its own")
+    # A process of its own: this one's backend may have compiled already.
+    script = (
+        "import warnings, numpy as np, tileskip\n"
+        "a = np.ones((8, 8), np.float32)\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    tileskip.matmul(a, a, backend='vulkan', kernel='naive')\n"
+        "    tileskip.matmul(a, a, backend='vulkan', kernel='naive')\n"
+        "said = [str(w.message) for w in caught if issubclass(w.category, tileskip.FirstBuildWarning)]\n"
+        "print(len(said)); print(said[0] if said else '')\n"
+    )
+    run = subprocess.run([os.sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    count, message = run.stdout.splitlines()[:2]
+    assert count == "1", run.stdout
+    assert message.startswith("vulkan: compiling the kernels' shaders for " + vulkan["device"]), message
