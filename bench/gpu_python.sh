@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine: tileskip from Python with PyTorch CUDA tensors in and out,
-# zero-copy checked, logged to $OUT/python-gpu.log (and $OUT/python-gpu.json). Carry first, on
+# zero-copy checked, then the PyTorch operator's tests (tests/python/test_torch_op.py), logged to
+# $OUT/python-gpu.log (and $OUT/python-gpu.json). Carry first, on
 # the build machine: scripts/gpu/prepare_carry.sh (it puts the package in .carry/python/tileskip and,
 # for a Python other than the build's, the static libraries to link the extension there).
 #
@@ -49,8 +50,8 @@ def check(name, ok, detail=""):
         failures.append(name)
 
 size = 4096
-a = torch.from_numpy(tileskip.generate("blocks", size, size, density=0.25, operand="A", granularity=64)).to(dev)
-b = torch.from_numpy(tileskip.generate("blocks", size, size, density=0.25, operand="B", granularity=64)).to(dev)
+a = torch.from_numpy(tileskip.generate("blocks", size, size, density=0.25, operand="A", block=64)).to(dev)
+b = torch.from_numpy(tileskip.generate("blocks", size, size, density=0.25, operand="B", block=64)).to(dev)
 reference = a.double() @ b.double()
 torch.cuda.synchronize()
 for kernel in ("pipelined", "warp-joint-64x64", "joint-8x32", "cublas"):
@@ -107,6 +108,10 @@ print("FAILURES:", failures if failures else "none")
 sys.exit(1 if failures else 0)
 PYEOF
 rc=$?
+# The PyTorch operator's tests (CI's machine has no PyTorch and skips them).
+echo "== pytest tests/python/test_torch_op.py" >>"$log"
+PYTHONPATH=/tmp/tileskip-python PYTHONDONTWRITEBYTECODE=1 "$PY" -m pytest -q -p no:cacheprovider -rs \
+  tests/python/test_torch_op.py >>"$log" 2>&1 || rc=1
 echo "[python-gpu] rc=$rc log $log"
 tail -n 30 "$log"
 exit $rc
