@@ -243,10 +243,11 @@ class BorrowedTensor {
 
 // C = A·B on CUDA tensors in place: A, B and C are the caller's device memory (DLPack capsules;
 // C allocated by the caller, e.g. torch.empty on the same device), nothing crosses to the host
-// but, for auto, the host copies `aHost` and `bHost` it inspects.
+// but, for auto, the host copies `aHost` and `bHost` it inspects. Untimed (`timed` false), the
+// work is queued and the call returns at once, kernel_ms NaN.
 py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, const py::capsule& cCapsule,
                       const std::string& kernelName, std::uintptr_t stream, int device,
-                      const std::optional<py::array>& aHost, const std::optional<py::array>& bHost) {
+                      const std::optional<py::array>& aHost, const std::optional<py::array>& bHost, bool timed) {
   BorrowedTensor aTensor(aCapsule, "A"), bTensor(bCapsule, "B"), cTensor(cCapsule, "C");
   const DLTensor &a = aTensor.checked(), &b = bTensor.checked(), &c = cTensor.checked();
   if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
@@ -271,6 +272,7 @@ py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, 
   operands.n = static_cast<int>(b.shape[1]);
   operands.deviceIndex = a.device.device_id;
   operands.stream = reinterpret_cast<void*>(stream);
+  operands.timed = timed;
   request.inPlace = operands;
   std::vector<std::string> notes;
   if (aHost) request.a = toMatrix(*aHost, "A", notes);
@@ -518,7 +520,7 @@ PYBIND11_MODULE(_tileskip, module) {
   module.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("dtype"),
              py::arg("verify"), py::arg("device"));
   module.def("matmul_device", &matmulDevice, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"),
-             py::arg("stream"), py::arg("device"), py::arg("a_host") = py::none(), py::arg("b_host") = py::none());
+             py::arg("stream"), py::arg("device"), py::arg("a_host") = py::none(), py::arg("b_host") = py::none(), py::arg("timed") = true);
   module.def("inspect", &inspect, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"),
              py::arg("backend"), py::arg("device"), py::arg("model") = py::none());
   module.def("bench", &bench, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"), py::arg("spec"),

@@ -168,10 +168,10 @@ TEST(Cli, ListShowsBackendsKernelsAndGenerators) {
 // their most telling columns and name the others, help and notes wrap under their column.
 TEST(Cli, OutputFitsOneHundredColumnsUnlessWide) {
   auto longest = [](const std::string& text) {
-    std::size_t longest = 0;
+    std::size_t widest = 0;
     std::stringstream lines(text);
-    for (std::string line; std::getline(lines, line);) longest = std::max(longest, line.size());
-    return longest;
+    for (std::string line; std::getline(lines, line);) widest = std::max(widest, line.size());
+    return widest;
   };
   const std::string narrow = "env -u COLUMNS " + std::string(TILESKIP_BINARY) + " ";
   for (const std::string command : {"list", "--help", "bench --help", "view --help", "run --help",

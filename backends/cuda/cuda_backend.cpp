@@ -2,6 +2,7 @@
 // resident on the device (upload, patterns, timed runs of the catalogue kernels and the vendor
 // baselines), and the module's one exported symbol.
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <memory>
@@ -56,6 +57,33 @@ class CudaStream {
   cudaStream_t stream_ = nullptr;
 };
 
+// An event that only orders streams (no timing), kept for the backend's life.
+class OrderingEvent {
+ public:
+  OrderingEvent() { check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "creating an event"); }
+  ~OrderingEvent() {
+    if (!processExiting()) cudaEventDestroy(event_);
+  }
+  OrderingEvent(const OrderingEvent&) = delete;
+  OrderingEvent& operator=(const OrderingEvent&) = delete;
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+using PatternKey = std::pair<Operand, int>;  // a pattern's operand and granularity
+
+// What multiplyInPlace's problems borrow instead of allocating on every call (a cudaFree waits
+// for the whole device): the block tile queue, which the persistent kernels leave zeroed, pattern
+// buffers kept at the largest size asked for, and the event that orders the caller's stream and
+// the backend's. One call at a time uses them, on the backend's stream.
+struct InPlaceScratch {
+  DeviceBuffer tileQueue;
+  std::map<PatternKey, DeviceBuffer> patterns;
+  OrderingEvent order;
+};
+
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const BackendOptions& options);
@@ -84,6 +112,14 @@ class CudaBackend final : public Backend {
     if (!cusparse_) cusparse_ = std::make_unique<CusparseHandle>(stream());
     return cusparse_->get();
   }
+  InPlaceScratch& inPlaceScratch() {
+    if (!inPlace_) {
+      inPlace_ = std::make_unique<InPlaceScratch>();
+      inPlace_->tileQueue = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
+      check(cudaMemsetAsync(inPlace_->tileQueue.get(), 0, 2 * sizeof(unsigned), stream()), "clearing the block tile queue");
+    }
+    return *inPlace_;
+  }
 
  private:
   int deviceIndex_ = 0;
@@ -92,6 +128,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<CudaStream> stream_;
   std::unique_ptr<CublasHandle> cublas_;  // created on first use: cuBLAS and cuSPARSE take
   std::unique_ptr<CusparseHandle> cusparse_;  // device memory and time that `list` need not pay
+  std::unique_ptr<InPlaceScratch> inPlace_;   // created by the first multiplyInPlace
 };
 
 class CudaProblem final : public DeviceProblem {
@@ -109,7 +146,6 @@ class CudaProblem final : public DeviceProblem {
   Pattern downloadPattern(Operand operand, int granularity) override;
 
  private:
-  using PatternKey = std::pair<Operand, int>;
   bool needsPreparation(const KernelInfo& kernel) const;
   // Whether `kernel` reads the 16-bit copies of A and B: a tensor-core kernel or cuBLAS, on a
   // 16-bit problem.
@@ -126,6 +162,19 @@ class CudaProblem final : public DeviceProblem {
   const std::uint8_t* builtPattern(Operand operand, int granularity) const;
   std::size_t cBytes() const { return static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float); }
   void synchronize(const char* doing) const { check(cudaStreamSynchronize(backend_.stream()), doing); }
+  // Queues `work` on the backend's stream and returns the device milliseconds it took, waiting for
+  // it; for an untimed problem (DeviceOperands::timed) only queues it and returns NaN.
+  template <class Work>
+  double onStream(const char* doing, Work&& work) {
+    if (!timed_) {
+      work();
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    timer_.start(backend_.stream());
+    work();
+    timer_.stop(backend_.stream());
+    return timer_.milliseconds(doing);
+  }
 
   CudaBackend& backend_;
   int m_, n_, k_;
@@ -139,11 +188,14 @@ class CudaProblem final : public DeviceProblem {
   const float* aData_ = nullptr;
   const float* bData_ = nullptr;
   float* cData_ = nullptr;
-  DeviceBuffer tileQueue_;  // the persistent kernels' block tile queue (kernels/parts/block_skip.cuh)
-  std::map<PatternKey, DeviceBuffer> patterns_;
+  DeviceBuffer ownQueue_;
+  void* tileQueue_ = nullptr;  // the persistent kernels' block tile queue (kernels/parts/block_skip.cuh)
+  std::map<PatternKey, DeviceBuffer> ownPatterns_;
+  std::map<PatternKey, DeviceBuffer>* patterns_ = &ownPatterns_;  // the backend's for an in-place problem
   std::set<PatternKey> built_;  // patterns whose kernel ran to completion
   CsrMatrix csr_;
   EventTimer timer_;
+  bool timed_ = true;
 };
 
 CudaBackend::CudaBackend(const BackendOptions& options) {
@@ -206,12 +258,7 @@ double CudaBackend::multiplyInPlace(const KernelInfo& kernel, const DeviceOperan
   // Ordered after the caller's queued work (which may still be writing A and B), and the
   // caller's later work after C: events, no host synchronisation between them.
   auto caller = static_cast<cudaStream_t>(operands.stream);
-  cudaEvent_t ready = nullptr;
-  check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "creating an event");
-  struct EventGuard {
-    cudaEvent_t event;
-    ~EventGuard() { cudaEventDestroy(event); }
-  } guard{ready};
+  cudaEvent_t ready = inPlaceScratch().order.get();
   check(cudaEventRecord(ready, caller), "recording the caller's stream");
   check(cudaStreamWaitEvent(stream(), ready, 0), "waiting for the caller's stream");
   CudaProblem problem(*this, operands);
@@ -232,8 +279,9 @@ CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b,
   aData_ = a_.floats();
   bData_ = b_.floats();
   cData_ = c_.floats();
-  tileQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
-  check(cudaMemsetAsync(tileQueue_.get(), 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
+  ownQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
+  tileQueue_ = ownQueue_.get();
+  check(cudaMemsetAsync(tileQueue_, 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
   check(cudaMemcpyAsync(a_.get(), a.data(), a.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading A");
   check(cudaMemcpyAsync(b_.get(), b.data(), b.bytes(), cudaMemcpyHostToDevice, backend_.stream()), "uploading B");
   synchronize("uploading A and B");
@@ -241,26 +289,24 @@ CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b,
 
 CudaProblem::CudaProblem(CudaBackend& backend, const DeviceOperands& operands)
     : backend_(backend), m_(operands.m), n_(operands.n), k_(operands.k), aData_(operands.a), bData_(operands.b),
-      cData_(operands.c) {
-  tileQueue_ = DeviceBuffer(2 * sizeof(unsigned), "the block tile queue");
-  check(cudaMemsetAsync(tileQueue_.get(), 0, 2 * sizeof(unsigned), backend_.stream()), "clearing the block tile queue");
+      cData_(operands.c), timed_(operands.timed) {
+  InPlaceScratch& scratch = backend_.inPlaceScratch();
+  tileQueue_ = scratch.tileQueue.get();
+  patterns_ = &scratch.patterns;
 }
 
 std::uint8_t* CudaProblem::patternFor(Operand operand, int granularity) {
-  const PatternKey key(operand, granularity);
-  auto it = patterns_.find(key);
-  if (it == patterns_.end()) {
-    const int extent = operand == Operand::A ? m_ : n_;
-    DeviceBuffer buffer(patternBytes(extent, k_, granularity),
-                        std::string(operandName(operand)) + "-pattern at granularity " + std::to_string(granularity));
-    it = patterns_.emplace(key, std::move(buffer)).first;
+  const std::size_t bytes = patternBytes(operand == Operand::A ? m_ : n_, k_, granularity);
+  DeviceBuffer& buffer = (*patterns_)[PatternKey(operand, granularity)];
+  if (buffer.bytes() < bytes) {
+    buffer = DeviceBuffer(bytes, std::string(operandName(operand)) + "-pattern at granularity " + std::to_string(granularity));
   }
-  return it->second.bytePointer();
+  return buffer.bytePointer();
 }
 
 const std::uint8_t* CudaProblem::builtPattern(Operand operand, int granularity) const {
   if (!built_.contains(PatternKey(operand, granularity))) return nullptr;
-  return patterns_.at(PatternKey(operand, granularity)).bytePointer();
+  return patterns_->at(PatternKey(operand, granularity)).bytePointer();
 }
 
 bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
@@ -298,10 +344,9 @@ double CudaProblem::makeTransposedB() {
     bTransposed_ = DeviceBuffer(bytes, "B transposed");
   }
   // Made again on every call, so that repeated calls time the real work.
-  timer_.start(backend_.stream());
-  launchTranspose(bData_, k_, n_, static_cast<float*>(bTransposed_.get()), backend_.stream());
-  timer_.stop(backend_.stream());
-  const double milliseconds = timer_.milliseconds("transposing B");
+  const double milliseconds = onStream("transposing B", [&] {
+    launchTranspose(bData_, k_, n_, static_cast<float*>(bTransposed_.get()), backend_.stream());
+  });
   transposedMade_ = true;
   return milliseconds;
 }
@@ -315,11 +360,10 @@ double CudaProblem::makeHalves() {
     bHalf_ = DeviceBuffer(2 * bCount, type + " B");
   }
   const bool bf16 = dtype_ == DType::Bf16;
-  timer_.start(backend_.stream());
-  launchToHalf(aData_, static_cast<std::uint16_t*>(aHalf_.get()), aCount, bf16, backend_.stream());
-  launchToHalf(bData_, static_cast<std::uint16_t*>(bHalf_.get()), bCount, bf16, backend_.stream());
-  timer_.stop(backend_.stream());
-  const double milliseconds = timer_.milliseconds("converting A and B to 16 bits");
+  const double milliseconds = onStream("converting A and B to 16 bits", [&] {
+    launchToHalf(aData_, static_cast<std::uint16_t*>(aHalf_.get()), aCount, bf16, backend_.stream());
+    launchToHalf(bData_, static_cast<std::uint16_t*>(bHalf_.get()), bCount, bf16, backend_.stream());
+  });
   halvesMade_ = true;
   return milliseconds;
 }
@@ -329,15 +373,14 @@ double CudaProblem::buildPatterns(const KernelInfo& kernel, bool keepA) {
   std::uint8_t* aPattern = kernel.usesAPattern() && !keepA ? patternFor(Operand::A, kernel.aGranularity) : nullptr;
   std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bGranularity) : nullptr;
   if (aPattern == nullptr && bPattern == nullptr) return 0.0;
-  timer_.start(backend_.stream());
-  const bool fromHalves = readsHalves(kernel) &&
-                          launchPatternsFromHalves(static_cast<const std::uint16_t*>(aHalf_.get()),
-                                                   static_cast<const std::uint16_t*>(bHalf_.get()), m_, k_, n_, kernel.aGranularity,
-                                                   kernel.bGranularity, aPattern, bPattern, backend_.stream());
-  if (!fromHalves && aPattern != nullptr) launchAPattern(aData_, m_, k_, kernel.aGranularity, aPattern, backend_.stream());
-  if (!fromHalves && bPattern != nullptr) launchBPattern(bData_, k_, n_, kernel.bGranularity, bPattern, backend_.stream());
-  timer_.stop(backend_.stream());
-  const double milliseconds = timer_.milliseconds("building the skip patterns");
+  const double milliseconds = onStream("building the skip patterns", [&] {
+    const bool fromHalves = readsHalves(kernel) &&
+                            launchPatternsFromHalves(static_cast<const std::uint16_t*>(aHalf_.get()),
+                                                     static_cast<const std::uint16_t*>(bHalf_.get()), m_, k_, n_, kernel.aGranularity,
+                                                     kernel.bGranularity, aPattern, bPattern, backend_.stream());
+    if (!fromHalves && aPattern != nullptr) launchAPattern(aData_, m_, k_, kernel.aGranularity, aPattern, backend_.stream());
+    if (!fromHalves && bPattern != nullptr) launchBPattern(bData_, k_, n_, kernel.bGranularity, bPattern, backend_.stream());
+  });
   if (aPattern != nullptr) built_.insert(PatternKey(Operand::A, kernel.aGranularity));
   if (bPattern != nullptr) built_.insert(PatternKey(Operand::B, kernel.bGranularity));
   return milliseconds;
@@ -359,10 +402,9 @@ double CudaProblem::run(const KernelInfo& kernel) {
   if (kernel.runs(VendorRoutine::CublasGemm)) {
     cublasHandle_t handle = backend_.cublas();
     const bool halves = readsHalves(kernel);
-    timer_.start(backend_.stream());
-    runCublasGemm(handle, dtype_, halves ? aHalf_.get() : aData_, halves ? bHalf_.get() : bData_, cData_, m_, n_, k_);
-    timer_.stop(backend_.stream());
-    return timer_.milliseconds(doing.c_str());
+    return onStream(doing.c_str(), [&] {
+      runCublasGemm(handle, dtype_, halves ? aHalf_.get() : aData_, halves ? bHalf_.get() : bData_, cData_, m_, n_, k_);
+    });
   }
   GemmOperands operands;
   operands.a = aData_;
@@ -379,11 +421,8 @@ double CudaProblem::run(const KernelInfo& kernel) {
   if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aGranularity);
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bGranularity);
-  operands.tileQueue = static_cast<unsigned*>(tileQueue_.get());
-  timer_.start(backend_.stream());
-  launchGemmKernel(kernel.id, operands, backend_.stream());
-  timer_.stop(backend_.stream());
-  return timer_.milliseconds(doing.c_str());
+  operands.tileQueue = static_cast<unsigned*>(tileQueue_);
+  return onStream(doing.c_str(), [&] { launchGemmKernel(kernel.id, operands, backend_.stream()); });
 }
 
 Matrix CudaProblem::downloadC() {

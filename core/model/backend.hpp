@@ -101,6 +101,9 @@ struct DeviceOperands {
   int m = 0, n = 0, k = 0;
   int deviceIndex = 0;
   void* stream = nullptr;
+  // false: queue the work on the stream and return at once (the time comes back NaN, and a
+  // kernel's fault surfaces on the caller's stream), as a framework's operator does.
+  bool timed = true;
 };
 
 class Backend {

@@ -31,6 +31,7 @@ def matmul_device(
     device: int,
     a_host: Optional[npt.NDArray[Any]] = None,
     b_host: Optional[npt.NDArray[Any]] = None,
+    timed: bool = True,
 ) -> Dict[str, Any]: ...
 def verify(a: npt.NDArray[Any], b: npt.NDArray[Any], c: npt.NDArray[Any], kernel: str) -> None: ...
 def inspect(

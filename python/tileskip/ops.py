@@ -15,6 +15,7 @@ from typing import Tuple
 
 import torch
 
+from . import _matmul_cuda_tensors
 from . import matmul as _matmul
 
 __all__ = ["matmul"]
@@ -44,8 +45,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, kernel: str = "auto") -> torch.Tens
     """C = A·B with one of tileskip's kernels (``kernel``: an id of :func:`tileskip.kernels` or
     ``"auto"``), C in A's and B's promoted floating type."""
     _check(a, b)
-    if a.is_cuda:
-        c = _matmul(a.float(), b.float(), kernel=kernel, backend="cuda")
+    if a.is_cuda:  # straight to the in-place path: _check has checked what matmul would
+        c = _matmul_cuda_tensors(a.float(), b.float(), kernel, -1, False)
     else:
         c = _matmul(a.detach().float().numpy(), b.detach().float().numpy(), kernel=kernel)
         c = torch.from_numpy(c)
