@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine: tileskip from Python with PyTorch CUDA tensors in and out,
-# zero-copy checked, then the PyTorch operator's tests (tests/python/test_torch_op.py), logged to
+# zero-copy checked, then the PyTorch operator's and layer's tests (tests/python/test_torch_op.py), logged to
 # $OUT/python-gpu.log (and $OUT/python-gpu.json). Carry first, on
 # the build machine: scripts/gpu/prepare_carry.sh (it puts the package in .carry/python/tileskip and,
 # for a Python other than the build's, the static libraries to link the extension there).

@@ -102,3 +102,85 @@ def test_the_same_c_from_numpy_and_from_the_operator():
         host = tileskip.matmul(a.numpy(), b.numpy(), kernel=kernel, backend="cuda")
         device = torch.ops.tileskip.matmul(a.cuda(), b.cuda(), kernel).cpu().numpy()
         assert np.array_equal(host, device), kernel
+
+
+# ---- tileskip.nn.BlockSparseLinear
+
+import tileskip.nn  # noqa: E402
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_block_sparse_linear_is_a_masked_linear(device):
+    torch.manual_seed(0)
+    layer = tileskip.nn.BlockSparseLinear(96, 80, block=16, density=0.25, seed=1).to(device)
+    blocks = layer.mask.float().mean().item()
+    assert abs(blocks - 0.25) < 0.02 and layer.weight.shape == (80, 96)
+    assert torch.equal(layer.weight * layer.dense_mask(), layer.weight), "zero blocks hold zeros from the start"
+    x = torch.randn(3, 5, 96, device=device)
+    torch.testing.assert_close(layer(x), torch.nn.functional.linear(x, layer.weight, layer.bias), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_from_dense_keeps_the_largest_blocks(device):
+    torch.manual_seed(1)
+    linear = torch.nn.Linear(64, 48).to(device)
+    with torch.no_grad():
+        linear.weight[16:32, 32:48] *= 100.0  # the one block that must survive at density 1/12
+    layer = tileskip.nn.BlockSparseLinear.from_dense(linear, block=16, density=1 / 12)
+    assert layer.mask.sum().item() == 1 and layer.mask[1, 2]
+    torch.testing.assert_close(layer.weight[16:32, 32:48], linear.weight[16:32, 32:48])
+    assert torch.count_nonzero(layer.weight).item() == 16 * 16
+    x = torch.randn(7, 64, device=device)
+    torch.testing.assert_close(layer(x), torch.nn.functional.linear(x, layer.weight, linear.bias), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_training_keeps_the_pattern_and_follows_a_masked_dense_model(device):
+    torch.manual_seed(2)
+    sparse = torch.nn.Sequential(tileskip.nn.BlockSparseLinear(64, 64, block=16, density=0.5, seed=3), torch.nn.ReLU(),
+                                 tileskip.nn.BlockSparseLinear(64, 8, block=16, density=0.5, seed=4)).to(device)
+    masks = [m.dense_mask() for m in (sparse[0], sparse[2])]
+    dense = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8)).to(device)
+    dense.load_state_dict({k: v for k, v in sparse.state_dict().items() if not k.endswith("mask")})
+    x, target = torch.randn(32, 64, device=device), torch.randn(32, 8, device=device)
+    optimizers = [torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1) for model in (sparse, dense)]
+    for _ in range(20):
+        for model, optimizer, masked in ((sparse, optimizers[0], False), (dense, optimizers[1], True)):
+            optimizer.zero_grad()
+            if masked:  # the dense model sees the same pattern
+                h = torch.relu(torch.nn.functional.linear(x, model[0].weight * masks[0], model[0].bias))
+                y = torch.nn.functional.linear(h, model[2].weight * masks[1], model[2].bias)
+            else:
+                y = model(x)
+            loss = torch.nn.functional.mse_loss(y, target)
+            loss.backward()
+            optimizer.step()
+            if masked:
+                dense_loss = loss.item()
+            else:
+                sparse_loss = loss.item()
+        assert abs(sparse_loss - dense_loss) <= 1e-3 * max(1.0, abs(dense_loss)), (sparse_loss, dense_loss)
+    for layer, mask in zip((sparse[0], sparse[2]), masks):
+        assert torch.count_nonzero(layer.weight * (1 - mask)).item() == 0, "the zero blocks stay zero"
+        assert torch.count_nonzero(layer.weight.grad * (1 - mask)).item() == 0, "no gradient outside the pattern"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_block_sparse_model_compiles_without_a_graph_break(device):
+    model = torch.nn.Sequential(tileskip.nn.BlockSparseLinear(64, 64, block=16), torch.nn.GELU(),
+                                tileskip.nn.BlockSparseLinear(64, 32, block=16)).to(device)
+    x = torch.randn(16, 64, device=device)
+    explanation = torch._dynamo.explain(model)(x)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    compiled = torch.compile(model, backend="aot_eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x), model(x))
+    compiled(x).sum().backward()  # and trains compiled
+
+
+def test_block_sparse_linear_refuses_bad_settings():
+    with pytest.raises(ValueError, match="density"):
+        tileskip.nn.BlockSparseLinear(32, 32, density=0.0)
+    with pytest.raises(ValueError, match="block"):
+        tileskip.nn.BlockSparseLinear(32, 32, block=0)
+    with pytest.raises(ValueError, match="needs one of 2 x 2"):
+        tileskip.nn.BlockSparseLinear(32, 32, block=16, mask=torch.ones(3, 2, dtype=torch.bool))

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""A training step of a block-sparse MLP against the same model dense, on a CUDA GPU.
+
+Usage: torch_mlp_step.py OUT.json [KERNEL]
+
+Four layers 4096 wide (ReLU between), weights in 128 x 128 blocks at density 0.25, batch 4096,
+fp32: one step is forward, backward and an AdamW update. The models are tileskip.nn.BlockSparseLinear
+with KERNEL (default warp-joint-64x64; "auto" would copy the operands to the host on every call to
+inspect them) and torch.nn.Linear with the same masked weights; the forward pass alone also against
+torch.sparse BSR weights (torch.nn.functional.linear on a to_sparse_bsr weight). Each a median of
+10 steps after 3 warm-up steps, CUDA events around each. bench/gpu_python.sh runs it.
+"""
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+import tileskip
+import tileskip.nn
+
+WIDTH, LAYERS, BATCH, BLOCK, DENSITY = 4096, 4, 4096, 128, 0.25
+
+
+def timed(step, runs=10, warmup=3):
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(runs):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def main(argv):
+    out = argv[1]
+    kernel = argv[2] if len(argv) > 2 else "warp-joint-64x64"
+    dev = torch.device("cuda", 0)
+    torch.manual_seed(0)
+    sparse = torch.nn.Sequential(*[m for i in range(LAYERS) for m in (
+        tileskip.nn.BlockSparseLinear(WIDTH, WIDTH, block=BLOCK, density=DENSITY, kernel=kernel, seed=i), torch.nn.ReLU())][:-1]).to(dev)
+    dense = torch.nn.Sequential(*[m for _ in range(LAYERS) for m in (torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU())][:-1]).to(dev)
+    dense.load_state_dict({k: v for k, v in sparse.state_dict().items() if not k.endswith("mask")})
+    x = torch.randn(BATCH, WIDTH, device=dev)
+    target = torch.randn(BATCH, WIDTH, device=dev)
+    rows = {}
+    for name, model in (("tileskip BlockSparseLinear", sparse), ("dense nn.Linear", dense)):
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+
+        def step():
+            optimizer.zero_grad(set_to_none=True)
+            torch.nn.functional.mse_loss(model(x), target).backward()
+            optimizer.step()
+
+        with torch.no_grad():
+            forward_ms = timed(lambda: model(x))
+        rows[name] = {"step_ms": timed(step), "forward_ms": forward_ms}
+        print(name, json.dumps(rows[name]), flush=True)
+    bsr = [layer.weight.detach() * layer.dense_mask() for layer in sparse if isinstance(layer, tileskip.nn.BlockSparseLinear)]
+    bsr = [w.to_sparse_bsr((BLOCK, BLOCK)) for w in bsr]
+    biases = [layer.bias.detach() for layer in sparse if isinstance(layer, tileskip.nn.BlockSparseLinear)]
+
+    def bsr_forward():
+        h = x
+        for i, (w, b) in enumerate(zip(bsr, biases)):
+            h = torch.nn.functional.linear(h, w, b)
+            if i < LAYERS - 1:
+                h = torch.relu(h)
+        return h
+
+    with torch.no_grad():
+        rows["torch.sparse BSR"] = {"forward_ms": timed(bsr_forward)}
+    print("torch.sparse BSR", json.dumps(rows["torch.sparse BSR"]), flush=True)
+    measures = [
+        {"measure": "training step: dense nn.Linear / BlockSparseLinear", "value": round(rows["dense nn.Linear"]["step_ms"] / rows["tileskip BlockSparseLinear"]["step_ms"], 4)},
+        {"measure": "forward: dense nn.Linear / BlockSparseLinear", "value": round(rows["dense nn.Linear"]["forward_ms"] / rows["tileskip BlockSparseLinear"]["forward_ms"], 4)},
+        {"measure": "forward: torch.sparse BSR / BlockSparseLinear", "value": round(rows["torch.sparse BSR"]["forward_ms"] / rows["tileskip BlockSparseLinear"]["forward_ms"], 4)},
+    ]
+    record = {"suite": "torch-mlp", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": WIDTH,
+              "devices": [f"cuda: {torch.cuda.get_device_name(dev)}, torch {torch.__version__}"],
+              "tool": {"version": tileskip.__version__}, "dtype": "fp32", "kernel": kernel,
+              "model": f"{LAYERS} layers {WIDTH} wide, {BLOCK}-blocks at {DENSITY}, batch {BATCH}, AdamW",
+              "rows": rows, "measures": measures}
+    with open(out, "w") as f:
+        json.dump(record, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
