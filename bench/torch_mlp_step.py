@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A training step of a block-sparse MLP against the same model dense, on a CUDA GPU.
 
-Usage: torch_mlp_step.py OUT.json [KERNEL]
+Usage: torch_mlp_step.py OUT.json [KERNEL [DTYPE]]
 
-Four layers 4096 wide (ReLU between), weights in 128 x 128 blocks at density 0.25, batch 4096,
-fp32: one step is forward, backward and an AdamW update. The models are tileskip.nn.BlockSparseLinear
-with KERNEL (default warp-joint-64x64; "auto" would copy the operands to the host on every call to
+Four layers 4096 wide (ReLU between), weights in 128 x 128 blocks at density 0.25, batch 4096, in
+DTYPE (fp32, the default, or bf16: parameters and activations in it, as a model cast with
+.to(torch.bfloat16)): one step is forward, backward and an AdamW update. The models are tileskip.nn.BlockSparseLinear
+with KERNEL (default warp-joint-64x64 in fp32, wgmma-queue-joint-64x64 in bf16; "auto" would copy the operands to the host on every call to
 inspect them) and torch.nn.Linear with the same masked weights; the forward pass alone also against
 torch.sparse BSR weights (torch.nn.functional.linear on a to_sparse_bsr weight). Each a median of
 10 steps after 3 warm-up steps, CUDA events around each. bench/gpu_python.sh runs it.
@@ -39,15 +40,18 @@ def timed(step, runs=10, warmup=3):
 
 def main(argv):
     out = argv[1]
-    kernel = argv[2] if len(argv) > 2 else "warp-joint-64x64"
+    dtype_name = argv[3] if len(argv) > 3 else "fp32"
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype_name]
+    kernel = argv[2] if len(argv) > 2 else ("warp-joint-64x64" if dtype_name == "fp32" else "wgmma-queue-joint-64x64")
     dev = torch.device("cuda", 0)
     torch.manual_seed(0)
     sparse = torch.nn.Sequential(*[m for i in range(LAYERS) for m in (
         tileskip.nn.BlockSparseLinear(WIDTH, WIDTH, block=BLOCK, density=DENSITY, kernel=kernel, seed=i), torch.nn.ReLU())][:-1]).to(dev)
     dense = torch.nn.Sequential(*[m for _ in range(LAYERS) for m in (torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU())][:-1]).to(dev)
     dense.load_state_dict({k: v for k, v in sparse.state_dict().items() if not k.endswith("mask")})
-    x = torch.randn(BATCH, WIDTH, device=dev)
-    target = torch.randn(BATCH, WIDTH, device=dev)
+    sparse, dense = sparse.to(dtype), dense.to(dtype)
+    x = torch.randn(BATCH, WIDTH, device=dev, dtype=dtype)
+    target = torch.randn(BATCH, WIDTH, device=dev, dtype=dtype)
     rows = {}
     for name, model in (("tileskip BlockSparseLinear", sparse), ("dense nn.Linear", dense)):
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
@@ -81,9 +85,9 @@ def main(argv):
         {"measure": "forward: dense nn.Linear / BlockSparseLinear", "value": round(rows["dense nn.Linear"]["forward_ms"] / rows["tileskip BlockSparseLinear"]["forward_ms"], 4)},
         {"measure": "forward: torch.sparse BSR / BlockSparseLinear", "value": round(rows["torch.sparse BSR"]["forward_ms"] / rows["tileskip BlockSparseLinear"]["forward_ms"], 4)},
     ]
-    record = {"suite": "torch-mlp", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": WIDTH,
+    record = {"suite": "torch-mlp" if dtype_name == "fp32" else f"torch-mlp-{dtype_name}", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": WIDTH,
               "devices": [f"cuda: {torch.cuda.get_device_name(dev)}, torch {torch.__version__}"],
-              "tool": {"version": tileskip.__version__}, "dtype": "fp32", "kernel": kernel,
+              "tool": {"version": tileskip.__version__}, "dtype": dtype_name, "kernel": kernel,
               "model": f"{LAYERS} layers {WIDTH} wide, {BLOCK}-blocks at {DENSITY}, batch {BATCH}, AdamW",
               "rows": rows, "measures": measures}
     with open(out, "w") as f:

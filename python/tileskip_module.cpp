@@ -217,14 +217,16 @@ class BorrowedTensor {
   BorrowedTensor(const BorrowedTensor&) = delete;
   BorrowedTensor& operator=(const BorrowedTensor&) = delete;
 
-  // The tensor as the kernels take it: fp32, 2-D, row-major and contiguous, on a CUDA device.
-  // (tileskip.matmul makes a CUDA tensor so, on the device, before it gets here.)
-  const DLTensor& checked() const {
+  // The tensor as the kernels take it: fp32 (or, where `sixteenBit`, float16 or bfloat16), 2-D,
+  // row-major and contiguous, on a CUDA device. (tileskip.matmul makes a CUDA tensor so, on the
+  // device, before it gets here.)
+  const DLTensor& checked(bool sixteenBit = false) const {
     const DLTensor& t = managed_->dl_tensor;
     if (t.device.device_type != kDLCUDA) throw InputError(name_ + ": not in CUDA device memory");
     if (t.ndim != 2) throw InputError(name_ + ": expected a 2-D tensor, got " + std::to_string(t.ndim) + " dimensions");
-    if (t.dtype.code != kDLFloat || t.dtype.bits != 32 || t.dtype.lanes != 1) {
-      throw InputError(name_ + ": the kernels take float32 tensors");
+    const bool fp32 = t.dtype.code == kDLFloat && t.dtype.bits == 32 && t.dtype.lanes == 1;
+    if (!fp32 && !(sixteenBit && dtype() != DType::Fp32)) {
+      throw InputError(name_ + (sixteenBit ? ": the kernels take float32, float16 or bfloat16 tensors" : ": must be a float32 tensor"));
     }
     const bool rowMajor = t.strides == nullptr || ((t.shape[1] == 1 || t.strides[1] == 1) &&
                                                    (t.shape[0] == 1 || t.strides[0] == t.shape[1]));
@@ -235,6 +237,13 @@ class BorrowedTensor {
     const DLTensor& t = managed_->dl_tensor;
     return static_cast<char*>(t.data) + t.byte_offset;
   }
+  // Fp16 or Bf16 for a 16-bit float tensor, else Fp32 (checked() says whether it is one).
+  DType dtype() const {
+    const DLDataType& d = managed_->dl_tensor.dtype;
+    if (d.bits == 16 && d.lanes == 1 && d.code == kDLFloat) return DType::Fp16;
+    if (d.bits == 16 && d.lanes == 1 && d.code == kDLBfloat) return DType::Bf16;
+    return DType::Fp32;
+  }
 
  private:
   std::string name_;
@@ -243,13 +252,18 @@ class BorrowedTensor {
 
 // C = A·B on CUDA tensors in place: A, B and C are the caller's device memory (DLPack capsules;
 // C allocated by the caller, e.g. torch.empty on the same device), nothing crosses to the host
-// but, for auto, the host copies `aHost` and `bHost` it inspects. Untimed (`timed` false), the
-// work is queued and the call returns at once, kernel_ms NaN.
+// but, for auto, the host copies `aHost` and `bHost` it inspects. A and B in fp32, or both in
+// float16 or bfloat16, read as they are by the kernels that take that type; C fp32. Untimed
+// (`timed` false), the work is queued and the call returns at once, kernel_ms NaN.
 py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, const py::capsule& cCapsule,
                       const std::string& kernelName, std::uintptr_t stream, int device,
                       const std::optional<py::array>& aHost, const std::optional<py::array>& bHost, bool timed) {
   BorrowedTensor aTensor(aCapsule, "A"), bTensor(bCapsule, "B"), cTensor(cCapsule, "C");
-  const DLTensor &a = aTensor.checked(), &b = bTensor.checked(), &c = cTensor.checked();
+  const DLTensor &a = aTensor.checked(true), &b = bTensor.checked(true), &c = cTensor.checked();
+  if (aTensor.dtype() != bTensor.dtype()) {
+    throw InputError("A is " + std::string(dtypeName(aTensor.dtype())) + " and B " + std::string(dtypeName(bTensor.dtype())) +
+                     ": give both in one type");
+  }
   if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1]) {
     throw InputError("A is " + std::to_string(a.shape[0]) + "x" + std::to_string(a.shape[1]) + " and B " +
                      std::to_string(b.shape[0]) + "x" + std::to_string(b.shape[1]) +
@@ -263,8 +277,15 @@ py::dict matmulDevice(const py::capsule& aCapsule, const py::capsule& bCapsule, 
   request.kernel = kernelName == "auto" ? nullptr : parseMultiplyKernel(kernelName, "kernel", "matmul", false);
   Backend& backend = backendNamed("cuda", device < 0 ? a.device.device_id : device);
   DeviceOperands operands;
-  operands.a = static_cast<const float*>(aTensor.data());
-  operands.b = static_cast<const float*>(bTensor.data());
+  operands.dtype = aTensor.dtype();
+  request.dtype = operands.dtype;
+  if (operands.dtype == DType::Fp32) {
+    operands.a = static_cast<const float*>(aTensor.data());
+    operands.b = static_cast<const float*>(bTensor.data());
+  } else {
+    operands.aHalf = static_cast<const std::uint16_t*>(aTensor.data());
+    operands.bHalf = static_cast<const std::uint16_t*>(bTensor.data());
+  }
   operands.c = static_cast<float*>(cTensor.data());
   for (std::int64_t extent : {a.shape[0], a.shape[1], b.shape[1]}) checkMatrixShape(extent, 1, "tensor");
   operands.m = static_cast<int>(a.shape[0]);

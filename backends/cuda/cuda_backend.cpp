@@ -181,6 +181,8 @@ class CudaProblem final : public DeviceProblem {
   DType dtype_ = DType::Fp32;
   DeviceBuffer a_, b_, c_;  // empty when the caller's memory holds them
   DeviceBuffer aHalf_, bHalf_;  // A and B as 16-bit words of dtype_, made by prepare() where a kernel reads them
+  const std::uint16_t* aHalfData_ = nullptr;  // those words: aHalf_'s, or the caller's (in place)
+  const std::uint16_t* bHalfData_ = nullptr;
   bool halvesMade_ = false;
   double roundingMs_ = 0.0;  // the device time makeHalves() took, once per problem
   DeviceBuffer bTransposed_;  // B as N x K, made by prepare() for the tf32 kernel
@@ -290,6 +292,12 @@ CudaProblem::CudaProblem(CudaBackend& backend, const Matrix& a, const Matrix& b,
 CudaProblem::CudaProblem(CudaBackend& backend, const DeviceOperands& operands)
     : backend_(backend), m_(operands.m), n_(operands.n), k_(operands.k), aData_(operands.a), bData_(operands.b),
       cData_(operands.c), timed_(operands.timed) {
+  dtype_ = operands.dtype;
+  if (dtype_ == DType::Fp16 || dtype_ == DType::Bf16) {  // the caller's words are the kernels' inputs
+    aHalfData_ = operands.aHalf;
+    bHalfData_ = operands.bHalf;
+    halvesMade_ = true;
+  }
   InPlaceScratch& scratch = backend_.inPlaceScratch();
   tileQueue_ = scratch.tileQueue.get();
   patterns_ = &scratch.patterns;
@@ -364,6 +372,8 @@ double CudaProblem::makeHalves() {
     launchToHalf(aData_, static_cast<std::uint16_t*>(aHalf_.get()), aCount, bf16, backend_.stream());
     launchToHalf(bData_, static_cast<std::uint16_t*>(bHalf_.get()), bCount, bf16, backend_.stream());
   });
+  aHalfData_ = static_cast<const std::uint16_t*>(aHalf_.get());
+  bHalfData_ = static_cast<const std::uint16_t*>(bHalf_.get());
   halvesMade_ = true;
   return milliseconds;
 }
@@ -374,10 +384,13 @@ double CudaProblem::buildPatterns(const KernelInfo& kernel, bool keepA) {
   std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bGranularity) : nullptr;
   if (aPattern == nullptr && bPattern == nullptr) return 0.0;
   const double milliseconds = onStream("building the skip patterns", [&] {
-    const bool fromHalves = readsHalves(kernel) &&
-                            launchPatternsFromHalves(static_cast<const std::uint16_t*>(aHalf_.get()),
-                                                     static_cast<const std::uint16_t*>(bHalf_.get()), m_, k_, n_, kernel.aGranularity,
-                                                     kernel.bGranularity, aPattern, bPattern, backend_.stream());
+    const bool fromHalves = readsHalves(kernel) && launchPatternsFromHalves(aHalfData_, bHalfData_, m_, k_, n_, kernel.aGranularity,
+                                                                             kernel.bGranularity, aPattern, bPattern, backend_.stream());
+    if (!fromHalves && aData_ == nullptr) {
+      throw InputError("16-bit operands in device memory need K and N multiples of 8 and a B-pattern of 8 to 64 columns "
+                       "for kernel " + std::string(kernel.id) + "'s patterns (built from whole 16-byte rows); M=" +
+                       std::to_string(m_) + " N=" + std::to_string(n_) + " K=" + std::to_string(k_));
+    }
     if (!fromHalves && aPattern != nullptr) launchAPattern(aData_, m_, k_, kernel.aGranularity, aPattern, backend_.stream());
     if (!fromHalves && bPattern != nullptr) launchBPattern(bData_, k_, n_, kernel.bGranularity, bPattern, backend_.stream());
   });
@@ -403,7 +416,8 @@ double CudaProblem::run(const KernelInfo& kernel) {
     cublasHandle_t handle = backend_.cublas();
     const bool halves = readsHalves(kernel);
     return onStream(doing.c_str(), [&] {
-      runCublasGemm(handle, dtype_, halves ? aHalf_.get() : aData_, halves ? bHalf_.get() : bData_, cData_, m_, n_, k_);
+      runCublasGemm(handle, dtype_, halves ? static_cast<const void*>(aHalfData_) : aData_,
+                    halves ? static_cast<const void*>(bHalfData_) : bData_, cData_, m_, n_, k_);
     });
   }
   GemmOperands operands;
@@ -415,8 +429,8 @@ double CudaProblem::run(const KernelInfo& kernel) {
   operands.k = k_;
   operands.dtype = dtype_;
   if (readsHalves(kernel)) {
-    operands.aHalf = static_cast<const std::uint16_t*>(aHalf_.get());
-    operands.bHalf = static_cast<const std::uint16_t*>(bHalf_.get());
+    operands.aHalf = aHalfData_;
+    operands.bHalf = bHalfData_;
   }
   if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aGranularity);

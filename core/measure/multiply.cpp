@@ -42,8 +42,11 @@ MultiplyResult multiplyInPlace(Backend& backend, const MultiplyRequest& request)
   if (request.verify || request.reorder) {
     throw InputError("a C computed in device memory is checked by the caller (verifyProduct) and is never reordered");
   }
-  if (request.dtype != DType::Fp32) throw InputError("operands in device memory are multiplied as fp32 only");
   const DeviceOperands& operands = *request.inPlace;
+  if (request.dtype != operands.dtype || request.dtype == DType::Tf32) {
+    throw InputError("operands in device memory are multiplied in their own type, fp32, fp16 or bf16 (asked for " +
+                     std::string(dtypeName(request.dtype)) + " on " + std::string(dtypeName(operands.dtype)) + ")");
+  }
   const bool hostCopies = !request.a.empty() || !request.b.empty();
   if (request.kernel == nullptr && !hostCopies) {
     throw InputError("kernel 'auto' inspects the operands on the host; for operands in device memory give a kernel "

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -91,12 +92,17 @@ class DeviceProblem {
 };
 
 // Operands already on the backend's device, in memory the caller owns (the Python module's
-// CUDA tensors): A, B and C fp32, row-major, contiguous. `stream` is the caller's stream (a
-// cudaStream_t; null: the legacy default stream): the work is ordered after what is queued there,
-// and what is queued there after it waits for C.
+// CUDA tensors): A and B fp32 (`a`, `b`) or, with `dtype` fp16 or bf16, 16-bit words of that type
+// (`aHalf`, `bHalf`, read by the kernels that take it as they are: nothing is rounded), and C
+// fp32; row-major, contiguous. `stream` is the caller's stream (a cudaStream_t; null: the legacy
+// default stream): the work is ordered after what is queued there, and what is queued there after
+// it waits for C.
 struct DeviceOperands {
   const float* a = nullptr;
   const float* b = nullptr;
+  const std::uint16_t* aHalf = nullptr;
+  const std::uint16_t* bHalf = nullptr;
+  DType dtype = DType::Fp32;
   float* c = nullptr;
   int m = 0, n = 0, k = 0;
   int deviceIndex = 0;

@@ -153,9 +153,20 @@ def _to_dlpack(tensor: Any) -> Any:
     return torch.utils.dlpack.to_dlpack(tensor)
 
 
+_KERNEL_DTYPES: Dict[str, List[str]] = {}
+
+
+def _takes(kernel: str, dtype: str) -> bool:
+    if not _KERNEL_DTYPES:
+        _KERNEL_DTYPES.update({k["id"]: k["dtypes"] for k in _tileskip.kernels()})
+    return dtype in _KERNEL_DTYPES.get(kernel, [dtype])  # an unknown id: the extension says so
+
+
 def _matmul_cuda_tensors(a: Any, b: Any, kernel: str, device: int, verify: bool) -> Any:
     """CUDA tensors in and out, in place: A and B are read where they are and C is a tensor
-    torch allocates on their device; the kernel runs on the caller's current stream's order."""
+    torch allocates on their device; the kernel runs on the caller's current stream's order.
+    float16 and bfloat16 operands (both of one type) stay so for auto and the kernels that take
+    that type (the tensor-core kernels, cuBLAS); for the others they are widened to fp32 here."""
     import torch
 
     if a.device != b.device:
@@ -169,20 +180,22 @@ def _matmul_cuda_tensors(a: Any, b: Any, kernel: str, device: int, verify: bool)
     # auto, as for host arrays, reads the patterns on the host and, where its model is blind,
     # times candidate kernels on copies of A and B: the only copies this path makes, for the
     # choice only; give a kernel id to avoid them.
-    host = (_as_array(a), _as_array(b)) if kernel == "auto" else (None, None)
-    # float32, row-major and contiguous, as the kernels take them: a no-op for such tensors,
-    # else one conversion on the device.
-    a32 = a.detach().to(torch.float32).contiguous()
-    b32 = b.detach().to(torch.float32).contiguous()
+    host = (a.detach().float().cpu().numpy(), b.detach().float().cpu().numpy()) if kernel == "auto" else (None, None)
+    sixteen = {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(a.dtype)
+    keep = sixteen is not None and a.dtype == b.dtype and (kernel == "auto" or _takes(kernel, sixteen))
+    # Row-major and contiguous, as the kernels take them, in fp32 unless kept: a no-op for such
+    # tensors, else one conversion on the device.
+    a_in = (a.detach() if keep else a.detach().to(torch.float32)).contiguous()
+    b_in = (b.detach() if keep else b.detach().to(torch.float32)).contiguous()
     c = torch.empty((a.shape[0], b.shape[1]), dtype=torch.float32, device=a.device)
     stream = torch.cuda.current_stream(a.device).cuda_stream
     # Untimed: queued on the stream, as torch's own operators are; the caller synchronises.
     result = _tileskip.matmul_device(
-        _to_dlpack(a32), _to_dlpack(b32), _to_dlpack(c), kernel, stream, device, *host, timed=False
+        _to_dlpack(a_in), _to_dlpack(b_in), _to_dlpack(c), kernel, stream, device, *host, timed=False
     )
     _warn(result)
     if verify:
-        _tileskip.verify(a32.cpu().numpy(), b32.cpu().numpy(), c.cpu().numpy(), result["kernel"])
+        _tileskip.verify(a_in.float().cpu().numpy(), b_in.float().cpu().numpy(), c.cpu().numpy(), result["kernel"])
     return c
 
 
@@ -209,7 +222,9 @@ def matmul(
             available, a GPU first.
         dtype: the inputs' precision: None or ``"fp32"``, ``"tf32"``, ``"fp16"``, ``"bf16"``. A and B
             are rounded to it once, and only kernels that take it run (:func:`kernels` lists each
-            kernel's ``dtypes``); C accumulates in fp32. The CUDA-tensor path takes fp32 only.
+            kernel's ``dtypes``); C accumulates in fp32. CUDA tensors are multiplied in their own
+            type: float16 or bfloat16 (both of one type) by auto's choice or a kernel that takes it,
+            else widened to fp32 on the device.
         verify: check every element of C against the float64 reference (the command's error
             bound) and raise :class:`VerificationError` if one misses it.
         device: device index within the backend; None: the backend's own choice.
@@ -235,7 +250,8 @@ def matmul(
         if not (_is_torch(a) and _is_torch(b) and a.is_cuda and b.is_cuda):
             raise ValueError("A and B must both be CUDA tensors for the cuda backend's in-place path")
         if inputs != "fp32":
-            raise ValueError(f"dtype {inputs!r}: the in-place path for CUDA tensors takes fp32 only; pass NumPy arrays")
+            raise ValueError(f"dtype {inputs!r}: CUDA tensors are multiplied in their own type (float16 and bfloat16 "
+                             "tensors as such); leave dtype unset, or pass NumPy arrays")
         return _matmul_cuda_tensors(a, b, kernel, index, verify)
     result = _tileskip.matmul(_as_array(a), _as_array(b), kernel, backend, inputs, verify, index)
     _warn(result)

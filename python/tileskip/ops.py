@@ -8,8 +8,9 @@ The operator is registered through ``torch.library``: it has a fake (meta) imple
 products run through the same operator (dA = dC·Bᵀ, dB = Aᵀ·dC: each skips where its operands'
 zeros allow). C comes back in A's and B's promoted floating type, computed in fp32 (the kernels
 accumulate in fp32). CUDA tensors stay on their device and run on the current stream
-(:func:`tileskip.matmul`'s in-place path: fp16 and bf16 inputs are widened to fp32 there, so they
-run the fp32 kernels, not the tensor cores); CPU tensors go through NumPy on the best backend.
+(:func:`tileskip.matmul`'s in-place path: fp16 and bf16 operands of one type run the kernels that
+take it, the tensor-core ones among them, as they are; others are widened to fp32); CPU tensors go
+through NumPy on the best backend.
 """
 from typing import Tuple
 
@@ -46,7 +47,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, kernel: str = "auto") -> torch.Tens
     ``"auto"``), C in A's and B's promoted floating type."""
     _check(a, b)
     if a.is_cuda:  # straight to the in-place path: _check has checked what matmul would
-        c = _matmul_cuda_tensors(a.float(), b.float(), kernel, -1, False)
+        c = _matmul_cuda_tensors(a, b, kernel, -1, False)
     else:
         c = _matmul(a.detach().float().numpy(), b.detach().float().numpy(), kernel=kernel)
         c = torch.from_numpy(c)

@@ -104,6 +104,29 @@ def test_the_same_c_from_numpy_and_from_the_operator():
         assert np.array_equal(host, device), kernel
 
 
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs the cuda backend and a CUDA device")
+def test_sixteen_bit_cuda_tensors_run_the_kernels_of_their_type_as_they_are():
+    a, b = _operands("cpu")
+    for dtype, name in ((torch.bfloat16, "bf16"), (torch.float16, "fp16")):
+        a16, b16 = a.to(dtype), b.to(dtype)
+        # In place, the tensors' own words: the same C as NumPy operands rounded to the type.
+        kernels = ["cublas", "mma", "auto"] + (["wgmma-joint-64x64"] if torch.cuda.get_device_capability() == (9, 0) else [])
+        for kernel in kernels:
+            c = tileskip.matmul(a16.cuda(), b16.cuda(), kernel=kernel)
+            assert c.dtype == torch.float32 and c.is_cuda
+            if kernel != "auto":
+                host = tileskip.matmul(a.numpy(), b.numpy(), kernel=kernel, backend="cuda", dtype=name)
+                assert np.array_equal(c.cpu().numpy(), host), (name, kernel)
+            torch.testing.assert_close(c.cpu(), a16.float() @ b16.float(), rtol=1e-5, atol=1e-4)
+        # A kernel of fp32 only gets them widened on the device.
+        torch.testing.assert_close(tileskip.matmul(a16.cuda(), b16.cuda(), kernel="pipelined").cpu(), a16.float() @ b16.float(),
+                                   rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="K and N multiples of 8"):
+        odd = torch.ones(16, 20, dtype=torch.bfloat16, device="cuda")
+        tileskip.matmul(odd, torch.ones(20, 12, dtype=torch.bfloat16, device="cuda"), kernel="mma-joint-64x32")
+        torch.cuda.synchronize()
+
+
 # ---- tileskip.nn.BlockSparseLinear
 
 import tileskip.nn  # noqa: E402
