@@ -51,7 +51,11 @@ class BlockSparseLinear(torch.nn.Module):
                              f"needs one of {grid[0]} x {grid[1]}")
         self.register_buffer("mask", mask.to(device=device, dtype=torch.bool))
         factory = {"device": device, "dtype": dtype}
-        self.weight = torch.nn.Parameter(torch.empty(out_features, in_features, **factory))
+        # Stored as Wᵀ (in x out, row-major), seen as W: weight.t() is the operator's B as it is,
+        # with no transposing copy per call. Shapes, state dicts and initialisation are Linear's.
+        self.weight = torch.nn.Parameter(torch.empty(in_features, out_features, **factory).t())
+        # The pattern as a 0/1 Wᵀ in the weight's dtype (module.to() casts it with the weight).
+        self.register_buffer("_mask_t", self.dense_mask().t().contiguous(), persistent=False)
         self.bias = torch.nn.Parameter(torch.empty(out_features, **factory)) if bias else None
         self.reset_parameters()
 
@@ -70,9 +74,9 @@ class BlockSparseLinear(torch.nn.Module):
         return expanded[: self.out_features, : self.in_features].to(self.weight.dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        weight = self.weight * self.dense_mask()
+        masked_t = self.weight.t() * self._mask_t  # Wᵀ with its zero blocks, row-major: one pass
         rows = x.reshape(-1, self.in_features)
-        y = ops.matmul(rows, weight.t().contiguous(), self.kernel)
+        y = ops.matmul(rows, masked_t, self.kernel)
         if self.bias is not None:
             y = y + self.bias
         return y.reshape(*x.shape[:-1], self.out_features)

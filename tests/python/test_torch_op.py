@@ -139,6 +139,9 @@ def test_a_block_sparse_linear_is_a_masked_linear(device):
     blocks = layer.mask.float().mean().item()
     assert abs(blocks - 0.25) < 0.02 and layer.weight.shape == (80, 96)
     assert torch.equal(layer.weight * layer.dense_mask(), layer.weight), "zero blocks hold zeros from the start"
+    for moved in (layer, layer.to(torch.bfloat16)):  # Wᵀ row-major, so the forward pass copies no transpose
+        assert moved.weight.t().is_contiguous() and moved._mask_t.dtype == moved.weight.dtype
+    layer = layer.float()
     x = torch.randn(3, 5, 96, device=device)
     torch.testing.assert_close(layer(x), torch.nn.functional.linear(x, layer.weight, layer.bias), rtol=1e-5, atol=1e-5)
 
