@@ -23,6 +23,40 @@ elseif(TILESKIP_CUDA STREQUAL "AUTO")
   endif()
 endif()
 
+# `pip install .` (scikit-build-core sets SKBUILD) builds for the user's own machine: the CUDA
+# module for the GPUs nvidia-smi reports here, and none where it reports none (it could not run,
+# and five architectures of nvcc cost minutes). CMAKE_CUDA_ARCHITECTURES, given, names the GPUs of
+# another machine (--config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=90a-real).
+if(_tileskip_build_cuda AND DEFINED SKBUILD AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "")
+  find_program(_tileskip_nvidia_smi nvidia-smi)
+  set(_capabilities "")
+  if(_tileskip_nvidia_smi)
+    execute_process(COMMAND ${_tileskip_nvidia_smi} --query-gpu=compute_cap --format=csv,noheader
+                    OUTPUT_VARIABLE _capabilities RESULT_VARIABLE _smi_result ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT _smi_result EQUAL 0)
+      set(_capabilities "")
+    endif()
+  endif()
+  if(_capabilities STREQUAL "")
+    message(STATUS "CUDA backend: no GPU here (nvidia-smi reports none), so the Python package is built "
+                   "without it; define CMAKE_CUDA_ARCHITECTURES (e.g. 90a-real) to build it for another machine")
+    set(_tileskip_build_cuda OFF)
+  else()
+    string(REPLACE "\n" ";" _capabilities "${_capabilities}")
+    set(_architectures "")
+    foreach(_capability IN LISTS _capabilities)
+      string(STRIP "${_capability}" _capability)
+      string(REPLACE "." "" _architecture "${_capability}")
+      if(_architecture STREQUAL "90")
+        set(_architecture "90a")  # K14's warpgroup MMAs exist only in the arch-specific target
+      endif()
+      list(APPEND _architectures "${_architecture}-real")
+    endforeach()
+    list(REMOVE_DUPLICATES _architectures)
+    set(CMAKE_CUDA_ARCHITECTURES "${_architectures}" CACHE STRING "CUDA architectures for the tileskip kernels" FORCE)
+  endif()
+endif()
+
 if(_tileskip_build_cuda)
   # The presets choose the architectures; a plain configure gets the release set: real code
   # for Ampere, Ada and Hopper (sm_90a: K14's warpgroup MMAs and copy engine exist only in the
