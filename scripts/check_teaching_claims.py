@@ -26,26 +26,15 @@ scripts/doc_claims.py's, which scripts/check_docs.py shares for the README's hea
 """
 import json
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from doc_claims import MalformedClaim, check_figures, claims_in  # noqa: E402
+from doc_claims import MalformedClaim, check_figures, claims_in, view_facts  # noqa: E402
 
 
 def facts_of(tileskip, args, cache):
-    if args in cache:
-        return cache[args]
-    with tempfile.TemporaryDirectory() as scratch:
-        out = os.path.join(scratch, "facts.json")
-        command = [tileskip, "view", "--backend", "cpu", *shlex.split(args), "--facts", out]
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stdout.strip()}")
-        with open(out) as f:
-            cache[args] = json.load(f)
+    if args not in cache:
+        cache[args] = view_facts(tileskip, args)
     return cache[args]
 
 

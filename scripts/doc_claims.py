@@ -17,12 +17,30 @@ a number indexes a list) or a name in double quotes, one key of the top level (a
 which holds spaces and dots). OP is `=` (numbers or words), `~ V +- T` (within T of V), `<`, `>`,
 `<=` or `>=`. A tolerance matches the figure's printed rounding: `0.97` is `~ 0.97 +- 0.005`.
 """
+import json
+import os
 import re
+import shlex
+import subprocess
+import tempfile
 
 CLAIM = re.compile(
     r"^<!--\s*check(?::\s*(?P<args>[^\n]*)|\s+(?P<kind>[\w-]+)(?P<rest>[^\n]*))\s*\n(?P<body>.*?)-->", re.S | re.M)
 LINE = re.compile(
     r'^(?P<path>"[^"]+"|[\w.\[\]-]+)\s*(?P<op>=|~|<=|>=|<|>)\s*(?P<value>\S+)(?:\s*\+-\s*(?P<tol>\S+))?\s*$')
+
+
+def view_facts(tileskip, args):
+    """`tileskip view --backend cpu ARGS --facts`: the figures a view shows, computed without
+    drawing (deterministic, no GPU). RuntimeError with the tool's output when it fails."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "facts.json")
+        command = [tileskip, "view", "--backend", "cpu", *shlex.split(args), "--facts", out]
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stdout.strip()}")
+        with open(out) as f:
+            return json.load(f)
 
 
 class MalformedClaim(Exception):

@@ -30,7 +30,9 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_claims import view_facts  # noqa: E402
 
 IMAGE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+\.png)\)")
 PICTURE_COMMENT = re.compile(r"<!--\s*picture\s+(\S+\.png)\s*:\s*(.*?)\s*-->", re.S)
@@ -132,13 +134,7 @@ def differences(shown, current, path=""):
 
 
 def facts_alone(tileskip, args):
-    with tempfile.TemporaryDirectory() as scratch:
-        out = os.path.join(scratch, "facts.json")
-        command = [tileskip, "view", "--backend", "cpu", *shlex.split(args), "--facts", out]
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command[1:])} exited {done.returncode}: {done.stdout.strip()}")
-        facts = json.load(open(out))
+    facts = view_facts(tileskip, args)
     facts.pop("kernels", None)
     return facts
 
