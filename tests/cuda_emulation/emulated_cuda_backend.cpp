@@ -181,4 +181,6 @@ const cuda::GemmInstance* findEmulatedInstance(std::string_view id, DType dtype)
   return nullptr;
 }
 
+std::size_t emulatedInstanceCount() { return std::size(cuda::kGemmInstances); }
+
 }  // namespace tileskip::testing

@@ -4,6 +4,7 @@
 // sanitize preset) sees any read or write past the end of A, B, C or a pattern.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -21,5 +22,9 @@ std::unique_ptr<Backend> makeEmulatedCudaBackend();
 
 // The instance of the row `id` for inputs of `dtype`, or null where the table has none.
 const cuda::GemmInstance* findEmulatedInstance(std::string_view id, DType dtype);
+
+// How many instances the table holds. The table itself is compiled in one translation unit only:
+// every kernel instantiated for the emulator is the slowest compile of the sanitizer build.
+std::size_t emulatedInstanceCount();
 
 }  // namespace tileskip::testing
