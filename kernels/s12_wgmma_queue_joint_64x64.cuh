@@ -5,6 +5,11 @@
 // consumers of m64n128: the narrowest MMA whose operands leave shared memory room for the copy
 // engine's writes, lab/40-s11-per-box), so a K-tile is copied where one of 2 x 2 pairs needs it.
 //
+// S13 wgmma-queue-wide-64x64 is the same kernel on S11's 128 x 256 tile (its row's tile, consumers
+// of m64n256): where B's columns keep the same K-tiles (B dense, or B's zeros in blocks wider than
+// a pattern tile) it has no more union waste than S12 and copies a quarter fewer bytes per
+// product, which is what the L2 that bounds S12 carries (lab/44-s12-prefetch).
+//
 // The block stays resident and the roles split once: one producer warp takes tiles from the
 // queue, decides each tile's K-tiles a warp's width at a time (a lane a K-tile, a ballot to list
 // them in K order) and feeds the kept ones through the ring, straight on into the next tile's;
@@ -53,7 +58,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   __syncthreads();  // the last block-wide barrier: from here the roles meet only at mbarriers
 
   if (warpgroup == 0) {
-    keepFewerRegisters<kQueueProducerRegisters>();
+    keepFewerRegisters<kQueueProducerRegisters<WN>>();
     if (warp != 0) return;
     const int aTiles = (M + kAGranularity - 1) / kAGranularity, bTiles = (N + kBGranularity - 1) / kBGranularity;
     const int kBlocks = (K + kKBlock - 1) / kKBlock;
@@ -130,7 +135,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
     return;
   }
 
-  takeMoreRegisters<kQueueConsumerRegisters>();
+  takeMoreRegisters<kQueueConsumerRegisters<WN>>();
   const int consumer = warpgroup - 1;
   // A tile's first MMA overwrites the accumulators instead of adding to them (`fresh`), so they
   // are never zeroed between tiles; a consumer that multiplied nothing of a tile stores zeros.
@@ -140,17 +145,28 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   bool fresh = true;
   for (int entry = 0;; ++entry) {
     ring.awaitFull(entry);
-    const WgmmaStageNote note = notes[entry % kStages];
-    __syncwarp();  // every lane has read the note before lane 0 may release its stage to the producer
-    if (note.tile < 0) break;
-    // Read from shared memory, the bit is the same for every lane; said so through lane 0, ptxas
-    // treats the MMAs it guards as the whole warpgroup's.
-    const bool mine = __shfl_sync(0xFFFFFFFFu, (note.consumers >> consumer) & 1u, 0) != 0;
+    // Lane 0 alone reads the note and hands it to the warp: the lane that releases the stage to the
+    // producer is then the only one that read it, so the next note written into its slot is
+    // ordered after every read by that lane's own program order (with each lane reading it, a
+    // __syncwarp before lane 0's release still left racecheck a hazard in S13's timing).
+    int tile = 0;
+    unsigned marks = 0;  // bits 0-7: the note's consumers; bit 8: the tile's last
+    if (lane == 0) {
+      const WgmmaStageNote& held = notes[entry % kStages];
+      tile = held.tile;
+      marks = held.consumers | (held.last ? 0x100u : 0u);
+    }
+    tile = __shfl_sync(0xFFFFFFFFu, tile, 0);
+    if (tile < 0) break;
+    // Said through lane 0, the bit is the same for every lane and ptxas treats the MMAs it guards
+    // as the whole warpgroup's.
+    const bool mine = __shfl_sync(0xFFFFFFFFu, (marks >> consumer) & 1u, 0) != 0;
+    const bool last = __shfl_sync(0xFFFFFFFFu, marks >> 8, 0) != 0;
     ring.multiplyAndRelease(entry, mine, acc, consumer, lane, fresh);
     fresh = fresh && !mine;
-    if (note.last) {
+    if (last) {
       wgmmaWait<0>();
-      ring.store(acc, C, consumer, warp, lane, groupedBlockTile<BM, BN, kWgmmaGroupRows>(M, N, note.tile), fresh);
+      ring.store(acc, C, consumer, warp, lane, groupedBlockTile<BM, BN, kWgmmaGroupRows>(M, N, tile), fresh);
       fresh = true;
     }
   }

@@ -241,10 +241,17 @@ TEST(SpeedModel, SixteenBitInputsHaveTheirOwnCalibration) {
   EXPECT_EQ(h100->coefficients("pipelined"), nullptr) << "an fp32 default is no 16-bit prediction";
   EXPECT_DOUBLE_EQ(h100->predictedSpeedup(kernelInfo("mma"), SkipFeatures{}), 1.0);  // the unit: mma
   EXPECT_GT(h100->predictedSpeedup(kernelInfo("wgmma"), SkipFeatures{}), 2.0);
+  // A row the H100's runs never timed comes from the H200's fit, and the name says so.
+  EXPECT_NE(h100->coefficients("wgmma-queue-wide-64x64"), nullptr);
+  EXPECT_NE(h100->name().find("the H200's"), std::string::npos) << h100->name();
   const std::optional<SpeedModel> h200 = SpeedModel::forInputs("cuda", "NVIDIA H200", true, DType::Fp16);
   ASSERT_TRUE(h200.has_value());
-  EXPECT_FALSE(h200->calibrated());
-  EXPECT_NE(h200->name().find("stand-in"), std::string::npos) << h200->name();
+  EXPECT_TRUE(h200->calibrated());
+  EXPECT_NE(h200->name().find("H200 CUDA 16-bit"), std::string::npos) << h200->name();
+  const std::optional<SpeedModel> a100 = SpeedModel::forInputs("cuda", "NVIDIA A100-SXM4-80GB", true, DType::Fp16);
+  ASSERT_TRUE(a100.has_value());
+  EXPECT_FALSE(a100->calibrated());
+  EXPECT_NE(a100->name().find("stand-in"), std::string::npos) << a100->name();
   EXPECT_FALSE(SpeedModel::forInputs("vulkan", "NVIDIA H100 80GB HBM3", true, DType::Fp16).has_value());
   EXPECT_FALSE(SpeedModel::forInputs("cuda", "NVIDIA H100 80GB HBM3", true, DType::Tf32).has_value());
   EXPECT_FALSE(SpeedModel::forInputs("cuda", "CUDA kernels emulated on the CPU", false, DType::Bf16).has_value());

@@ -105,11 +105,11 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"kernels/s11_wgmma_joint_64x64.cuh", "joint |= patternByte("},
     {"kernels/s11_wgmma_joint_64x64.cuh", "__ballot_sync"},
     {"kernels/s11_wgmma_joint_64x64.cuh", "list.consumers[i] >> consumer"},
-    // S12 decides in its own file too: the producer warp's joint bytes, its ballot listing the kept
-    // K-tiles in K order, and each consumer's bit in the stage's note.
+    // S12 (and S13, its source) decides in its own file too: the producer warp's joint bytes, its
+    // ballot listing the kept K-tiles in K order, and each consumer's bit of the stage's note.
     {"kernels/s12_wgmma_queue_joint_64x64.cuh", "const std::uint64_t joint ="},
     {"kernels/s12_wgmma_queue_joint_64x64.cuh", "__ballot_sync"},
-    {"kernels/s12_wgmma_queue_joint_64x64.cuh", "note.consumers >> consumer"},
+    {"kernels/s12_wgmma_queue_joint_64x64.cuh", "marks >> consumer"},
     {"kernels/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
     {"kernels/s10_mma_joint_64x32.comp", "blockKeepsEverything("},
     {"kernels/s10_mma_joint_64x32.comp", "gatherKBlocks("},

@@ -35,13 +35,14 @@ constexpr KernelCoefficients kDefaults[] = {
   {"warp-joint-64x64", 1.15, 0.03,  0.55, 0.6,  0.4},
   {"warp-joint-32x32", 1.15, 0.03,  0.55, 0.6,  0.4},
   // The tensor-core kernels run on 16-bit problems, which a 16-bit calibration ranks where one is
-  // measured (kH100Cuda16; elsewhere auto measures them): their rows here only keep the table whole (S10 borrows the SIMT joint kernels' proportions). K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
+  // measured (kH100Cuda16, kH200Cuda16; elsewhere auto measures them): their rows here only keep the table whole (S10 borrows the SIMT joint kernels' proportions). K13 at 128x128x32 took 0.456 ms on the H200 at 4096^3
   // bf16 against pipelined's 3.28 ms fp32 (lab/17-k13-check).
   {"mma",             0.14,  0.0,   0.0,  0.0,  0.0},
   {"wgmma",           0.068, 0.0,   0.0,  0.0,  0.0},  // K14: 0.222 ms bf16 at 4096^3 (lab/21-wgmma)
   {"mma-joint-64x32", 0.14,  0.03,  0.45, 0.55, 0.4},
   {"wgmma-joint-64x64", 0.068, 0.03, 0.45, 0.55, 0.4},
   {"wgmma-queue-joint-64x64", 0.068, 0.03, 0.45, 0.55, 0.4},
+  {"wgmma-queue-wide-64x64", 0.068, 0.03, 0.45, 0.55, 0.4},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},
@@ -129,6 +130,21 @@ constexpr KernelCoefficients kH100Cuda16[] = {
   {"wgmma-queue-joint-64x64",    0.360,  0.068,  0.387,  0.048,  0.000},
 };
 
+// The same fit from two `bench --suite blocksparse` runs in bf16 on one NVIDIA H200, driver
+// 580.159.04 (lab/48-s13-wide-queue): 15 problems each, mean 1.6-2.8 %, worst 7.4 % (wgmma) in
+// sample. The dense coefficients follow the H100's rule (the loop's dense kernel and a little);
+// cuBLAS's is the median of its time over K13's in the same runs.
+constexpr KernelCoefficients kH200Cuda16[] = {
+  //  kernel                    dense   fixed   load    work    partial
+  {"mma",                        1.000,  0.000,  0.000,  0.000,  0.000},
+  {"wgmma",                      0.357,  0.000,  0.000,  0.000,  0.000},
+  {"cublas",                     0.339,  0.000,  0.000,  0.000,  0.000},
+  {"mma-joint-64x32",            1.030,  0.132,  0.918,  0.252,  0.000},
+  {"wgmma-joint-64x64",          0.360,  0.091,  0.254,  0.084,  0.000},
+  {"wgmma-queue-joint-64x64",    0.360,  0.060,  0.388,  0.094,  0.000},
+  {"wgmma-queue-wide-64x64",     0.360,  0.075,  0.284,  0.070,  0.000},
+};
+
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.
 struct Calibration {
   std::string_view backend;
@@ -149,7 +165,8 @@ constexpr Calibration kCalibrations[] = {
    kH200Cuda, kH100Cuda},
   {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26, checked 2026-11-27)",
    kH200Vulkan, kH100Vulkan},
-  {"cuda", "H100", "H100 CUDA 16-bit, calibrated 2026-11-28", kH100Cuda16, {}, true},
+  {"cuda", "H100", "H100 CUDA 16-bit, calibrated 2026-11-28 (S13: the H200's of 2026-11-28)", kH100Cuda16, kH200Cuda16, true},
+  {"cuda", "H200", "H200 CUDA 16-bit, calibrated 2026-11-28", kH200Cuda16, {}, true},
 };
 // clang-format on
 

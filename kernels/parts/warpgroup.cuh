@@ -232,8 +232,15 @@ inline constexpr int kWgmmaGroupRows = 8;
 // accumulators and the addresses around them.
 inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 // S12's producer decides its tiles' K-tiles from the patterns, which needs more registers than
-// copying alone (at 40 it spilled 300 bytes); its consumers hold half K14's accumulators.
-inline constexpr int kQueueProducerRegisters = 88, kQueueConsumerRegisters = 208;
+// copying alone (at 40 it spilled 300 bytes); its consumers take what the SM has left: on a
+// 128-column tile they hold half K14's accumulators, on a 256-column one as many as K14's.
+template <int WN>
+inline constexpr int kQueueProducerRegisters = WN == 128 ? 88 : 72;
+template <int WN>
+inline constexpr int kQueueConsumerRegisters = WN == 128 ? 208 : 216;
+static_assert(kWarpgroupThreads * (kQueueProducerRegisters<128> + 2 * kQueueConsumerRegisters<128>) <= 65536 &&
+                  kWarpgroupThreads * (kQueueProducerRegisters<256> + 2 * kQueueConsumerRegisters<256>) <= 65536,
+              "a producer and two consumer warpgroups within the SM's 64K registers");
 
 // The gathered list beside the ring: K-tiles, which consumers multiply each, and its length.
 template <int BK, int kListKBlocks>
