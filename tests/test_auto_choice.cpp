@@ -125,6 +125,22 @@ TEST(AutoChoice, TheFastestMedianWinsAndAKernelThatCannotRunIsNamed) {
   EXPECT_THROW(fastestMeasured(none, kernelsOf({"cublas"}), "because"), UnavailableError);
 }
 
+// The vendor's dense GEMM stays the choice unless another kernel beats it by kVendorMargin: a
+// kernel 2 % faster in auto's few runs is within their noise, one 10 % faster is not.
+TEST(AutoChoice, TheVendorGemmIsKeptUnlessAKernelIsClearlyFaster) {
+  const int deviceWarmups = static_cast<int>(std::ceil(BenchOptions{}.warmupMilliseconds / 9.0));
+  ScriptedProblem close({{"wgmma", script(deviceWarmups, 9.0, 0.98, 0.98)}, {"cublas", script(1, 1.0, 1.0, 1.0)}});
+  const Recommendation kept = fastestMeasured(close, kernelsOf({"wgmma", "cublas"}), "because");
+  EXPECT_EQ(kept.kernel->id, "cublas");
+  EXPECT_NE(kept.reason.find("fastest of 2 kernels timed here, 0.9800 ms; cublas kept at 1.0000 ms, wgmma not faster by 3 %"),
+            std::string::npos)
+      << kept.reason;
+  ScriptedProblem clear({{"wgmma", script(deviceWarmups, 9.0, 0.9, 0.9)}, {"cublas", script(1, 1.0, 1.0, 1.0)}});
+  const Recommendation faster = fastestMeasured(clear, kernelsOf({"wgmma", "cublas"}), "because");
+  EXPECT_EQ(faster.kernel->id, "wgmma");
+  EXPECT_EQ(faster.reason.find("kept"), std::string::npos) << faster.reason;
+}
+
 TEST(AutoChoice, OnASmallProblemAutoRunsWhatWasMeasuredFastest) {
   // The model (the defaults, fitted at 4096^3) ranks the vendor baseline first; on this fake GPU
   // it runs ten times slower than the kernels, and measuring sees it.

@@ -72,6 +72,8 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
                                const std::string& why) {
   const KernelInfo* fastest = nullptr;
   double fastestMs = std::numeric_limits<double>::infinity();
+  const KernelInfo* vendor = nullptr;  // the vendor's dense GEMM, where it was timed
+  double vendorMs = std::numeric_limits<double>::infinity();
   std::string skipped;
   bool warm = false;
   problem.buildAhead(candidates);
@@ -88,6 +90,10 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
       std::vector<double> times;
       for (int i = 0; i < kAutoTimedRuns; ++i) times.push_back(problem.run(*kernel));
       const double ms = summarize(std::move(times)).median;
+      if (kernel->runs(VendorRoutine::CublasGemm) || kernel->runs(VendorRoutine::OpenblasSgemm)) {
+        vendor = kernel;
+        vendorMs = ms;
+      }
       if (ms < fastestMs) {
         fastestMs = ms;
         fastest = kernel;
@@ -97,8 +103,14 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
     }
   }
   if (fastest == nullptr) throw UnavailableError("auto: none of the kernels it timed can run here" + skipped);
+  std::string kept;
+  if (vendor != nullptr && fastest != vendor && fastestMs * kVendorMargin > vendorMs) {
+    kept = "; " + std::string(vendor->id) + " kept at " + milliseconds(vendorMs) + ", " + std::string(fastest->id) +
+           " not faster by " + fixed(100.0 * (kVendorMargin - 1.0), 0) + " %";
+    fastest = vendor;
+  }
   return {fastest, why + ": fastest of " + std::to_string(candidates.size()) + " kernels timed here, " +
-                       milliseconds(fastestMs) + skipped};
+                       milliseconds(fastestMs) + kept + skipped};
 }
 
 AutoChoice chooseKernel(Backend& backend, const Matrix& a, const Matrix& b, std::string aSource, std::string bSource,
