@@ -64,7 +64,7 @@ ProblemSpec caseSpec(const BlocksparseShape& shape, const BlocksparseOptions& op
 std::string label(const std::string& backend, const std::string& kernel) { return backend + " " + kernel; }
 
 // The dense kernel a skipping kernel's main loop is built on, on the same backend: the row that
-// skips nothing with the same loop and thread mapping (S10's is K13, S11's and S12's K14), where
+// skips nothing with the same loop and thread mapping (S10's is K13, S11's to S13's K14), where
 // the backend has it for the dtype; null for a dense kernel or where there is none.
 const KernelInfo* denseLoopOf(const Backend& backend, const KernelInfo& kernel, DType dtype) {
   if (!kernel.skips()) return nullptr;

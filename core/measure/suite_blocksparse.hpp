@@ -58,7 +58,7 @@ struct BlocksparseKernel {
   std::optional<double> speedup;          // baselineMs / kernelMs
   std::optional<double> ceilingFraction;  // ceilingMs / kernelMs
   // A skipping kernel's own ceiling: the dense kernel its main loop is built on (same loop and
-  // thread mapping, same backend: K13 for S10, K14 for S11 and S12) on the packed problem, and
+  // thread mapping, same backend: K13 for S10, K14 for S11-S13) on the packed problem, and
   // ownCeilingMs / kernelMs. Empty where there is none.
   std::string ownCeiling;
   std::optional<double> ownCeilingMs, ownCeilingFraction;
