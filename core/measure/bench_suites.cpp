@@ -97,9 +97,9 @@ HeadlineMeasure jointVsCublas(const BenchReport& run, const std::string& id, con
   return m;
 }
 
-// How many times faster `fastKernel` runs than `slowKernel` in one run: the slow one's time over
-// the fast one's, each the fastest verified row of that kernel on its backend ("" for any).
-// The fastest of `fastKernels` over `slowKernel` in one run.
+// How many times faster the fastest of `fastKernels` runs than `slowKernel` in one run: the slow
+// one's time over the fast one's, each the fastest verified row of those kernels on its backend
+// ("" for any).
 HeadlineMeasure speedRatio(const BenchReport& run, const std::string& id, const std::string& what, const std::string& target,
                            std::optional<double> threshold, const std::string& slowBackend, const char* slowKernel,
                            const std::string& fastBackend, const std::vector<std::string>& fastKernels) {
@@ -123,6 +123,7 @@ HeadlineMeasure speedRatio(const BenchReport& run, const std::string& id, const 
   return m;
 }
 
+// The same for one fast kernel.
 HeadlineMeasure speedRatio(const BenchReport& run, const std::string& id, const std::string& what, const std::string& target,
                            std::optional<double> threshold, const std::string& slowBackend, const char* slowKernel,
                            const std::string& fastBackend, const char* fastKernel) {
