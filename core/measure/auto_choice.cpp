@@ -90,7 +90,7 @@ Recommendation fastestMeasured(DeviceProblem& problem, const std::vector<const K
       std::vector<double> times;
       for (int i = 0; i < kAutoTimedRuns; ++i) times.push_back(problem.run(*kernel));
       const double ms = summarize(std::move(times)).median;
-      if (kernel->runs(VendorRoutine::CublasGemm) || kernel->runs(VendorRoutine::OpenblasSgemm)) {
+      if (kernel->isVendorGemm()) {
         vendor = kernel;
         vendorMs = ms;
       }

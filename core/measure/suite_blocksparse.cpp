@@ -24,8 +24,7 @@ std::vector<const KernelInfo*> suiteKernels(Backend& backend, DType dtype) {
   std::vector<const KernelInfo*> kernels;
   for (const KernelInfo* k : backend.kernels()) {
     if (!backend.takes(*k, dtype)) continue;
-    const bool vendorGemm = k->runs(VendorRoutine::CublasGemm) || k->runs(VendorRoutine::OpenblasSgemm);
-    if (k->hasWarpTile() || k->usesTensorCores() || vendorGemm) kernels.push_back(k);
+    if (k->hasWarpTile() || k->usesTensorCores() || k->isVendorGemm()) kernels.push_back(k);
   }
   return kernels;
 }

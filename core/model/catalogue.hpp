@@ -167,6 +167,8 @@ struct KernelInfo {
   // Whether it takes inputs of `type` (a baseline's: what its vendor routine offers).
   constexpr bool takes(DType type) const { return structure.dtypes.contains(type); }
   constexpr bool runs(VendorRoutine routine) const { return structure.vendor == routine; }
+  // A vendor's dense GEMM (cuBLAS, OpenBLAS): what a user runs where tileskip has nothing better.
+  constexpr bool isVendorGemm() const { return runs(VendorRoutine::CublasGemm) || runs(VendorRoutine::OpenblasSgemm); }
 
   // Shared-memory stages the main loop keeps (0: none), and the bytes of one stage for inputs of
   // `dtype`: the A and B tiles, plus the padding of the transposed A tile (4 floats per depth)
