@@ -337,11 +337,15 @@ py::dict inspect(const py::array& aArray, const py::array& bArray, const std::st
     if (device >= 0) throw InputError("model= predicts for a GPU that is not here: it takes no device");
     std::unique_ptr<Backend> modelled = modelledBackend(*model, backendName.value_or("cuda"));
     py::gil_scoped_release release;
-    json = inspectionJson(inspectOnBackend(*modelled, a, b, aSource, bSource), *modelled);
+    Inspection inspection = inspectOnBackend(*modelled, a, b, aSource, bSource);
+    inspection.compaction = compactionBounds(a);
+    json = inspectionJson(inspection, *modelled);
   } else {
     Backend& backend = chooseBackend(backendName, device);
     DeviceTurn turn;
-    json = inspectionJson(inspectOnBackend(backend, a, b, aSource, bSource), backend);
+    Inspection inspection = inspectOnBackend(backend, a, b, aSource, bSource);
+    inspection.compaction = compactionBounds(a);
+    json = inspectionJson(inspection, backend);
   }
   py::dict result;
   result["json"] = json;

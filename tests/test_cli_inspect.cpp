@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/generators.hpp"
+#include "core/model/live_columns.hpp"
 #include "core/io/matrix_io.hpp"
 #include "core/model/reference.hpp"
 #include "run_command.hpp"
@@ -81,6 +82,14 @@ TEST(CliInspect, JsonCarriesTheDocumentedFields) {
     }
   }
   EXPECT_TRUE(sawSkipping);
+  ASSERT_TRUE(doc["compaction"].is_array());
+  EXPECT_EQ(doc["compaction"].size(), std::size(kCompactionRows) * std::size(kCompactionGranularities));
+  for (const nlohmann::json& c : doc["compaction"]) {
+    for (const char* field : {"rows", "granularity", "live_fraction", "max_live_fraction"}) {
+      EXPECT_TRUE(c.contains(field)) << field << " in " << c.dump();
+    }
+    EXPECT_LE(c["live_fraction"].get<double>(), c["max_live_fraction"].get<double>());
+  }
   EXPECT_TRUE(doc["recommendation"]["kernel"].is_string());
   EXPECT_FALSE(doc["recommendation"]["reason"].get<std::string>().empty());
 }
@@ -95,6 +104,29 @@ TEST(CliInspect, UnstructuredFilesAreToldToStayDense) {
   ASSERT_EQ(o.exitCode, 0) << o.output;
   // The fastest dense kernel by the model's defaults: K12 (dense 0.92 of K11's time).
   EXPECT_NE(o.output.find("recommendation: hoisted: stay dense"), std::string::npos) << o.output;
+}
+
+// Activations whose zeros are spread out (neurons that fire by a power law, `gen --skew`) leave
+// columns dead in whole row tiles: inspect says what gathering them would multiply, beside what
+// the tiles skip; dense operands have nothing to gather. A skew outside its range is refused.
+TEST(CliInspect, SpreadOutZerosAreToldWhatCompactionWouldGather) {
+  if (!vulkanAvailable()) GTEST_SKIP() << "no Vulkan device";
+  const fs::path dir = scratch();
+  const std::string a = (dir / "h.npy").string(), b = (dir / "w.npy").string(), dense = (dir / "x.npy").string();
+  ASSERT_EQ(runTileskip("gen --generator neurons --skew 2 --rows 512 --cols 1024 --density 0.1 --out " + a).exitCode, 0);
+  ASSERT_EQ(runTileskip("gen --generator uniform --rows 1024 --cols 256 --density 1 --operand B --out " + b).exitCode, 0);
+  ASSERT_EQ(runTileskip("gen --generator uniform --rows 512 --cols 1024 --density 1 --out " + dense).exitCode, 0);
+  Outcome sparse = runTileskip("inspect --backend vulkan --a " + a + " --b " + b);
+  ASSERT_EQ(sparse.exitCode, 0) << sparse.output;
+  EXPECT_NE(sparse.output.find("K-compaction"), std::string::npos) << sparse.output;
+  EXPECT_NE(sparse.output.find("gathering A's live columns would multiply 0.5"), std::string::npos) << sparse.output;
+  Outcome full = runTileskip("inspect --backend vulkan --a " + dense + " --b " + b);
+  ASSERT_EQ(full.exitCode, 0) << full.output;
+  EXPECT_NE(full.output.find("nothing to gather: every row tile keeps 1.00 of K"), std::string::npos) << full.output;
+  Outcome bad = runTileskip("gen --generator neurons --skew -1 --rows 8 --cols 8 --out " + (dir / "bad.npy").string());
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find("skew"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(dir / "bad.npy"));
 }
 
 TEST(CliInspect, FileOperandsSetTheSizesAndMustAgreeWithThem) {

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <functional>
+#include <vector>
 #include <cmath>
 
 #include "core/model/error.hpp"
@@ -28,7 +31,7 @@ TEST_P(GeneratorDensity, HitsItsDensity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllGenerators, GeneratorDensity,
-                         ::testing::Combine(::testing::Values("uniform", "segments", "blocks", "nm", "banded", "relu"),
+                         ::testing::Combine(::testing::Values("uniform", "segments", "blocks", "nm", "banded", "relu", "neurons"),
                                             ::testing::Values(0.0, 0.1, 0.5, 0.9, 1.0)));
 
 TEST(Generators, SameSeedSameMatrixOtherSeedOther) {
@@ -104,6 +107,42 @@ TEST(Generators, ReluIsNonNegativeAndClustered) {
   EXPECT_GT(spread, 5 * std::sqrt(0.3 * 0.7 / 256));
 }
 
+// Each K index a neuron: how often it fires follows a power law over the neurons (the top tenth
+// fire about half the time at skew 1, a tenth of it at skew 0), the hot ones scattered over K,
+// the values positive; the neurons are A's columns and B's rows.
+TEST(Generators, NeuronsFireByAPowerLawOverK) {
+  auto topTenthShare = [](std::vector<int> fired) {
+    std::sort(fired.begin(), fired.end(), std::greater<>());
+    double top = 0.0, all = 0.0;
+    for (std::size_t i = 0; i < fired.size(); ++i) (i < fired.size() / 10 ? top : all) += fired[i];
+    return top / (top + all);
+  };
+  for (double skew : {0.0, 1.0}) {
+    GeneratorOptions options;
+    options.skew = skew;
+    const Matrix a = generate("neurons", Operand::A, 2048, 512, 0.1, 4, options);
+    const Matrix b = generate("neurons", Operand::B, 512, 2048, 0.1, 4, options);
+    std::vector<int> byColumn(512), byRow(512);
+    for (int r = 0; r < 2048; ++r) {
+      for (int k = 0; k < 512; ++k) {
+        EXPECT_GE(a(r, k), 0.0f);
+        byColumn[k] += a(r, k) != 0.0f;
+        byRow[k] += b(k, r) != 0.0f;
+      }
+    }
+    EXPECT_NEAR(density(a), 0.1, 0.005) << skew;
+    if (skew == 0.0) {
+      EXPECT_LT(topTenthShare(byColumn), 0.13);
+      EXPECT_LT(topTenthShare(byRow), 0.13);
+    } else {
+      EXPECT_GT(topTenthShare(byColumn), 0.45);
+      EXPECT_GT(topTenthShare(byRow), 0.45);
+      // Scattered: the hottest neuron is not simply the first.
+      EXPECT_NE(std::max_element(byColumn.begin(), byColumn.end()) - byColumn.begin(), 0);
+    }
+  }
+}
+
 TEST(Generators, RejectsBadInput) {
   EXPECT_THROW(generate("uniform", Operand::A, 8, 8, 1.5, 1), InputError);
   EXPECT_THROW(generate("uniform", Operand::A, 8, 8, -0.1, 1), InputError);
@@ -113,4 +152,9 @@ TEST(Generators, RejectsBadInput) {
   GeneratorOptions zero;
   zero.block = 0;
   EXPECT_THROW(generate("segments", Operand::A, 8, 8, 0.5, 1, zero), InputError);
+  for (double skew : {-0.5, kMaxNeuronSkew + 1.0, std::nan(""), static_cast<double>(INFINITY)}) {
+    GeneratorOptions bad;
+    bad.skew = skew;
+    EXPECT_THROW(generate("neurons", Operand::A, 8, 8, 0.5, 1, bad), InputError) << skew;
+  }
 }

@@ -55,6 +55,8 @@ Command addGenCommand(CLI::App& parent) {
   app->add_option("--block", flags->options.block, "segment rows/columns, or block edge")
       ->capture_default_str();
   app->add_option("--group-size", flags->options.groupSize, "M of N:M sparsity")->capture_default_str();
+  app->add_option("--skew", flags->options.skew, "neurons: the power law's exponent over the neurons' firing rates")
+      ->capture_default_str();
   app->add_option("--out", flags->out, "output file, .npy or .mtx")->required();
   return {app, [flags] { return runGen(*flags); }, [flags] { validateGen(*flags); }};
 }

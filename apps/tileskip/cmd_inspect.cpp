@@ -10,6 +10,7 @@
 #include "core/model/error.hpp"
 #include "core/io/report.hpp"
 #include "core/measure/modelled_device.hpp"
+#include "core/model/live_columns.hpp"
 
 namespace tileskip::cli {
 
@@ -82,6 +83,18 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend, DTyp
   for (const KernelInspection& k : r.kernels) {
     if (!k.refusal.empty()) out << wrapText("refused here: " + std::string(k.kernel->id) + ": " + k.refusal, outputColumns(), 2) << "\n";
   }
+  if (!r.compaction.empty()) {
+    out << "\nK-compaction: the fraction of K live (non-zero in some row) in A's row tiles, per K-group width\n";
+    std::vector<std::vector<std::string>> live = {{"rows"}};
+    for (int g : kCompactionGranularities) live.front().push_back(std::to_string(g) + (g == 1 ? " column" : " columns"));
+    for (int rows : kCompactionRows) {
+      live.push_back({std::to_string(rows)});
+      for (const CompactionBound& c : r.compaction) {
+        if (c.rows == rows) live.back().push_back(fixed(c.meanLiveFraction, 3));
+      }
+    }
+    out << alignColumns(live, 1) << wrapText("compaction: " + compactionNote(r), outputColumns(), 2) << "\n";
+  }
   out << "\n" << wrapText("recommendation: " + std::string(r.recommendation.kernel->id) + ": " + r.recommendation.reason, outputColumns(), 2)
       << "\n";
   return out.str();
@@ -94,8 +107,9 @@ int runInspect(const InspectFlags& flags) {
   if (!flags.out.empty()) file.emplace(flags.out);
   std::unique_ptr<Backend> backend = inspectedBackend(flags);
   auto [spec, data] = flags.problem.load(defaultSizeFor(*backend));
-  const Inspection result =
+  Inspection result =
       inspectOnBackend(*backend, data.a, data.b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B), spec.dtype);
+  result.compaction = compactionBounds(data.a);
   std::string text =
       format == ReportFormat::Json ? inspectionJson(result, *backend) : formatInspectTable(result, *backend, spec.dtype);
   if (file) {

@@ -11,6 +11,7 @@
 #include "core/model/backend.hpp"
 #include "core/model/error.hpp"
 #include "core/model/integer_math.hpp"
+#include "core/model/live_columns.hpp"
 #include "core/model/pattern.hpp"
 #include "core/model/reference.hpp"
 #include "core/io/provenance.hpp"
@@ -431,6 +432,39 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
   return inspection;
 }
 
+std::vector<CompactionBound> compactionBounds(const Matrix& a) {
+  std::vector<CompactionBound> bounds;
+  for (int rows : kCompactionRows) {
+    for (const LiveColumns& live : findLiveColumns(a, rows, kCompactionGranularities)) {
+      bounds.push_back({rows, live.granularity, live.meanLiveFraction(), live.maxLiveFraction()});
+    }
+  }
+  return bounds;
+}
+
+std::string compactionNote(const Inspection& r) {
+  if (r.compaction.empty()) return "";
+  const CompactionBound* best = &r.compaction.front();
+  for (const CompactionBound& c : r.compaction) {
+    if (c.meanLiveFraction < best->meanLiveFraction) best = &c;
+  }
+  double tileLoads = 1.0;
+  for (const KernelInspection& k : r.kernels) {
+    if (k.kernel->skips() && k.refusal.empty()) tileLoads = std::min(tileLoads, k.loadedFraction);
+  }
+  char text[320];
+  if (best->meanLiveFraction >= kNothingToGather) {
+    std::snprintf(text, sizeof text, "nothing to gather: every row tile keeps %.2f of K or more live (%d rows, %d-column groups at best)",
+                  best->meanLiveFraction, best->rows, best->granularity);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "gathering A's live columns would multiply %.3f of K (%d-row tiles, %d-column groups; the slowest tile "
+                  "%.3f), where the best tile skip loads %.3f; no kernel of this build gathers them yet",
+                  best->meanLiveFraction, best->rows, best->granularity, best->maxLiveFraction, tileLoads);
+  }
+  return text;
+}
+
 std::string inspectionJson(const Inspection& r, const Backend& backend) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const KernelInspection& k : r.kernels) {
@@ -447,6 +481,13 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
                        {"predicted_speedup", finiteOrNull(k.predictedSpeedup)},
                        {"refused", k.refusal.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.refusal)}});
   }
+  nlohmann::json compaction = nlohmann::json::array();
+  for (const CompactionBound& c : r.compaction) {
+    compaction.push_back({{"rows", c.rows},
+                          {"granularity", c.granularity},
+                          {"live_fraction", c.meanLiveFraction},
+                          {"max_live_fraction", c.maxLiveFraction}});
+  }
   nlohmann::json document = {
       {"schema", kInspectSchema},
       {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
@@ -457,6 +498,7 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
       {"dtype", dtypeName(r.dtype)},
       {"model", r.modelName},
       {"kernels", kernels},
+      {"compaction", compaction},
       {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},
   };
   return jsonDocumentText(document);

@@ -46,8 +46,19 @@ struct Recommendation {
   std::string reason;  // one line
 };
 
+// What K-compaction could gather from A (core/model/live_columns.hpp) at one row tile height and
+// K-group width: the fraction of K its row tiles keep, on average (weighted by rows) and at most.
+struct CompactionBound {
+  int rows = 0, granularity = 0;
+  double meanLiveFraction = 1.0, maxLiveFraction = 1.0;
+};
+
 struct Inspection {
   OperandSummary a, b;
+  // At every kCompactionRows x kCompactionGranularities: what spread-out zeros leave to gather,
+  // beside what the kernels' tiles skip (compactionBounds; what `tileskip inspect` reports, empty
+  // where the caller did not ask, as auto does not).
+  std::vector<CompactionBound> compaction;
   DType dtype = DType::Fp32;  // the operands' precision (inspectOnBackend's)
   std::string modelName;  // which calibration the predictions come from
   bool ranked = true;     // whether a model ranked the kernels (none does for some precisions)
@@ -85,6 +96,17 @@ class Backend;
 // auto` measures instead on a GPU. InputError where the backend has no kernel that takes `dtype`.
 Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matrix& b, std::string aSource,
                             std::string bSource, DType dtype = DType::Fp32);
+
+// A's live columns at every kCompactionRows x kCompactionGranularities, reading A once per height.
+std::vector<CompactionBound> compactionBounds(const Matrix& a);
+
+// At or above this live fraction in every configuration, spread-out zeros leave nothing to gather.
+inline constexpr double kNothingToGather = 0.9;
+
+// One line on inspection.compaction beside the kernels' loads: what gathering A's live columns
+// would multiply at its best configuration, against what the best tile skip loads; empty where
+// the inspection holds no compaction bounds.
+std::string compactionNote(const Inspection& inspection);
 
 // The report as `tileskip inspect --format json` writes it (and tileskip.inspect() in Python
 // returns): fixed field names, README "Will skipping help my matrices?"; null where a speedup is

@@ -15,13 +15,15 @@ namespace tileskip {
 
 namespace {
 
-constexpr std::array<GeneratorInfo, 6> kGenerators = {{
+constexpr std::array<GeneratorInfo, 7> kGenerators = {{
     {"uniform", "each element non-zero with probability = density (unstructured, like pruned weights)"},
     {"segments", "zero segments of one K-block by G rows of A / G columns of B, aligned to the pattern tiles"},
     {"blocks", "block-sparse: whole GxG blocks kept or zeroed, aligned to G"},
     {"nm", "N:M structured sparsity along K (density 0.5 with M=4 gives 2:4)"},
     {"banded", "non-zeros in a diagonal band whose width gives the density"},
     {"relu", "ReLU-like activations: zeros clustered by rows and columns, positive values"},
+    {"neurons", "an MLP's hidden activations: each K index a neuron firing on a token with its own probability, "
+                "the probabilities a power law (--skew) whose mean is the density, positive values"},
 }};
 
 // Values in ±[0.25, 1]: never an accidental zero, and small enough that K-long dot products
@@ -152,6 +154,46 @@ Matrix relu(int rows, int cols, double density, std::mt19937_64& rng) {
   return m;
 }
 
+// A language model's MLP activations after a ReLU, as the sparsity literature measures them: a
+// token leaves most neurons inactive (TurboSparse reports about 90 % of Mistral-7B's, ProSparse
+// about 89 % of LLaMA-2-7B's), and how often a neuron fires follows a power law over the neurons
+// (PowerInfer's hot and cold neurons). Neuron j (a K index: A's column, B's row) fires on each
+// token independently with probability p_j = min(1, c / (rank_j + 1)^skew), the ranks a random
+// permutation of the neurons (a layer's hot neurons are not adjacent until a reordering puts
+// them so), c chosen so that the p_j average the density. Values are positive.
+Matrix neurons(Operand operand, int rows, int cols, double density, double skew, std::mt19937_64& rng) {
+  Matrix m(rows, cols);
+  const int count = operand == Operand::A ? cols : rows;
+  if (density <= 0.0 || count == 0) return m;
+  std::vector<double> weight(static_cast<std::size_t>(count));
+  for (int r = 0; r < count; ++r) weight[static_cast<std::size_t>(r)] = std::pow(r + 1.0, -skew);
+  auto meanProbability = [&](double scale) {
+    double sum = 0.0;
+    for (double w : weight) sum += std::min(1.0, scale * w);
+    return sum / count;
+  };
+  // The mean grows with the scale from 0 to 1 (every probability capped at 1): bisect for the density.
+  double low = 0.0, high = 1.0;
+  while (meanProbability(high) < density && high < 1e300) high *= 2.0;
+  for (int i = 0; i < 200 && high - low > 1e-15 * high; ++i) {
+    const double middle = 0.5 * (low + high);
+    (meanProbability(middle) < density ? low : high) = middle;
+  }
+  std::vector<int> rank(static_cast<std::size_t>(count));
+  std::iota(rank.begin(), rank.end(), 0);
+  std::shuffle(rank.begin(), rank.end(), rng);
+  ValueSource values(rng);
+  std::uniform_real_distribution<double> draw(0.0, 1.0);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const int neuron = operand == Operand::A ? c : r;
+      const double p = std::min(1.0, high * weight[static_cast<std::size_t>(rank[static_cast<std::size_t>(neuron)])]);
+      if (draw(rng) < p) m(r, c) = std::abs(values.next());
+    }
+  }
+  return m;
+}
+
 }  // namespace
 
 std::string_view operandName(Operand operand) { return operand == Operand::A ? "A" : "B"; }
@@ -184,6 +226,10 @@ void checkGenerator(std::string_view generator, const GeneratorOptions& options)
   if (options.groupSize < 1) {
     throw InputError("N:M group size " + std::to_string(options.groupSize) + " must be at least 1");
   }
+  if (!(options.skew >= 0.0 && options.skew <= kMaxNeuronSkew)) {
+    throw InputError("neuron firing skew " + std::to_string(options.skew) + " must be between 0 and " +
+                     std::to_string(static_cast<int>(kMaxNeuronSkew)) + " (the power law's exponent)");
+  }
 }
 
 Matrix generate(std::string_view generator, Operand operand, int rows, int cols, double density,
@@ -202,6 +248,7 @@ Matrix generate(std::string_view generator, Operand operand, int rows, int cols,
   if (generator == "nm") return nm(operand, rows, cols, density, options.groupSize, rng);
   if (generator == "banded") return banded(rows, cols, density, rng);
   if (generator == "relu") return relu(rows, cols, density, rng);
+  if (generator == "neurons") return neurons(operand, rows, cols, density, options.skew, rng);
   throw std::logic_error("generator '" + std::string(generator) + "' is listed in kGenerators but not implemented");
 }
 

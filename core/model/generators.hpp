@@ -19,12 +19,18 @@ enum class Operand { A, B };
 
 std::string_view operandName(Operand operand);
 
+// Past this exponent the coldest neurons' weights underflow and the density can no longer be met.
+inline constexpr double kMaxNeuronSkew = 8.0;
+
 struct GeneratorOptions {
   // The zeros' block edge: segments: rows (A) or columns (B) per zero segment, one K-block deep;
   // blocks: the edge of the square zero blocks. (A pattern's granularity is the kernel's, apart.)
   int block = 32;
   // nm: group size M of the N:M structure (N follows from the density, e.g. 0.5 → 2:4).
   int groupSize = 4;
+  // neurons: the exponent of the power law over the neurons' firing probabilities (0: every neuron
+  // fires equally often; larger: a few hot neurons, many cold ones).
+  double skew = 1.0;
 
   bool operator==(const GeneratorOptions&) const = default;
 };
@@ -34,7 +40,7 @@ struct GeneratorInfo {
   std::string_view summary;
 };
 
-// uniform, segments, blocks, nm, banded, relu.
+// uniform, segments, blocks, nm, banded, relu, neurons.
 std::span<const GeneratorInfo> generators();
 std::string generatorNameList();
 
@@ -43,8 +49,8 @@ std::string generatorNameList();
 Matrix generate(std::string_view generator, Operand operand, int rows, int cols, double density,
                 std::uint64_t seed, const GeneratorOptions& options = {});
 
-// Throws InputError on an unknown name or a block edge / group size that is not positive:
-// what generate() checks beyond the shape and the density.
+// Throws InputError on an unknown name, a block edge / group size that is not positive or a skew
+// outside [0, kMaxNeuronSkew]: what generate() checks beyond the shape and the density.
 void checkGenerator(std::string_view generator, const GeneratorOptions& options);
 
 // Throws InputError unless 0 <= density <= 1.
