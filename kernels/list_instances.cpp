@@ -4,12 +4,18 @@
 // is a catalogue row and its source files; nothing here names a kernel.
 //   list_instances OUTPUT_DIR
 // writes OUTPUT_DIR/kernel_instances.cuh and OUTPUT_DIR/glsl_twins.cmake.
+//
+// The table comes in kTableParts parts (instance i in part i % kTableParts), each a macro of its
+// entries: the CUDA module lists them all, while the tests' CPU emulator compiles each part in a
+// file of its own (tests/cuda_emulation/emulated_instances.cpp), side by side: the whole table as
+// one file was the sanitizer build's slowest compile, alone on one core at the end.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/model/catalogue.hpp"
 
@@ -19,6 +25,7 @@ using tileskip::DType;
 using tileskip::KernelInfo;
 
 constexpr DType kEveryDType[] = {DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16};
+constexpr int kTableParts = 2;  // tests/CMakeLists.txt compiles as many emulator parts
 
 const char* dtypeEnumerator(DType type) {
   switch (type) {
@@ -64,17 +71,27 @@ std::string cudaInstances() {
     }
     ++index;
   }
-  out << "\nnamespace tileskip::cuda {\n\n"
-         "// Every row x every dtype it takes: the kernel of its source, instantiated for both.\n"
-         "inline const GemmInstance kGemmInstances[] = {\n";
+  // Every row x every dtype it takes: the kernel of its source, instantiated for both.
+  std::vector<std::ostringstream> parts(kTableParts);
+  int count = 0;
   for (const KernelInfo& row : tileskip::twinKernels()) {
     for (DType type : kEveryDType) {
       if (!row.takes(type)) continue;
       const std::string args = rowVariable(row) + ", " + dtypeEnumerator(type);
-      out << "    instance<" << args << ", &" << row.source << "<" << args << ">>(),\n";
+      parts[count++ % kTableParts] << " \\\n    instance<" << args << ", &" << row.source << "<" << args << ">>(),";
     }
   }
-  out << "};\n\n}  // namespace tileskip::cuda\n";
+  out << "\n// Every row x every dtype it takes, in " << kTableParts << " parts (kernels/list_instances.cpp says why).\n";
+  std::string all;
+  for (int p = 0; p < kTableParts; ++p) {
+    out << "#define TILESKIP_GEMM_INSTANCES_PART_" << p << parts[p].str() << "\n";
+    all += " TILESKIP_GEMM_INSTANCES_PART_" + std::to_string(p);
+  }
+  out << "\n#if !defined(TILESKIP_GEMM_INSTANCE_PARTS_ONLY)\n"
+         "namespace tileskip::cuda {\n\n"
+         "inline const GemmInstance kGemmInstances[] = {" << all << "};\n\n"
+         "}  // namespace tileskip::cuda\n"
+         "#endif\n";
   return out.str();
 }
 

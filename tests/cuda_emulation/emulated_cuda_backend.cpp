@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kernel_instances.cuh"
+#include "backends/cuda/gemm_instance.cuh"
 #include "kernels/pattern_a.cuh"
 #include "kernels/pattern_b.cuh"
 #include "kernels/pattern_halves.cuh"
@@ -21,6 +21,18 @@
 namespace tileskip::testing {
 
 namespace {
+
+// The table's parts, as one list (emulated_instances.cpp compiles each).
+std::span<const cuda::GemmInstance> emulatedInstances() {
+  static const std::vector<cuda::GemmInstance> all = [] {
+    std::vector<cuda::GemmInstance> instances;
+    for (std::span<const cuda::GemmInstance> part : {emulatedInstancePart<0>(), emulatedInstancePart<1>()}) {
+      instances.insert(instances.end(), part.begin(), part.end());
+    }
+    return instances;
+  }();
+  return all;
+}
 
 void emulate(long long blocks, int threads, const std::function<void()>& kernel) {
   try {
@@ -157,7 +169,8 @@ class EmulatedCudaBackend final : public Backend {
   std::string_view name() const override { return "cuda-emulated"; }
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view id) const override {
-    return std::any_of(std::begin(cuda::kGemmInstances), std::end(cuda::kGemmInstances),
+    const std::span<const cuda::GemmInstance> instances = emulatedInstances();
+    return std::any_of(instances.begin(), instances.end(),
                        [&](const cuda::GemmInstance& instance) { return instance.row->id == id; });
   }
   using Backend::upload;
@@ -175,12 +188,12 @@ class EmulatedCudaBackend final : public Backend {
 std::unique_ptr<Backend> makeEmulatedCudaBackend() { return std::make_unique<EmulatedCudaBackend>(); }
 
 const cuda::GemmInstance* findEmulatedInstance(std::string_view id, DType dtype) {
-  for (const cuda::GemmInstance& instance : cuda::kGemmInstances) {
+  for (const cuda::GemmInstance& instance : emulatedInstances()) {
     if (instance.row->id == id && instance.dtype == dtype) return &instance;
   }
   return nullptr;
 }
 
-std::size_t emulatedInstanceCount() { return std::size(cuda::kGemmInstances); }
+std::size_t emulatedInstanceCount() { return emulatedInstances().size(); }
 
 }  // namespace tileskip::testing

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "core/model/backend.hpp"
@@ -23,8 +24,17 @@ std::unique_ptr<Backend> makeEmulatedCudaBackend();
 // The instance of the row `id` for inputs of `dtype`, or null where the table has none.
 const cuda::GemmInstance* findEmulatedInstance(std::string_view id, DType dtype);
 
-// How many instances the table holds. The table itself is compiled in one translation unit only:
-// every kernel instantiated for the emulator is the slowest compile of the sanitizer build.
+// How many instances the table holds. The table itself is compiled only in its parts' files
+// (emulated_instances.cpp): every kernel instantiated for the emulator is the slowest compile of
+// the sanitizer build.
 std::size_t emulatedInstanceCount();
+
+// Part `kPart` of the instance table, defined by the file compiled for that part.
+template <int kPart>
+std::span<const cuda::GemmInstance> emulatedInstancePart();
+template <>
+std::span<const cuda::GemmInstance> emulatedInstancePart<0>();
+template <>
+std::span<const cuda::GemmInstance> emulatedInstancePart<1>();
 
 }  // namespace tileskip::testing
