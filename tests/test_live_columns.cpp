@@ -97,4 +97,5 @@ TEST(LiveColumns, RefusesEmptyTilesAndGroups) {
   EXPECT_THROW(findLiveColumns(a, 0, 8), InputError);
   EXPECT_THROW(findLiveColumns(a, 64, 0), InputError);
   EXPECT_THROW(findLiveColumns(a, 64, -1), InputError);
+  EXPECT_THROW(findLiveColumns(a, 0, std::span<const int>{}), InputError) << "refused with no group width to check either";
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "core/model/catalogue.hpp"  // kKBlock
 #include "core/model/error.hpp"
+#include "core/model/pattern.hpp"
 
 namespace tileskip {
 
@@ -34,11 +36,11 @@ double LiveColumns::maxLiveFraction() const {
 }
 
 std::vector<LiveColumns> findLiveColumns(const Matrix& a, int rows, std::span<const int> granularities) {
+  if (rows < 1) throw InputError("a live-column analysis needs row tiles of at least 1 row, not " + std::to_string(rows));
   std::vector<LiveColumns> found;
   for (int granularity : granularities) {
-    if (rows < 1 || granularity < 1) {
-      throw InputError("a live-column analysis needs row tiles and K-groups of at least 1, not " + std::to_string(rows) +
-                       " rows x " + std::to_string(granularity) + " columns");
+    if (granularity < 1) {
+      throw InputError("a live-column analysis needs K-groups of at least 1 column, not " + std::to_string(granularity));
     }
     LiveColumns live;
     live.rows = rows;
@@ -51,15 +53,12 @@ std::vector<LiveColumns> findLiveColumns(const Matrix& a, int rows, std::span<co
     live.offsets.push_back(0);
     found.push_back(std::move(live));
   }
+  // A's skip pattern at the tile height holds a bit per column of each row tile, set where some
+  // row has a non-zero there (NaN counts: a NaN multiplied is not a zero): the live columns.
+  const Pattern pattern = buildAPattern(a, rows);
   std::vector<char> column(static_cast<std::size_t>(a.cols()));
-  const int rowTiles = (a.rows() + rows - 1) / rows;
-  for (int t = 0; t < rowTiles; ++t) {
-    // Whether some row of the tile has a non-zero in each column; NaN counts, as in the skip
-    // patterns: a NaN multiplied is not a zero.
-    std::fill(column.begin(), column.end(), 0);
-    for (int r = t * rows; r < std::min(a.rows(), (t + 1) * rows); ++r) {
-      for (int k = 0; k < a.cols(); ++k) column[static_cast<std::size_t>(k)] |= a(r, k) != 0.0f ? 1 : 0;
-    }
+  for (int t = 0; t < pattern.tiles; ++t) {
+    for (int k = 0; k < a.cols(); ++k) column[static_cast<std::size_t>(k)] = (pattern.at(t, k / kKBlock) >> (k % kKBlock)) & 1u;
     for (LiveColumns& live : found) {
       for (int g = 0; g < live.groups; ++g) {
         const int first = g * live.granularity, end = std::min(a.cols(), first + live.granularity);

@@ -5,7 +5,9 @@
 // per row tile, the K-groups (runs of `granularity` columns) in which some row of the tile has a
 // non-zero, gathers those columns of A and rows of B into dense tiles and multiplies only them.
 // The fraction of K it gathers is the tile's live fraction: the bound of what compaction can save,
-// and what `tileskip inspect` reports.
+// and what `tileskip inspect` reports. The single columns are the set bits of A's skip pattern at
+// the tile height (core/model/pattern.hpp keeps a bit per K index of each row tile), so a kernel
+// can list them from the pattern the skipping kernels already build.
 #pragma once
 
 #include <span>
