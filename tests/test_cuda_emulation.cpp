@@ -9,6 +9,7 @@
 // clang-format on
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -22,6 +23,7 @@
 #include "core/model/tile_layout.hpp"
 #include "core/measure/verify_suite.hpp"
 #include "core/process/sanitizers.hpp"
+#include "compaction_case.hpp"
 #include "cuda_emulation/emulated_cuda_backend.hpp"
 
 using namespace tileskip;
@@ -105,6 +107,25 @@ TEST_P(EmulatedCudaKernel, PassesTheVerifySuite) {
   std::vector<VerifyResult> results = runVerify(*backend, {&kernelInfo(GetParam())}, emulatedCases());
   ASSERT_FALSE(results.empty());
   for (const VerifyResult& r : results) EXPECT_TRUE(r.passed()) << GetParam() << " " << r.caseName << ": " << r.failure;
+}
+
+// The compaction kernel multiplies, for each 64-row tile, only the columns some row of the tile
+// needs: a NaN row of B reaches exactly the tiles that need its column (compaction_case.hpp),
+// through the 16-byte copies (M and N multiples of 8) and element by element, and over K longer
+// than one list (several passes), in both 16-bit types.
+TEST(EmulatedCudaCompaction, MultipliesOnlyTheColumnsATileNeeds) {
+  std::unique_ptr<Backend> backend = tileskip::testing::makeEmulatedCudaBackend();
+  const KernelInfo& compact = kernelInfo("compact-mma-64");
+  for (DType dtype : {DType::Fp16, DType::Bf16}) {
+    for (auto [m, n, k] : {std::array{128, 24, 296}, std::array{130, 20, 300}, std::array{70, 16, 4200}}) {
+      const tileskip::testing::CompactionCase c = tileskip::testing::compactionCase(m, n, k, compact.aGranularity);
+      auto problem = backend->upload(c.a, c.b, dtype);
+      problem->prepare(compact);
+      problem->run(compact);
+      EXPECT_EQ(tileskip::testing::compactionMismatches(problem->downloadC(), tileskip::testing::compactedProduct(c)), 0)
+          << dtypeName(dtype) << " " << m << "x" << n << "x" << k;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, EmulatedCudaKernel, ::testing::ValuesIn(twinIds()),
@@ -273,8 +294,8 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       unsigned tileQueue[2] = {0u, 0u};
       std::vector<int> stored(c.size(), -1);
       int twice = 0;
-      const cuda::GemmOperands op{a.data(), b.data(), c.data(), dtype,          aHalf.data(),    bHalf.data(), b.data(),
-                                  m,        n,        k,        aPattern.data(), bPattern.data(), tileQueue};
+      const cuda::GemmOperands op{a.data(), b.data(),        c.data(),        dtype, aHalf.data(), bHalf.data(), b.data(),
+                                  aHalf.data(), m,             n,               k,     aPattern.data(), bPattern.data(), tileQueue};
       emu::launch(
           1, static_cast<unsigned>(t.threads), [&] { instance->call(op); },
           [&](unsigned thread) {

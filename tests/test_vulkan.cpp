@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <deque>
@@ -33,6 +34,7 @@
 #include "core/measure/tune.hpp"
 #include "core/measure/verify_suite.hpp"
 #include "core/process/sanitizers.hpp"
+#include "compaction_case.hpp"
 #include "run_command.hpp"
 #include "scoped_env.hpp"
 
@@ -805,7 +807,7 @@ TEST(VulkanDevice, TheSkipIsRightWhereASubgroupSpansTwoWarps) {
 TEST(VulkanDevice, TheTensorCoreKernelsPassTheVerifySuiteOnEmulatedCooperativeMatrices) {
   VULKAN_OR_SKIP(backend, true);
   if (!backend.context().device().limits().halfArithmetic) GTEST_SKIP() << "no fp16 in shaders on " << backend.device().name;
-  ASSERT_EQ(tensorCoreKernels().size(), 2u);
+  ASSERT_EQ(tensorCoreKernels().size(), 3u);
   for (const KernelInfo* kernel : tensorCoreKernels()) {
     const KernelInfo emulated = emulatedTensorCoreKernel(*kernel);
     std::vector<VerifyResult> results = verifyOn(backend, emulated, false);
@@ -814,6 +816,25 @@ TEST(VulkanDevice, TheTensorCoreKernelsPassTheVerifySuiteOnEmulatedCooperativeMa
       EXPECT_EQ(r.dtype, DType::Fp16) << kernel->id << ": the Vulkan twin takes fp16 only";
       EXPECT_TRUE(r.passed()) << kernel->id << " " << r.caseName << ": " << r.failure;
     }
+  }
+  EXPECT_TRUE(backend.takeDiagnostics().empty());
+}
+
+// The compaction twin multiplies, for each 64-row tile, only the columns some row of the tile needs:
+// a NaN row of B reaches exactly the tiles that need its column (compaction_case.hpp), through the
+// chunked copies (M and N multiples of 8) and element by element, over several passes of a list
+// shortened to lavapipe's shared memory.
+TEST(VulkanDevice, TheCompactionTwinMultipliesOnlyTheColumnsATileNeeds) {
+  VULKAN_OR_SKIP(backend, true);
+  if (!backend.context().device().limits().halfArithmetic) GTEST_SKIP() << "no fp16 in shaders on " << backend.device().name;
+  const KernelInfo compact = emulatedTensorCoreKernel(kernelInfo("compact-mma-64"));
+  for (auto [m, n, k] : {std::array{128, 24, 296}, std::array{130, 20, 300}, std::array{70, 16, 4200}}) {
+    const tileskip::testing::CompactionCase c = tileskip::testing::compactionCase(m, n, k, compact.aGranularity);
+    auto problem = backend.upload(c.a, c.b, DType::Fp16);
+    problem->prepare(compact);
+    problem->run(compact);
+    EXPECT_EQ(tileskip::testing::compactionMismatches(problem->downloadC(), tileskip::testing::compactedProduct(c)), 0)
+        << m << "x" << n << "x" << k;
   }
   EXPECT_TRUE(backend.takeDiagnostics().empty());
 }

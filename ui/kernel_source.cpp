@@ -117,6 +117,17 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"kernels/s10_mma_joint_64x32.comp", "warpJointBits("},
     {"kernels/s10_mma_joint_64x32.comp", "recordKeptSteps("},
     {"kernels/s10_mma_joint_64x32.comp", "kept >>"},
+    // Compaction: the kernel lists its tile's live columns a pass at a time; the gather part reads
+    // them from the A-pattern's words and writes them in K order.
+    {"kernels/s14_compact_mma_64.cuh", "gatherLiveColumns<"},
+    {"kernels/s14_compact_mma_64.cuh", "GatheredColumns<"},
+    {"kernels/s14_compact_mma_64.comp", "gatherLiveColumns("},
+    {"kernels/parts/gather.cuh", "patternWord<"},
+    {"kernels/parts/gather.cuh", "__ballot_sync"},
+    {"kernels/parts/gather.cuh", "list[at++]"},
+    {"kernels/parts/gather.glsl", "aPattern["},
+    {"kernels/parts/gather.glsl", "subgroupBallot("},
+    {"kernels/parts/gather.glsl", "liveColumns[at++]"},
 };
 
 bool markerApplies(const SkipMarker& m, const std::string& relativePath) { return relativePath == m.file; }

@@ -60,6 +60,7 @@ TeachView lessonView(const KernelInfo& kernel) {
     case MainLoop::DoubleBuffered:
     case MainLoop::Hoisted:
     case MainLoop::StageRing:
+    case MainLoop::GatherRing:
     case MainLoop::BulkCopyRing: return TeachView::Pipeline;
     default: break;
   }

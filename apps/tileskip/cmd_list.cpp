@@ -82,6 +82,7 @@ std::string_view loopName(MainLoop loop) {
     case MainLoop::Hoisted: return "hoisted";
     case MainLoop::KBlockList: return "k_block_list";
     case MainLoop::StageRing: return "stage_ring";
+    case MainLoop::GatherRing: return "gather_ring";
     case MainLoop::BulkCopyRing: return "bulk_copy_ring";
   }
   return "?";
@@ -100,6 +101,7 @@ std::string_view skipScopeName(SkipScope scope) {
     case SkipScope::None: return "none";
     case SkipScope::Thread: return "thread";
     case SkipScope::Warp: return "warp";
+    case SkipScope::Block: return "block";
   }
   return "?";
 }

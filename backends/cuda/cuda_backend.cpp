@@ -154,9 +154,12 @@ class CudaProblem final : public DeviceProblem {
   }
   // Whether `kernel` reads B transposed: the tensor-core kernels with tf32 inputs (parts/mma.cuh's MmaInputType).
   bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && dtype_ == DType::Tf32; }
+  // Whether `kernel` reads A's 16-bit words transposed: the compaction kernels.
+  bool readsTransposedA(const KernelInfo& kernel) const { return kernel.readsTransposedA() && readsHalves(kernel); }
   // prepare()'s parts, each returning the device milliseconds it took.
   double makeHalves();
   double makeTransposedB();
+  double makeTransposedA();
   double buildPatterns(const KernelInfo& kernel, bool keepA);
   std::uint8_t* patternFor(Operand operand, int granularity);  // allocates on first use
   const std::uint8_t* builtPattern(Operand operand, int granularity) const;
@@ -187,6 +190,8 @@ class CudaProblem final : public DeviceProblem {
   double roundingMs_ = 0.0;  // the device time makeHalves() took, once per problem
   DeviceBuffer bTransposed_;  // B as N x K, made by prepare() for the tf32 kernel
   bool transposedMade_ = false;
+  DeviceBuffer aTransposed_;  // A's 16-bit words as K x M, made by prepare() for the compaction kernels
+  bool aTransposedMade_ = false;
   const float* aData_ = nullptr;
   const float* bData_ = nullptr;
   float* cData_ = nullptr;
@@ -321,6 +326,7 @@ bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
   if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return !csr_.converted();
   if (readsHalves(kernel) && !halvesMade_) return true;
   if (readsTransposedB(kernel) && !transposedMade_) return true;
+  if (readsTransposedA(kernel) && !aTransposedMade_) return true;
   return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aGranularity) == nullptr) ||
          (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bGranularity) == nullptr);
 }
@@ -333,7 +339,7 @@ double CudaProblem::prepare(const KernelInfo& kernel) {
   // rounded numbers). The copies are made once per problem and timed apart (roundingMs): a caller
   // whose operands are already in the dtype would not make them.
   if (readsHalves(kernel) && !halvesMade_) roundingMs_ = makeHalves();
-  const double transposed = readsTransposedB(kernel) ? makeTransposedB() : 0.0;
+  const double transposed = (readsTransposedB(kernel) ? makeTransposedB() : 0.0) + (readsTransposedA(kernel) ? makeTransposedA() : 0.0);
   return transposed + buildPatterns(kernel, false);
 }
 
@@ -356,6 +362,20 @@ double CudaProblem::makeTransposedB() {
     launchTranspose(bData_, k_, n_, static_cast<float*>(bTransposed_.get()), backend_.stream());
   });
   transposedMade_ = true;
+  return milliseconds;
+}
+
+double CudaProblem::makeTransposedA() {
+  const std::size_t bytes = static_cast<std::size_t>(m_) * k_ * sizeof(std::uint16_t);
+  if (aTransposed_.empty()) {
+    requireFreeDeviceMemory(bytes, "A transposed for compaction");
+    aTransposed_ = DeviceBuffer(bytes, "A transposed");
+  }
+  // Made again on every call that prepares A, so that repeated calls time the real work.
+  const double milliseconds = onStream("transposing A", [&] {
+    launchTranspose(aHalfData_, m_, k_, static_cast<std::uint16_t*>(aTransposed_.get()), backend_.stream());
+  });
+  aTransposedMade_ = true;
   return milliseconds;
 }
 
@@ -433,6 +453,7 @@ double CudaProblem::run(const KernelInfo& kernel) {
     operands.bHalf = bHalfData_;
   }
   if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
+  if (readsTransposedA(kernel)) operands.aHalfTransposed = static_cast<const std::uint16_t*>(aTransposed_.get());
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aGranularity);
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bGranularity);
   operands.tileQueue = static_cast<unsigned*>(tileQueue_);

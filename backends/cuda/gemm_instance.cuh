@@ -46,8 +46,8 @@ using InputWord = std::conditional_t<D == DType::Fp32, float,
 template <const KernelInfo& Row, DType D>
 constexpr unsigned dynamicSharedBytes() {
   constexpr TileShape t = Row.tile;
-  if constexpr (Row.structure.loop == MainLoop::StageRing) {
-    constexpr std::size_t bytes = mmaSharedBytes<D, t.BM, t.BN, t.BK, Row.structure.ringStages>();
+  if constexpr (Row.structure.loop == MainLoop::StageRing || Row.structure.loop == MainLoop::GatherRing) {
+    constexpr std::size_t bytes = mmaSharedBytes<D, t.BM, t.BN, t.BK, Row.structure.ringStages, Row.readsTransposedA()>();
     static_assert(bytes == static_cast<std::size_t>(Row.stagedSharedBytes(D)), "the ring is the stages the row describes");
     return static_cast<unsigned>(bytes);
   } else if constexpr (Row.structure.loop == MainLoop::BulkCopyRing) {
@@ -103,7 +103,7 @@ auto kernelArguments(const GemmOperands& op) {
   } else if constexpr (D == DType::Tf32) {  // A and transposed B as fp32 words (mma.cuh's MmaInputType)
     a = reinterpret_cast<const std::uint32_t*>(op.a), b = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
   } else {
-    a = op.aHalf, b = op.bHalf;
+    a = Row.readsTransposedA() ? op.aHalfTransposed : op.aHalf, b = op.bHalf;
   }
   auto problem = std::make_tuple(a, b, op.c, op.m, op.n, op.k);
   auto skipping = [&] {
@@ -129,6 +129,7 @@ const char* missingOperand(const GemmOperands& op) {
   if ((D == DType::Fp16 || D == DType::Bf16) && (op.aHalf == nullptr || op.bHalf == nullptr)) {
     return "launched before its 16-bit inputs were made";
   }
+  if (Row.readsTransposedA() && op.aHalfTransposed == nullptr) return "launched before its transposed A was made";
   if ((Row.usesAPattern() && op.aPattern == nullptr) || (Row.usesBPattern() && op.bPattern == nullptr)) {
     return "launched before its skip patterns were built";
   }

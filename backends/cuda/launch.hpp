@@ -29,6 +29,9 @@ void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool 
 // Writes B (K x N, row-major) transposed into `bt` (N x K, row-major): the tensor-core kernels
 // read tf32 B only along K (parts/mma.cuh's MmaInputType).
 void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream);
+// Writes A's 16-bit words (M x K) transposed into `at` (K x M): the compaction kernels copy a live
+// column of A as one row of this.
+void launchTranspose(const std::uint16_t* a, int m, int k, std::uint16_t* at, cudaStream_t stream);
 
 // Builds the A-pattern (row tiles of `aGranularity`) or B-pattern (column tiles of
 // `bGranularity`) into `pattern`, byte for byte as core/model/pattern.cpp does on the host. Every

@@ -21,8 +21,9 @@ constexpr int kConvertThreads = 256;
 // reads off one bank.
 constexpr int kTransposeTile = 32, kTransposeRows = 8;
 
-__global__ void transposeTiles(const float* __restrict__ b, int k, int n, float* __restrict__ bt) {
-  __shared__ float tile[kTransposeTile][kTransposeTile + 1];
+template <class Word>
+__global__ void transposeTiles(const Word* __restrict__ b, int k, int n, Word* __restrict__ bt) {
+  __shared__ Word tile[kTransposeTile][kTransposeTile + 1];
   const int col0 = static_cast<int>(blockIdx.x) * kTransposeTile, x = static_cast<int>(threadIdx.x);
   // Down K in strides of the grid's height, which is capped (65535 blocks).
   for (int row0 = static_cast<int>(blockIdx.y) * kTransposeTile; row0 < k; row0 += static_cast<int>(gridDim.y) * kTransposeTile) {
@@ -54,12 +55,23 @@ void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool 
   checkLaunch("converting inputs to 16 bits");
 }
 
-void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream) {
+namespace {
+template <class Word>
+void launchTransposeWords(const Word* b, int k, int n, Word* bt, cudaStream_t stream, const char* doing) {
   if (k == 0 || n == 0) return;
   const dim3 grid(static_cast<unsigned>((n + kTransposeTile - 1) / kTransposeTile),
                   static_cast<unsigned>(std::min((k + kTransposeTile - 1) / kTransposeTile, 65535)));
   transposeTiles<<<grid, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(b, k, n, bt);
-  checkLaunch("transposing B");
+  checkLaunch(doing);
+}
+}  // namespace
+
+void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream) {
+  launchTransposeWords(b, k, n, bt, stream, "transposing B");
+}
+
+void launchTranspose(const std::uint16_t* a, int m, int k, std::uint16_t* at, cudaStream_t stream) {
+  launchTransposeWords(a, m, k, at, stream, "transposing A's 16-bit words");
 }
 
 }  // namespace tileskip::cuda

@@ -32,6 +32,11 @@ std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLeng
   // adds nothing here.
   const int ringStages = glslRingStages(kernel);
   auto bytes = static_cast<std::uint64_t>(ringStages > 0 ? ringStages * kernel.stageBytes() : kernel.stagedSharedBytes());
+  if (kernel.compacts()) {
+    // The live columns of a pass (kKBlock per listed K-block) and a total per subgroup, a word each
+    // (kernels/parts/gather.glsl).
+    bytes += (static_cast<std::uint64_t>(listLength) * kKBlock + static_cast<std::uint64_t>(kernel.tile.threads)) * sizeof(std::uint32_t);
+  }
   if (kernel.persistent()) {
     // The K-block list, a total per subgroup, and the taken tile and dense veto, 16 bytes each
     // (kernels/parts/block_skip.glsl says why).
@@ -47,7 +52,7 @@ std::uint64_t kernelSharedBytes(const KernelInfo& kernel, std::uint32_t listLeng
 }
 
 std::uint32_t kBlockListLength(const KernelInfo& kernel, std::uint64_t maxSharedBytes) {
-  if (!kernel.persistent()) return 0;
+  if (!kernel.persistent() && !kernel.compacts()) return 0;
   std::uint64_t withoutList = kernelSharedBytes(kernel, 0);
   if (withoutList >= maxSharedBytes) return 0;
   std::uint64_t fits = (maxSharedBytes - withoutList) / sizeof(std::int32_t) / 4 * 4;
@@ -77,6 +82,12 @@ std::uint64_t shaderLoopIterations(const KernelInfo& kernel, std::uint64_t m, st
   if (t.BK <= 1) return k + 1;
   if (kernel.persistent()) return blockTiles(kernel, m, n) * blockTileLoopIterations(kernel, k) + 2;
   std::uint64_t kTiles = ceilDiv(k, static_cast<std::uint64_t>(t.BK));
+  if (kernel.compacts()) {
+    // Per pass of the shortest list: a padded last K-tile, and the gather's rounds, each writing
+    // up to a word's 32 columns (kernels/parts/gather.glsl).
+    const std::uint64_t passes = ceilDiv(ceilDiv(k, kKBlock), kMinKBlockListLength);
+    return kTiles + passes * (1 + 40 * ceilDiv(kMinKBlockListLength, 4 * static_cast<std::uint64_t>(t.threads))) + 2;
+  }
   std::uint64_t perKTile = 1;
   if (kernel.structure.loop == MainLoop::Staged && t.TN == 1) perKTile = 5;
   if (kernel.divergent()) perKTile = 3;

@@ -53,7 +53,8 @@ inline constexpr std::uint32_t kMinKBlockListLength = 128;
 // stage less than the CUDA twin stages decides how many K13 workgroups NVIDIA's driver runs on an
 // SM: two instead of one (lab/25-vulkan-k13-driver). 0 for a kernel without such a ring.
 constexpr int glslRingStages(const KernelInfo& kernel) {
-  return kernel.structure.loop == MainLoop::StageRing ? kernel.structure.ringStages - 1 : 0;
+  const MainLoop loop = kernel.structure.loop;
+  return loop == MainLoop::StageRing || loop == MainLoop::GatherRing ? kernel.structure.ringStages - 1 : 0;
 }
 
 // Shared memory the kernel's shader declares per workgroup: the stages its catalogue row's main

@@ -28,6 +28,7 @@ enum class SpecId : std::uint32_t {
   StoreBeforeCompute = TILESKIP_SPEC_STORE_BEFORE_COMPUTE,
   FetchEveryStep = TILESKIP_SPEC_FETCH_EVERY_STEP,
   RingStages = TILESKIP_SPEC_RING_STAGES,
+  TransposeA = TILESKIP_SPEC_TRANSPOSE_A,
   Count = TILESKIP_SPEC_COUNT
 };
 

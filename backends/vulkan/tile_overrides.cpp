@@ -112,7 +112,7 @@ KernelOverride resolveVariant(std::string_view id, const KernelVariant& variant,
 std::string_view specializationName(SpecId id) {
   static constexpr std::string_view kNames[] = {"BM",      "BN",   "BK",   "WM",       "WN",         "TM",        "TN",        "threads",
                                                 "A_GRANULARITY",  "B_GRANULARITY", "LANE_COLS", "list", "prefetch", "fma", "earlystore", "branchfree",
-                                                "RING_STAGES"};
+                                                "RING_STAGES", "TRANSPOSE_A"};
   static_assert(std::size(kNames) == static_cast<std::size_t>(SpecId::Count), "a name for every specialization constant");
   return kNames[static_cast<std::size_t>(id)];
 }

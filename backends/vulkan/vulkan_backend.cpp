@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "backends/backend_registry.hpp"
 #include "backends/vulkan/compute_queue.hpp"
@@ -100,7 +101,8 @@ class VulkanProblem final : public DeviceProblem {
   // made once per problem and timed apart (DeviceProblem::roundingMs).
   double prepare(const KernelInfo& kernel) override {
     if (kernel.usesTensorCores() && !halvesMade_) roundingMs_ = makeHalves(kernel);
-    return buildPatterns(kernel);
+    const double transposed = kernel.readsTransposedA() ? makeTransposedA() : 0.0;
+    return transposed + buildPatterns(kernel);
   }
   double roundingMs() const override { return roundingMs_; }
 
@@ -111,7 +113,7 @@ class VulkanProblem final : public DeviceProblem {
     if (!usesA && !usesB) return 0.0;
     const DeviceFunctions& vk = device().vk();
     Pipelines& pipelines = context_->pipelines();
-    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity);
+    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity, false);
     Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aGranularity) : nullptr;
     Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bGranularity) : nullptr;
     VkPipeline aBuilder = usesA ? pipelines.pipeline("pattern_a", patternConstants(Operand::A, kernel.aGranularity), 0) : VK_NULL_HANDLE;
@@ -157,7 +159,8 @@ class VulkanProblem final : public DeviceProblem {
         requests.push_back(kernelRequest(kernel, switches));
         if (kernel.usesAPattern()) requests.push_back({"pattern_a", patternConstants(Operand::A, kernel.aGranularity), 0, {}});
         if (kernel.usesBPattern()) requests.push_back({"pattern_b", patternConstants(Operand::B, kernel.bGranularity), 0, {}});
-        if (kernel.usesTensorCores() && aHalf_) requests.push_back({"to_half", Specialization{}, 0, {}});
+        if (kernel.usesTensorCores() && aHalf_) requests.push_back({"to_half", toHalfConstants(false), 0, {}});
+        if (kernel.readsTransposedA() && aHalf_) requests.push_back({"to_half", toHalfConstants(true), 0, {}});
       } catch (const Error&) {
         // left out: its run says why it cannot run
       }
@@ -176,9 +179,9 @@ class VulkanProblem final : public DeviceProblem {
     }
     bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aGranularity})) &&
                  (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bGranularity})) &&
-                 (!kernel.usesTensorCores() || halvesMade_);
+                 (!kernel.usesTensorCores() || halvesMade_) && (!kernel.readsTransposedA() || aTransposedMade_);
     if (!ready) prepare(kernel);
-    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity);
+    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity, kernel.readsTransposedA());
     const TileShape& t = kernel.tile;
     std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
     std::uint64_t rowTiles = ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM));
@@ -300,8 +303,8 @@ class VulkanProblem final : public DeviceProblem {
                        std::string(dtypeName(dtype_)) + " (--dtype fp16)");
     }
     Pipelines& pipelines = context_->pipelines();
-    VkPipeline convert = pipelines.pipeline("to_half", Specialization{}, 0);
-    VkDescriptorSet set = descriptorSet(0, 0);
+    VkPipeline convert = pipelines.pipeline("to_half", toHalfConstants(false), 0);
+    VkDescriptorSet set = descriptorSet(0, 0, false);
     const std::uint64_t largest = std::max(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(n_)) * static_cast<std::uint64_t>(k_);
     const std::uint64_t groups = std::min<std::uint64_t>(ceilDiv(largest, kToHalfThreads), device().limits().maxGroupCountX);
     double ms = context_->queue().execute(
@@ -314,9 +317,34 @@ class VulkanProblem final : public DeviceProblem {
     return ms;
   }
 
-  // The set binding A, B, C and the patterns at these granularities (0: not used).
-  VkDescriptorSet descriptorSet(int aGranularity, int bGranularity) {
-    auto key = std::pair(aGranularity, bGranularity);
+  // A in fp16 transposed (K x M) for a compaction kernel, made from the fp32 A as the fp16 copies
+  // are (kernels/to_half.comp, TRANSPOSE_A), into the buffer that kernel's set binds in A's place;
+  // returns the device milliseconds. Made again on every call, as the patterns are.
+  double makeTransposedA() {
+    if (!aHalfTransposed_) {
+      aHalfTransposed_ = Buffer(device(), static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(k_) * 2 + 4, MemoryUse::Device,
+                                "A in fp16, transposed (" + shapeText(k_, m_) + ")");
+    }
+    Pipelines& pipelines = context_->pipelines();
+    VkPipeline transpose = pipelines.pipeline("to_half", toHalfConstants(true), 0);
+    VkDescriptorSet set = descriptorSet(0, 0, true);
+    const std::uint64_t groups = std::min<std::uint64_t>(
+        ceilDiv(static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(k_), kToHalfThreads), device().limits().maxGroupCountX);
+    double ms = context_->queue().execute([&](VkCommandBuffer cmd) { pipelines.dispatch(cmd, transpose, set, constants(), groups, 1); }, true);
+    aTransposedMade_ = true;
+    return ms;
+  }
+
+  static Specialization toHalfConstants(bool transposeA) {
+    Specialization constants;
+    constants.set(SpecId::TransposeA, transposeA ? 1 : 0);
+    return constants;
+  }
+
+  // The set binding A, B, C and the patterns at these granularities (0: not used), and A's fp16
+  // words as they are or transposed (a compaction kernel's).
+  VkDescriptorSet descriptorSet(int aGranularity, int bGranularity, bool aTransposed) {
+    auto key = std::tuple(aGranularity, bGranularity, aTransposed);
     if (auto it = sets_.find(key); it != sets_.end()) return it->second;
     const Buffer& aPattern = aGranularity > 0 ? pattern(Operand::A, aGranularity) : noPattern_;
     const Buffer& bPattern = bGranularity > 0 ? pattern(Operand::B, bGranularity) : noPattern_;
@@ -327,7 +355,7 @@ class VulkanProblem final : public DeviceProblem {
                                                           {aPattern.handle(), 0, VK_WHOLE_SIZE},
                                                           {bPattern.handle(), 0, VK_WHOLE_SIZE},
                                                           {tileQueue_.handle(), 0, VK_WHOLE_SIZE},
-                                                          {(aHalf_ ? aHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE},
+                                                          {(aTransposed ? aHalfTransposed_ : aHalf_ ? aHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE},
                                                           {(bHalf_ ? bHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet writes[Pipelines::kBindings] = {};
     for (std::uint32_t i = 0; i < Pipelines::kBindings; ++i) {
@@ -378,10 +406,12 @@ class VulkanProblem final : public DeviceProblem {
   Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
   Buffer aHalf_, bHalf_;  // A and B in fp16 for the tensor-core kernels: only in an fp16 problem
   bool halvesMade_ = false;
+  Buffer aHalfTransposed_;  // A in fp16 as K x M, for the compaction kernels (makeTransposedA)
+  bool aTransposedMade_ = false;
   double roundingMs_ = 0.0;  // the device time makeHalves() took, once per problem
   std::map<std::pair<Operand, int>, Buffer> patterns_;
   std::set<std::pair<Operand, int>> built_;  // patterns prepare() has built at least once
-  std::map<std::pair<int, int>, VkDescriptorSet> sets_;
+  std::map<std::tuple<int, int, bool>, VkDescriptorSet> sets_;
   std::vector<VkDescriptorPool> pools_;
   std::uint32_t setsInLastPool_ = 0;
 };

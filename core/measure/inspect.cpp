@@ -1,6 +1,7 @@
 #include "core/measure/inspect.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -134,9 +135,13 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
         partlyKept += needed && !everyKept;
         dense = dense && everyKept;
       }
-      // K-blocks copied: every run of `depth` in which the tile keeps a product.
-      int copied = 0;
-      for (int first = 0; first < kBlocks; first += depth) {
+      // K-blocks copied: every run of `depth` in which the tile keeps a product; for a compaction
+      // kernel, the live columns alone, in K-blocks' worth.
+      double copied = 0.0;
+      if (kernel.compacts()) {
+        for (int kb = 0; kb < kBlocks; ++kb) copied += std::popcount(static_cast<unsigned>(aAny[kb] & bAny[kb])) / double{kKBlock};
+      }
+      for (int first = 0; first < kBlocks && !kernel.compacts(); first += depth) {
         const int last = std::min(kBlocks, first + depth);
         for (int kb = first; kb < last; ++kb) {
           if ((aAny[kb] & bAny[kb]) != 0) {
@@ -145,7 +150,7 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
           }
         }
       }
-      const double tileLoads = skipsLoads ? static_cast<double>(copied) / kBlocks : 1.0;
+      const double tileLoads = skipsLoads ? copied / kBlocks : 1.0;
       allLoads += tileLoads;
       if (dense) {
         denseTiles += 1.0;

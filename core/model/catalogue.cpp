@@ -10,6 +10,7 @@ std::string_view familyName(KernelFamily family) {
     case KernelFamily::SkipA: return "skip-A";
     case KernelFamily::SkipB: return "skip-B";
     case KernelFamily::Joint: return "joint";
+    case KernelFamily::Compact: return "compact";
     case KernelFamily::Baseline: return "baseline";
   }
   return "?";

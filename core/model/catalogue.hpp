@@ -28,6 +28,7 @@ enum class KernelFamily {
   SkipA,     // skips by the A-pattern only
   SkipB,     // skips by the B-pattern only
   Joint,     // skips by a_pat & b_pat
+  Compact,   // gathers the K columns live in a block's rows of A (zeros spread out, not in blocks)
   Baseline,  // a vendor library (cuBLAS, cuSPARSE, OpenBLAS), not one of our twins
 };
 
@@ -82,6 +83,11 @@ enum class MainLoop {
                    // twin stages them all (cp.async lands in shared memory); the GLSL twin, with no
                    // asynchronous copy, carries the ringStages - 1 on their way in registers and stages
                    // ringStages - 1: the one multiplied and the one the next lands in (glslRingStages)
+  GatherRing,      // StageRing's ring over the block's live K columns, BK of them a K-tile in K order: a column
+                   // is a row of A transposed (K x M, made in the preparation) and a row of B, so both
+                   // arrive in 16-byte copies; A's stage is K-major, its MMA operands read by transposing
+                   // loads. The block lists its columns from the A-pattern at its height, kBlockList
+                   // K-blocks a pass
   BulkCopyRing,    // ringStages stages of 16-bit tiles in 128-byte swizzled rows (BK = 64 values), filled by
                    // the copy engine for a producer warpgroup and read by the consumers' warpgroup MMAs, a
                    // full and an empty mbarrier per stage between them: Hopper only, so CUDA only
@@ -98,6 +104,7 @@ enum class SkipScope {
   None,    // a dense kernel
   Thread,  // each thread by its own pattern byte: lanes of a warp disagree (a teaching kernel)
   Warp,    // each warp per pattern tile of its sub-tiles, and the block per K-block for loads
+  Block,   // the block per K column: a column no row of its tile needs is neither loaded nor multiplied
 };
 
 // The vendor routine a baseline row runs: what its backend calls (our twins: None).
@@ -143,8 +150,12 @@ struct KernelInfo {
   std::string_view summary;  // one line: what this kernel teaches
 
   constexpr bool skips() const {
-    return family == KernelFamily::SkipA || family == KernelFamily::SkipB || family == KernelFamily::Joint;
+    return family == KernelFamily::SkipA || family == KernelFamily::SkipB || family == KernelFamily::Joint ||
+           family == KernelFamily::Compact;
   }
+  constexpr bool compacts() const { return family == KernelFamily::Compact; }
+  // Reads A transposed (K x M) in the problem's 16-bit dtype: a live column is then one row.
+  constexpr bool readsTransposedA() const { return structure.loop == MainLoop::GatherRing; }
   constexpr bool usesAPattern() const { return aGranularity > 0; }
   constexpr bool usesBPattern() const { return bGranularity > 0; }
   constexpr bool isBaseline() const { return family == KernelFamily::Baseline; }
@@ -185,18 +196,20 @@ struct KernelInfo {
       case MainLoop::Hoisted:
       case MainLoop::KBlockList: return 2;
       case MainLoop::StageRing:
+      case MainLoop::GatherRing:
       case MainLoop::BulkCopyRing: return structure.ringStages;
     }
     return 0;
   }
   constexpr bool transposesA() const {
     return stages() > 0 && structure.loop != MainLoop::Staged && structure.loop != MainLoop::StageRing &&
-           structure.loop != MainLoop::BulkCopyRing;
+           structure.loop != MainLoop::GatherRing && structure.loop != MainLoop::BulkCopyRing;
   }
   constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
   constexpr int stageBytes(DType dtype = DType::Fp16) const {
     if (structure.loop == MainLoop::StageRing && dtype == DType::Tf32) return 4 * (tile.BM + tile.BN) * (tile.BK + 4);
     if (structure.loop == MainLoop::StageRing) return 2 * (tile.BM * (tile.BK + 8) + tile.BK * (tile.BN + 8));
+    if (structure.loop == MainLoop::GatherRing) return 2 * tile.BK * ((tile.BM + 8) + (tile.BN + 8));  // both K-major
     if (structure.loop == MainLoop::BulkCopyRing) return 2 * (tile.BM * tile.BK + tile.BK * tile.BN);  // swizzled, unpadded
     return 4 * stageFloats();
   }
@@ -234,7 +247,17 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
     return "a copy-engine ring takes tiles from a queue only to skip: its producer decides each tile's K-tiles";
   }
   // The SIMT ones walk it in K12's two stages (KBlockList), the tensor-core ones in their rings.
-  if ((s.skip == SkipScope::Warp) != (s.kBlockList > 0)) return "a warp-uniform skip, and only one, gathers a K-block list of some length";
+  if ((s.skip == SkipScope::Warp || s.skip == SkipScope::Block) != (s.kBlockList > 0)) {
+    return "a warp-uniform or a block's skip, and only one, gathers a list over K-blocks of some length";
+  }
+  if (k.compacts() != (s.loop == MainLoop::GatherRing) || k.compacts() != (s.skip == SkipScope::Block)) {
+    return "the compaction family, and only it, gathers live columns (GatherRing), decided by the block";
+  }
+  if (s.loop == MainLoop::GatherRing &&
+      (k.aGranularity != k.tile.BM || k.usesBPattern() || s.dtypes != kHalfInputs || s.scheduling != Scheduling::TilePerBlock)) {
+    return "a gather ring lists the live columns of its block's rows from one A-pattern tile (granularity BM, B not "
+           "inspected), copies 16-bit rows of A transposed, and takes a tile per block";
+  }
   if (s.loop == MainLoop::KBlockList && s.skip != SkipScope::Warp) return "a K-block list is what a warp-uniform skip gathers";
   if (s.loop == MainLoop::KBlockList && k.tile.BK != kKBlock) return "a K-block list loop stages one K-block a K-tile (BK = 8)";
   if (s.skip == SkipScope::Warp && s.loop != MainLoop::KBlockList && s.loop != MainLoop::StageRing &&
@@ -249,16 +272,16 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if (s.dtypes.contains(DType::Tf32) && s.mapping == ThreadMapping::WarpgroupMmaTiles && s.skip != SkipScope::None) {
     return "tf32 is the warp MMA rows' and the dense warpgroup row's: the warpgroup skipping kernel is built for 16-bit K-tiles";
   }
-  if ((s.mapping == ThreadMapping::MmaTiles) != (s.loop == MainLoop::StageRing)) {
-    return "the warp-level tensor-core kernels, and only they, fill a stage ring";
+  if ((s.mapping == ThreadMapping::MmaTiles) != (s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing)) {
+    return "the warp-level tensor-core kernels, and only they, fill a stage ring (of K-blocks or of gathered columns)";
   }
   if ((s.mapping == ThreadMapping::WarpgroupMmaTiles) != (s.loop == MainLoop::BulkCopyRing)) {
     return "the warpgroup tensor-core kernels, and only they, are fed by the copy engine's ring";
   }
-  if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::BulkCopyRing) != (s.ringStages >= 2)) {
+  if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing || s.loop == MainLoop::BulkCopyRing) != (s.ringStages >= 2)) {
     return "a ring, and only one, has two stages or more";
   }
-  if (s.loop == MainLoop::StageRing && s.ringStages < 3) return "a register-fed ring (the GLSL twin's) needs two stages: three K-tiles or more";
+  if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing) && s.ringStages < 3) return "a register-fed ring (the GLSL twin's) needs two stages: three K-tiles or more";
   if (s.loop == MainLoop::BulkCopyRing &&
       (k.tile.BK != 64 || k.tile.WM != 64 || (k.tile.WN != 128 && k.tile.WN != 256) || k.tile.BM % k.tile.WM != 0 ||
        k.tile.BN != k.tile.WN || k.tile.threads != kWarpgroupThreads * (1 + k.tile.BM / k.tile.WM))) {
@@ -361,6 +384,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"wgmma-queue-wide-64x64", "S13", "s13_wgmma_queue_wide_64x64", "s12_wgmma_queue_joint_64x64", KernelFamily::Joint, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 64,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::Persistent, SkipScope::Warp, 256, kHalfInputs, 4},
    "S12 on S11's 128x256 tiles (Hopper, CUDA only): a quarter fewer bytes copied per product where B's columns share their zeros (B dense, or blocks wider than 64), at the union waste of two B-pattern tiles per tile"},
+  {"compact-mma-64", "S14", "s14_compact_mma_64", "s14_compact_mma_64", KernelFamily::Compact, {64, 128, 16, 64, 32, 0, 0, 128}, 64, 0,
+   {ThreadMapping::MmaTiles, MainLoop::GatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 3},
+   "compaction for zeros spread out (ReLU activations): a 64-row block lists the K columns some row of it needs and multiplies only those, packed 16 to a K-tile, one row of A transposed and one of B each, so both arrive by 16-byte copies"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},
@@ -471,8 +497,9 @@ constexpr std::span<const KernelInfo> twinKernels() {
 // change a declaration's type, which a constant cannot. The build compiles each GLSL twin from its
 // source with these (kernels/list_instances.cpp), the CUDA twin decides the same from the row.
 //  - TILESKIP_A_IN_PAIRS: a lane's TM = 2 rows of A are one 64-bit read of the stage (stage.glsl).
+//  - TILESKIP_GATHER_RING: the ring's K-tiles are gathered columns, A's stage K-major (ring.glsl).
 struct GlslDefines {
-  std::array<std::string_view, 1> names{};
+  std::array<std::string_view, 2> names{};
   std::size_t count = 0;
   constexpr const std::string_view* begin() const { return names.data(); }
   constexpr const std::string_view* end() const { return names.data() + count; }
@@ -480,6 +507,7 @@ struct GlslDefines {
 constexpr GlslDefines glslDefines(const KernelInfo& k) {
   GlslDefines defines;
   if (k.structure.mapping == ThreadMapping::WarpTile && k.tile.TM == 2) defines.names[defines.count++] = "TILESKIP_A_IN_PAIRS";
+  if (k.structure.loop == MainLoop::GatherRing) defines.names[defines.count++] = "TILESKIP_GATHER_RING";
   return defines;
 }
 

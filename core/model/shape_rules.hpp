@@ -105,8 +105,9 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
   }
   // How the main loop stages its tiles (the parts stage, pipeline, hoisted and ring of both twins).
   auto nests = [](int pattern, int block) { return pattern % block == 0 || block % pattern == 0; };
-  if (s.loop == MainLoop::StageRing) {
-    // A chunk is 16 bytes: 8 16-bit values, one per invocation and pass.
+  if (s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing) {
+    // A chunk is 16 bytes: 8 16-bit values, one per invocation and pass (a gathered A tile is BK
+    // rows of BM: the same count of chunks).
     if (t.BK % 8 != 0 || t.BN % 8 != 0 || (t.BM * t.BK / 8) % t.threads != 0 || (t.BK * t.BN / 8) % t.threads != 0) {
       return "the A and B tiles must split evenly into one 8-element chunk per invocation and pass";
     }

@@ -47,8 +47,9 @@ void mmaZeroAccumulators() {
 }
 
 // Piece i of A: 16 rows from stage element `first` on, rows `stride` elements apart (both whole
-// chunks: a load from an array of chunks counts its offset and stride in chunks).
-void mmaLoadA(uint i, uint first, uint stride) { coopMatLoadNV(mmaA[i], stageA, first / CHUNK, stride / CHUNK, false); }
+// chunks: a load from an array of chunks counts its offset and stride in chunks); K-major where
+// the ring stores A so (A_BY_K): 16 K-rows of the piece's 16 rows, `stride` apart.
+void mmaLoadA(uint i, uint first, uint stride) { coopMatLoadNV(mmaA[i], stageA, first / CHUNK, stride / CHUNK, A_BY_K); }
 // Piece j of B: 16 K-rows from `first` on, `stride` apart.
 void mmaLoadB(uint j, uint first, uint stride) { coopMatLoadNV(mmaB[j], stageB, first / CHUNK, stride / CHUNK, false); }
 
@@ -107,7 +108,8 @@ void mmaMultiplyAdd(uint i, uint j) {
     // word, so a loop here would end a long K's main loop early.
     float sum = mmaAcc[(i * N_PIECES + j) * 8u + e];
     [[unroll]] for (uint k = 0u; k < MMA_PIECE; ++k) {
-      sum += stageAValue(mmaAFirst[i] + mmaRow(e) * mmaAStride[i] + k) * stageBValue(mmaBFirst[j] + k * mmaBStride[j] + mmaCol(e));
+      uint a = A_BY_K ? mmaAFirst[i] + k * mmaAStride[i] + mmaRow(e) : mmaAFirst[i] + mmaRow(e) * mmaAStride[i] + k;
+      sum += stageAValue(a) * stageBValue(mmaBFirst[j] + k * mmaBStride[j] + mmaCol(e));
     }
     mmaAcc[(i * N_PIECES + j) * 8u + e] = sum;
   }

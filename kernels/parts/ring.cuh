@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include "common.cuh"
 #include "mma.cuh"
 #include "pipeline.cuh"  // AllKBlocks: K-tiles as slots of K-blocks, the dense schedule
@@ -19,21 +20,23 @@ namespace tileskip::cuda {
 template <DType kDType>
 inline constexpr int kMmaChunk = 16 / static_cast<int>(sizeof(typename MmaInputType<kDType>::Word));  // values per copy
 
-template <DType kDType, int BM, int BN, int BK>
+// kAByK: A's tile stored K-major, BK rows of BM values (the compaction kernels', whose K-tiles are
+// rows of A transposed, parts/gather.cuh); its rows padded by a chunk as B's.
+template <DType kDType, int BM, int BN, int BK, bool kAByK = false>
 struct MmaStageLayout {
   using Input = MmaInputType<kDType>;
   using Word = typename Input::Word;
   static constexpr int kChunk = kMmaChunk<kDType>;
-  static constexpr int kAStride = BK + kChunk;                         // values per row
+  static constexpr int kARows = kAByK ? BK : BM, kAStride = kAByK ? BM + kChunk : BK + kChunk;  // values per row
   static constexpr int kBRows = Input::kBAlongK ? BN : BK, kBStride = Input::kBAlongK ? BK + kChunk : BN + kChunk;
-  static constexpr int kAElements = BM * kAStride, kBElements = kBRows * kBStride;
+  static constexpr int kAElements = kARows * kAStride, kBElements = kBRows * kBStride;
   static constexpr int kElements = kAElements + kBElements;
   static_assert(kKBlock % kChunk == 0, "a K-block of a row is whole chunks");
 };
 
-template <DType kDType, int BM, int BN, int BK, int kStages>
+template <DType kDType, int BM, int BN, int BK, int kStages, bool kAByK = false>
 __host__ __device__ constexpr std::size_t mmaSharedBytes() {
-  using Layout = MmaStageLayout<kDType, BM, BN, BK>;
+  using Layout = MmaStageLayout<kDType, BM, BN, BK, kAByK>;
   return static_cast<std::size_t>(kStages) * Layout::kElements * sizeof(typename Layout::Word);
 }
 
@@ -114,11 +117,50 @@ __device__ void loadMmaKTile(const typename MmaInputType<kDType>::Word* __restri
   }
 }
 
+// Copies one K-tile of gathered columns into a stage (the compaction kernels): depth kk of the
+// K-tile is column schedule.columnOf(kTile, kk) of the problem (negative: zeros), which is row
+// `column` of A transposed (K x M, `At`) and row `column` of B, each copied BM or BN values wide in
+// chunks, so A's stage is K-major (MmaStageLayout's kAByK). Chunked where M and N are multiples of
+// a chunk (every row of At and B 16-byte aligned, each chunk wholly inside or outside), element by
+// element otherwise, as loadMmaKTile.
+template <DType kDType, int BM, int BN, int BK, int kThreads, class Schedule>
+__device__ void loadGatheredKTile(const typename MmaInputType<kDType>::Word* __restrict__ At,
+                                  const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int rowBase,
+                                  int colBase, const Schedule& schedule, int kTile, typename MmaInputType<kDType>::Word* As,
+                                  typename MmaInputType<kDType>::Word* Bs, bool chunked, int tid) {
+  using Layout = MmaStageLayout<kDType, BM, BN, BK, true>;
+  using Word = typename Layout::Word;
+  static_assert(!Layout::Input::kBAlongK, "gathered columns are rows of 16-bit B");
+  // One operand's rows: `width` values of row `column` from `first` on, chunk by chunk.
+  auto copyRows = [&](const Word* __restrict__ source, int width, int first, Word* tile, int stride, auto chunksPerRow) {
+    constexpr int kPerRow = decltype(chunksPerRow)::value, kChunks = BK * kPerRow, kChunk = Layout::kChunk;
+    static_assert(kChunks % kThreads == 0, "the tile must split evenly into chunks");
+#pragma unroll
+    for (int i = 0; i < kChunks / kThreads; ++i) {
+      const int chunk = tid + i * kThreads;
+      const int kk = chunk / kPerRow, at = (chunk % kPerRow) * kChunk;
+      const int column = schedule.columnOf(kTile, kk);  // the same for a row's chunks: a shared read
+      Word* destination = tile + kk * stride + at;
+      if (chunked) {
+        const bool inside = column >= 0 && first + at < width;
+        copyAsync16(destination, inside ? source + static_cast<long long>(column) * width + first + at : source, inside ? 16 : 0);
+      } else {
+        for (int e = 0; e < kChunk; ++e) {
+          destination[e] = column >= 0 && first + at + e < width ? source[static_cast<long long>(column) * width + first + at + e]
+                                                                 : Word{0};
+        }
+      }
+    }
+  };
+  copyRows(At, M, rowBase, As, Layout::kAStride, std::integral_constant<int, BM / Layout::kChunk>{});
+  copyRows(B, N, colBase, Bs, Layout::kBStride, std::integral_constant<int, BN / Layout::kChunk>{});
+}
+
 // One warp's tile of the tensor-core kernels: kMTiles x kNTiles MMA tiles of 16 x 8, their
 // accumulators in the fragment layout of mma.cuh (the catalogue's ThreadMapping::MmaTiles).
-template <DType kDType, int BM, int BN, int BK, int WM, int WN, int kThreads>
+template <DType kDType, int BM, int BN, int BK, int WM, int WN, int kThreads, bool kAByK = false>
 struct MmaWarpTile {
-  using Layout = MmaStageLayout<kDType, BM, BN, BK>;
+  using Layout = MmaStageLayout<kDType, BM, BN, BK, kAByK>;
   using Word = typename Layout::Word;
   static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
   static constexpr int kMTiles = WM / kMmaM, kNTiles = WN / kMmaN;
@@ -147,7 +189,14 @@ struct MmaWarpTile {
       unsigned aFragments[kMTiles][4];
 #pragma unroll
       for (int i = 0; i < kMTiles; ++i) {
-        loadMatrixX4(aFragments[i], As + (warpRow + i * kMmaM + lane % 16) * Layout::kAStride + depth + kChunk * (lane / 16));
+        if constexpr (kAByK) {
+          // The same four quarters from a K-major tile, each transposed as it loads: lane l
+          // addresses K-row l % 8 (+ 8 for l >= 16) at the quarter's rows, 8 * ((l / 8) % 2) on.
+          loadMatrixX4Transposed(aFragments[i], As + (depth + lane % 8 + 8 * (lane / 16)) * Layout::kAStride + warpRow +
+                                                    i * kMmaM + 8 * (lane / 8 % 2));
+        } else {
+          loadMatrixX4(aFragments[i], As + (warpRow + i * kMmaM + lane % 16) * Layout::kAStride + depth + kChunk * (lane / 16));
+        }
       }
       unsigned bFragments[kNTiles][2];
 #pragma unroll
@@ -202,12 +251,18 @@ struct MmaWarpTile {
 // first is multiplied, and `compute(As, Bs, step)` does the warp's MMAs of the staged K-tile. The
 // stage pointers are shared memory of mmaSharedBytes(); every thread runs the same steps, so the
 // barrier per K-tile is block-uniform.
+// A schedule of gathered columns (parts/gather.cuh) names each K-tile's columns instead
+// (columnOf(step, depth)); A is then transposed, K x M, and its stages K-major.
+template <class Schedule>
+concept GathersColumns = requires(const Schedule& schedule) { schedule.columnOf(0, 0); };
+
 template <DType kDType, int BM, int BN, int BK, int kStages, int kThreads, class Schedule, class Compute>
 __device__ void mmaRingMainLoop(const typename MmaInputType<kDType>::Word* __restrict__ A,
                                 const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int K,
                                 const BlockTile<BM, BN>& block, const Schedule& schedule, Compute&& compute,
                                 typename MmaInputType<kDType>::Word* stages) {
-  using Layout = MmaStageLayout<kDType, BM, BN, BK>;
+  constexpr bool kGathers = GathersColumns<Schedule>;
+  using Layout = MmaStageLayout<kDType, BM, BN, BK, kGathers>;
   static_assert(kStages >= 2, "a pipeline needs a stage to fill while another is read");
   const int tid = static_cast<int>(threadIdx.x);
   auto stageA = [&](int stage) { return stages + stage * Layout::kElements; };
@@ -215,15 +270,21 @@ __device__ void mmaRingMainLoop(const typename MmaInputType<kDType>::Word* __res
   // 16-byte copies need every row of A and B to start 16-byte aligned: K, and N where B is read
   // along N, multiples of a chunk (cudaMalloc'd bases are 256-byte aligned). The decision is the
   // same for every thread.
-  const bool chunked = K % Layout::kChunk == 0 && (Layout::Input::kBAlongK || N % Layout::kChunk == 0) &&
+  // (A transposed: M, its rows' length, in K's place.)
+  const bool chunked = (kGathers ? M : K) % Layout::kChunk == 0 && (Layout::Input::kBAlongK || N % Layout::kChunk == 0) &&
                        (reinterpret_cast<std::uintptr_t>(A) | reinterpret_cast<std::uintptr_t>(B)) % 16 == 0;
   const int kTiles = schedule.steps();
   auto load = [&](int kTile) {
-    int kBlocks[BK / kKBlock];
-    schedule.kBlocksOf(kTile, kBlocks);
     const int stage = kTile % kStages;
-    loadMmaKTile<kDType, BM, BN, BK, kThreads>(A, B, M, N, K, block.rowBase, block.colBase, kBlocks, stageA(stage), stageB(stage),
-                                       chunked, tid);
+    if constexpr (kGathers) {
+      loadGatheredKTile<kDType, BM, BN, BK, kThreads>(A, B, M, N, block.rowBase, block.colBase, schedule, kTile,
+                                                      stageA(stage), stageB(stage), chunked, tid);
+    } else {
+      int kBlocks[BK / kKBlock];
+      schedule.kBlocksOf(kTile, kBlocks);
+      loadMmaKTile<kDType, BM, BN, BK, kThreads>(A, B, M, N, K, block.rowBase, block.colBase, kBlocks, stageA(stage),
+                                                 stageB(stage), chunked, tid);
+    }
   };
   // Prologue: K-tiles 0 .. kStages-2 in flight. Every thread commits one group per K-tile slot,
   // empty or not, so "the group of K-tile t" is the same count of commits in every thread.

@@ -38,8 +38,16 @@ layout(set = 0, binding = 7, std430) restrict readonly buffer MatrixBHalf8 { uve
 // on the H200: lab/23-vulkan-ring). Every row and piece starts on a chunk.
 const uint CHUNK = 8u;  // 16-bit elements per 16-byte copy: one K-block of a row of A
 const uint PAD = 8u;
-const uint A_STRIDE = BK + PAD, B_STRIDE = BN + PAD;
-const uint A_ELEMENTS = BM * A_STRIDE, B_ELEMENTS = BK * B_STRIDE;
+// A_BY_K: A's tile stored K-major, BK rows of BM values (the compaction kernels, whose K-tiles are
+// gathered columns, rows of A transposed: gather.glsl; the CUDA twin's kAByK). The build defines
+// TILESKIP_GATHER_RING for such a row (the catalogue's glslDefines).
+#ifdef TILESKIP_GATHER_RING
+const bool A_BY_K = true;
+#else
+const bool A_BY_K = false;
+#endif
+const uint A_STRIDE = A_BY_K ? BM + PAD : BK + PAD, B_STRIDE = BN + PAD;
+const uint A_ELEMENTS = (A_BY_K ? BK : BM) * A_STRIDE, B_ELEMENTS = BK * B_STRIDE;
 const uint WARPS_N = BN / WN;
 const uint WARPS = (BM / WM) * WARPS_N;
 const uint M_PIECES = WM / 16u, N_PIECES = WN / 16u;
@@ -49,8 +57,13 @@ shared uvec4 stageB[RING_STAGES * B_ELEMENTS / CHUNK];
 #include "mma.glsl"
 
 // ---- What the including kernel defines.
+#ifdef TILESKIP_GATHER_RING
+// The column at position `index` of the schedule; -1 past its end.
+int scheduledColumn(uint index);
+#else
 // The K-block at position `index` of the schedule; -1 past its end.
 int scheduledKBlock(uint index);
+#endif
 // The warp's multiplies of K-tile `step` of the schedule, staged in `stage`.
 void computeKTile(uint stage, uint step);
 
@@ -59,8 +72,9 @@ void computeKTile(uint stage, uint step);
 // CUDA twin's loadMmaKTile numbers them, c counted within the half of the workgroup whose turn it
 // is (HALF invocations: whole warps, K13 and S10 having eight).
 const uint B_CHUNKS_PER_ROW = BN / CHUNK;
+const uint A_CHUNKS_PER_K_ROW = BM / CHUNK;  // A_BY_K: a gathered column's chunks
 const uint HALF = THREADS / 2u;
-const uint A_PASSES = BM * K_SLOTS / HALF, B_PASSES = BK * B_CHUNKS_PER_ROW / HALF;
+const uint A_PASSES = (A_BY_K ? BK * A_CHUNKS_PER_K_ROW : BM * K_SLOTS) / HALF, B_PASSES = BK * B_CHUNKS_PER_ROW / HALF;
 struct KTileChunks {
   uvec4 a[A_PASSES];
   uvec4 b[B_PASSES];
@@ -107,6 +121,33 @@ uvec4 fetchBChunk(int kBlock, uint kInBlock, uint col) {
 // Whether K-tile `step` is this invocation's half's to fetch and store: the same in a whole warp.
 bool myTurn(uint step) { return gl_LocalInvocationIndex / HALF == step % 2u; }
 
+#ifdef TILESKIP_GATHER_RING
+// A_BY_K: chunk `at` of column `column`'s row of A transposed (K x M), from row0 on; zeros past M
+// and for an empty place (column < 0). Chunked where M is a multiple of 8.
+uvec4 fetchGatheredAChunk(int column, uint row) {
+  if (column < 0 || row >= problem.M) return uvec4(0u);
+  uint first = uint(column) * problem.M + row;
+  if (chunked) return AH8[first / CHUNK];
+  float16_t h[8];
+  [[unroll]] for (uint e = 0u; e < CHUNK; ++e) h[e] = row + e < problem.M ? AH[first + e] : float16_t(0.0);
+  return halvesAsChunk(h);
+}
+
+// Global loads of this half's chunks of K-tile `step` of gathered columns, into registers: A's
+// chunk c is place c / (BM/8) of the K-tile, its (c % (BM/8))-th 8 rows; B's as in the K-block ring.
+void fetchKTile(uint row0, uint col0, uint step, out KTileChunks tile) {
+  [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
+    uint c = gl_LocalInvocationIndex % HALF + p * HALF;
+    tile.a[p] = fetchGatheredAChunk(scheduledColumn(step * BK + c / A_CHUNKS_PER_K_ROW), row0 + (c % A_CHUNKS_PER_K_ROW) * CHUNK);
+  }
+  [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
+    uint c = gl_LocalInvocationIndex % HALF + p * HALF;
+    int column = scheduledColumn(step * BK + c / B_CHUNKS_PER_ROW);
+    tile.b[p] = fetchBChunk(column < 0 ? -1 : column / int(K_BLOCK), uint(max(column, 0)) % K_BLOCK,
+                            col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);
+  }
+}
+#else
 // Global loads of this half's chunks of K-tile `step` of the schedule, into registers.
 void fetchKTile(uint row0, uint col0, uint step, out KTileChunks tile) {
   [[unroll]] for (uint s = 0u; s < K_SLOTS; ++s) fetchedKBlocks[s] = scheduledKBlock(step * K_SLOTS + s);
@@ -120,6 +161,7 @@ void fetchKTile(uint row0, uint col0, uint step, out KTileChunks tile) {
     tile.b[p] = fetchBChunk(fetchedKBlockOfSlot(kk / K_BLOCK), kk % K_BLOCK, col0 + (c % B_CHUNKS_PER_ROW) * CHUNK);
   }
 }
+#endif
 
 // A chunk to stage element `at` (a multiple of CHUNK).
 void storeChunk(bool toA, uint at, uvec4 chunk) {
@@ -135,7 +177,9 @@ void storeChunk(bool toA, uint at, uvec4 chunk) {
 void storeKTile(uint stage, KTileChunks tile) {
   [[unroll]] for (uint p = 0u; p < A_PASSES; ++p) {
     uint c = gl_LocalInvocationIndex % HALF + p * HALF;
-    storeChunk(true, stage * A_ELEMENTS + (c / K_SLOTS) * A_STRIDE + (c % K_SLOTS) * CHUNK, tile.a[p]);
+    uint at = A_BY_K ? (c / A_CHUNKS_PER_K_ROW) * A_STRIDE + (c % A_CHUNKS_PER_K_ROW) * CHUNK
+                     : (c / K_SLOTS) * A_STRIDE + (c % K_SLOTS) * CHUNK;
+    storeChunk(true, stage * A_ELEMENTS + at, tile.a[p]);
   }
   [[unroll]] for (uint p = 0u; p < B_PASSES; ++p) {
     uint c = gl_LocalInvocationIndex % HALF + p * HALF;
@@ -159,7 +203,10 @@ void placeMmaWarp() {
 
 // The warp's pieces of the 16 depths kk .. kk + 15 of `stage`: every piece of A with every one of B.
 void multiplyStep(uint stage, uint kk) {
-  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) mmaLoadA(i, stage * A_ELEMENTS + (warpRow + i * MMA_PIECE) * A_STRIDE + kk, A_STRIDE);
+  [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {
+    uint first = A_BY_K ? kk * A_STRIDE + warpRow + i * MMA_PIECE : (warpRow + i * MMA_PIECE) * A_STRIDE + kk;
+    mmaLoadA(i, stage * A_ELEMENTS + first, A_STRIDE);
+  }
   [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaLoadB(j, stage * B_ELEMENTS + kk * B_STRIDE + warpCol + j * MMA_PIECE, B_STRIDE);
   [[unroll]] for (uint i = 0u; i < M_PIECES; ++i) {
     [[unroll]] for (uint j = 0u; j < N_PIECES; ++j) mmaMultiplyAdd(i, j);
@@ -191,7 +238,7 @@ void mmaRingStep(uint row0, uint col0, uint steps, uint step, inout KTileChunks 
 // invocation of the workgroup, so every barrier is uniform. The last barrier also keeps a
 // persistent kernel's next block tile from filling a stage a warp still reads.
 void mmaRingMainLoop(uint row0, uint col0, uint steps) {
-  chunked = problem.K % CHUNK == 0u && problem.N % CHUNK == 0u;
+  chunked = (A_BY_K ? problem.M : problem.K) % CHUNK == 0u && problem.N % CHUNK == 0u;  // A transposed: rows of M
   KTileChunks mine;  // this half's chunks of its K-tile on the way
   // Prologue: K-tiles 0 .. RING_STAGES - 2 into their stages, K-tile RING_STAGES - 1 into registers.
   for (uint t = 0u; t + 1u < RING_STAGES; ++t) {

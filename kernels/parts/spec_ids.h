@@ -27,6 +27,8 @@
 #define TILESKIP_SPEC_FETCH_EVERY_STEP 15
 // The tensor-core kernels' stage ring (parts/ring.glsl).
 #define TILESKIP_SPEC_RING_STAGES 16
-#define TILESKIP_SPEC_COUNT 17
+// The fp16 converter's choice: A transposed, for the compaction kernels (to_half.comp).
+#define TILESKIP_SPEC_TRANSPOSE_A 17
+#define TILESKIP_SPEC_COUNT 18
 
 #endif

@@ -105,8 +105,18 @@ class EmulatedProblem final : public DeviceProblem {
     } else if (readsHalves(kernel)) {
       makeHalves();
     }
-    const cuda::GemmOperands op{a_.data(), b_.data(), c_.data(), dtype_,  aHalf_.data(), bHalf_.data(), bTransposed.data(),
-                                m_,        n_,        k_,        aPattern, bPattern,     tileQueue_};
+    // A compaction kernel reads A's 16-bit words transposed, K x M.
+    std::vector<std::uint16_t> aHalfTransposed;
+    if (kernel.readsTransposedA() && readsHalves(kernel)) {
+      aHalfTransposed.resize(aHalf_.size());
+      for (int i = 0; i < m_; ++i) {
+        for (int kk = 0; kk < k_; ++kk) {
+          aHalfTransposed[static_cast<std::size_t>(kk) * m_ + i] = aHalf_[static_cast<std::size_t>(i) * k_ + kk];
+        }
+      }
+    }
+    const cuda::GemmOperands op{a_.data(), b_.data(),    c_.data(),    dtype_,   aHalf_.data(),          bHalf_.data(),
+                                bTransposed.data(), aHalfTransposed.data(), m_, n_, k_, aPattern, bPattern, tileQueue_};
     emulate(blocks, kernel.tile.threads, [&] { instance->call(op); });
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
     return 1.0;
