@@ -120,6 +120,7 @@ TEST(CliInspect, SpreadOutZerosAreToldWhatCompactionWouldGather) {
   ASSERT_EQ(sparse.exitCode, 0) << sparse.output;
   EXPECT_NE(sparse.output.find("K-compaction"), std::string::npos) << sparse.output;
   EXPECT_NE(sparse.output.find("gathering A's live columns would multiply 0.5"), std::string::npos) << sparse.output;
+  EXPECT_NE(sparse.output.find("gathered by compact-mma-64 at 64 rows"), std::string::npos) << sparse.output;
   Outcome full = runTileskip("inspect --backend vulkan --a " + dense + " --b " + b);
   ASSERT_EQ(full.exitCode, 0) << full.output;
   EXPECT_NE(full.output.find("nothing to gather: every row tile keeps 1.00 of K"), std::string::npos) << full.output;

@@ -455,17 +455,22 @@ std::string compactionNote(const Inspection& r) {
   }
   double tileLoads = 1.0;
   for (const KernelInspection& k : r.kernels) {
-    if (k.kernel->skips() && k.refusal.empty()) tileLoads = std::min(tileLoads, k.loadedFraction);
+    if (k.kernel->skips() && !k.kernel->compacts() && k.refusal.empty()) tileLoads = std::min(tileLoads, k.loadedFraction);
   }
-  char text[320];
+  // The compaction kernels of the catalogue, and the row tiles each gathers single columns of.
+  std::string gatherers;
+  for (const KernelInfo& k : twinKernels()) {
+    if (k.compacts()) gatherers += (gatherers.empty() ? "" : ", ") + std::string(k.id) + " at " + std::to_string(k.aGranularity) + " rows";
+  }
+  char text[400];
   if (best->meanLiveFraction >= kNothingToGather) {
     std::snprintf(text, sizeof text, "nothing to gather: every row tile keeps %.2f of K or more live (%d rows, %d-column groups at best)",
                   best->meanLiveFraction, best->rows, best->granularity);
   } else {
     std::snprintf(text, sizeof text,
                   "gathering A's live columns would multiply %.3f of K (%d-row tiles, %d-column groups; the slowest tile "
-                  "%.3f), where the best tile skip loads %.3f; no kernel of this build gathers them yet",
-                  best->meanLiveFraction, best->rows, best->granularity, best->maxLiveFraction, tileLoads);
+                  "%.3f), where the best tile skip loads %.3f; gathered by %s",
+                  best->meanLiveFraction, best->rows, best->granularity, best->maxLiveFraction, tileLoads, gatherers.c_str());
   }
   return text;
 }

@@ -145,6 +145,9 @@ constexpr KernelCoefficients kH200Cuda16[] = {
   {"wgmma-joint-64x64",          0.360,  0.091,  0.254,  0.084,  0.000},
   {"wgmma-queue-joint-64x64",    0.360,  0.060,  0.388,  0.094,  0.000},
   {"wgmma-queue-wide-64x64",     0.360,  0.075,  0.284,  0.070,  0.000},
+  // S14 fitted by hand to its four neurons cases at 4096^3 (live 0.44-0.91: 0.093 + 1.077 x live,
+  // loads and work split evenly, as B dense makes them equal) and a dense A (lab/52-compact-mma).
+  {"compact-mma-64",             1.195,  0.093,  0.539,  0.538,  0.000},
 };
 
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.
