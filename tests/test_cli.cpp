@@ -250,7 +250,7 @@ TEST(Cli, ListAsJsonIsTheCatalogueWithWhatImplementsEachRow) {
                                            {"TM", t.TM}, {"TN", t.TN}, {"threads", t.threads}}));
     EXPECT_EQ(row["structure"]["k_block_list"], k.structure.kBlockList);
     EXPECT_EQ(row["structure"]["ring_stages"], k.structure.ringStages);
-    EXPECT_EQ(row["structure"]["skip"], k.skips() ? (k.divergent() ? "thread" : "warp") : "none");
+    EXPECT_EQ(row["structure"]["skip"], k.skips() ? (k.divergent() ? "thread" : k.compacts() ? "block" : "warp") : "none");
     EXPECT_EQ(row["structure"]["scheduling"], k.persistent() ? "persistent" : "tile_per_block");
     EXPECT_EQ(row["structure"]["vendor"].is_null(), !k.isBaseline());
     EXPECT_TRUE(row["structure"]["mapping"].is_string());

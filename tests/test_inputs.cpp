@@ -105,7 +105,7 @@ TEST(Inputs, RoundingRefusesValuesBeyondTheRangeAndNotesValuesThatVanish) {
 TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByName) {
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   std::vector<const KernelInfo*> all = selectKernels("all", *cuda, true, DType::Bf16);
-  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all.size(), 7u);
   EXPECT_EQ(all[0]->id, "mma");
   EXPECT_EQ(all[1]->id, "wgmma");
   EXPECT_EQ(all[2]->id, "mma-joint-64x32");
@@ -173,7 +173,7 @@ TEST(Inputs, InspectSaysNoModelRanksAnotherPrecisionAndRecommendsItsDenseKernel)
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   ProblemData data = generateProblem(smallSpec(DType::Fp16));
   Inspection r = inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Fp16);
-  ASSERT_EQ(r.kernels.size(), 6u);  // mma, wgmma, mma-joint-64x32, and S11-S13
+  ASSERT_EQ(r.kernels.size(), 7u);  // mma, wgmma, mma-joint-64x32, S11-S13 and compact-mma-64
   for (const auto& k : r.kernels) EXPECT_TRUE(std::isnan(k.predictedSpeedup));
   EXPECT_NE(r.modelName.find("none for fp16 inputs"), std::string::npos) << r.modelName;
   EXPECT_EQ(r.recommendation.kernel->id, "mma");

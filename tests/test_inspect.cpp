@@ -49,11 +49,23 @@ BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b
     }
   }
   // A block tile copies its rows and columns a run of K-blocks deep where one of its outputs keeps
-  // a product in the run.
+  // a product in the run; a compaction kernel's, each column one of its outputs keeps a product in.
   const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = (k + 7) / 8, depth = kernel.loadKBlocks();
   double loaded = 0.0, pairs = 0.0;
   for (int bi = 0; bi * BM < m; ++bi) {
     for (int bj = 0; bj * BN < n; ++bj) {
+      if (kernel.compacts()) {
+        for (int d = 0; d < k; ++d) {
+          bool needed = false;
+          for (int i = bi * BM; i < std::min(m, (bi + 1) * BM) && !needed; ++i) {
+            if (!aKeeps(a, aR, i, d)) continue;
+            for (int j = bj * BN; j < std::min(n, (bj + 1) * BN) && !needed; ++j) needed = bKeeps(b, bC, j, d);
+          }
+          loaded += needed ? 1.0 : 0.0;
+        }
+        pairs += k;
+        continue;
+      }
       for (int first = 0; first < kBlocks; first += depth) {
         const int runEnd = std::min(kBlocks, first + depth);
         bool needed = false;

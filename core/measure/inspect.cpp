@@ -136,10 +136,11 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
         dense = dense && everyKept;
       }
       // K-blocks copied: every run of `depth` in which the tile keeps a product; for a compaction
-      // kernel, the live columns alone, in K-blocks' worth.
+      // kernel, its live columns alone, as a share of K (live_columns' live fraction).
       double copied = 0.0;
       if (kernel.compacts()) {
-        for (int kb = 0; kb < kBlocks; ++kb) copied += std::popcount(static_cast<unsigned>(aAny[kb] & bAny[kb])) / double{kKBlock};
+        for (int kb = 0; kb < kBlocks; ++kb) copied += std::popcount(static_cast<unsigned>(aAny[kb] & bAny[kb]));
+        copied *= static_cast<double>(kBlocks) / k;
       }
       for (int first = 0; first < kBlocks && !kernel.compacts(); first += depth) {
         const int last = std::min(kBlocks, first + depth);
