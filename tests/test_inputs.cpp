@@ -112,6 +112,7 @@ TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByN
   EXPECT_EQ(all[3]->id, "wgmma-joint-64x64");
   EXPECT_EQ(all[4]->id, "wgmma-queue-joint-64x64");
   EXPECT_EQ(all[5]->id, "wgmma-queue-wide-64x64");
+  EXPECT_EQ(all[6]->id, "compact-mma-64");
   for (const KernelInfo* k : selectKernels("all", *cuda, true, DType::Fp32)) EXPECT_FALSE(k->takes(DType::Bf16)) << k->id;
   try {
     selectKernels("pipelined,mma", *cuda, true, DType::Fp16);
@@ -119,7 +120,7 @@ TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByN
   } catch (const InputError& e) {
     const std::string text = e.what();
     EXPECT_NE(text.find("kernel 'pipelined' takes fp32 inputs, not fp16"), std::string::npos) << text;
-    EXPECT_NE(text.find("the kernels that take fp16: mma, wgmma, mma-joint-64x32, wgmma-joint-64x64, wgmma-queue-joint-64x64, wgmma-queue-wide-64x64, cublas"), std::string::npos) << text;
+    EXPECT_NE(text.find("the kernels that take fp16: mma, wgmma, mma-joint-64x32, wgmma-joint-64x64, wgmma-queue-joint-64x64, wgmma-queue-wide-64x64, compact-mma-64, cublas"), std::string::npos) << text;
   }
   // Not strict (several backends): the ones that do not take it are left out.
   EXPECT_EQ(selectKernels("pipelined,mma", *cuda, false, DType::Fp16).size(), 1u);
