@@ -3,7 +3,7 @@
 
 Usage: scripts/record-result.py RESULT [--device D] [--suite S] [--commit C] [--note TEXT]
 
-A suite result (`tileskip bench --suite headline|blocksparse --format json --out FILE.json`) is copied to
+A suite result (`tileskip bench --suite headline|blocksparse|activations --format json --out FILE.json`) is copied to
 bench/results/latest/<device>-<suite>.json, replacing the one before, and one line goes to the end
 of bench/results/history.jsonl (commit, device, date, suite, size, the file's name and every
 measure), so that scripts/compare-results.py can set any two runs side by side. The device and

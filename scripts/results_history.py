@@ -47,14 +47,21 @@ def measures_of(document):
     return measures
 
 
+# The suites whose cases are measured against a packed ceiling (core/measure/ceiling.hpp).
+CEILING_SCHEMAS = ("tileskip.blocksparse/1", "tileskip.activations/1")
+
+
 def blocksparse_measures(document):
-    """Measure name -> value of a `bench --suite blocksparse` run: per case, what the packed
-    ceiling allows over the vendor GEMM, and per kernel its speedup over the vendor GEMM, its
-    fraction of the ceiling and its end-to-end speedup (its preparation included)."""
+    """Measure name -> value of a `bench --suite blocksparse` or `--suite activations` run: per
+    case, what the packed ceiling allows over the vendor GEMM (and the live fraction, for
+    activations), and per kernel its speedup over the vendor GEMM, its fraction of the ceiling and
+    its end-to-end speedup (its preparation included)."""
     measures = {}
     for case in document.get("cases", []):
         name = case["case"]
         baseline = case["baseline"]
+        if "live_fraction" in case:
+            measures[f"{name}: live fraction"] = round(case["live_fraction"], 6)
         measures[f"{name}: packed ceiling / {baseline}"] = round(case["baseline_ms"] / case["ceiling_ms"], 6)
         for k in case["kernels"]:
             if k["kernel"] == baseline:
@@ -73,10 +80,10 @@ def entry_of(path, commit=None, note=None):
             document = json.load(f)
     except (OSError, ValueError) as e:
         raise ResultError(f"cannot read {path}: {e}")
-    blocksparse = isinstance(document, dict) and document.get("schema") == "tileskip.blocksparse/1"
+    blocksparse = isinstance(document, dict) and document.get("schema") in CEILING_SCHEMAS
     if not isinstance(document, dict) or ("measures" not in document and not blocksparse):
-        raise ResultError(f"{path} is not a suite result (no 'measures'): record a `bench --suite headline` "
-                          "or `--suite blocksparse` JSON")
+        raise ResultError(f"{path} is not a suite result (no 'measures'): record a `bench --suite headline`, "
+                          "`--suite blocksparse` or `--suite activations` JSON")
     run_commit = commit or (document.get("tool") or {}).get("commit")
     if not run_commit:
         raise ResultError(f"{path} names no commit (tool.commit): give it with --commit")

@@ -156,7 +156,8 @@ class FakeBackend final : public Backend, public Tunable {
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view id) const override {
     return id == "warptile" || id == "pipelined" || id == "joint-8x32" || id == "joint-32x32" || id == "joint-64x32" ||
-           id == "a-warp" || id == "b-group8" || id == "mma" || id == "mma-joint-64x32" || id == "cpu" || id == "cublas";
+           id == "a-warp" || id == "b-group8" || id == "mma" || id == "mma-joint-64x32" || id == "compact-mma-64" || id == "cpu" ||
+           id == "cublas";
   }
   std::optional<std::string> refusal(const KernelInfo& kernel, int, int, int) const override {
     if (std::find(faults_.refused.begin(), faults_.refused.end(), kernel.id) == faults_.refused.end()) return std::nullopt;

@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/measure/bench_suites.hpp"
+#include "core/measure/suite_activations.hpp"
 #include "core/measure/suite_blocksparse.hpp"
 #include "core/measure/sweep_plot.hpp"
 #include "core/model/error.hpp"
@@ -382,4 +385,54 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
 TEST(BlocksparseSuite, RefusesABlockEdgeThatIsNotPositive) {
   FakeBackend cuda({}, "cuda");
   EXPECT_THROW(runBlocksparseSuite({&cuda}, {.size = 64, .blocks = {0}}), InputError);
+}
+
+// The activations suite: spread-out zeros from the neurons generator (and a dense A, and LLaMA-2-7B's
+// down projection scaled to the size), each case's kernels against the vendor GEMM of the same run
+// and the packed ceiling of its live columns (K' = K x the live fraction at the compaction height).
+TEST(ActivationsSuite, MeasuresEachCaseAgainstItsLiveColumnsPackedCeiling) {
+  FakeBackend cuda({}, "cuda");
+  const ActivationsOptions options{.size = 256, .dtype = DType::Bf16, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0};
+  const ActivationsReport report = runActivationsSuite({&cuda}, options);
+  ASSERT_EQ(report.cases.size(), 6u);  // dense A, exponents 1, 1.5, 2, 2.5, the down projection
+  EXPECT_EQ(activationsExitCode(report), 0);
+  EXPECT_EQ(compactionRowHeight(), kernelInfo("compact-mma-64").aGranularity);
+  EXPECT_EQ(report.cases.front().liveFraction, 1.0);
+  EXPECT_TRUE(report.cases.back().shape.llamaDownProjection);
+  EXPECT_EQ(report.cases.back().shape.k, 256 * 11008 / 4096);
+  // A steeper power law leaves fewer live columns.
+  EXPECT_LT(report.cases[4].liveFraction, report.cases[1].liveFraction);
+  EXPECT_LT(report.cases[1].liveFraction, 1.0);
+  for (const ActivationsCase& c : report.cases) {
+    const std::string name = c.shape.name();
+    // The kernels' pattern bits and inspect's scan count the same columns.
+    EXPECT_NEAR(c.liveFraction, c.predictedLiveFraction, 1e-12) << name;
+    const CeilingMeasurement& m = c.measured;
+    EXPECT_EQ(m.baseline, "cublas") << name;
+    ASSERT_TRUE(m.baselineMs && m.ceilingMs) << name;
+    EXPECT_EQ(m.packedK, std::max(kKBlock, static_cast<int>(std::lround(c.shape.k * c.liveFraction / kKBlock)) * kKBlock)) << name;
+    EXPECT_TRUE(m.failures.empty()) << name << ": " << m.failures.front();
+    const auto compact = std::find_if(m.kernels.begin(), m.kernels.end(), [](const CeilingKernel& k) { return k.kernel == "compact-mma-64"; });
+    ASSERT_NE(compact, m.kernels.end()) << name;
+    EXPECT_EQ(compact->ownCeiling, "mma") << name << ": a gathered ring's own ceiling is K13's ring";
+  }
+  const nlohmann::json doc = nlohmann::json::parse(formatActivationsJson(report));
+  EXPECT_EQ(doc["schema"], kActivationsSchema);
+  EXPECT_EQ(doc["dtype"], "bf16");
+  ASSERT_EQ(doc["cases"].size(), report.cases.size());
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    const nlohmann::json& c = doc["cases"][i];
+    const ActivationsCase& expected = report.cases[i];
+    EXPECT_EQ(c["case"], expected.shape.name());
+    EXPECT_EQ(c["k"], expected.shape.k);
+    EXPECT_EQ(c["live_fraction"], expected.liveFraction);
+    EXPECT_EQ(c["predicted_live_fraction"], expected.predictedLiveFraction);
+    EXPECT_EQ(c["cublas_ms"], *expected.measured.baselineMs);
+    EXPECT_EQ(c["ceiling_ms"], *expected.measured.ceilingMs);
+    ASSERT_EQ(c["kernels"].size(), expected.measured.kernels.size());
+    for (const nlohmann::json& k : c["kernels"]) {
+      for (const char* field : {"kernel", "kernel_ms", "e2e_ms", "speedup", "ceiling_fraction"}) EXPECT_TRUE(k.contains(field)) << field;
+    }
+  }
+  EXPECT_NE(formatActivationsTable(report).find("compact-mma-64"), std::string::npos);
 }

@@ -11,6 +11,7 @@
 #include "core/model/error.hpp"
 #include "core/process/host_memory.hpp"
 #include "core/io/report.hpp"
+#include "core/measure/suite_activations.hpp"
 #include "core/measure/suite_blocksparse.hpp"
 #include "core/measure/suite_real.hpp"
 #include "core/measure/sweep_plot.hpp"
@@ -32,7 +33,7 @@ struct BenchFlags {
   std::string require;        // --require BACKEND[,...]
   bool failOnTarget = false;  // --suite headline: exit 4 when a measured ratio misses its target
   bool noBaseline = false;
-  std::string suite;  // "", headline, sweep, real or blocksparse
+  std::string suite;  // "", headline, sweep, real, blocksparse or activations
   std::string data;   // --suite real: the folder of cases.json
 };
 
@@ -71,15 +72,16 @@ constexpr int kValidationDefaultSize = 512;
 
 void validateBench(const BenchFlags& flags) {
   if (!flags.suite.empty() && flags.suite != "headline" && flags.suite != "sweep" && flags.suite != "real" &&
-      flags.suite != "blocksparse") {
-    throw InputError("unknown suite '" + flags.suite + "'; use headline, sweep, real or blocksparse");
+      flags.suite != "blocksparse" && flags.suite != "activations") {
+    throw InputError("unknown suite '" + flags.suite + "'; use headline, sweep, real, blocksparse or activations");
   }
   if (!flags.data.empty() && flags.suite != "real") throw InputError("--data goes with --suite real");
   parseReportFormat(flags.format);
   if (flags.failOnTarget && flags.suite != "headline") throw InputError("--fail-on-target goes with --suite headline");
-  // The blocksparse suite takes the dtype of its cases (bf16 unless --dtype says); the others set their own.
-  if (!flags.suite.empty() && flags.suite != "blocksparse" && parseDType(flags.problem.dtype) != DType::Fp32) {
-    throw InputError("--dtype goes with a single problem or --suite blocksparse: --suite " + flags.suite +
+  // The blocksparse and activations suites take the dtype of their cases (bf16 unless --dtype says); the others set their own.
+  const bool suiteTakesDType = flags.suite == "blocksparse" || flags.suite == "activations";
+  if (!flags.suite.empty() && !suiteTakesDType && parseDType(flags.problem.dtype) != DType::Fp32) {
+    throw InputError("--dtype goes with a single problem or --suite blocksparse or activations: --suite " + flags.suite +
                      " sets its own (fp32) problems");
   }
   if (flags.suite == "sweep") {
@@ -88,7 +90,7 @@ void validateBench(const BenchFlags& flags) {
     fileFormat(flags);
   }
   bool csv = screenFormat(flags) == ReportFormat::Csv || (!flags.out.empty() && fileFormat(flags) == ReportFormat::Csv);
-  if ((flags.suite == "headline" || flags.suite == "real" || flags.suite == "blocksparse") && csv) {
+  if ((flags.suite == "headline" || flags.suite == "real" || suiteTakesDType) && csv) {
     throw InputError("--suite " + flags.suite + " writes a table or JSON, not CSV");
   }
   if (!flags.require.empty()) parseRequiredBackends(flags.require);
@@ -209,26 +211,24 @@ int runReal(const BenchFlags& flags) {
   return 0;
 }
 
-int runBlocksparse(const BenchFlags& flags) {
+// The suites measured against a packed ceiling (blocksparse, activations): every backend, the host's
+// BLAS beside the devices (where no cuBLAS runs it is the vendor GEMM the cases and their ceilings
+// are timed with), in the suite's dtype (bf16 unless --dtype says). `run` makes the report from
+// the backends, the size and the dtype; `table` and `json` write it; `code` is its exit code.
+template <class Run, class Table, class Json, class Code>
+int runCeilingSuite(const BenchFlags& flags, Run run, Table table, Json json, Code code) {
   std::optional<AtomicFile> file;
   if (!flags.out.empty()) file.emplace(flags.out);
-  // The host's BLAS stays beside the devices: where no cuBLAS runs it is the vendor GEMM the cases
-  // and their packed ceiling are timed with.
   BackendFlags all = flags.backend;
   if (all.backend.empty()) all.backend = "all";
   std::vector<std::unique_ptr<Backend>> backends = all.open();
   requireOpened(flags.require, backends, flags.backend.options());
   const bool dtypeGiven = flags.problem.dtypeOption != nullptr && flags.problem.dtypeOption->count() > 0;
-  BlocksparseOptions options{.size = flags.problem.toSpec(defaultSizeFor(backends)).m,
-                             .dtype = dtypeGiven ? parseDType(flags.problem.dtype) : DType::Bf16,
-                             .warmup = flags.warmup,
-                             .repeat = flags.repeat,
-                             .seed = flags.problem.seed,
-                             .stableWithin = benchOptions(flags).stableWithin};
-  const BlocksparseReport report = runBlocksparseSuite(pointers(backends), options, note);
+  const auto report = run(pointers(backends), flags.problem.toSpec(defaultSizeFor(backends)).m,
+                          dtypeGiven ? parseDType(flags.problem.dtype) : DType::Bf16);
   auto text = [&](ReportFormat format) {
-    if (format == ReportFormat::Csv) throw InputError("--suite blocksparse writes a table or JSON, not CSV");
-    return format == ReportFormat::Json ? formatBlocksparseJson(report) : formatBlocksparseTable(report);
+    if (format == ReportFormat::Csv) throw InputError("--suite " + flags.suite + " writes a table or JSON, not CSV");
+    return format == ReportFormat::Json ? json(report) : table(report);
   };
   if (file) {
     file->stream() << text(fileFormat(flags));
@@ -236,11 +236,34 @@ int runBlocksparse(const BenchFlags& flags) {
     wrote(flags.out, fileFormat(flags));
   }
   std::cout << text(screenFormat(flags)) << std::flush;
-  return blocksparseExitCode(report);
+  return code(report);
+}
+
+int runBlocksparse(const BenchFlags& flags) {
+  return runCeilingSuite(
+      flags,
+      [&](const std::vector<Backend*>& backends, int size, DType dtype) {
+        const BlocksparseOptions options{.size = size, .dtype = dtype, .warmup = flags.warmup, .repeat = flags.repeat,
+                                         .seed = flags.problem.seed, .stableWithin = benchOptions(flags).stableWithin};
+        return runBlocksparseSuite(backends, options, note);
+      },
+      formatBlocksparseTable, formatBlocksparseJson, blocksparseExitCode);
+}
+
+int runActivations(const BenchFlags& flags) {
+  return runCeilingSuite(
+      flags,
+      [&](const std::vector<Backend*>& backends, int size, DType dtype) {
+        const ActivationsOptions options{.size = size, .dtype = dtype, .warmup = flags.warmup, .repeat = flags.repeat,
+                                         .seed = flags.problem.seed, .stableWithin = benchOptions(flags).stableWithin};
+        return runActivationsSuite(backends, options, note);
+      },
+      formatActivationsTable, formatActivationsJson, activationsExitCode);
 }
 
 int runBenchCommand(const BenchFlags& flags) {
   if (flags.suite == "blocksparse") return runBlocksparse(flags);
+  if (flags.suite == "activations") return runActivations(flags);
   if (flags.suite == "real") return runReal(flags);
   if (flags.suite == "headline") return runHeadline(flags);
   if (flags.suite == "sweep") return runSweep(flags);
@@ -325,7 +348,9 @@ Command addBenchCommand(CLI::App& parent) {
                   "and a PNG plot beside it (drawn by matplotlib; without it, the CSV alone, and a note); real: the matrices scripts/fetch-real-data.sh fetched (--data), every "
                   "kernel of every backend with auto's choice marked; blocksparse: zeros in 32-, 64- and 128-blocks, A alone and "
                   "with B, every fast kernel, auto and the vendor GEMM beside the packed ceiling (the vendor GEMM on the "
-                  "kept products packed), in --dtype (default bf16)");
+                  "kept products packed), in --dtype (default bf16); activations: zeros spread out as ReLU activations "
+                  "leave them (the neurons generator at 90 % inactive, a dense A, LLaMA-2-7B's down projection), the "
+                  "same against the packed ceiling of the live columns");
   app->add_option("--data", flags->data, "--suite real: the folder holding cases.json (default $TILESKIP_REAL_DATA, "
                                          "else data/real)");
   return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};

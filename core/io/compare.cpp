@@ -39,7 +39,7 @@ Measures measuresOf(const nlohmann::json& doc, const std::string& schema) {
     }
   } else if (schema == "tileskip.bench/1") {
     benchRows(doc, "", out);
-  } else if (schema == "tileskip.blocksparse/1") {
+  } else if (schema == "tileskip.blocksparse/1" || schema == "tileskip.activations/1") {
     for (const nlohmann::json& c : doc.value("cases", nlohmann::json::array())) {
       for (const nlohmann::json& k : c.value("kernels", nlohmann::json::array())) {
         out.push_back({c.value("case", std::string()) + ": " + k.value("backend", std::string()) + " " + k.value("kernel", std::string()),
@@ -47,8 +47,8 @@ Measures measuresOf(const nlohmann::json& doc, const std::string& schema) {
       }
     }
   } else {
-    throw InputError("compare reads headline, bench and blocksparse results (tileskip.headline/1, tileskip.bench/1, "
-                     "tileskip.blocksparse/1), not " + (schema.empty() ? std::string("a file without a schema") : schema));
+    throw InputError("compare reads headline, bench, blocksparse and activations results (tileskip.headline/1, "
+                     "tileskip.bench/1, tileskip.blocksparse/1, tileskip.activations/1), not " + (schema.empty() ? std::string("a file without a schema") : schema));
   }
   return out;
 }

@@ -4,7 +4,8 @@
 // for their own formats; these are tileskip's:
 //   tileskip.headline/1     each measure by its id: its value (higher is better, or lower for `<=`);
 //   tileskip.bench/1        each verified row by backend and kernel: its median kernel time;
-//   tileskip.blocksparse/1  each case's verified kernels by case, backend and kernel: the same.
+//   tileskip.blocksparse/1  each case's verified kernels by case, backend and kernel: the same;
+//   tileskip.activations/1  likewise.
 #pragma once
 
 #include <optional>

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/measure/bench.hpp"
+#include "core/measure/ceiling.hpp"
 #include "core/model/backend.hpp"
 
 namespace tileskip {
@@ -43,26 +44,8 @@ struct BlocksparseShape {
 // 0.1, then A and B at 0.5 / 0.5 and 0.25 / 0.25.
 std::vector<BlocksparseShape> blocksparseShapes(const std::vector<int>& blocks);
 
-struct BlocksparseKernel {
-  std::string backend, kernel;
-  std::string autoReason;  // where auto chose this kernel on its backend: why ("" otherwise)
-  double kernelMs = 0.0;
-  double prepareMs = 0.0;  // its preparation: its patterns
-  double e2eMs = 0.0;      // kernel and preparation
-  // With A prepared once and kept (a static weight): the kernel and what it prepares per call
-  // then (BenchRow::prepareKeepingAMs). Nothing where the backend does not time it apart.
-  std::optional<double> e2eStaticAMs;
-  // The problem's 16-bit copies of A and B, made once from the fp32 values (BenchRow::roundingMs):
-  // in no e2eMs, since a caller with operands in the dtype never makes them.
-  double roundingMs = 0.0;
-  std::optional<double> speedup;          // baselineMs / kernelMs
-  std::optional<double> ceilingFraction;  // ceilingMs / kernelMs
-  // A skipping kernel's own ceiling: the dense kernel its main loop is built on (same loop and
-  // thread mapping, same backend: K13 for S10, K14 for S11-S13) on the packed problem, and
-  // ownCeilingMs / kernelMs. Empty where there is none.
-  std::string ownCeiling;
-  std::optional<double> ownCeilingMs, ownCeilingFraction;
-};
+// A kernel of a case, measured against the case's ceiling (core/measure/ceiling.hpp).
+using BlocksparseKernel = CeilingKernel;
 
 struct BlocksparseCase {
   BlocksparseShape shape;

@@ -1,0 +1,65 @@
+// One suite case measured against what its zeros allow, the part the blocksparse and activations
+// suites share: in one process, every fast kernel of each backend that takes the dtype (warp tiles
+// or tensor cores) and auto's choice, the vendor's dense GEMM in the same dtype, the packed ceiling
+// (the same vendor GEMM on only the kept products packed into a dense problem, K' = K · the kept
+// fraction) and each skipping kernel's own ceiling (the dense kernel its loop is built on, on the
+// packed problem). A kernel is judged by the fraction of the ceiling it reaches.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/measure/bench.hpp"
+#include "core/measure/progress.hpp"
+#include "core/model/backend.hpp"
+
+namespace tileskip {
+
+struct CeilingKernel {
+  std::string backend, kernel;
+  std::string autoReason;  // where auto chose this kernel on its backend: why ("" otherwise)
+  double kernelMs = 0.0;
+  double prepareMs = 0.0;  // its preparation: its patterns (and a compaction kernel's transposed A)
+  double e2eMs = 0.0;      // kernel and preparation
+  // With A prepared once and kept (a static weight): the kernel and what it prepares per call
+  // then (BenchRow::prepareKeepingAMs). Nothing where the backend does not time it apart.
+  std::optional<double> e2eStaticAMs;
+  // The problem's 16-bit copies of A and B, made once from the fp32 values (BenchRow::roundingMs):
+  // in no e2eMs, since a caller with operands in the dtype never makes them.
+  double roundingMs = 0.0;
+  std::optional<double> speedup;          // baselineMs / kernelMs
+  std::optional<double> ceilingFraction;  // ceilingMs / kernelMs
+  // A skipping kernel's own ceiling: the dense kernel its main loop is built on (same loop and
+  // thread mapping, same backend: K13 for S10 and S14, K14 for S11-S13) on the packed problem, and
+  // ownCeilingMs / kernelMs. Empty where there is none.
+  std::string ownCeiling;
+  std::optional<double> ownCeilingMs, ownCeilingFraction;
+};
+
+struct CeilingMeasurement {
+  int packedK = 0;        // K · the kept fraction, in whole K-blocks: the ceiling's K
+  std::string baseline;   // the vendor GEMM that ran ("cublas", or "cpu" where there is no cuBLAS)
+  std::optional<double> baselineMs, ceilingMs;
+  std::vector<CeilingKernel> kernels;    // verified ones, fastest first
+  std::vector<std::string> failures;     // "backend kernel: why" for the ones that did not run
+  std::vector<BenchReport> runs;         // every bench run the case was computed from
+};
+
+// Measures one case: `data` generated from `spec` (its dtype the suite's), `keptFraction` of its
+// products kept (the joint density at the zeros' block edge, or the live fraction of K). Three
+// steps of `meter`: the kernels, the ceiling, the own ceilings; `name` labels them.
+CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, const ProblemSpec& spec, const ProblemData& data,
+                                         double keptFraction, const BenchOptions& bench, const std::string& name,
+                                         ProgressMeter& meter, const ProgressCallback& progress);
+
+// A case's kernels as the suites' JSON writes them, and as the table's rows (its header first).
+nlohmann::json ceilingKernelsJson(const std::vector<CeilingKernel>& kernels);
+std::vector<std::vector<std::string>> ceilingKernelCells(const std::vector<CeilingKernel>& kernels);
+
+// 1 where a kernel failed verification, else the first other failure's code (benchExitCode), else 0.
+int ceilingExitCode(const std::vector<BenchReport>& runs);
+
+}  // namespace tileskip

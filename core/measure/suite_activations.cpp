@@ -1,0 +1,160 @@
+#include "core/measure/suite_activations.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/io/provenance.hpp"
+#include "core/io/report.hpp"
+#include "core/measure/progress.hpp"
+#include "core/model/error.hpp"
+#include "core/model/live_columns.hpp"
+#include "core/model/pattern.hpp"
+
+namespace tileskip {
+
+namespace {
+
+// LLaMA-2-7B's MLP: 4096 wide, 11008 hidden; its down projection multiplies the hidden
+// activations (tokens x 11008) by W2 (11008 x 4096).
+constexpr int kLlamaWidth = 4096, kLlamaHidden = 11008;
+// Each token's inactive neurons: about 90 % for ReLU-fied LLMs (TurboSparse reports ~90 % of
+// Mistral-7B's, ProSparse ~89 % of LLaMA-2-7B's; the generator's comment cites them).
+constexpr double kInactive = 0.9;
+
+ProblemSpec caseSpec(const ActivationsShape& shape, const ActivationsOptions& options) {
+  ProblemSpec spec;
+  spec.m = shape.m;
+  spec.n = shape.n;
+  spec.k = shape.k;
+  spec.generator = shape.inactive > 0.0 ? "neurons" : "uniform";
+  spec.densityA = 1.0 - shape.inactive;
+  spec.options.skew = shape.skew;
+  spec.generatorB = "uniform";
+  spec.densityB = 1.0;
+  spec.seed = options.seed;
+  spec.dtype = options.dtype;
+  return spec;
+}
+
+}  // namespace
+
+std::string ActivationsShape::name() const {
+  std::string what = inactive > 0.0 ? fixed(100.0 * inactive, 0) + " % inactive, exponent " + fixed(skew, 1) : "dense A";
+  if (llamaDownProjection) what = "LLaMA-2-7B down projection, " + what;
+  return what + ", " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::vector<ActivationsShape> activationsShapes(int size) {
+  std::vector<ActivationsShape> shapes{{size, size, size, 0.0, 1.0}};
+  for (double skew : {1.0, 1.5, 2.0, 2.5}) shapes.push_back({size, size, size, kInactive, skew});
+  const int hidden = std::max(kKBlock, static_cast<int>(static_cast<long long>(size) * kLlamaHidden / kLlamaWidth) / kKBlock * kKBlock);
+  shapes.push_back({size, size, hidden, kInactive, 2.0, true});
+  return shapes;
+}
+
+int compactionRowHeight() {
+  for (const KernelInfo& k : twinKernels()) {
+    if (k.compacts()) return k.aGranularity;
+  }
+  return kCompactionRows[0];
+}
+
+ActivationsReport runActivationsSuite(const std::vector<Backend*>& backends, const ActivationsOptions& options,
+                                      const ProgressCallback& progress) {
+  if (options.size < 1) throw InputError("--suite activations needs a size of at least 1");
+  ActivationsReport report;
+  report.date = utcTimestamp();
+  report.host = hostDescription();
+  report.options = options;
+  for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
+  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds,
+                           .stableWithin = options.stableWithin};
+  const int rows = compactionRowHeight();
+  const std::vector<ActivationsShape> shapes = activationsShapes(options.size);
+  ProgressMeter meter(static_cast<int>(3 * shapes.size()), progress);  // the kernels, the ceiling, their own ceilings
+  for (const ActivationsShape& shape : shapes) {
+    ActivationsCase c;
+    c.shape = shape;
+    const ProblemSpec spec = caseSpec(shape, options);
+    const ProblemData data = generateProblem(spec);
+    // Two counts of one quantity: the kernels' own pattern bits (area-weighted, B dense), and
+    // inspect's scan of A for single live columns.
+    c.liveFraction = computeJointStats(buildAPattern(data.a, rows), buildBPattern(data.b, kKBlock)).jointDensity;
+    c.predictedLiveFraction = findLiveColumns(data.a, rows, 1).meanLiveFraction();
+    c.measured = measureAgainstCeiling(backends, spec, data, c.liveFraction, bench, "activations: " + shape.name(), meter, progress);
+    report.cases.push_back(std::move(c));
+  }
+  return report;
+}
+
+std::string formatActivationsTable(const ActivationsReport& report) {
+  std::ostringstream out;
+  out << "tileskip bench --suite activations  " << report.date << "\n";
+  for (const std::string& d : report.devices) out << "device    " << d << "\n";
+  out << "host      " << report.host << "\n";
+  out << "problem   A from the neurons generator (B dense), " << dtypeName(report.options.dtype) << ", seed " << report.options.seed
+      << "; median of " << report.options.repeat
+      << " device-timed runs; every kernel verified first. live: the fraction of K some row of a " << compactionRowHeight()
+      << "-row tile needs; ceiling: the vendor GEMM on the live columns packed (K' = K x live); speedup, of ceiling and of "
+         "own as in --suite blocksparse\n";
+  for (const ActivationsCase& c : report.cases) {
+    const CeilingMeasurement& m = c.measured;
+    out << "\n" << c.shape.name() << ": live " << fixed(c.liveFraction, 4) << " (inspect " << fixed(c.predictedLiveFraction, 4)
+        << "), K' = " << m.packedK;
+    if (m.baselineMs) out << "; " << m.baseline << " " << fixed(*m.baselineMs, 4) << " ms";
+    if (m.ceilingMs && m.baselineMs) out << ", ceiling " << fixed(*m.ceilingMs, 4) << " ms (" << fixed(*m.baselineMs / *m.ceilingMs, 2) << "x)";
+    out << "\n" << alignColumns(ceilingKernelCells(m.kernels), 3);
+    for (const std::string& failure : m.failures) out << "  FAILED " << failure << "\n";
+  }
+  return out.str();
+}
+
+std::string formatActivationsJson(const ActivationsReport& report) {
+  auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json cases = nlohmann::json::array();
+  nlohmann::json runs = nlohmann::json::array();
+  for (const ActivationsCase& c : report.cases) {
+    const CeilingMeasurement& m = c.measured;
+    cases.push_back({{"case", c.shape.name()},
+                     {"m", c.shape.m},
+                     {"n", c.shape.n},
+                     {"k", c.shape.k},
+                     {"inactive", c.shape.inactive},
+                     {"skew", c.shape.skew},
+                     {"rows", compactionRowHeight()},
+                     {"live_fraction", c.liveFraction},
+                     {"predicted_live_fraction", c.predictedLiveFraction},
+                     {"packed_k", m.packedK},
+                     {"baseline", m.baseline},
+                     {"cublas_ms", m.baseline == "cublas" ? optional(m.baselineMs) : nlohmann::json(nullptr)},
+                     {"baseline_ms", optional(m.baselineMs)},
+                     {"ceiling_ms", optional(m.ceilingMs)},
+                     {"kernels", ceilingKernelsJson(m.kernels)},
+                     {"failures", m.failures}});
+    for (const BenchReport& r : m.runs) runs.push_back(nlohmann::json::parse(formatJson(r)));
+  }
+  nlohmann::json doc = {{"schema", kActivationsSchema},
+                        {"suite", "activations"},
+                        {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
+                        {"dtype", dtypeName(report.options.dtype)},
+                        {"date", report.date},
+                        {"host", report.host},
+                        {"devices", report.devices},
+                        {"size", report.options.size},
+                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat},
+                                    {"until_stable", report.options.stableWithin > 0.0 ? nlohmann::json(report.options.stableWithin)
+                                                                                       : nlohmann::json(nullptr)}}},
+                        {"seed", report.options.seed},
+                        {"cases", cases},
+                        {"runs", runs}};
+  return jsonDocumentText(doc);
+}
+
+int activationsExitCode(const ActivationsReport& report) {
+  std::vector<BenchReport> runs;
+  for (const ActivationsCase& c : report.cases) runs.insert(runs.end(), c.measured.runs.begin(), c.measured.runs.end());
+  return ceilingExitCode(runs);
+}
+
+}  // namespace tileskip
