@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
+#include "core/io/provenance.hpp"
+#include "core/io/report.hpp"
 #include "core/measure/bench.hpp"
 #include "core/measure/progress.hpp"
 #include "core/model/backend.hpp"
@@ -61,5 +63,30 @@ std::vector<std::vector<std::string>> ceilingKernelCells(const std::vector<Ceili
 
 // 1 where a kernel failed verification, else the first other failure's code (benchExitCode), else 0.
 int ceilingExitCode(const std::vector<BenchReport>& runs);
+
+// The document a ceiling suite writes: `schema`, `suite`, the tool, the report's dtype, date, host,
+// devices, size, timing and seed (its `options`' fields), its `cases` and every bench run as a
+// tileskip.bench/1 document.
+template <class Report>
+std::string ceilingSuiteJson(const char* schema, const char* suite, const Report& report, nlohmann::json cases,
+                             const std::vector<BenchReport>& runs) {
+  nlohmann::json documents = nlohmann::json::array();
+  for (const BenchReport& r : runs) documents.push_back(nlohmann::json::parse(formatJson(r)));
+  const auto& o = report.options;
+  nlohmann::json doc = {{"schema", schema},
+                        {"suite", suite},
+                        {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
+                        {"dtype", dtypeName(o.dtype)},
+                        {"date", report.date},
+                        {"host", report.host},
+                        {"devices", report.devices},
+                        {"size", o.size},
+                        {"timing", {{"warmup", o.warmup}, {"repeat", o.repeat},
+                                    {"until_stable", o.stableWithin > 0.0 ? nlohmann::json(o.stableWithin) : nlohmann::json(nullptr)}}},
+                        {"seed", o.seed},
+                        {"cases", std::move(cases)},
+                        {"runs", std::move(documents)}};
+  return jsonDocumentText(doc);
+}
 
 }  // namespace tileskip

@@ -113,7 +113,7 @@ std::string formatActivationsTable(const ActivationsReport& report) {
 std::string formatActivationsJson(const ActivationsReport& report) {
   auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json cases = nlohmann::json::array();
-  nlohmann::json runs = nlohmann::json::array();
+  std::vector<BenchReport> runs;
   for (const ActivationsCase& c : report.cases) {
     const CeilingMeasurement& m = c.measured;
     cases.push_back({{"case", c.shape.name()},
@@ -132,23 +132,9 @@ std::string formatActivationsJson(const ActivationsReport& report) {
                      {"ceiling_ms", optional(m.ceilingMs)},
                      {"kernels", ceilingKernelsJson(m.kernels)},
                      {"failures", m.failures}});
-    for (const BenchReport& r : m.runs) runs.push_back(nlohmann::json::parse(formatJson(r)));
+    runs.insert(runs.end(), m.runs.begin(), m.runs.end());
   }
-  nlohmann::json doc = {{"schema", kActivationsSchema},
-                        {"suite", "activations"},
-                        {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
-                        {"dtype", dtypeName(report.options.dtype)},
-                        {"date", report.date},
-                        {"host", report.host},
-                        {"devices", report.devices},
-                        {"size", report.options.size},
-                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat},
-                                    {"until_stable", report.options.stableWithin > 0.0 ? nlohmann::json(report.options.stableWithin)
-                                                                                       : nlohmann::json(nullptr)}}},
-                        {"seed", report.options.seed},
-                        {"cases", cases},
-                        {"runs", runs}};
-  return jsonDocumentText(doc);
+  return ceilingSuiteJson(kActivationsSchema, "activations", report, std::move(cases), runs);
 }
 
 int activationsExitCode(const ActivationsReport& report) {

@@ -124,23 +124,7 @@ std::string formatBlocksparseJson(const BlocksparseReport& report) {
                      {"kernels", ceilingKernelsJson(c.kernels)},
                      {"failures", c.failures}});
   }
-  nlohmann::json runs = nlohmann::json::array();
-  for (const BenchReport& r : report.runs) runs.push_back(nlohmann::json::parse(formatJson(r)));
-  nlohmann::json doc = {{"schema", kBlocksparseSchema},
-                        {"suite", "blocksparse"},
-                        {"tool", {{"version", toolVersion()}, {"commit", toolCommit()}}},
-                        {"dtype", dtypeName(report.options.dtype)},
-                        {"date", report.date},
-                        {"host", report.host},
-                        {"devices", report.devices},
-                        {"size", report.options.size},
-                        {"timing", {{"warmup", report.options.warmup}, {"repeat", report.options.repeat},
-                                    {"until_stable", report.options.stableWithin > 0.0 ? nlohmann::json(report.options.stableWithin)
-                                                                                       : nlohmann::json(nullptr)}}},
-                        {"seed", report.options.seed},
-                        {"cases", cases},
-                        {"runs", runs}};
-  return jsonDocumentText(doc);
+  return ceilingSuiteJson(kBlocksparseSchema, "blocksparse", report, std::move(cases), report.runs);
 }
 
 int blocksparseExitCode(const BlocksparseReport& report) { return ceilingExitCode(report.runs); }
