@@ -1,6 +1,7 @@
 // The tensor cores' stage ring (the twin of ring.glsl): K-tiles of 16-bit (or tf32) values copied
 // by cp.async into a ring of stages, so that the next ones are on their way while the warps multiply
-// one; the warp tile of ThreadMapping::MmaTiles that multiplies them. Shared by K13 and S10.
+// one; the warp tile of ThreadMapping::MmaTiles that multiplies them. Shared by K13, S10 and, over
+// gathered columns instead of K-blocks, S14.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,8 @@
 // mmaRingMainLoop: the catalogue's ring of K-tiles, so that while the warps multiply one, the next
 // ones are on their way. A K-tile is K_SLOTS K-blocks that need not be neighbours in K (K11's
 // slots, pipeline.glsl): every K-block in order for K13, only those a block tile needs
-// for S10 (block_skip.glsl).
+// for S10 (block_skip.glsl); built with TILESKIP_GATHER_RING, a K-tile is BK gathered columns
+// instead (S14, gather.glsl).
 //
 // Where the CUDA twin copies global to shared memory with cp.async, which GLSL does not have, a
 // K-tile travels through registers, and the ones on their way wait there. The two halves of the
