@@ -392,14 +392,14 @@ TEST(BlocksparseSuite, RefusesABlockEdgeThatIsNotPositive) {
 // and the packed ceiling of its live columns (K' = K x the live fraction at the compaction height).
 TEST(ActivationsSuite, MeasuresEachCaseAgainstItsLiveColumnsPackedCeiling) {
   FakeBackend cuda({}, "cuda");
-  const ActivationsOptions options{.size = 256, .dtype = DType::Bf16, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0};
+  const ActivationsOptions options{.size = 128, .dtype = DType::Bf16, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0};
   const ActivationsReport report = runActivationsSuite({&cuda}, options);
   ASSERT_EQ(report.cases.size(), 6u);  // dense A, exponents 1, 1.5, 2, 2.5, the down projection
   EXPECT_EQ(activationsExitCode(report), 0);
   EXPECT_EQ(compactionRowHeight(), kernelInfo("compact-mma-64").aGranularity);
   EXPECT_EQ(report.cases.front().liveFraction, 1.0);
   EXPECT_TRUE(report.cases.back().shape.llamaDownProjection);
-  EXPECT_EQ(report.cases.back().shape.k, 256 * 11008 / 4096);
+  EXPECT_EQ(report.cases.back().shape.k, 128 * 11008 / 4096);
   // A steeper power law leaves fewer live columns.
   EXPECT_LT(report.cases[4].liveFraction, report.cases[1].liveFraction);
   EXPECT_LT(report.cases[1].liveFraction, 1.0);
