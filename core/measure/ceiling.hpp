@@ -64,6 +64,32 @@ std::vector<std::vector<std::string>> ceilingKernelCells(const std::vector<Ceili
 // 1 where a kernel failed verification, else the first other failure's code (benchExitCode), else 0.
 int ceilingExitCode(const std::vector<BenchReport>& runs);
 
+// A ceiling suite's report before its cases: the date, the host, each backend's device and the
+// options (`Report` has those members, its options those of `Options`).
+template <class Report, class Options>
+Report startCeilingSuite(const std::vector<Backend*>& backends, const Options& options) {
+  Report report;
+  report.date = utcTimestamp();
+  report.host = hostDescription();
+  report.options = options;
+  for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
+  return report;
+}
+
+// A ceiling suite's options as each of its bench runs takes them.
+template <class Options>
+BenchOptions ceilingBenchOptions(const Options& o) {
+  return {.warmup = o.warmup, .repeat = o.repeat, .warmupMilliseconds = o.warmupMilliseconds, .stableWithin = o.stableWithin};
+}
+
+// The first lines of a ceiling suite's table: the command and the date, each device, the host.
+template <class Report>
+std::string ceilingSuiteTableHead(const char* suite, const Report& report) {
+  std::string head = std::string("tileskip bench --suite ") + suite + "  " + report.date + "\n";
+  for (const std::string& d : report.devices) head += "device    " + d + "\n";
+  return head + "host      " + report.host + "\n";
+}
+
 // The document a ceiling suite writes: `schema`, `suite`, the tool, the report's dtype, date, host,
 // devices, size, timing and seed (its `options`' fields), its `cases` and every bench run as a
 // tileskip.bench/1 document.

@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/io/provenance.hpp"
 #include "core/io/report.hpp"
 #include "core/measure/progress.hpp"
 #include "core/model/error.hpp"
@@ -63,13 +62,8 @@ int compactionRowHeight() {
 ActivationsReport runActivationsSuite(const std::vector<Backend*>& backends, const ActivationsOptions& options,
                                       const ProgressCallback& progress) {
   if (options.size < 1) throw InputError("--suite activations needs a size of at least 1");
-  ActivationsReport report;
-  report.date = utcTimestamp();
-  report.host = hostDescription();
-  report.options = options;
-  for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
-  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds,
-                           .stableWithin = options.stableWithin};
+  ActivationsReport report = startCeilingSuite<ActivationsReport>(backends, options);
+  const BenchOptions bench = ceilingBenchOptions(options);
   const int rows = compactionRowHeight();
   const std::vector<ActivationsShape> shapes = activationsShapes(options.size);
   ProgressMeter meter(static_cast<int>(3 * shapes.size()), progress);  // the kernels, the ceiling, their own ceilings
@@ -90,9 +84,7 @@ ActivationsReport runActivationsSuite(const std::vector<Backend*>& backends, con
 
 std::string formatActivationsTable(const ActivationsReport& report) {
   std::ostringstream out;
-  out << "tileskip bench --suite activations  " << report.date << "\n";
-  for (const std::string& d : report.devices) out << "device    " << d << "\n";
-  out << "host      " << report.host << "\n";
+  out << ceilingSuiteTableHead("activations", report);
   out << "problem   A from the neurons generator (B dense), " << dtypeName(report.options.dtype) << ", seed " << report.options.seed
       << "; median of " << report.options.repeat
       << " device-timed runs; every kernel verified first. live: the fraction of K some row of a " << compactionRowHeight()

@@ -4,7 +4,6 @@
 #include <optional>
 #include <sstream>
 
-#include "core/io/provenance.hpp"
 #include "core/io/report.hpp"
 #include "core/measure/progress.hpp"
 #include "core/model/error.hpp"
@@ -54,13 +53,8 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
   for (int block : options.blocks) {
     if (block < 1) throw InputError("--suite blocksparse: a block edge must be positive, not " + std::to_string(block));
   }
-  BlocksparseReport report;
-  report.date = utcTimestamp();
-  report.host = hostDescription();
-  report.options = options;
-  for (Backend* b : backends) report.devices.push_back(std::string(b->name()) + ": " + b->device().describe());
-  const BenchOptions bench{.warmup = options.warmup, .repeat = options.repeat, .warmupMilliseconds = options.warmupMilliseconds,
-                           .stableWithin = options.stableWithin};
+  BlocksparseReport report = startCeilingSuite<BlocksparseReport>(backends, options);
+  const BenchOptions bench = ceilingBenchOptions(options);
   const std::vector<BlocksparseShape> shapes = blocksparseShapes(options.blocks);
   ProgressMeter meter(static_cast<int>(3 * shapes.size()), progress);  // the kernels, the ceiling, their own ceilings
   for (const BlocksparseShape& shape : shapes) {
@@ -85,9 +79,7 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
 
 std::string formatBlocksparseTable(const BlocksparseReport& report) {
   std::ostringstream out;
-  out << "tileskip bench --suite blocksparse  " << report.date << "\n";
-  for (const std::string& d : report.devices) out << "device    " << d << "\n";
-  out << "host      " << report.host << "\n";
+  out << ceilingSuiteTableHead("blocksparse", report);
   out << "problem   M = N = K = " << report.options.size << ", " << dtypeName(report.options.dtype) << ", seed "
       << report.options.seed << "; median of " << report.options.repeat
       << " device-timed runs; every kernel verified first. speedup: over the vendor GEMM; ceiling: the vendor GEMM on "
