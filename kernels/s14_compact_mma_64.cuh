@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(Row.tile.threads)
   const int kBlocks = (K + kKBlock - 1) / kKBlock, aTiles = (M + BM - 1) / BM;
   for (int first = 0; first < kBlocks; first += kList) {
     const int count = gatherLiveColumns<kThreads>(aPattern, block.rowBase / BM, aTiles, K, first, min(kList, kBlocks - first),
-                                                  liveColumns, warpTotals);
+                                                  liveColumns, warpTotals, [] { __syncthreads(); });
     mmaRingMainLoop<D, BM, BN, BK, kStages, kThreads>(
         At, B, M, N, K, block, GatheredColumns<BK>{liveColumns, count},
         [&](const Word* As, const Word* Bs, int) {

@@ -330,7 +330,7 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
       EXPECT_DOUBLE_EQ(*k.ceilingFraction, *c.ceilingMs / k.kernelMs);
       // A skipping kernel's own ceiling is the dense kernel of its loop on the packed problem.
       if (info.skips()) {
-        EXPECT_EQ(k.ownCeiling, info.structure.loop == MainLoop::BulkCopyRing ? "wgmma" : "mma") << name << " " << k.kernel;
+        EXPECT_EQ(k.ownCeiling, info.needsHopper() ? "wgmma" : "mma") << name << " " << k.kernel;
         ASSERT_TRUE(k.ownCeilingMs && k.ownCeilingFraction) << name << " " << k.kernel;
         EXPECT_GT(*k.ownCeilingMs, 0.0);
         EXPECT_DOUBLE_EQ(*k.ownCeilingFraction, *k.ownCeilingMs / k.kernelMs);

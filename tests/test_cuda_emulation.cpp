@@ -109,23 +109,28 @@ TEST_P(EmulatedCudaKernel, PassesTheVerifySuite) {
   for (const VerifyResult& r : results) EXPECT_TRUE(r.passed()) << GetParam() << " " << r.caseName << ": " << r.failure;
 }
 
-// The compaction kernel multiplies, for each 64-row tile, only the columns some row of the tile
-// needs: a NaN row of B reaches exactly the tiles that need its column (compaction_case.hpp),
+// Each compaction kernel multiplies, for each tile of its rows, only the columns some row of the
+// tile needs: a NaN row of B reaches exactly the tiles that need its column (compaction_case.hpp),
 // through the 16-byte copies (M and N multiples of 8) and element by element, and over K longer
 // than one list (several passes), in both 16-bit types.
 TEST(EmulatedCudaCompaction, MultipliesOnlyTheColumnsATileNeeds) {
   std::unique_ptr<Backend> backend = tileskip::testing::makeEmulatedCudaBackend();
-  const KernelInfo& compact = kernelInfo("compact-mma-64");
-  for (DType dtype : {DType::Fp16, DType::Bf16}) {
-    for (auto [m, n, k] : {std::array{128, 24, 296}, std::array{130, 20, 300}, std::array{70, 16, 4200}}) {
-      const tileskip::testing::CompactionCase c = tileskip::testing::compactionCase(m, n, k, compact.aGranularity);
-      auto problem = backend->upload(c.a, c.b, dtype);
-      problem->prepare(compact);
-      problem->run(compact);
-      EXPECT_EQ(tileskip::testing::compactionMismatches(problem->downloadC(), tileskip::testing::compactedProduct(c)), 0)
-          << dtypeName(dtype) << " " << m << "x" << n << "x" << k;
+  int compactions = 0;
+  for (const KernelInfo& compact : twinKernels()) {
+    if (!compact.compacts()) continue;
+    ++compactions;
+    for (DType dtype : {DType::Fp16, DType::Bf16}) {
+      for (auto [m, n, k] : {std::array{128, 24, 296}, std::array{130, 20, 300}, std::array{70, 16, 4200}}) {
+        const tileskip::testing::CompactionCase c = tileskip::testing::compactionCase(m, n, k, compact.aGranularity);
+        auto problem = backend->upload(c.a, c.b, dtype);
+        problem->prepare(compact);
+        problem->run(compact);
+        EXPECT_EQ(tileskip::testing::compactionMismatches(problem->downloadC(), tileskip::testing::compactedProduct(c)), 0)
+            << compact.id << " " << dtypeName(dtype) << " " << m << "x" << n << "x" << k;
+      }
     }
   }
+  EXPECT_GE(compactions, 2);  // S14 on the warps' MMAs, S15 on the warpgroups'
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, EmulatedCudaKernel, ::testing::ValuesIn(twinIds()),

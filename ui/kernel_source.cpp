@@ -43,7 +43,7 @@ KernelSourceFile loadKernelSource(const KernelInfo& kernel, SourceLanguage langu
   if (candidates.empty()) {
     file.note = kernel.isBaseline() ? std::string(kernel.id) + " is a vendor library: there is no " + what + " source to show."
                                     : std::string(kernel.id) +
-                                          " has no GLSL twin: it is built on Hopper's warpgroup MMAs and copy engine, which "
+                                          " has no GLSL twin: it is built on Hopper's warpgroup MMAs and mbarriers, which "
                                           "Vulkan does not have (see its CUDA source).";
     return file;
   }
@@ -122,6 +122,10 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"kernels/s14_compact_mma_64.cuh", "gatherLiveColumns<"},
     {"kernels/s14_compact_mma_64.cuh", "GatheredColumns<"},
     {"kernels/s14_compact_mma_64.comp", "gatherLiveColumns("},
+    // S15's producer lists them the same way and gathers each K-tile's rows by copies of its own.
+    {"kernels/s15_compact_wgmma_128.cuh", "gatherLiveColumns<"},
+    {"kernels/s15_compact_wgmma_128.cuh", "GatheredColumns<"},
+    {"kernels/s15_compact_wgmma_128.cuh", "copyGatheredKTile<"},
     {"kernels/parts/gather.cuh", "patternWord<"},
     {"kernels/parts/gather.cuh", "__ballot_sync"},
     {"kernels/parts/gather.cuh", "list[at++]"},

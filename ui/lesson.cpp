@@ -61,7 +61,8 @@ TeachView lessonView(const KernelInfo& kernel) {
     case MainLoop::Hoisted:
     case MainLoop::StageRing:
     case MainLoop::GatherRing:
-    case MainLoop::BulkCopyRing: return TeachView::Pipeline;
+    case MainLoop::BulkCopyRing:
+    case MainLoop::SwizzledGatherRing: return TeachView::Pipeline;
     default: break;
   }
   switch (kernel.structure.mapping) {

@@ -84,6 +84,7 @@ std::string_view loopName(MainLoop loop) {
     case MainLoop::StageRing: return "stage_ring";
     case MainLoop::GatherRing: return "gather_ring";
     case MainLoop::BulkCopyRing: return "bulk_copy_ring";
+    case MainLoop::SwizzledGatherRing: return "swizzled_gather_ring";
   }
   return "?";
 }

@@ -5,7 +5,7 @@
 //   template <const KernelInfo& Row, DType D> __global__ void <source>(ARGUMENTS)
 // where ARGUMENTS are what kernelArguments() makes of the operands for that row: A, B, C and the
 // sizes; after them the patterns and the tile queue for a skipping row; before them the copy
-// engine's maps of A and B for a Hopper row.
+// engine's maps of A and B for a row the copy engine feeds (BulkCopyRing).
 //
 // Compiled by nvcc for the CUDA module, where an instance is launched, and as C++ for the CPU
 // emulator of the tests (TILESKIP_CUDA_EMULATION), where each emulated thread calls it.
@@ -20,6 +20,7 @@
 #include "core/model/shape_rules.hpp"
 #include "kernels/parts/ring.cuh"       // mmaSharedBytes
 #include "kernels/parts/warpgroup.cuh"  // WgmmaLayout, WgmmaKTileList, bulkCopiesFit
+#include "kernels/s15_compact_wgmma_128.cuh"  // wgmmaGatherSharedBytes
 
 #if !defined(TILESKIP_CUDA_EMULATION)
 #include <cuda_runtime_api.h>
@@ -58,6 +59,11 @@ constexpr unsigned dynamicSharedBytes() {
     if constexpr (Row.skips() && Row.persistent()) return static_cast<unsigned>(wgmmaQueueSharedBytes<t.BM, t.BN, t.BK, Row.structure.ringStages>());
     if constexpr (Row.skips()) return static_cast<unsigned>(Layout::kSharedBytes + sizeof(WgmmaKTileList<t.BK, Row.structure.kBlockList>));
     return static_cast<unsigned>(Layout::kSharedBytes);
+  } else if constexpr (Row.structure.loop == MainLoop::SwizzledGatherRing) {
+    static_assert(WgmmaLayout<D, t.BM, t.BN, t.BK, Row.structure.ringStages>::kStageBytes * Row.structure.ringStages ==
+                      Row.stagedSharedBytes(),
+                  "the ring is the stages the row describes");
+    return static_cast<unsigned>(wgmmaGatherSharedBytes<t.BM, t.BN, t.BK, Row.structure.ringStages, Row.structure.kBlockList>());
   } else {
     return 0;
   }
@@ -113,7 +119,7 @@ auto kernelArguments(const GemmOperands& op) {
       return std::tuple<>();
     }
   }();
-  if constexpr (Row.needsHopper()) {
+  if constexpr (Row.structure.loop == MainLoop::BulkCopyRing) {
     const WarpgroupMaps maps = warpgroupMaps<Row, D>(a, b, op);
     return std::tuple_cat(std::make_tuple(maps.a, maps.b, maps.bulk), problem, skipping);
   } else {

@@ -41,11 +41,13 @@ std::string label(const std::string& backend, const std::string& kernel) { retur
 
 // The dense kernel a skipping kernel's main loop is built on, on the same backend: the row that
 // skips nothing with the same loop and thread mapping (S10's is K13, S11's to S13's K14; a
-// compaction kernel's ring of gathered columns is K13's ring of K-blocks), where the backend has
-// it for the dtype; null for a dense kernel or where there is none.
+// compaction kernel's ring of gathered columns is the ring it gathers into: S14's K13's, S15's
+// K14's), where the backend has it for the dtype; null for a dense kernel or where there is none.
 const KernelInfo* denseLoopOf(const Backend& backend, const KernelInfo& kernel, DType dtype) {
   if (!kernel.skips()) return nullptr;
-  const MainLoop loop = kernel.structure.loop == MainLoop::GatherRing ? MainLoop::StageRing : kernel.structure.loop;
+  MainLoop loop = kernel.structure.loop;
+  if (loop == MainLoop::GatherRing) loop = MainLoop::StageRing;
+  if (loop == MainLoop::SwizzledGatherRing) loop = MainLoop::BulkCopyRing;
   for (const KernelInfo& row : kCatalogue) {
     if (row.skips() || row.isBaseline() || row.structure.loop != loop || row.structure.mapping != kernel.structure.mapping) {
       continue;

@@ -45,6 +45,8 @@ constexpr KernelCoefficients kDefaults[] = {
   {"wgmma-queue-wide-64x64", 0.068, 0.03, 0.45, 0.55, 0.4},
   // S14 pays per live column, loads and multiplies alike, at K13's pace; it has no partial K-blocks.
   {"compact-mma-64",  0.14,  0.03,  0.07,  0.07, 0.0},
+  // S15 the same on K14's pace.
+  {"compact-wgmma-128", 0.068, 0.03, 0.07, 0.07, 0.0},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},

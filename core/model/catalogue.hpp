@@ -91,6 +91,11 @@ enum class MainLoop {
   BulkCopyRing,    // ringStages stages of 16-bit tiles in 128-byte swizzled rows (BK = 64 values), filled by
                    // the copy engine for a producer warpgroup and read by the consumers' warpgroup MMAs, a
                    // full and an empty mbarrier per stage between them: Hopper only, so CUDA only
+  SwizzledGatherRing,  // BulkCopyRing's stages, roles and mbarriers over the block's live K columns, BK of them a
+                       // K-tile in K order (GatherRing's list and rows of A transposed): the producer warpgroup
+                       // copies the scattered rows itself in 16-byte asynchronous copies (the copy engine moves
+                       // boxes, a copy per 128-byte row here), and A's stage is M-major, laid out as B's, read
+                       // by MMAs that take A transposed. Hopper only, so CUDA only
 };
 
 // How block tiles are given to blocks.
@@ -129,7 +134,7 @@ struct KernelStructure {
   // MMA rows (m16n8k8) and the dense warpgroup row (wgmma k8). tf32 is read along K only: B arrives
   // transposed, made in the kernel's preparation. Accumulation is fp32 everywhere.
   DTypeSet dtypes = kFp32Inputs;
-  // StageRing and BulkCopyRing only: the shared-memory stages of its ring.
+  // The rings only: the shared-memory stages of its ring.
   int ringStages = 0;
   // A baseline only: the vendor routine it is.
   VendorRoutine vendor = VendorRoutine::None;
@@ -155,7 +160,7 @@ struct KernelInfo {
   }
   constexpr bool compacts() const { return family == KernelFamily::Compact; }
   // Reads A transposed (K x M) in the problem's 16-bit dtype: a live column is then one row.
-  constexpr bool readsTransposedA() const { return structure.loop == MainLoop::GatherRing; }
+  constexpr bool readsTransposedA() const { return compacts(); }
   constexpr bool usesAPattern() const { return aGranularity > 0; }
   constexpr bool usesBPattern() const { return bGranularity > 0; }
   constexpr bool isBaseline() const { return family == KernelFamily::Baseline; }
@@ -166,9 +171,12 @@ struct KernelInfo {
   constexpr bool usesTensorCores() const {
     return structure.mapping == ThreadMapping::MmaTiles || structure.mapping == ThreadMapping::WarpgroupMmaTiles;
   }
-  // Built on Hopper's warpgroup MMAs and copy engine (compute capability 9.0): Vulkan has neither,
-  // so such a row has a CUDA kernel and no GLSL twin.
-  constexpr bool needsHopper() const { return structure.loop == MainLoop::BulkCopyRing; }
+  // Built on Hopper's warpgroup MMAs and mbarriers (compute capability 9.0), fed by its copy engine or by
+  // a gathering producer's asynchronous copies: Vulkan has none of them, so such a row has a CUDA kernel
+  // and no GLSL twin.
+  constexpr bool needsHopper() const {
+    return structure.loop == MainLoop::BulkCopyRing || structure.loop == MainLoop::SwizzledGatherRing;
+  }
   constexpr bool hasGlslTwin() const { return !isBaseline() && !needsHopper(); }
   // The K-blocks one copy of its main loop spans: a block tile copies its rows and columns a run
   // of them deep wherever some product of the tile is kept in the run (the warpgroup ring copies
@@ -197,20 +205,21 @@ struct KernelInfo {
       case MainLoop::KBlockList: return 2;
       case MainLoop::StageRing:
       case MainLoop::GatherRing:
-      case MainLoop::BulkCopyRing: return structure.ringStages;
+      case MainLoop::BulkCopyRing:
+      case MainLoop::SwizzledGatherRing: return structure.ringStages;
     }
     return 0;
   }
   constexpr bool transposesA() const {
     return stages() > 0 && structure.loop != MainLoop::Staged && structure.loop != MainLoop::StageRing &&
-           structure.loop != MainLoop::GatherRing && structure.loop != MainLoop::BulkCopyRing;
+           structure.loop != MainLoop::GatherRing && !needsHopper();
   }
   constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
   constexpr int stageBytes(DType dtype = DType::Fp16) const {
     if (structure.loop == MainLoop::StageRing && dtype == DType::Tf32) return 4 * (tile.BM + tile.BN) * (tile.BK + 4);
     if (structure.loop == MainLoop::StageRing) return 2 * (tile.BM * (tile.BK + 8) + tile.BK * (tile.BN + 8));
     if (structure.loop == MainLoop::GatherRing) return 2 * tile.BK * ((tile.BM + 8) + (tile.BN + 8));  // both K-major
-    if (structure.loop == MainLoop::BulkCopyRing) return 2 * (tile.BM * tile.BK + tile.BK * tile.BN);  // swizzled, unpadded
+    if (needsHopper()) return 2 * (tile.BM * tile.BK + tile.BK * tile.BN);  // swizzled, unpadded
     return 4 * stageFloats();
   }
   constexpr int stagedSharedBytes(DType dtype = DType::Fp16) const { return stages() * stageBytes(dtype); }
@@ -250,10 +259,11 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if ((s.skip == SkipScope::Warp || s.skip == SkipScope::Block) != (s.kBlockList > 0)) {
     return "a warp-uniform or a block's skip, and only one, gathers a list over K-blocks of some length";
   }
-  if (k.compacts() != (s.loop == MainLoop::GatherRing) || k.compacts() != (s.skip == SkipScope::Block)) {
-    return "the compaction family, and only it, gathers live columns (GatherRing), decided by the block";
+  const bool gathers = s.loop == MainLoop::GatherRing || s.loop == MainLoop::SwizzledGatherRing;
+  if (k.compacts() != gathers || k.compacts() != (s.skip == SkipScope::Block)) {
+    return "the compaction family, and only it, gathers live columns (a gather ring), decided by the block";
   }
-  if (s.loop == MainLoop::GatherRing &&
+  if (gathers &&
       (k.aGranularity != k.tile.BM || k.usesBPattern() || s.dtypes != kHalfInputs || s.scheduling != Scheduling::TilePerBlock)) {
     return "a gather ring lists the live columns of its block's rows from one A-pattern tile (granularity BM, B not "
            "inspected), copies 16-bit rows of A transposed, and takes a tile per block";
@@ -275,14 +285,14 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if ((s.mapping == ThreadMapping::MmaTiles) != (s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing)) {
     return "the warp-level tensor-core kernels, and only they, fill a stage ring (of K-blocks or of gathered columns)";
   }
-  if ((s.mapping == ThreadMapping::WarpgroupMmaTiles) != (s.loop == MainLoop::BulkCopyRing)) {
-    return "the warpgroup tensor-core kernels, and only they, are fed by the copy engine's ring";
+  if ((s.mapping == ThreadMapping::WarpgroupMmaTiles) != k.needsHopper()) {
+    return "the warpgroup tensor-core kernels, and only they, are fed by a swizzled ring (the copy engine's, or a gathering producer's)";
   }
-  if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing || s.loop == MainLoop::BulkCopyRing) != (s.ringStages >= 2)) {
+  if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing || k.needsHopper()) != (s.ringStages >= 2)) {
     return "a ring, and only one, has two stages or more";
   }
   if ((s.loop == MainLoop::StageRing || s.loop == MainLoop::GatherRing) && s.ringStages < 3) return "a register-fed ring (the GLSL twin's) needs two stages: three K-tiles or more";
-  if (s.loop == MainLoop::BulkCopyRing &&
+  if (k.needsHopper() &&
       (k.tile.BK != 64 || k.tile.WM != 64 || (k.tile.WN != 128 && k.tile.WN != 256) || k.tile.BM % k.tile.WM != 0 ||
        k.tile.BN != k.tile.WN || k.tile.threads != kWarpgroupThreads * (1 + k.tile.BM / k.tile.WM))) {
     return "a copy-engine ring is K-tiles of one swizzled row (BK 64), consumer warpgroups of one m64n128k16 or m64n256k16 "
@@ -387,6 +397,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"compact-mma-64", "S14", "s14_compact_mma_64", "s14_compact_mma_64", KernelFamily::Compact, {64, 128, 16, 64, 32, 0, 0, 128}, 64, 0,
    {ThreadMapping::MmaTiles, MainLoop::GatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 3},
    "compaction for zeros spread out (ReLU activations): a 64-row block lists the K columns some row of it needs and multiplies only those, packed 16 to a K-tile, one row of A transposed and one of B each, so both arrive by 16-byte copies"},
+  {"compact-wgmma-128", "S15", "s15_compact_wgmma_128", "s15_compact_wgmma_128", KernelFamily::Compact, {128, 256, 64, 64, 256, 0, 0, 384}, 128, 0,
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::SwizzledGatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 4},
+   "S14's compaction on K14's roles (Hopper, CUDA only): a producer warpgroup lists the live columns of 128 rows and gathers them 64 to a K-tile by 16-byte copies into swizzled stages, A's M-major, and two consumer warpgroups multiply them with warpgroup MMAs that read A transposed"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

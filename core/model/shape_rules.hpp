@@ -59,8 +59,8 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
   if (t.BM < 1 || t.BN < 1 || t.BK < 1 || (threadTile && (t.TM < 1 || t.TN < 1)) || t.threads < 1) {
     return "every size must be positive";
   }
-  // (A copy-engine ring lists whole 64-deep K-tiles instead: structureContradiction's rule.)
-  if (k.skips() && s.loop != MainLoop::BulkCopyRing && t.BK != 8 && t.BK != 16 && t.BK != 32) {
+  // (A warpgroup ring stages whole 64-deep K-tiles instead: structureContradiction's rule.)
+  if (k.skips() && !k.needsHopper() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
     return "a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32";
   }
   switch (s.mapping) {

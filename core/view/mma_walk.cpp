@@ -41,7 +41,7 @@ MmaWalk mmaWalk(const BlockWalk& walk, DType dtype) {
   const KernelInfo& kernel = walk.kernel();
   MmaWalk w;
   w.instruction = mmaInstruction(kernel, dtype);  // throws for a kernel without tensor cores
-  const bool wholeKTiles = kernel.structure.loop == MainLoop::BulkCopyRing;
+  const bool wholeKTiles = kernel.needsHopper();
   // A warp's step is one 16-bit MMA deep (K13, S10: tf32 issues two for it), a warpgroup's a K-tile.
   w.stepDepth = wholeKTiles ? kernel.kTileDepth(dtype) : mmaInstruction(kernel, DType::Fp16).k;
   const int perTile = wholeKTiles ? 1 : (kernel.tile.WM / kMmaTileRows) * (kernel.tile.WN / kMmaTileCols);

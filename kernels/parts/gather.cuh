@@ -15,10 +15,12 @@ namespace tileskip::cuda {
 // multiple of 4: each thread takes one pattern word (four K-blocks, 32 columns) a round, so
 // thread t's columns precede thread t + 1's. Ballots of the bits of the lanes' counts order the
 // columns inside a warp (a count is at most 32: six bits), per-warp totals in shared memory
-// (kThreads / 32 of them) order the warps.
-template <int kThreads>
+// (kThreads / 32 of them) order the warps. The threads are the block's first kThreads, and
+// `meet()` is their barrier: the whole block's where they are the block, a warpgroup's own where
+// the roles have split (S15's producer).
+template <int kThreads, class Meet>
 __device__ int gatherLiveColumns(const std::uint8_t* __restrict__ aPattern, int aTile, int aTiles, int K, int first, int count,
-                                 int* list, int* warpTotals) {
+                                 int* list, int* warpTotals, Meet&& meet) {
   constexpr int kWarps = kThreads / 32, kWordColumns = 4 * kKBlock, kCountBits = 6;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const unsigned lanesBefore = (1u << lane) - 1u;
@@ -39,7 +41,7 @@ __device__ int gatherLiveColumns(const std::uint8_t* __restrict__ aPattern, int 
       warpTotal += __popc(votes) << b;
     }
     if (lane == 0) warpTotals[warp] = warpTotal;
-    __syncthreads();
+    meet();
     int roundTotal = 0;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
@@ -48,7 +50,7 @@ __device__ int gatherLiveColumns(const std::uint8_t* __restrict__ aPattern, int 
     }
     for (int at = total + before; live != 0u; live &= live - 1u) list[at++] = word * kWordColumns + __ffs(live) - 1;
     total += roundTotal;
-    __syncthreads();  // warpTotals is rewritten by the next round; the list is complete
+    meet();  // warpTotals is rewritten by the next round; the list is complete
   }
   return total;
 }

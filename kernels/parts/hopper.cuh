@@ -268,19 +268,29 @@ inline constexpr int kWgmmaAccumulatorsOf = kWgmmaM * N / 128;
       : "l"(aDescriptor), "l"(bDescriptor), "r"(accumulate ? 1 : 0));
 
 // d += A (64 x kStepK, K-major) B (kStepK x N: N-major for 16-bit inputs, K-major for tf32), every
-// thread of the warpgroup issuing it. d's layout: warp w of the warpgroup holds rows 16 w .. 16 w +
+// thread of the warpgroup issuing it; with kAByM, 16-bit A is M-major instead (stored as B is, its
+// K-rows 128 bytes of 64 rows of A each: what a gathered column of A, a row of A transposed, is). d's layout: warp w of the warpgroup holds rows 16 w .. 16 w +
 // 15; per 8 columns j, lane l holds d[4j], d[4j + 1] at row l / 4, columns 8 j + 2 (l % 4) and + 1,
 // and d[4j + 2], d[4j + 3] eight rows below: each warp's share is mma.sync's 16 x 8 fragment
 // layout, N / 8 times along N. Where `issue` is false nothing is issued (a warpgroup without a
 // product in the K-tile); where `accumulate` is false, d = A B, its old values dropped (a tile's
 // first MMA, so the accumulators need no zeroing between tiles).
-template <int N, DType T>
+template <int N, DType T, bool kAByM = false>
 __device__ __forceinline__ void wgmmaM64N(float (&d)[kWgmmaAccumulatorsOf<N>], std::uint64_t aDescriptor,
                                           std::uint64_t bDescriptor, bool issue = true, bool accumulate = true) {
   static_assert(N == 128 || N == 256, "the kernels' MMAs are m64n128 and m64n256");
+  static_assert(!kAByM || T != DType::Tf32, "wgmma reads tf32 along K only");
 #if defined(TILESKIP_HOPPER_PTX)
   if (!issue) return;
-  if constexpr (N == 256 && T == DType::Bf16) {
+  if constexpr (kAByM && N == 256 && T == DType::Bf16) {
+    TILESKIP_WGMMA_M64N256("k16.f32.bf16.bf16", ", 1, 1");
+  } else if constexpr (kAByM && N == 256) {
+    TILESKIP_WGMMA_M64N256("k16.f32.f16.f16", ", 1, 1");
+  } else if constexpr (kAByM && T == DType::Bf16) {
+    TILESKIP_WGMMA_M64N128("k16.f32.bf16.bf16", ", 1, 1");
+  } else if constexpr (kAByM) {
+    TILESKIP_WGMMA_M64N128("k16.f32.f16.f16", ", 1, 1");
+  } else if constexpr (N == 256 && T == DType::Bf16) {
     TILESKIP_WGMMA_M64N256("k16.f32.bf16.bf16", ", 0, 1");
   } else if constexpr (N == 256 && T == DType::Fp16) {
     TILESKIP_WGMMA_M64N256("k16.f32.f16.f16", ", 0, 1");
@@ -297,7 +307,7 @@ __device__ __forceinline__ void wgmmaM64N(float (&d)[kWgmmaAccumulatorsOf<N>], s
   if (issue && !accumulate) {
     for (float& x : d) x = 0.0f;
   }
-  if (issue) ::tileskip::emu::wgmmaM64N(T, N, d, aDescriptor, bDescriptor, __FILE__, __LINE__);
+  if (issue) ::tileskip::emu::wgmmaM64N(T, N, kAByM, d, aDescriptor, bDescriptor, __FILE__, __LINE__);
 #elif defined(__CUDA_ARCH__)
   (void)d, (void)aDescriptor, (void)bDescriptor, (void)issue, (void)accumulate;
   __trap();  // not Hopper: the host checks the device before it launches a kernel with these

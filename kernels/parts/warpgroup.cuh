@@ -76,12 +76,55 @@ __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Wo
   }
 }
 
+// Step `step` of a gathered list of columns (gather.cuh's GatheredColumns: BK of them a K-tile, -1
+// past the list's end) into a stage, by the producer's copying thread `thread` (0 .. kCopyThreads -
+// 1), for a ring whose A is M-major (kAByM): K-row j of the stage holds column j's row of A
+// transposed (At, K x M) and its row of B, each in boxes of one swizzled row of the tile's rows or
+// columns, as 16-byte asynchronous copies where `chunks` (M and N multiples of 8, so every copy's
+// source is 16-byte aligned), value by value otherwise. Zeros past M, N and the list's end. The
+// caller commits the copies and, once they have landed, fences them for the MMAs.
+template <DType kDType, int BM, int BN, int BK, int kStages, int kCopyThreads, class Columns>
+__device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __restrict__ At,
+                                  const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int rowBase,
+                                  int colBase, const Columns& columns, int step, bool chunks, unsigned char* stage, int thread) {
+  using Layout = WgmmaLayout<kDType, BM, BN, BK, kStages>;
+  using Word = typename MmaInputType<kDType>::Word;
+  static_assert(!MmaInputType<kDType>::kBAlongK, "gathered rows are 16-bit values");
+  constexpr int kWordBytes = sizeof(Word), kChunkValues = 16 / kWordBytes, kBoxValues = kRowValues<kDType>;
+  // One operand's K-row j: `width` values from `row` (its column's row, `from` of them inside the
+  // matrix) into boxes of kBoxValues at `boxes`.
+  auto copyRows = [&](const Word* __restrict__ matrix, int extent, int base, int width, unsigned char* boxes) {
+    if (chunks) {
+      const int perRow = width / kChunkValues;
+      for (int e = thread; e < BK * perRow; e += kCopyThreads) {
+        const int j = e / perRow, c = (e % perRow) * kChunkValues, k = columns.columnOf(step, j);
+        const int inside = k < 0 ? 0 : min(max(extent - (base + c), 0), kChunkValues);
+        const Word* from = inside > 0 ? matrix + static_cast<std::size_t>(k) * extent + base + c : matrix;
+        unsigned char* to = boxes + (c / kBoxValues) * Layout::kBBoxBytes + swizzled(j * kSwizzleRowBytes + (c % kBoxValues) * kWordBytes);
+        copyAsync16(to, from, inside * kWordBytes);
+      }
+      return;
+    }
+    for (int e = thread; e < BK * width; e += kCopyThreads) {
+      const int j = e / width, c = e % width, k = columns.columnOf(step, j);
+      const Word v = k >= 0 && base + c < extent ? matrix[static_cast<std::size_t>(k) * extent + base + c] : Word{0};
+      *reinterpret_cast<Word*>(boxes + (c / kBoxValues) * Layout::kBBoxBytes +
+                               swizzled(j * kSwizzleRowBytes + (c % kBoxValues) * kWordBytes)) = v;
+    }
+  };
+  copyRows(At, M, rowBase, BM, stage);
+  copyRows(B, N, colBase, BN, stage + Layout::kABytes);
+}
+
 // The ring the warpgroup kernels run (K14 over every K-tile, S11 over its gathered list, S12 over
 // the lists of the tiles it takes): entry i of the walk goes to stage i % kStages, its n-th use of
 // that stage being parity n % 2 of the stage's full and empty mbarriers. The block's shared
 // memory starts with it. Where the copy engine cannot move the operands, kCopyThreads threads of
 // the producer (its warpgroup, or S12's one warp) copy them element by element.
-template <DType kDType, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads, int kCopyThreads = kWarpgroupThreads>
+// With kAByM (S15) A's stage is M-major, in boxes of one swizzled row of rows as 16-bit B's are of
+// columns, and its producer fills it itself (copyGatheredKTile).
+template <DType kDType, int BM, int BN, int BK, int WM, int WN, int kStages, int kThreads, int kCopyThreads = kWarpgroupThreads,
+          bool kAByM = false>
 struct WgmmaRing {
   using Layout = WgmmaLayout<kDType, BM, BN, BK, kStages>;
   using Input = MmaInputType<kDType>;
@@ -89,6 +132,7 @@ struct WgmmaRing {
   static_assert(WM == kWgmmaM && (WN == 128 || WN == kWgmmaN) && BN == WN && BM % WM == 0,
                 "consumer warpgroups of one m64n128 or m64n256 MMA, down the tile");
   static_assert(kCopyThreads % kWarpLanes == 0 && kCopyThreads <= kWarpgroupThreads, "whole warps of the producer copy");
+  static_assert(!kAByM || (WM == kRowValues<kDType> && !Input::kBAlongK), "an M-major A: a consumer's rows are one box of 16-bit values");
   static constexpr int kConsumers = BM / WM;
   static constexpr int kAccumulators = kWgmmaAccumulatorsOf<WN>;
   static_assert(kThreads == kWarpgroupThreads * (1 + kConsumers), "a producer warpgroup and one per consumer tile");
@@ -177,20 +221,23 @@ struct WgmmaRing {
   __device__ void multiplyAndRelease(int entry, bool multiply, float (&acc)[kAccumulators], int consumer, int lane,
                                      bool fresh = false) const {
     const int s = entry % kStages;
-    const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * WM * kSwizzleRowBytes;
+    // K-major, the consumer's WM rows; M-major, its box of them (WM is one swizzled row of rows).
+    const unsigned char* aStage = stages + s * Layout::kStageBytes + consumer * (kAByM ? Layout::kBBoxBytes : WM * kSwizzleRowBytes);
     const unsigned char* bStage = stages + s * Layout::kStageBytes + Layout::kABytes;
     wgmmaFence();
 #pragma unroll
     for (int step = 0; step < BK / Input::kStepK; ++step) {
-      // Along K a step is 32 bytes of the swizzled rows (A; tf32's B). 16-bit B: kStepK K-rows
-      // (two atoms) down.
+      // Along K a step is 32 bytes of the swizzled rows (A; tf32's B). 16-bit B, and A where
+      // M-major: kStepK K-rows (two atoms) down.
       constexpr int kStepBytes = Input::kStepK * static_cast<int>(sizeof(Word));
-      const std::uint64_t aDescriptor = swizzledDescriptor(aStage + step * kStepBytes, 16, kSwizzleAtomBytes);
+      const std::uint64_t aDescriptor =
+          kAByM ? swizzledDescriptor(aStage + step * Input::kStepK * kSwizzleRowBytes, Layout::kBBoxBytes, kSwizzleAtomBytes)
+                : swizzledDescriptor(aStage + step * kStepBytes, 16, kSwizzleAtomBytes);
       const std::uint64_t bDescriptor =
           Input::kBAlongK ? swizzledDescriptor(bStage + step * kStepBytes, 16, kSwizzleAtomBytes)
                           : swizzledDescriptor(bStage + step * Input::kStepK * kSwizzleRowBytes, Layout::kBBoxBytes,
                                                kSwizzleAtomBytes);
-      wgmmaM64N<WN, kDType>(acc, aDescriptor, bDescriptor, multiply, step > 0 || !fresh);
+      wgmmaM64N<WN, kDType, kAByM>(acc, aDescriptor, bDescriptor, multiply, step > 0 || !fresh);
     }
     wgmmaCommit();
     wgmmaWait<1>();  // entry - 1's MMAs have retired: its stage may be refilled

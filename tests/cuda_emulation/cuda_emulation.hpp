@@ -55,6 +55,7 @@ inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return
 inline uint3 threadIdx, blockIdx, blockDim, gridDim;
 
 inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a < b ? b : a; }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(unsigned x) { return __builtin_ffs(static_cast<int>(x)); }
 // Blocks run one after another on one OS thread, so an atomic is a plain read-modify-write.
@@ -107,7 +108,8 @@ void barrierArrive(std::uint64_t* bar, int bytes, const char* file, int line);
 void barrierWait(std::uint64_t* bar, int parity, const char* file, int line);
 void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, int boxInner, int boxOuter, int atInner,
              int atOuter, std::uint64_t* bar, const char* file, int line);
-void wgmmaM64N(DType dtype, int n, float* d, std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file, int line);
+void wgmmaM64N(DType dtype, int n, bool aByM, float* d, std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
+               int line);
 
 // The scheduler's side of an mbarrier wait: the running thread sleeps until some barrier phase
 // completes (noteBarrierPhase), then runs again to look. If every thread that has not finished

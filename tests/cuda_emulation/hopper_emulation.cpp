@@ -56,7 +56,8 @@ struct WgmmaOperands {
   std::uint64_t a, b;
   unsigned warpInGroup;
   DType dtype;
-  int n;  // the MMA's columns
+  int n;      // the MMA's columns
+  bool aByM;  // A stored M-major, as 16-bit B is N-major
 };
 
 int valueBytes(DType dtype) { return dtype == DType::Tf32 ? 4 : 2; }
@@ -87,7 +88,7 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   const auto& first = *static_cast<const WgmmaOperands*>(inputs[0]);
   for (int lane = 1; lane < 32; ++lane) {
     const auto& in = *static_cast<const WgmmaOperands*>(inputs[lane]);
-    if (in.a != first.a || in.b != first.b || in.dtype != first.dtype || in.n != first.n) {
+    if (in.a != first.a || in.b != first.b || in.dtype != first.dtype || in.n != first.n || in.aByM != first.aByM) {
       throw std::logic_error("lanes of a warp issue a warpgroup MMA with different operands");
     }
   }
@@ -96,25 +97,26 @@ void resolveWgmma(const void* const (&inputs)[32], void* const (&outputs)[32]) {
   const int columns = first.n;
   const int bytes = valueBytes(type), depth = type == DType::Tf32 ? 8 : 16;  // the instruction's K
   const int rowValues = cuda::kSwizzleRowBytes / bytes;
-  // K-major (A; tf32's B): row i is 128 bytes past row i - 1 within its atom of 8, atoms `stride` apart.
+  // K-major (A unless aByM; tf32's B): row i is 128 bytes past row i - 1 within its atom of 8, atoms `stride` apart.
   auto alongK = [&](const Descriptor& d, int i, int k) {
     return sharedValue(d.start + (i / 8) * d.stride + (i % 8) * cuda::kSwizzleRowBytes + bytes * k, type);
   };
+  // M- or N-major (16-bit B; A where aByM): K-row k is 128 bytes past k - 1 within its atom, atoms
+  // `stride` apart, boxes of a swizzled row of rows or columns `leading` apart.
+  auto alongMN = [&](const Descriptor& d, int i, int k) {
+    return sharedValue(d.start + (i / rowValues) * d.leading + (k / 8) * d.stride + (k % 8) * cuda::kSwizzleRowBytes +
+                           bytes * (i % rowValues),
+                       type);
+  };
   float rowsOfA[16][16];
   for (int r = 0; r < 16; ++r) {
-    for (int k = 0; k < depth; ++k) rowsOfA[r][k] = alongK(a, static_cast<int>(first.warpInGroup) * 16 + r, k);
+    const int row = static_cast<int>(first.warpInGroup) * 16 + r;
+    for (int k = 0; k < depth; ++k) rowsOfA[r][k] = first.aByM ? alongMN(a, row, k) : alongK(a, row, k);
   }
-  // B: tf32's along K, as A is; 16-bit B N-major: K-row k is 128 bytes past k - 1 within its atom,
-  // atoms `stride` apart, boxes of a swizzled row of columns `leading` apart.
+  // B: tf32's along K, as A is; 16-bit B N-major.
   static float columnsOfB[16][cuda::kWgmmaN];
   for (int k = 0; k < depth; ++k) {
-    for (int n = 0; n < columns; ++n) {
-      columnsOfB[k][n] = type == DType::Tf32
-                             ? alongK(b, n, k)
-                             : sharedValue(b.start + (n / rowValues) * b.leading + (k / 8) * b.stride +
-                                               (k % 8) * cuda::kSwizzleRowBytes + bytes * (n % rowValues),
-                                           type);
-    }
+    for (int n = 0; n < columns; ++n) columnsOfB[k][n] = type == DType::Tf32 ? alongK(b, n, k) : alongMN(b, n, k);
   }
   for (int lane = 0; lane < 32; ++lane) {
     float* d = static_cast<float*>(outputs[lane]);
@@ -183,9 +185,9 @@ void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, 
   completeIfDone(b);
 }
 
-void wgmmaM64N(DType dtype, int n, float* d, std::uint64_t aDescriptor, std::uint64_t bDescriptor, const char* file,
-               int line) {
-  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, dtype, n};
+void wgmmaM64N(DType dtype, int n, bool aByM, float* d, std::uint64_t aDescriptor, std::uint64_t bDescriptor,
+               const char* file, int line) {
+  WgmmaOperands in{aDescriptor, bDescriptor, (threadIdx.x / 32) % 4, dtype, n, aByM};
   warpExchange(resolveWgmma, &in, d, file, line);
 }
 

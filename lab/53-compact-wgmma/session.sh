@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine from the repository root (scripts/gpu/README.md), in one call:
+# S15 verified in both 16-bit types and under compute-sanitizer (racecheck, memcheck) on the quick
+# suite, then `bench --suite activations` at 4096 in bf16 (S14, S15 and the tile-skipping kernels
+# against cuBLAS and the packed ceiling of the live columns at 64 rows), then S15 under Nsight
+# Compute on the exponent-2 case where time is left. Logs and JSON under $OUT.
+set -u
+source scripts/gpu/gpu_setup.sh >/dev/null 2>&1
+T=$BIN/tileskip
+"$T" verify --backend cuda --kernel compact-wgmma-128 >"$OUT/verify.log" 2>&1
+echo "verify rc=$?"
+for tool in racecheck memcheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 "$T" verify --backend cuda --quick --kernel compact-wgmma-128 --dtype bf16 \
+    >"$OUT/sanitize-$tool.log" 2>&1
+  echo "$tool rc=$?"
+done
+"$T" bench --suite activations --backend cuda --size 4096 --format json --out "$OUT/h200-activations.json" \
+  >"$OUT/activations.log" 2>&1
+echo "activations rc=$?"
+"$T" bench --suite activations --backend cuda --size 4096 >"$OUT/activations-table.txt" 2>&1 || true
+D=/tmp/s15 && mkdir -p $D
+"$T" gen --generator neurons --rows 4096 --cols 4096 --density 0.1 --skew 2 --seed 1 --out $D/A.npy >/dev/null
+"$T" gen --generator uniform --rows 4096 --cols 4096 --density 1 --operand B --seed 2 --out $D/B.npy >/dev/null
+timeout 120 ncu --kernel-name regex:s15 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+  --section Occupancy --section WarpStateStats "$T" bench --backend cuda --a $D/A.npy --b $D/B.npy --dtype bf16 \
+  --kernel compact-wgmma-128 --no-baseline --repeat 1 >"$OUT/ncu-s15.txt" 2>&1
+echo "ncu rc=$?"
+cd "$OUT" && tar czf results.tgz *.log *.json *.txt 2>/dev/null && rm -f *.log *.json *.txt
