@@ -91,29 +91,39 @@ __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __r
   using Word = typename MmaInputType<kDType>::Word;
   static_assert(!MmaInputType<kDType>::kBAlongK, "gathered rows are 16-bit values");
   constexpr int kWordBytes = sizeof(Word), kChunkValues = 16 / kWordBytes, kBoxValues = kRowValues<kDType>;
-  // One operand's K-row j: `width` values from `row` (its column's row, `from` of them inside the
-  // matrix) into boxes of kBoxValues at `boxes`.
-  auto copyRows = [&](const Word* __restrict__ matrix, int extent, int base, int width, unsigned char* boxes) {
+  // One operand's K-rows: kWidth values of each listed column's row of `matrix` (`extent` values a
+  // row), from `base` on, into boxes of kBoxValues at `boxes`.
+  auto copyRows = [&]<int kWidth>(const Word* __restrict__ matrix, int extent, int base, unsigned char* boxes) {
     if (chunks) {
-      const int perRow = width / kChunkValues;
-      for (int e = thread; e < BK * perRow; e += kCopyThreads) {
-        const int j = e / perRow, c = (e % perRow) * kChunkValues, k = columns.columnOf(step, j);
-        const int inside = k < 0 ? 0 : min(max(extent - (base + c), 0), kChunkValues);
-        const Word* from = inside > 0 ? matrix + static_cast<std::size_t>(k) * extent + base + c : matrix;
-        unsigned char* to = boxes + (c / kBoxValues) * Layout::kBBoxBytes + swizzled(j * kSwizzleRowBytes + (c % kBoxValues) * kWordBytes);
-        copyAsync16(to, from, inside * kWordBytes);
+      // The producer's copies issue as fast as the MMAs consume them only if each is a few
+      // instructions (lab/53-compact-wgmma): a thread keeps one chunk of the row, the same in every
+      // K-row it copies, so its destination, its source within a row and how much of it lies
+      // inside the matrix are fixed for the tile; only the column changes from K-row to K-row.
+      constexpr int kPerRow = kWidth / kChunkValues, kRowsPerPass = kCopyThreads / kPerRow;
+      static_assert(kCopyThreads % kPerRow == 0 && BK % kRowsPerPass == 0, "whole K-rows a pass of the copying threads");
+      const int c = (thread % kPerRow) * kChunkValues, firstRow = thread / kPerRow;
+      const int insideBytes = min(max(extent - (base + c), 0), kChunkValues) * kWordBytes;
+      const Word* __restrict__ from = matrix + base + c;
+      unsigned char* to = boxes + (c / kBoxValues) * Layout::kBBoxBytes;
+      const int inRow = (c % kBoxValues) * kWordBytes;
+#pragma unroll 4
+      for (int pass = 0; pass < BK / kRowsPerPass; ++pass) {
+        const int j = firstRow + pass * kRowsPerPass, k = columns.columnOf(step, j);
+        const bool listed = k >= 0 && insideBytes > 0;
+        copyAsync16(to + swizzled(j * kSwizzleRowBytes + inRow), listed ? from + static_cast<std::size_t>(k) * extent : matrix,
+                    listed ? insideBytes : 0);
       }
       return;
     }
-    for (int e = thread; e < BK * width; e += kCopyThreads) {
-      const int j = e / width, c = e % width, k = columns.columnOf(step, j);
+    for (int e = thread; e < BK * kWidth; e += kCopyThreads) {
+      const int j = e / kWidth, c = e % kWidth, k = columns.columnOf(step, j);
       const Word v = k >= 0 && base + c < extent ? matrix[static_cast<std::size_t>(k) * extent + base + c] : Word{0};
       *reinterpret_cast<Word*>(boxes + (c / kBoxValues) * Layout::kBBoxBytes +
                                swizzled(j * kSwizzleRowBytes + (c % kBoxValues) * kWordBytes)) = v;
     }
   };
-  copyRows(At, M, rowBase, BM, stage);
-  copyRows(B, N, colBase, BN, stage + Layout::kABytes);
+  copyRows.template operator()<BM>(At, M, rowBase, stage);
+  copyRows.template operator()<BN>(B, N, colBase, stage + Layout::kABytes);
 }
 
 // The ring the warpgroup kernels run (K14 over every K-tile, S11 over its gathered list, S12 over

@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# Runs on the lent GPU machine from the repository root (scripts/gpu/README.md), in one call:
-# S15 verified in both 16-bit types and under compute-sanitizer (racecheck, memcheck) on the quick
-# suite, then `bench --suite activations` at 4096 in bf16 (S14, S15 and the tile-skipping kernels
-# against cuBLAS and the packed ceiling of the live columns at 64 rows), then S15 under Nsight
-# Compute on the exponent-2 case where time is left. Logs and JSON under $OUT.
+# Runs on the lent GPU machine from the repository root (scripts/gpu/README.md):
+#   session.sh         S15 verified in both 16-bit types and under compute-sanitizer (racecheck,
+#                      memcheck) on the quick suite, then `bench --suite activations` at 4096 in bf16
+#                      (S14, S15 and the tile-skipping kernels against cuBLAS and the packed ceiling of
+#                      the live columns at 64 rows), then S15 under Nsight Compute on the exponent-2 case
+#   session.sh quick   S15, K14 and cuBLAS on a dense A and on the exponent-2 neurons A at 4096^3, bf16
+# Logs and JSON under $OUT, packed into results.tgz.
 set -u
 source scripts/gpu/gpu_setup.sh >/dev/null 2>&1
 T=$BIN/tileskip
+if [ "${1:-}" = quick ]; then
+  D=/tmp/s15 && mkdir -p $D
+  "$T" gen --generator uniform --rows 4096 --cols 4096 --density 1 --operand B --seed 2 --out $D/B.npy >/dev/null
+  "$T" gen --generator uniform --rows 4096 --cols 4096 --density 1 --seed 1 --out $D/A-dense.npy >/dev/null
+  "$T" gen --generator neurons --rows 4096 --cols 4096 --density 0.1 --skew 2 --seed 1 --out $D/A-2.npy >/dev/null
+  for a in dense 2; do
+    "$T" bench --backend cuda --a $D/A-$a.npy --b $D/B.npy --dtype bf16 --kernel compact-wgmma-128,compact-mma-64,wgmma,cublas \
+      --no-baseline --repeat 20 >"$OUT/quick-$a.txt" 2>&1
+    echo "quick $a rc=$?"
+  done
+  cd "$OUT" && tar czf results.tgz *.txt && rm -f *.txt
+  exit 0
+fi
 "$T" verify --backend cuda --kernel compact-wgmma-128 >"$OUT/verify.log" 2>&1
 echo "verify rc=$?"
 for tool in racecheck memcheck; do
