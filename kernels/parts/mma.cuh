@@ -141,6 +141,21 @@ __device__ __forceinline__ void copyAsync16(void* shared, const void* global, in
 #endif
 }
 
+// 16 bytes to shared memory: from `global`, or zeros where `zeros` (and `global` is not read).
+__device__ __forceinline__ void copyAsync16OrZeros(void* shared, const void* global, bool zeros) {
+#if defined(__CUDA_ARCH__)
+  asm volatile(
+      "{\n.reg .pred ignore;\nsetp.ne.b32 ignore, %2, 0;\ncp.async.cg.shared.global [%0], [%1], 16, ignore;\n}\n" ::"r"(
+          static_cast<unsigned>(__cvta_generic_to_shared(shared))),
+      "l"(global), "r"(zeros ? 1 : 0)
+      : "memory");
+#else
+  auto* to = static_cast<unsigned char*>(shared);
+  const auto* from = static_cast<const unsigned char*>(global);
+  for (int i = 0; i < 16; ++i) to[i] = zeros ? 0 : from[i];
+#endif
+}
+
 // Closes the group of copies issued since the last one; waitCopies<N> returns once at most N
 // groups are still in flight.
 __device__ __forceinline__ void commitCopies() {

@@ -97,21 +97,31 @@ __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __r
     if (chunks) {
       // The producer's copies issue as fast as the MMAs consume them only if each is a few
       // instructions (lab/53-compact-wgmma): a thread keeps one chunk of the row, the same in every
-      // K-row it copies, so its destination, its source within a row and how much of it lies
-      // inside the matrix are fixed for the tile; only the column changes from K-row to K-row.
+      // K-row it copies, so its destination, its source within a row and whether it lies inside the
+      // matrix (a chunk is wholly inside or outside: M and N are multiples of 8) are fixed for the
+      // tile; only the column changes from K-row to K-row. Its K-rows are kRowsPerPass apart, so
+      // their swizzle takes at most 8 / kRowsPerPass values (kRowsPerPass divides 8: whole atoms).
       constexpr int kPerRow = kWidth / kChunkValues, kRowsPerPass = kCopyThreads / kPerRow;
-      static_assert(kCopyThreads % kPerRow == 0 && BK % kRowsPerPass == 0, "whole K-rows a pass of the copying threads");
+      constexpr int kSwizzles = kRowsPerPass >= 8 ? 1 : 8 / kRowsPerPass;
+      static_assert(kCopyThreads % kPerRow == 0 && BK % kRowsPerPass == 0 && (kRowsPerPass % 8 == 0 || 8 % kRowsPerPass == 0),
+                    "whole K-rows a pass of the copying threads, passes in step with the swizzle's atoms");
       const int c = (thread % kPerRow) * kChunkValues, firstRow = thread / kPerRow;
-      const int insideBytes = min(max(extent - (base + c), 0), kChunkValues) * kWordBytes;
-      const Word* __restrict__ from = matrix + base + c;
-      unsigned char* to = boxes + (c / kBoxValues) * Layout::kBBoxBytes;
-      const int inRow = (c % kBoxValues) * kWordBytes;
+      const bool outside = base + c >= extent;
+      const unsigned char* __restrict__ from = reinterpret_cast<const unsigned char*>(matrix + base + c);
+      const std::size_t rowBytes = static_cast<std::size_t>(extent) * kWordBytes;
+      unsigned char* to[kSwizzles];
+#pragma unroll
+      for (int i = 0; i < kSwizzles; ++i) {
+        to[i] = boxes + (c / kBoxValues) * Layout::kBBoxBytes +
+                swizzled((firstRow + i * kRowsPerPass) * kSwizzleRowBytes + (c % kBoxValues) * kWordBytes) -
+                (firstRow + i * kRowsPerPass) * kSwizzleRowBytes;
+      }
 #pragma unroll 4
       for (int pass = 0; pass < BK / kRowsPerPass; ++pass) {
         const int j = firstRow + pass * kRowsPerPass, k = columns.columnOf(step, j);
-        const bool listed = k >= 0 && insideBytes > 0;
-        copyAsync16(to + swizzled(j * kSwizzleRowBytes + inRow), listed ? from + static_cast<std::size_t>(k) * extent : matrix,
-                    listed ? insideBytes : 0);
+        const bool zeros = outside || k < 0;
+        copyAsync16OrZeros(to[pass % kSwizzles] + j * kSwizzleRowBytes, from + static_cast<std::size_t>(zeros ? 0u : static_cast<unsigned>(k)) * rowBytes,
+                           zeros);
       }
       return;
     }
