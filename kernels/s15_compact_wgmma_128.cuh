@@ -17,7 +17,7 @@
 // needs, which costs multiplications where their rows fire differently (inspect's live fraction at
 // this height says how many) but copies each B row once for both. The producer lists the columns
 // (gather.cuh, meeting at an mbarrier of its own: the consumers are already waiting on the ring),
-// kBlockList K-blocks a pass; the sum runs in K order, so the result is deterministic. Every entry
+// kBlockList K-blocks a pass, padded to whole K-tiles; the sum runs in K order, so the result is deterministic. Every entry
 // carries a note saying whether it ends the tile: the last is an entry with nothing copied, after
 // which the consumers store (zeros, where no column was live).
 #pragma once
@@ -84,13 +84,16 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
       fenceSharedForAsync();
       barrierArrive(&ring.full[entry % kStages]);
     };
-    const bool chunks = M % 8 == 0 && N % 8 == 0;
+    // 16-byte copies where every chunk starts aligned and a row's offset fits 32 bits.
+    const bool chunks = M % 8 == 0 && N % 8 == 0 && static_cast<std::size_t>(K) * max(M, N) <= 0xFFFFFFFFu;
     const int kBlocks = (K + kKBlock - 1) / kKBlock, aTiles = (M + BM - 1) / BM;
     int entry = 0;
     for (int first = 0; first < kBlocks; first += kList) {
       const int count = gatherLiveColumns<kWarpgroupThreads>(aPattern, block.rowBase / BM, aTiles, K, first,
                                                              min(kList, kBlocks - first), side.columns, side.warpTotals, meet);
-      const GatheredColumns<BK> gathered{side.columns, count};
+      padToKTiles<BK, kWarpgroupThreads>(side.columns, count);
+      meet();
+      const PaddedGatheredColumns<BK> gathered{side.columns, count};
       for (int step = 0; step < gathered.steps(); ++step, ++entry) {
         ring.awaitStage(entry);
         if (tid == 0) side.last[entry % kStages] = false;

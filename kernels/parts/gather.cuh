@@ -67,4 +67,19 @@ struct GatheredColumns {
   }
 };
 
+// The same list with -1 written past its end to a whole K-tile (padToKTiles, by the threads that
+// gathered it), so that a copying thread reads a column without a bound check.
+template <int BK>
+struct PaddedGatheredColumns {
+  const int* list;
+  int count;
+  __device__ int steps() const { return (count + BK - 1) / BK; }
+  __device__ int columnOf(int step, int depth) const { return list[step * BK + depth]; }
+};
+
+template <int BK, int kThreads>
+__device__ void padToKTiles(int* list, int count) {
+  for (int i = count + static_cast<int>(threadIdx.x); i < (count + BK - 1) / BK * BK; i += kThreads) list[i] = -1;
+}
+
 }  // namespace tileskip::cuda

@@ -81,7 +81,8 @@ __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Wo
 // 1), for a ring whose A is M-major (kAByM): K-row j of the stage holds column j's row of A
 // transposed (At, K x M) and its row of B, each in boxes of one swizzled row of the tile's rows or
 // columns, as 16-byte asynchronous copies where `chunks` (M and N multiples of 8, so every copy's
-// source is 16-byte aligned), value by value otherwise. Zeros past M, N and the list's end. The
+// source is 16-byte aligned, and K x M, K x N below 2^32, so a row's offset is 32 bits), value by
+// value otherwise. Zeros past M, N and the list's end. The
 // caller commits the copies and, once they have landed, fences them for the MMAs.
 template <DType kDType, int BM, int BN, int BK, int kStages, int kCopyThreads, class Columns>
 __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __restrict__ At,
@@ -106,9 +107,8 @@ __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __r
       static_assert(kCopyThreads % kPerRow == 0 && BK % kRowsPerPass == 0 && (kRowsPerPass % 8 == 0 || 8 % kRowsPerPass == 0),
                     "whole K-rows a pass of the copying threads, passes in step with the swizzle's atoms");
       const int c = (thread % kPerRow) * kChunkValues, firstRow = thread / kPerRow;
-      const bool outside = base + c >= extent;
-      const unsigned char* __restrict__ from = reinterpret_cast<const unsigned char*>(matrix + base + c);
-      const std::size_t rowBytes = static_cast<std::size_t>(extent) * kWordBytes;
+      const int outside = base + c >= extent ? -1 : 0;  // or-ed into a column: negative, the chunk is zeros
+      const Word* __restrict__ from = matrix + base + c;
       unsigned char* to[kSwizzles];
 #pragma unroll
       for (int i = 0; i < kSwizzles; ++i) {
@@ -118,10 +118,9 @@ __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __r
       }
 #pragma unroll 4
       for (int pass = 0; pass < BK / kRowsPerPass; ++pass) {
-        const int j = firstRow + pass * kRowsPerPass, k = columns.columnOf(step, j);
-        const bool zeros = outside || k < 0;
-        copyAsync16OrZeros(to[pass % kSwizzles] + j * kSwizzleRowBytes, from + static_cast<std::size_t>(zeros ? 0u : static_cast<unsigned>(k)) * rowBytes,
-                           zeros);
+        const int j = firstRow + pass * kRowsPerPass, k = columns.columnOf(step, j) | outside;
+        const unsigned row = k < 0 ? 0u : static_cast<unsigned>(k) * static_cast<unsigned>(extent);
+        copyAsync16OrZeros(to[pass % kSwizzles] + j * kSwizzleRowBytes, from + row, k < 0);
       }
       return;
     }
