@@ -110,9 +110,10 @@ TEST_P(EmulatedCudaKernel, PassesTheVerifySuite) {
 }
 
 // Each compaction kernel multiplies, for each tile of its rows, only the columns some row of the
-// tile needs: a NaN row of B reaches exactly the tiles that need its column (compaction_case.hpp),
-// through the 16-byte copies (M and N multiples of 8) and element by element, and over K longer
-// than one list (several passes), in both 16-bit types.
+// tile needs (and S15 every column of a range it copies whole): a NaN row of B reaches exactly the
+// tiles that multiply its column (compaction_case.hpp), through the 16-byte copies and the copy
+// engine's boxes (M and N multiples of 8) and element by element, and over K longer than one list
+// (several passes), in both 16-bit types.
 TEST(EmulatedCudaCompaction, MultipliesOnlyTheColumnsATileNeeds) {
   std::unique_ptr<Backend> backend = tileskip::testing::makeEmulatedCudaBackend();
   int compactions = 0;
@@ -120,12 +121,15 @@ TEST(EmulatedCudaCompaction, MultipliesOnlyTheColumnsATileNeeds) {
     if (!compact.compacts()) continue;
     ++compactions;
     for (DType dtype : {DType::Fp16, DType::Bf16}) {
-      for (auto [m, n, k] : {std::array{128, 24, 296}, std::array{130, 20, 300}, std::array{70, 16, 4200}}) {
+      for (auto [m, n, k] : {std::array{128, 24, 296}, std::array{130, 20, 300}, std::array{70, 16, 4200}, std::array{136, 16, 4200}}) {
         const tileskip::testing::CompactionCase c = tileskip::testing::compactionCase(m, n, k, compact.aGranularity);
         auto problem = backend->upload(c.a, c.b, dtype);
         problem->prepare(compact);
         problem->run(compact);
-        EXPECT_EQ(tileskip::testing::compactionMismatches(problem->downloadC(), tileskip::testing::compactedProduct(c)), 0)
+        const int whole = m % 8 == 0 && n % 8 == 0 ? compact.structure.wholeRangeColumns : 0;
+        EXPECT_EQ(tileskip::testing::compactionMismatches(problem->downloadC(),
+                                                          tileskip::testing::compactedProduct(c, whole, compact.tile.BK)),
+                  0)
             << compact.id << " " << dtypeName(dtype) << " " << m << "x" << n << "x" << k;
       }
     }

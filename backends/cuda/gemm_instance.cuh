@@ -5,7 +5,7 @@
 //   template <const KernelInfo& Row, DType D> __global__ void <source>(ARGUMENTS)
 // where ARGUMENTS are what kernelArguments() makes of the operands for that row: A, B, C and the
 // sizes; after them the patterns and the tile queue for a skipping row; before them the copy
-// engine's maps of A and B for a row the copy engine feeds (BulkCopyRing).
+// engine's maps of A and B for a Hopper row.
 //
 // Compiled by nvcc for the CUDA module, where an instance is launched, and as C++ for the CPU
 // emulator of the tests (TILESKIP_CUDA_EMULATION), where each emulated thread calls it.
@@ -72,7 +72,8 @@ constexpr unsigned dynamicSharedBytes() {
 // The copy engine's maps of A (M x K) and of B as a Hopper kernel reads it (16-bit B is K x N, read
 // in boxes of a swizzled row of columns by BK rows; tf32's is transposed, N x K, in boxes of one
 // swizzled row of K by all BN rows), and whether to use them: where a row is not 16-byte aligned
-// (bulkCopiesFit) the kernel copies element by element instead.
+// (bulkCopiesFit) the kernel copies element by element instead. A compaction kernel reads A
+// transposed (K x M), in boxes of a swizzled row of rows by BK K-rows, as it reads B.
 struct WarpgroupMaps {
   BulkTensorMap a{}, b{};
   bool bulk = false;
@@ -81,16 +82,17 @@ struct WarpgroupMaps {
 template <const KernelInfo& Row, DType D>
 WarpgroupMaps warpgroupMaps(const InputWord<D>* a, const InputWord<D>* b, const GemmOperands& op) {
   WarpgroupMaps maps;
-  maps.bulk = bulkCopiesFit(D, op.n, op.k);
+  maps.bulk = Row.readsTransposedA() ? bulkCopiesFit(D, op.n, op.m) : bulkCopiesFit(D, op.n, op.k);
 #if defined(TILESKIP_CUDA_EMULATION)
   constexpr int valueBytes = static_cast<int>(sizeof(InputWord<D>));
-  maps.a = BulkTensorMap{a, op.k, op.m, kRowValues<D>, Row.tile.BM, valueBytes};
+  maps.a = Row.readsTransposedA() ? BulkTensorMap{a, op.m, op.k, kRowValues<D>, Row.tile.BK, valueBytes}
+                                  : BulkTensorMap{a, op.k, op.m, kRowValues<D>, Row.tile.BM, valueBytes};
   maps.b = D == DType::Tf32 ? BulkTensorMap{b, op.k, op.n, kRowValues<D>, Row.tile.BN, valueBytes}
                             : BulkTensorMap{b, op.n, op.k, kRowValues<D>, Row.tile.BK, valueBytes};
 #else
   if (!maps.bulk) return maps;
   try {
-    maps.a = encodeBulkTensorMap(a, op.k, op.m, Row.tile.BM);
+    maps.a = Row.readsTransposedA() ? encodeBulkTensorMap(a, op.m, op.k, Row.tile.BK) : encodeBulkTensorMap(a, op.k, op.m, Row.tile.BM);
     maps.b = D == DType::Tf32 ? encodeBulkTensorMap(b, op.k, op.n, Row.tile.BN) : encodeBulkTensorMap(b, op.n, op.k, Row.tile.BK);
   } catch (const std::runtime_error& e) {
     throw UnavailableError(std::string(e.what()));
@@ -119,7 +121,7 @@ auto kernelArguments(const GemmOperands& op) {
       return std::tuple<>();
     }
   }();
-  if constexpr (Row.structure.loop == MainLoop::BulkCopyRing) {
+  if constexpr (Row.needsHopper()) {
     const WarpgroupMaps maps = warpgroupMaps<Row, D>(a, b, op);
     return std::tuple_cat(std::make_tuple(maps.a, maps.b, maps.bulk), problem, skipping);
   } else {

@@ -120,6 +120,10 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
   double denseTiles = 0.0, loads = 0.0, work = 0.0, partial = 0.0, allLoads = 0.0;
   std::vector<std::uint8_t> aAny(kBlocks), aEvery(kBlocks), bAny(kBlocks), bEvery(kBlocks);
   const int depth = kernel.loadKBlocks();
+  // A compaction kernel's ranges of columns it copies whole where enough are live (only where the
+  // copy engine can move the operands' rows: M and N multiples of 8), in K-blocks.
+  const int wholeRange = kernel.tile.BK / kKBlock;
+  const int wholeLive = m % 8 == 0 && n % 8 == 0 ? kernel.structure.wholeRangeColumns : 0;
   for (int bi = 0; bi < blockRows; ++bi) {
     const TileRange rows = tilesOfBlock(bi, BM, aG, aPat.tiles);
     combineTiles(aPat, rows, aAny, aEvery);
@@ -136,10 +140,16 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
         dense = dense && everyKept;
       }
       // K-blocks copied: every run of `depth` in which the tile keeps a product; for a compaction
-      // kernel, its live columns alone, as a share of K (live_columns' live fraction).
+      // kernel, its live columns alone, as a share of K (live_columns' live fraction), or a range of
+      // them whole where the kernel copies it so.
       double copied = 0.0;
       if (kernel.compacts()) {
-        for (int kb = 0; kb < kBlocks; ++kb) copied += std::popcount(static_cast<unsigned>(aAny[kb] & bAny[kb]));
+        for (int first = 0; first < kBlocks; first += wholeRange) {
+          const int last = std::min(kBlocks, first + wholeRange);
+          int live = 0;
+          for (int kb = first; kb < last; ++kb) live += std::popcount(static_cast<unsigned>(aAny[kb] & bAny[kb]));
+          copied += wholeLive > 0 && live >= wholeLive ? std::min(k, last * kKBlock) - first * kKBlock : live;
+        }
         copied *= static_cast<double>(kBlocks) / k;
       }
       for (int first = 0; first < kBlocks && !kernel.compacts(); first += depth) {

@@ -138,6 +138,12 @@ struct KernelStructure {
   int ringStages = 0;
   // A baseline only: the vendor routine it is.
   VendorRoutine vendor = VendorRoutine::None;
+  // A gather ring on Hopper (SwizzledGatherRing) only, 0 elsewhere: a K-tile's range of BK columns
+  // in which a block's rows need at least this many is copied whole by the copy engine, dead columns
+  // and all (their zeros multiply), where its boxes can (M and N multiples of 8); the others' live
+  // columns are gathered. The copy engine moves a range about twice as fast as the gather moves
+  // its columns, so half a range is where whole starts to pay.
+  int wholeRangeColumns = 0;
 };
 
 struct KernelInfo {
@@ -275,6 +281,10 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
     return "a warp-uniform skip walks its K-block list in two stages (KBlockList) or in a ring";
   }
   if (s.kBlockList % 4 != 0) return "the K-block list's length is a multiple of 4 (a gather round's votes)";
+  if (s.wholeRangeColumns != 0 && (s.loop != MainLoop::SwizzledGatherRing || s.wholeRangeColumns < 1 || s.wholeRangeColumns > k.tile.BK ||
+                                   s.kBlockList % (k.tile.BK / kKBlock) != 0)) {
+    return "only a gather ring on Hopper copies ranges whole, ranges of BK columns (at most BK of them live), whole ranges a pass";
+  }
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
   if (k.usesTensorCores() ? s.dtypes != kHalfInputs && s.dtypes != kHalfInputs.with(DType::Tf32) : s.dtypes != kFp32Inputs) {
     return "the tensor-core mappings, and only they, take the 16-bit inputs (fp16, bf16); the others take fp32";
@@ -398,8 +408,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    {ThreadMapping::MmaTiles, MainLoop::GatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 3},
    "compaction for zeros spread out (ReLU activations): a 64-row block lists the K columns some row of it needs and multiplies only those, packed 16 to a K-tile, one row of A transposed and one of B each, so both arrive by 16-byte copies"},
   {"compact-wgmma-128", "S15", "s15_compact_wgmma_128", "s15_compact_wgmma_128", KernelFamily::Compact, {128, 256, 64, 64, 256, 0, 0, 384}, 128, 0,
-   {ThreadMapping::WarpgroupMmaTiles, MainLoop::SwizzledGatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 4},
-   "S14's compaction on K14's roles (Hopper, CUDA only): a producer warpgroup lists the live columns of 128 rows and gathers them 64 to a K-tile by 16-byte copies into swizzled stages, A's M-major, and two consumer warpgroups multiply them with warpgroup MMAs that read A transposed"},
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::SwizzledGatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 4,
+    VendorRoutine::None, 32},
+   "S14's compaction on K14's roles (Hopper, CUDA only): a producer warpgroup lists the live columns of 128 rows and gathers them 64 to a K-tile by 16-byte copies into swizzled stages, A's M-major, or has the copy engine move a 64-column range whole where half its columns are live; two consumer warpgroups multiply them with warpgroup MMAs that read A transposed"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

@@ -17,10 +17,11 @@ namespace tileskip::cuda {
 // columns inside a warp (a count is at most 32: six bits), per-warp totals in shared memory
 // (kThreads / 32 of them) order the warps. The threads are the block's first kThreads, and
 // `meet()` is their barrier: the whole block's where they are the block, a warpgroup's own where
-// the roles have split (S15's producer).
-template <int kThreads, class Meet>
+// the roles have split (S15's producer). `keep(word)` masks a pattern word's columns (S15 leaves
+// out the ranges it copies whole).
+template <int kThreads, class Meet, class Keep>
 __device__ int gatherLiveColumns(const std::uint8_t* __restrict__ aPattern, int aTile, int aTiles, int K, int first, int count,
-                                 int* list, int* warpTotals, Meet&& meet) {
+                                 int* list, int* warpTotals, Meet&& meet, Keep&& keep) {
   constexpr int kWarps = kThreads / 32, kWordColumns = 4 * kKBlock, kCountBits = 6;
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const unsigned lanesBefore = (1u << lane) - 1u;
@@ -28,7 +29,7 @@ __device__ int gatherLiveColumns(const std::uint8_t* __restrict__ aPattern, int 
   int total = 0;
   for (int base = 0; base < count; base += 4 * kThreads) {
     const int offset = base + 4 * tid, word = (first + offset) / 4;
-    unsigned live = offset < count ? patternWord<WordRead::EachChecks>(aPattern, aTile, aTiles, word, kBlocks) : 0u;
+    unsigned live = offset < count ? patternWord<WordRead::EachChecks>(aPattern, aTile, aTiles, word, kBlocks) & keep(word) : 0u;
     const int inK = K - word * kWordColumns;  // columns of this word inside K; a last K-block may be partial
     if (inK < kWordColumns) live &= inK > 0 ? (1u << inK) - 1u : 0u;
     if (offset < count && count - offset < 4) live &= (1u << (kKBlock * (count - offset))) - 1u;  // the pass ends inside
@@ -53,6 +54,12 @@ __device__ int gatherLiveColumns(const std::uint8_t* __restrict__ aPattern, int 
     meet();  // warpTotals is rewritten by the next round; the list is complete
   }
   return total;
+}
+
+template <int kThreads, class Meet>
+__device__ int gatherLiveColumns(const std::uint8_t* __restrict__ aPattern, int aTile, int aTiles, int K, int first, int count,
+                                 int* list, int* warpTotals, Meet&& meet) {
+  return gatherLiveColumns<kThreads>(aPattern, aTile, aTiles, K, first, count, list, warpTotals, meet, [](int) { return ~0u; });
 }
 
 // The columns of a gathered list, BK per K-tile in list order; -1 past its end (zeros).

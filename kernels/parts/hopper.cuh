@@ -102,6 +102,18 @@ __device__ __forceinline__ void barrierArriveExpectingBytes(std::uint64_t* bar, 
 #endif
 }
 
+// Announces `bytes` of copies that will complete on the phase in progress, without arriving
+// (the arrivals come from threads that copy otherwise: S15's producer).
+__device__ __forceinline__ void barrierExpectBytes(std::uint64_t* bar, int bytes) {
+#if defined(TILESKIP_HOPPER_PTX)
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(sharedAddress(bar)), "r"(bytes) : "memory");
+#elif defined(TILESKIP_CUDA_EMULATION)
+  ::tileskip::emu::barrierExpectBytes(bar, bytes, __FILE__, __LINE__);
+#else
+  (void)bar, (void)bytes;
+#endif
+}
+
 __device__ __forceinline__ void barrierArrive(std::uint64_t* bar) {
 #if defined(TILESKIP_HOPPER_PTX)
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(sharedAddress(bar)) : "memory");

@@ -104,6 +104,7 @@ std::uint32_t sharedOffset(const void* p);
 void barrierInit(std::uint64_t* bar, int arrivals);
 // One arrival; `bytes` > 0 also announces that many bytes of copies for the current phase.
 void barrierArrive(std::uint64_t* bar, int bytes, const char* file, int line);
+void barrierExpectBytes(std::uint64_t* bar, int bytes, const char* file, int line);
 // Yields to the block's other threads until the phase of parity `parity` has completed.
 void barrierWait(std::uint64_t* bar, int parity, const char* file, int line);
 void copyBox(void* dst, const void* base, int valueBytes, int inner, int outer, int boxInner, int boxOuter, int atInner,

@@ -156,6 +156,10 @@ void barrierArrive(std::uint64_t* bar, int bytes, const char* file, int line) {
   completeIfDone(b);
 }
 
+void barrierExpectBytes(std::uint64_t* bar, int bytes, const char* file, int line) {
+  barrierAt(bar, file, line).bytes += bytes;  // the phase in progress waits for them too
+}
+
 void barrierWait(std::uint64_t* bar, int parity, const char* file, int line) {
   // The phase of parity p has completed once the phase in progress has the other parity.
   while (barrierAt(bar, file, line).phase == (parity & 1)) sleepUntilBarrierPhase(file, line);
