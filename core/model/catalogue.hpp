@@ -409,7 +409,7 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    "compaction for zeros spread out (ReLU activations): a 64-row block lists the K columns some row of it needs and multiplies only those, packed 16 to a K-tile, one row of A transposed and one of B each, so both arrive by 16-byte copies"},
   {"compact-wgmma-128", "S15", "s15_compact_wgmma_128", "s15_compact_wgmma_128", KernelFamily::Compact, {128, 256, 64, 64, 256, 0, 0, 384}, 128, 0,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::SwizzledGatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 4,
-    VendorRoutine::None, 32},
+    VendorRoutine::None, 24},
    "S14's compaction on K14's roles (Hopper, CUDA only): a producer warpgroup lists the live columns of 128 rows and gathers them 64 to a K-tile by 16-byte copies into swizzled stages, A's M-major, or has the copy engine move a 64-column range whole where half its columns are live; two consumer warpgroups multiply them with warpgroup MMAs that read A transposed"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},

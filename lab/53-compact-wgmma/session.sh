@@ -4,7 +4,7 @@
 #                      memcheck) on the quick suite, then `bench --suite activations` at 4096 in bf16
 #                      (S14, S15 and the tile-skipping kernels against cuBLAS and the packed ceiling of
 #                      the live columns at 64 rows), then S15 under Nsight Compute on the exponent-2 case
-#   session.sh quick   S15, K14 and cuBLAS on a dense A and on the exponent-2 neurons A at 4096^3, bf16
+#   session.sh quick   S15, S14, K14 and cuBLAS on a dense A and on the exponent-2 and 2.5 neurons A at 4096^3, bf16
 # Logs and JSON under $OUT, packed into results.tgz.
 set -u
 source scripts/gpu/gpu_setup.sh >/dev/null 2>&1
@@ -13,8 +13,8 @@ if [ "${1:-}" = quick ]; then
   D=/tmp/s15 && mkdir -p $D
   "$T" gen --generator uniform --rows 4096 --cols 4096 --density 1 --operand B --seed 2 --out $D/B.npy >/dev/null
   "$T" gen --generator uniform --rows 4096 --cols 4096 --density 1 --seed 1 --out $D/A-dense.npy >/dev/null
-  "$T" gen --generator neurons --rows 4096 --cols 4096 --density 0.1 --skew 2 --seed 1 --out $D/A-2.npy >/dev/null
-  for a in dense 2; do
+  for s in 2 2.5; do "$T" gen --generator neurons --rows 4096 --cols 4096 --density 0.1 --skew $s --seed 1 --out $D/A-$s.npy >/dev/null; done
+  for a in dense 2 2.5; do
     "$T" bench --backend cuda --a $D/A-$a.npy --b $D/B.npy --dtype bf16 --kernel compact-wgmma-128,compact-mma-64,wgmma,cublas \
       --no-baseline --repeat 20 >"$OUT/quick-$a.txt" 2>&1
     echo "quick $a rc=$?"
