@@ -25,9 +25,9 @@
 // needs, which costs multiplications where their rows fire differently (inspect's live fraction at
 // this height says how many) but copies each B row once for both. The producer lists the columns
 // (gather.cuh, meeting at an mbarrier of its own: the consumers are already waiting on the ring),
-// kBlockList K-blocks a pass, padded to whole K-tiles; the sum runs in K order, so the result is deterministic. Every entry
-// carries a note saying whether it ends the tile: the last is an entry with nothing copied, after
-// which the consumers store (zeros, where no column was live).
+// kBlockList K-blocks a pass, padded to whole K-tiles. Every entry carries a note saying whether it
+// ends the tile: the last is an entry with nothing copied, after which the consumers store (zeros,
+// where no column was live).
 #pragma once
 
 #include <cstdint>

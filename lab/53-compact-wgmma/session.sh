@@ -5,10 +5,34 @@
 #                      (S14, S15 and the tile-skipping kernels against cuBLAS and the packed ceiling of
 #                      the live columns at 64 rows), then S15 under Nsight Compute on the exponent-2 case
 #   session.sh quick   S15, S14, K14 and cuBLAS on a dense A and on the exponent-2 and 2.5 neurons A at 4096^3, bf16
+#   session.sh sorted  the same kernels on the exponent-2 and 2.5 neurons A with its columns (neurons) sorted by
+#                      how many tokens fire them, B's rows in the same order: the same C, live columns clustered
 # Logs and JSON under $OUT, packed into results.tgz.
 set -u
 source scripts/gpu/gpu_setup.sh >/dev/null 2>&1
 T=$BIN/tileskip
+if [ "${1:-}" = sorted ]; then
+  D=/tmp/s15 && mkdir -p $D
+  "$T" gen --generator uniform --rows 4096 --cols 4096 --density 1 --operand B --seed 2 --out $D/B.npy >/dev/null
+  for s in 2 2.5; do
+    "$T" gen --generator neurons --rows 4096 --cols 4096 --density 0.1 --skew $s --seed 1 --out $D/A-$s.npy >/dev/null
+    python3 -c "
+import numpy as np
+a = np.load('$D/A-$s.npy'); b = np.load('$D/B.npy')
+order = np.argsort(-(a != 0).sum(axis=0), kind='stable')
+np.save('$D/A-$s-sorted.npy', np.ascontiguousarray(a[:, order])); np.save('$D/B-$s-sorted.npy', np.ascontiguousarray(b[order, :]))
+"
+    for a in $s $s-sorted; do
+      bb=$D/B.npy; [ $a = $s-sorted ] && bb=$D/B-$s-sorted.npy
+      "$T" bench --backend cuda --a $D/A-$a.npy --b $bb --dtype bf16 --kernel compact-wgmma-128,compact-mma-64,wgmma,cublas \
+        --no-baseline --repeat 20 >"$OUT/sorted-$a.txt" 2>&1
+      echo "sorted $a rc=$?"
+      "$T" inspect --a $D/A-$a.npy --b $bb --dtype bf16 >"$OUT/inspect-$a.txt" 2>&1
+    done
+  done
+  cd "$OUT" && tar czf results.tgz *.txt && rm -f *.txt
+  exit 0
+fi
 if [ "${1:-}" = quick ]; then
   D=/tmp/s15 && mkdir -p $D
   "$T" gen --generator uniform --rows 4096 --cols 4096 --density 1 --operand B --seed 2 --out $D/B.npy >/dev/null
