@@ -76,14 +76,14 @@ __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Wo
   }
 }
 
-// Step `step` of a gathered list of columns (gather.cuh's GatheredColumns: BK of them a K-tile, -1
-// past the list's end) into a stage, by the producer's copying thread `thread` (0 .. kCopyThreads -
-// 1), for a ring whose A is M-major (kAByM): K-row j of the stage holds column j's row of A
-// transposed (At, K x M) and its row of B, each in boxes of one swizzled row of the tile's rows or
-// columns, as 16-byte asynchronous copies where `chunks` (M and N multiples of 8, so every copy's
-// source is 16-byte aligned, and K x M, K x N below 2^32, so a row's offset is 32 bits), value by
-// value otherwise. Zeros past M, N and the list's end. The
-// caller commits the copies and, once they have landed, fences them for the MMAs.
+// Step `step` of a gathered list of columns (gather.cuh's PaddedGatheredColumns: BK of them a
+// K-tile, -1 past the list's end) into a stage, by the producer's copying thread `thread` (0 ..
+// kCopyThreads - 1), for a ring whose A is M-major (kAByM): K-row j of the stage holds column j's
+// row of A transposed (At, K x M) and its row of B, each in boxes of one swizzled row of the tile's
+// rows or columns, as 16-byte asynchronous copies where `chunks` (M and N multiples of 8, so every
+// copy's source is 16-byte aligned, and K x M, K x N below 2^32, so a row's offset is 32 bits),
+// value by value otherwise. Zeros past M, N and the list's end. The caller commits the copies and,
+// once they have landed, fences them for the MMAs.
 template <DType kDType, int BM, int BN, int BK, int kStages, int kCopyThreads, class Columns>
 __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __restrict__ At,
                                   const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int rowBase,
@@ -136,7 +136,7 @@ __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __r
 }
 
 // The ring the warpgroup kernels run (K14 over every K-tile, S11 over its gathered list, S12 over
-// the lists of the tiles it takes): entry i of the walk goes to stage i % kStages, its n-th use of
+// the lists of the tiles it takes, S15 over its tile's gathered columns and whole ranges): entry i of the walk goes to stage i % kStages, its n-th use of
 // that stage being parity n % 2 of the stage's full and empty mbarriers. The block's shared
 // memory starts with it. Where the copy engine cannot move the operands, kCopyThreads threads of
 // the producer (its warpgroup, or S12's one warp) copy them element by element.
