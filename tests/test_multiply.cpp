@@ -12,10 +12,13 @@
 #include <sstream>
 
 #include "backends/backend_registry.hpp"
+#include "core/io/report.hpp"
 #include "core/measure/kernel_selection.hpp"
 #include "core/measure/multiply.hpp"
 #include "core/model/error.hpp"
 #include "core/model/generators.hpp"
+#include "core/model/live_columns.hpp"
+#include "core/model/reorder.hpp"
 #include "fake_backend.hpp"
 
 namespace tileskip {
@@ -131,6 +134,45 @@ TEST(Multiply, RepeatsAfterAWarmUpReportTheMedian) {
   EXPECT_EQ(r.timedRuns, 3);
   EXPECT_DOUBLE_EQ(r.kernelMs, 2.0 * 5.0 * std::pow(0.975, 2));
   EXPECT_EQ(r.prepareMs, 0.0);  // a dense kernel prepares nothing
+}
+
+// Zeros spread out as ReLU leaves them gather into no tile, so --reorder puts K in firing order
+// instead: a permutation of A's columns and B's rows together (C unchanged), which clusters the
+// live columns of 128-row tiles in fewer 8-column groups. Where it clusters nothing (zeros
+// uniform, a column's firing unrelated to its neighbours'), the order stays.
+TEST(Multiply, ReorderSortsSpreadOutZerosByHowOftenEachColumnFires) {
+  GeneratorOptions skewed;
+  skewed.skew = 2.5;
+  const Matrix a = generate("neurons", Operand::A, 256, 512, 0.1, 5, skewed);
+  const Matrix b = generate("uniform", Operand::B, 512, 24, 1.0, 6);
+  Matrix sortedA = a, sortedB = b;
+  const GatheredZeros sorted = reorderForSkipping(sortedA, sortedB);
+  EXPECT_EQ(sorted.note.rfind("sorted K by how many rows fire each column in ", 0), 0u) << sorted.note;
+  const Reordering& r = sorted.reordering;
+  ASSERT_EQ(r.kOrder, firingOrder(a));
+  EXPECT_FALSE(r.isIdentity());
+  EXPECT_EQ(r.rowOrder, identityReordering(256, 24, 512).rowOrder);
+  EXPECT_EQ(r.colOrder, identityReordering(256, 24, 512).colOrder);
+  auto same = [](float x, float y) { return std::memcmp(&x, &y, sizeof(float)) == 0; };
+  for (int j = 0; j < a.cols(); ++j) {
+    for (int i = 0; i < a.rows(); ++i) ASSERT_TRUE(same(sortedA(i, j), a(i, r.kOrder[j]))) << i << " " << j;
+    for (int c = 0; c < b.cols(); ++c) ASSERT_TRUE(same(sortedB(j, c), b(r.kOrder[j], c))) << j << " " << c;
+  }
+  const double before = findLiveColumns(a, 128, kFiringGroup).meanLiveFraction();
+  const double after = findLiveColumns(sortedA, 128, kFiringGroup).meanLiveFraction();
+  EXPECT_LE(after, before - kFiringGain);
+  EXPECT_NE(sorted.note.find(fixed(before, 3) + " -> " + fixed(after, 3)), std::string::npos) << sorted.note;
+  // The columns fire most first.
+  for (int j = 1; j < a.cols(); ++j) {
+    int previous = 0, here = 0;
+    for (int i = 0; i < a.rows(); ++i) previous += sortedA(i, j - 1) != 0.0f, here += sortedA(i, j) != 0.0f;
+    ASSERT_GE(previous, here) << j;
+  }
+
+  Matrix uniformA = generate("uniform", Operand::A, 256, 512, 0.3, 7), uniformB = b;
+  const GatheredZeros kept = reorderForSkipping(uniformA, uniformB);
+  EXPECT_TRUE(kept.reordering.isIdentity()) << kept.note;
+  EXPECT_NE(kept.note.find("kept the order"), std::string::npos) << kept.note;
 }
 
 TEST(Multiply, ReorderPutsCBackInTheOriginalOrder) {

@@ -348,6 +348,17 @@ bool Reordering::isIdentity() const {
   return identity(rowOrder) && identity(colOrder) && identity(kOrder);
 }
 
+std::vector<int> firingOrder(const Matrix& a) {
+  std::vector<int> fired(static_cast<std::size_t>(a.cols()), 0);
+  for (int r = 0; r < a.rows(); ++r) {
+    for (int c = 0; c < a.cols(); ++c) fired[static_cast<std::size_t>(c)] += a(r, c) != 0.0f;  // NaN fires, -0 does not
+  }
+  std::vector<int> order(fired.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return fired[static_cast<std::size_t>(x)] > fired[static_cast<std::size_t>(y)]; });
+  return order;
+}
+
 Reordering identityReordering(int m, int n, int k) {
   Reordering r;
   r.rowOrder.resize(static_cast<std::size_t>(std::max(0, m)));

@@ -58,6 +58,13 @@ ReorderedProblem applyReordering(const Matrix& a, const Matrix& b, const Reorder
 // permutation of the elements). Throws InputError unless C' is rowOrder.size() × colOrder.size().
 Matrix restoreC(const Matrix& cPermuted, const Reordering& r);
 
+// K in the order of how many of A's rows have a non-zero in each column, most first (ties in K
+// order): for ReLU activations, the neurons the most tokens fire, first. It leaves every row tile's
+// count of live columns as it is but clusters them: the hot neurons share K-groups and the cold
+// ones leave theirs dead, which is what a compaction kernel that copies well-filled ranges whole
+// and gathers the others' columns gains from.
+std::vector<int> firingOrder(const Matrix& a);
+
 // Throws InputError unless the three orders are permutations of 0..M-1, 0..N-1 and 0..K-1.
 void checkReordering(const Reordering& r, int m, int n, int k);
 
