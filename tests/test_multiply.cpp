@@ -136,10 +136,10 @@ TEST(Multiply, RepeatsAfterAWarmUpReportTheMedian) {
   EXPECT_EQ(r.prepareMs, 0.0);  // a dense kernel prepares nothing
 }
 
-// Zeros spread out as ReLU leaves them gather into no tile, so --reorder puts K in firing order
-// instead: a permutation of A's columns and B's rows together (C unchanged), which clusters the
-// live columns of 128-row tiles in fewer 8-column groups. Where it clusters nothing (zeros
-// uniform, a column's firing unrelated to its neighbours'), the order stays.
+// Zeros spread out as ReLU leaves them gather into next to no tile, so --reorder puts K in firing
+// order instead: a permutation of A's columns and B's rows together (C unchanged), which clusters
+// the live columns of 128-row tiles in fewer 8-column groups. Where it clusters nothing (every
+// column live everywhere), the order stays.
 TEST(Multiply, ReorderSortsSpreadOutZerosByHowOftenEachColumnFires) {
   GeneratorOptions skewed;
   skewed.skew = 2.5;
@@ -169,7 +169,7 @@ TEST(Multiply, ReorderSortsSpreadOutZerosByHowOftenEachColumnFires) {
     ASSERT_GE(previous, here) << j;
   }
 
-  Matrix uniformA = generate("uniform", Operand::A, 256, 512, 0.3, 7), uniformB = b;
+  Matrix uniformA = generate("uniform", Operand::A, 256, 512, 1.0, 7), uniformB = b;
   const GatheredZeros kept = reorderForSkipping(uniformA, uniformB);
   EXPECT_TRUE(kept.reordering.isIdentity()) << kept.note;
   EXPECT_NE(kept.note.find("kept the order"), std::string::npos) << kept.note;

@@ -100,10 +100,10 @@ ErrorReport verifyProduct(const Matrix& c, const Matrix& a, const Matrix& b, std
 // Finds and applies a reordering of A·B at kReorderGranularity in place; the note says what it
 // gained ("reordered rows, columns and K in 0.01 s: joint density at 32x32 tiles 0.700 -> 0.300").
 // The granularity is the warp-uniform kernels' pattern tile: a 32-row tile also fills 64- and
-// 128-row ones when its neighbour does. Where no permutation gathers zeros into tiles, K is put in
-// A's firing order (firingOrder) if that clusters the live columns of the largest compaction tile
-// (kCompactionRows) in K-groups of kFiringGroup by at least kFiringGain: zeros spread out as ReLU
-// leaves them, for the compaction kernels.
+// 128-row ones when its neighbour does. K alone is put in A's firing order (firingOrder) instead
+// where that clears at least kFiringGain of the live K-groups of kFiringGroup columns in the largest
+// compaction tile (kCompactionRows) where the tile reordering clears less than that of the joint
+// density: zeros spread out as ReLU leaves them, for the compaction kernels.
 inline constexpr int kFiringGroup = 8;
 inline constexpr double kFiringGain = 0.02;
 inline constexpr int kReorderGranularity = 32;
