@@ -1,8 +1,8 @@
 #include "core/measure/multiply.hpp"
 
 #include <chrono>
-#include <iterator>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 
 #include "core/io/report.hpp"
@@ -198,16 +198,16 @@ GatheredZeros reorderForSkipping(Matrix& a, Matrix& b) {
   ReorderedProblem p = applyReordering(a, b, r);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double after = joint(p.a, p.b);
-  {
-    // What firing order does for compaction's K-groups, taken where gathering zeros into tiles
-    // clears next to nothing of the joint density (zeros spread out, not clustered by rows).
+  if (before - after < kFiringGain) {
+    // Gathering zeros into tiles clears next to nothing of the joint density (zeros spread out, not
+    // clustered by rows): what firing order does for compaction's K-groups instead.
     constexpr int rows = kCompactionRows[std::size(kCompactionRows) - 1];
     auto clustered = [](const Matrix& x) { return findLiveColumns(x, rows, kFiringGroup).meanLiveFraction(); };
     Reordering byFiring = identityReordering(a.rows(), b.cols(), a.cols());
     byFiring.kOrder = firingOrder(a);
     Matrix sortedA = permuteCols(a, byFiring.kOrder);
     const double live = clustered(a), sortedLive = clustered(sortedA);
-    if (before - after < kFiringGain && live - sortedLive >= kFiringGain) {
+    if (live - sortedLive >= kFiringGain) {
       a = std::move(sortedA);
       b = permuteRows(b, byFiring.kOrder);
       const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
