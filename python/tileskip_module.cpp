@@ -33,6 +33,7 @@
 #include "core/measure/inspect.hpp"
 #include "core/measure/modelled_device.hpp"
 #include "core/measure/kernel_selection.hpp"
+#include "core/measure/mlp.hpp"
 #include "core/measure/multiply.hpp"
 #include "core/io/matrix_io.hpp"
 #include "core/model/reference.hpp"
@@ -193,6 +194,77 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
   result["rounding_ms"] = product.roundingMs;
   result["verification"] =
       product.verification ? py::object(py::str(product.verification->summary())) : py::object(py::none());
+  result["notes"] = notes;
+  result["first_build"] = firstBuild;
+  result["diagnostics"] = diagnostics;
+  return result;
+}
+
+// One GEMM of a layer as Python sees it.
+py::dict gemmOfLayer(const MultiplyResult& gemm) {
+  py::dict d;
+  d["kernel"] = std::string(gemm.kernel->id);
+  d["auto_reason"] = gemm.automatic ? gemm.why : std::string();
+  d["kernel_ms"] = gemm.kernelMs;
+  d["prepare_ms"] = gemm.prepareMs;
+  d["rounding_ms"] = gemm.roundingMs;
+  d["verification"] = gemm.verification ? py::object(py::str(gemm.verification->summary())) : py::object(py::none());
+  return d;
+}
+
+py::dict passOfLayer(const MlpPass& pass) {
+  py::dict d;
+  d["first"] = gemmOfLayer(pass.first);
+  d["second"] = gemmOfLayer(pass.second);
+  d["activation_ms"] = pass.activationMs;
+  d["layer_ms"] = pass.layerMs();
+  return d;
+}
+
+py::dict mlp(const py::array& xArray, const py::array& w1Array, const py::array& w2Array, const std::string& activation,
+             const std::string& kernelName, const std::string& firstKernelName, const std::optional<std::string>& compare,
+             const std::optional<std::string>& backendName, const std::string& dtype, bool verify, bool reorder, int device) {
+  std::vector<std::string> notes;
+  MlpRequest request;
+  request.dtype = parseDType(dtype);
+  request.activation = parseActivation(activation);
+  request.second = parseMultiplyKernel(kernelName, "kernel", "mlp", true);
+  request.first = parseMultiplyKernel(firstKernelName, "first_kernel", "mlp", true);
+  request.compare = compare ? parseMultiplyKernel(*compare, "compare", "mlp", false) : nullptr;
+  request.x = toMatrix(xArray, "X", notes);
+  request.w1 = toMatrix(w1Array, "W1", notes);
+  request.w2 = toMatrix(w2Array, "W2", notes);
+  request.verify = verify;
+  request.reorder = reorder;
+  std::vector<std::string> said;  // a CPU Vulkan device's shader compile among them, said once a process
+  request.onNote = [&](const std::string& note) { said.push_back(note); };
+  Backend* backend = nullptr;
+  MlpResult layer;
+  std::vector<std::string> diagnostics;
+  {
+    DeviceTurn turn;
+    layer = runMlp(
+        [&]() -> Backend& {
+          backend = &chooseBackend(backendName, device);
+          return *backend;
+        },
+        std::move(request));
+    diagnostics = backend->takeDiagnostics();  // this call's, before another thread's turn
+  }
+  // The layer's own notes are the GEMMs' (rounding, reordering); the rest of what was said is
+  // the first build's.
+  std::vector<std::string> firstBuild;
+  for (const std::string& note : said) {
+    if (std::find(layer.notes.begin(), layer.notes.end(), note) == layer.notes.end()) firstBuild.push_back(note);
+  }
+  notes.insert(notes.end(), layer.notes.begin(), layer.notes.end());
+  py::dict result;
+  result["y"] = toArray(std::move(layer.y));
+  result["backend"] = std::string(backend->name());
+  result["device"] = backend->device().describe();
+  result["layer"] = passOfLayer(layer.layer);
+  result["compared"] = layer.compared ? py::object(passOfLayer(*layer.compared)) : py::object(py::none());
+  result["hidden_density"] = layer.hiddenDensity;
   result["notes"] = notes;
   result["first_build"] = firstBuild;
   result["diagnostics"] = diagnostics;
@@ -544,6 +616,9 @@ PYBIND11_MODULE(_tileskip, module) {
 
   module.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("dtype"),
              py::arg("verify"), py::arg("device"));
+  module.def("mlp", &mlp, py::arg("x"), py::arg("w1"), py::arg("w2"), py::arg("activation"), py::arg("kernel"),
+             py::arg("first_kernel"), py::arg("compare"), py::arg("backend"), py::arg("dtype"), py::arg("verify"),
+             py::arg("reorder"), py::arg("device"));
   module.def("matmul_device", &matmulDevice, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("kernel"),
              py::arg("stream"), py::arg("device"), py::arg("a_host") = py::none(), py::arg("b_host") = py::none(), py::arg("timed") = true);
   module.def("inspect", &inspect, py::arg("a"), py::arg("b"), py::arg("a_source"), py::arg("b_source"),

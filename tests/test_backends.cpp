@@ -13,25 +13,13 @@
 #include "core/model/error.hpp"
 #include "core/measure/verify_suite.hpp"
 #include "core/process/sanitizers.hpp"
+#include "test_environment.hpp"
 
 using namespace tileskip;
 
 namespace {
 
-bool envFlag(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && std::string(value) != "0" && std::string(value) != "";
-}
-
-bool required(const std::string& backend) {
-  const char* list = std::getenv("TILESKIP_REQUIRE_BACKENDS");
-  if (list == nullptr) return false;
-  std::istringstream names(list);
-  for (std::string name; std::getline(names, name, ',');) {
-    if (name == backend) return true;
-  }
-  return false;
-}
+using tileskip::testing::envFlag;
 
 // Opened once per process: opening a GPU backend costs far more than one kernel's suite.
 BackendStatus& backendStatus(const std::string& name) {
@@ -67,7 +55,7 @@ std::vector<KernelOnBackend> everyPair() {
 #define OPEN_OR_SKIP(name, backend)                                                                    \
   BackendStatus& status_ = backendStatus(name);                                                        \
   if (!status_.backend) {                                                                              \
-    if (required(name)) FAIL() << name << " is required here but unavailable: " << status_.unavailableReason; \
+    if (tileskip::testing::backendRequired(name)) FAIL() << name << " is required here but unavailable: " << status_.unavailableReason; \
     GTEST_SKIP() << name << " unavailable: " << status_.unavailableReason;                             \
   }                                                                                                    \
   Backend& backend = *status_.backend

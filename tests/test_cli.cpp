@@ -399,6 +399,52 @@ TEST(Cli, RunRejectsAMalformedFileNamingIt) {
   EXPECT_NE(o.output.find("bad.mtx:3"), std::string::npos) << o.output;
 }
 
+// An MLP layer from files: Y is act(X·W1)·W2 (whole numbers: exact), each GEMM said and checked,
+// and the compared layer's time beside it.
+TEST(Cli, MlpWritesTheLayerAndComparesIt) {
+  fs::path dir = scratch();
+  auto whole = [](Matrix m) {
+    for (float& v : m.values()) v = std::nearbyint(5.0f * v);
+    return m;
+  };
+  const Matrix x = whole(generate("uniform", Operand::A, 40, 17, 1.0, 1));
+  const Matrix w1 = whole(generate("uniform", Operand::B, 17, 60, 1.0, 2));
+  const Matrix w2 = whole(generate("uniform", Operand::B, 60, 9, 1.0, 3));
+  const std::string fx = (dir / "x.npy").string(), fw1 = (dir / "w1.npy").string(), fw2 = (dir / "w2.mtx").string();
+  const std::string y = (dir / "y.npy").string();
+  writeMatrix(fx, x);
+  writeMatrix(fw1, w1);
+  writeMatrix(fw2, w2);
+  Outcome o = runTileskip("mlp --backend cpu --x " + fx + " --w1 " + fw1 + " --w2 " + fw2 + " --out " + y + " --compare cpu");
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  Matrix h = referenceExact(x, w1);
+  for (float& v : h.values()) v = std::max(v, 0.0f);
+  const Matrix expected = referenceExact(h, w2);
+  const Matrix written = readMatrix(y);
+  ASSERT_EQ(written.size(), expected.size());
+  EXPECT_EQ(std::memcmp(written.data(), expected.data(), expected.bytes()), 0);
+  for (const char* said : {"= relu(X 40x17 · W1 17x60) · W2 60x9 by cpu", "X·W1: cpu ", "H·W2: cpu ", "relu on the host: ",
+                           "verified against the float64 reference", "the same layer by cpu twice: "}) {
+    EXPECT_NE(o.output.find(said), std::string::npos) << said << "\n" << o.output;
+  }
+
+  // Shapes that do not chain are refused, by name, and nothing is written.
+  const std::string never = (dir / "never.npy").string();
+  Outcome bad = runTileskip("mlp --backend cpu --x " + fx + " --w1 " + fw2 + " --w2 " + fw2 + " --out " + never);
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.output.find("W1 is 60x9 but X has 17 columns"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(never));
+  Outcome gelu = runTileskip("mlp --backend cpu --x " + fx + " --w1 " + fw1 + " --w2 " + fw2 + " --out " + never +
+                             " --activation gelu");
+  EXPECT_EQ(gelu.exitCode, 2);
+  EXPECT_NE(gelu.output.find("unknown activation 'gelu': choose relu or none"), std::string::npos) << gelu.output;
+  Outcome all = runTileskip("mlp --backend cpu --x " + fx + " --w1 " + fw1 + " --w2 " + fw2 + " --out " + never +
+                            " --compare all");
+  EXPECT_EQ(all.exitCode, 2);
+  EXPECT_NE(all.output.find("--compare 'all': mlp multiplies with one kernel"), std::string::npos) << all.output;
+  EXPECT_FALSE(fs::exists(never));
+}
+
 // The parse-and-validate path in-process, as the CLI fuzzer calls it: nothing runs, nothing is
 // opened or written, and the verdict matches what the command would exit with.
 namespace {
@@ -426,7 +472,9 @@ TEST(CliParse, ValidCommandsWouldRunAndTouchNothing) {
         {"bench", "--backend", "all", "--kernel", "warptile,joint-8x32", "--size", "64", "--density-a", "0.25"},
         {"verify", "--backend", "cpu", "--quick"},
         {"gen", "--rows", "3", "--cols", "4", "--out", never.string()},
-        {"run", "--a", "/nonexistent/a.npy", "--b", "b.mtx", "--out", never.string(), "--kernel", "cpu"}}) {
+        {"run", "--a", "/nonexistent/a.npy", "--b", "b.mtx", "--out", never.string(), "--kernel", "cpu"},
+        {"mlp", "--x", "/nonexistent/x.npy", "--w1", "w1.npy", "--w2", "w2.mtx", "--out", never.string(), "--dtype", "bf16",
+         "--kernel", "compact-mma-64", "--compare", "cublas", "--activation", "none"}}) {
     Parsed p = parseOnly(args);
     EXPECT_FALSE(p.exitCode.has_value()) << args.front() << ": " << p.output;
   }

@@ -20,12 +20,15 @@
 #include "core/model/live_columns.hpp"
 #include "core/model/reorder.hpp"
 #include "fake_backend.hpp"
+#include "test_environment.hpp"
 
 namespace tileskip {
 namespace {
 
 using testing::FakeBackend;
 using testing::FakeFaults;
+using testing::backendRequired;
+using testing::envFlag;
 
 MultiplyRequest requestFor(Matrix a, Matrix b, const char* kernel = nullptr) {
   MultiplyRequest request;
@@ -60,21 +63,6 @@ Matrix scrambledBlocks() {
 }
 
 std::unique_ptr<Backend> cpuBackend() { return openBackend("cpu"); }
-
-bool envFlag(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && std::string(value) != "0" && std::string(value) != "";
-}
-
-bool vulkanRequired() {
-  const char* list = std::getenv("TILESKIP_REQUIRE_BACKENDS");
-  if (list == nullptr) return false;
-  std::istringstream names(list);
-  for (std::string name; std::getline(names, name, ',');) {
-    if (name == "vulkan") return true;
-  }
-  return false;
-}
 
 TEST(Multiply, ARequestedKernelRunsAndSaysSo) {
   FakeBackend backend;
@@ -457,7 +445,7 @@ TEST(Multiply, OnVulkanNamedAutoAndReordered) {
   try {
     vulkan = openBackend("vulkan", {.deviceIndex = -1, .validation = envFlag("TILESKIP_VALIDATION")});
   } catch (const Error& e) {
-    if (vulkanRequired()) FAIL() << "vulkan is required here but unavailable: " << e.what();
+    if (backendRequired("vulkan")) FAIL() << "vulkan is required here but unavailable: " << e.what();
     GTEST_SKIP() << "vulkan unavailable: " << e.what();
   }
   const Matrix a = scrambledBlocks();

@@ -36,6 +36,7 @@
 #include "core/process/sanitizers.hpp"
 #include "compaction_case.hpp"
 #include "run_command.hpp"
+#include "test_environment.hpp"
 #include "scoped_env.hpp"
 
 using namespace tileskip;
@@ -48,16 +49,6 @@ constexpr std::uint32_t kVulkan13 = (1u << 22) | (3u << 12);
 
 DeviceCandidate device(std::string name, DeviceKind kind) {
   return {std::move(name), kind, kVulkan13, true, true, true, true};
-}
-
-bool vulkanRequired() {
-  const char* list = std::getenv("TILESKIP_REQUIRE_BACKENDS");
-  if (list == nullptr) return false;
-  std::istringstream names(list);
-  for (std::string name; std::getline(names, name, ',');) {
-    if (name == "vulkan") return true;
-  }
-  return false;
 }
 
 // One backend per process and validation setting: opening a device costs more than a test.
@@ -83,7 +74,7 @@ VulkanBackend* openedBackend(bool validation, std::string& whyNot) {
   std::string whyNot_;                                                                             \
   VulkanBackend* backend##Pointer_ = openedBackend(validation, whyNot_);                           \
   if (backend##Pointer_ == nullptr) {                                                              \
-    if (vulkanRequired()) FAIL() << "vulkan is required here but unavailable: " << whyNot_;        \
+    if (tileskip::testing::backendRequired("vulkan")) FAIL() << "vulkan is required here but unavailable: " << whyNot_;        \
     GTEST_SKIP() << "vulkan unavailable: " << whyNot_;                                             \
   }                                                                                                \
   VulkanBackend& backend = *backend##Pointer_
@@ -1033,7 +1024,7 @@ TEST_P(VulkanTileOverrideKernelConformance, PassesTheVerifySuite) {
       opened = std::make_unique<VulkanBackend>(
           BackendOptions{.deviceIndex = -1, .validation = validation != nullptr && std::string_view(validation) == "1"});
     } catch (const UnavailableError& e) {
-      if (vulkanRequired()) FAIL() << "vulkan is required here but unavailable: " << e.what();
+      if (tileskip::testing::backendRequired("vulkan")) FAIL() << "vulkan is required here but unavailable: " << e.what();
       GTEST_SKIP() << "vulkan unavailable: " << e.what();
     }
     overrides = parseTileOverrides(GetParam(), opened->context().device().limits());

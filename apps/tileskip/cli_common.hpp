@@ -33,6 +33,7 @@ Command addVerifyCommand(CLI::App& parent);
 Command addGenCommand(CLI::App& parent);
 Command addInspectCommand(CLI::App& parent);
 Command addRunCommand(CLI::App& parent);
+Command addMlpCommand(CLI::App& parent);
 Command addViewCommand(CLI::App& parent);
 Command addTuneCommand(CLI::App& parent);
 Command addCompareCommand(CLI::App& parent);

@@ -53,6 +53,7 @@ __all__ = [
     "inspect",
     "kernels",
     "matmul",
+    "mlp",
 ]
 
 # Backends stay open between calls; release them (Vulkan devices, CUDA streams) before the
@@ -262,6 +263,69 @@ def matmul(
         target = a.device if _is_torch(a) else b.device
         return torch.from_numpy(c).to(target)
     return c
+
+
+def mlp(
+    x: Any,
+    w1: Any,
+    w2: Any,
+    activation: str = "relu",
+    kernel: str = "auto",
+    first_kernel: str = "auto",
+    backend: Optional[str] = None,
+    dtype: Optional[str] = None,
+    verify: bool = False,
+    reorder: bool = False,
+    compare: Optional[str] = None,
+    device: Optional[int] = None,
+    details: bool = False,
+) -> Any:
+    """An MLP layer, Y = act(X·W1)·W2: ``tileskip mlp``.
+
+    The second GEMM multiplies the activation's zeros: ``kernel="auto"`` inspects the hidden
+    activations H and picks a compaction kernel where a ReLU has left them spread out, as
+    :func:`matmul` would for H and W2. H comes back to the host between the GEMMs, where the
+    activation is applied.
+
+    Args:
+        x: M×D input, read as :func:`matmul` reads an operand (tensors through NumPy).
+        w1: D×F, F the hidden width (the layer's neurons).
+        w2: F×N.
+        activation: ``"relu"`` or ``"none"``.
+        kernel: H·W2's kernel id, or ``"auto"``.
+        first_kernel: X·W1's kernel id, or ``"auto"``.
+        backend, dtype, device: as for :func:`matmul`; X, W1, W2 and H are rounded to ``dtype``.
+        verify: check each GEMM against its float64 reference (:class:`VerificationError` names
+            the kernel that missed).
+        reorder: permute the neurons (H's columns and W2's rows together: Y is unchanged) and H·W2's
+            rows and columns as ``tileskip run --reorder`` does; Y comes back in the original order.
+        compare: a kernel id (``"cublas"``) to run the same layer with for both GEMMs, timed beside.
+        details: return ``(Y, report)``, the report a dict: ``backend``, ``device``,
+            ``hidden_density`` (the fraction of H that is non-zero), ``layer`` and ``compared``
+            (None without ``compare``), each with ``first`` and ``second`` (per GEMM: ``kernel``,
+            ``auto_reason``, ``kernel_ms``, ``prepare_ms``, ``rounding_ms``, ``verification``),
+            ``activation_ms`` (host) and ``layer_ms`` (device: both kernels and what the second
+            builds from H).
+
+    Returns:
+        Y, M×N float32: a NumPy array, or a tensor on the inputs' device for tensors; with
+        ``details``, ``(Y, report)``.
+    """
+    inputs = _check_dtype(dtype)
+    index = _device_index(device)
+    operands = [_densified(m, name) for m, name in ((x, "X"), (w1, "W1"), (w2, "W2"))]
+    result = _tileskip.mlp(*(_as_array(m) for m in operands), activation, kernel, first_kernel, compare, backend,
+                           inputs, verify, reorder, index)
+    _warn(result)
+    y = result.pop("y")
+    if any(_is_torch(m) for m in operands):
+        import torch
+
+        target = next(m.device for m in operands if _is_torch(m))
+        y = torch.from_numpy(y).to(target)
+    for key in ("notes", "first_build", "diagnostics"):
+        result.pop(key)
+    return (y, result) if details else y
 
 
 def inspect(a: Any, b: Any, backend: Optional[str] = None, device: Optional[int] = None,

@@ -22,6 +22,20 @@ class _ProblemSpec:
 def matmul(
     a: npt.NDArray[Any], b: npt.NDArray[Any], kernel: str, backend: Optional[str], dtype: str, verify: bool, device: int
 ) -> Dict[str, Any]: ...
+def mlp(
+    x: npt.NDArray[Any],
+    w1: npt.NDArray[Any],
+    w2: npt.NDArray[Any],
+    activation: str,
+    kernel: str,
+    first_kernel: str,
+    compare: Optional[str],
+    backend: Optional[str],
+    dtype: str,
+    verify: bool,
+    reorder: bool,
+    device: int,
+) -> Dict[str, Any]: ...
 def matmul_device(
     a: Any,
     b: Any,

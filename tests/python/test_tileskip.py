@@ -137,6 +137,45 @@ def test_nan_and_inf_are_computed_with(backend):
     assert np.array_equal(np.isnan(c), np.isnan(expected)) and np.array_equal(np.isinf(c), np.isinf(expected))
 
 
+def relu_layer(x, w1, w2):
+    h = np.maximum(np.asarray(x, np.float64) @ np.asarray(w1, np.float64), 0.0)
+    return h, h @ np.asarray(w2, np.float64)
+
+
+def test_mlp_equals_numpy(backend):
+    # A constant input column and a negative row of W1 for it: a bias that silences most neurons,
+    # as a trained ReLU layer's does; whole numbers, so Y is exact in any summation order.
+    x = np.rint(RNG.standard_normal((67, 31)) * 3).astype(np.float32)
+    x[:, -1] = 1
+    w1 = np.rint(RNG.standard_normal((31, 140)) * 2).astype(np.float32)
+    w1[-1] = -12
+    w2 = np.rint(RNG.standard_normal((140, 23)) * 3).astype(np.float32)
+    h, expected = relu_layer(x, w1, w2)
+    y, report = tileskip.mlp(x, w1, w2, backend=backend, verify=True, reorder=True, details=True)
+    assert y.dtype == np.float32 and y.shape == (67, 23)
+    assert np.array_equal(y, expected)
+    assert report["hidden_density"] == pytest.approx(np.count_nonzero(h) / h.size)
+    assert 0 < report["hidden_density"] < 0.5
+    layer = report["layer"]
+    assert layer["first"]["verification"] and layer["second"]["verification"]
+    assert layer["layer_ms"] == pytest.approx(
+        layer["first"]["kernel_ms"] + layer["second"]["prepare_ms"] + layer["second"]["kernel_ms"])
+    assert report["compared"] is None
+    linear = tileskip.mlp(x, w1, w2, activation="none", backend=backend)
+    assert np.array_equal(linear, (x.astype(np.float64) @ w1) @ w2)
+
+
+def test_mlp_compares_and_refuses_what_does_not_chain():
+    x, w1, w2 = np.ones((4, 3), np.float32), np.ones((3, 5), np.float32), np.ones((5, 2), np.float32)
+    y, report = tileskip.mlp(x, w1, w2, backend="cpu", compare="cpu", details=True)
+    assert np.array_equal(y, np.full((4, 2), 15.0, np.float32))
+    assert report["compared"]["first"]["kernel"] == "cpu" and report["compared"]["layer_ms"] > 0
+    with pytest.raises(ValueError, match="W2 is 3x5 but W1 has 5 columns"):
+        tileskip.mlp(x, w1, w1, backend="cpu")
+    with pytest.raises(ValueError, match="unknown activation 'tanh'"):
+        tileskip.mlp(x, w1, w2, activation="tanh", backend="cpu")
+
+
 def test_inspect_equals_the_cli_json(tmp_path, cli):
     a = tileskip.generate("blocks", 128, 64, density=0.25, operand="A", block=32)
     b = tileskip.generate("blocks", 64, 96, density=0.25, operand="B", block=32)

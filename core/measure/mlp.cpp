@@ -1,0 +1,120 @@
+#include "core/measure/mlp.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+#include "core/model/error.hpp"
+#include "core/model/reference.hpp"
+
+namespace tileskip {
+
+namespace {
+
+std::string shape(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
+
+void checkLayerShapes(const Matrix& x, const Matrix& w1, const Matrix& w2) {
+  if (x.empty() || w1.empty() || w2.empty()) throw InputError("X, W1 and W2 must each hold at least one element");
+  if (w1.rows() != x.cols()) {
+    throw InputError("W1 is " + shape(w1) + " but X has " + std::to_string(x.cols()) +
+                     " columns: X·W1 needs W1 with as many rows as X has columns");
+  }
+  if (w2.rows() != w1.cols()) {
+    throw InputError("W2 is " + shape(w2) + " but W1 has " + std::to_string(w1.cols()) +
+                     " columns (the hidden width): H·W2 needs W2 with as many rows as W1 has columns");
+  }
+  checkMatrixShape(x.rows(), w1.cols(), "H");
+  checkMatrixShape(x.rows(), w2.cols(), "Y");
+}
+
+struct PassInputs {
+  Matrix x, w1, w2;
+  const KernelInfo* first;
+  const KernelInfo* second;
+  bool reorder;
+};
+
+// X·W1, the activation on the host, H·W2: Y into `y`, H's non-zero fraction into `density`.
+// `tell` hears each note as it arises, the first build's among them; `notes` keeps the GEMMs' own.
+MlpPass runPass(Backend& backend, const MlpRequest& request, PassInputs in, Matrix& y, double& density,
+                const std::string& prefix, const std::function<void(const std::string&)>& tell,
+                std::vector<std::string>& notes) {
+  MlpPass pass;
+  MultiplyRequest first;
+  first.a = std::move(in.x);
+  first.b = std::move(in.w1);
+  first.fileA = request.fileX;
+  first.fileB = request.fileW1;
+  first.dtype = request.dtype;
+  first.kernel = in.first;
+  first.verify = request.verify;
+  first.repeat = request.repeat;
+  first.onNote = [&](const std::string& note) { tell(prefix + "X·W1: " + note); };
+  pass.first = multiply(backend, std::move(first));
+  for (const std::string& note : pass.first.notes) notes.push_back(prefix + "X·W1: " + note);
+
+  Matrix h = std::move(pass.first.c);
+  const auto start = std::chrono::steady_clock::now();
+  applyActivation(h, request.activation);
+  pass.activationMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  density = h.nonZeroFraction();
+
+  MultiplyRequest second;
+  second.a = std::move(h);
+  second.b = std::move(in.w2);
+  second.fileB = request.fileW2;
+  second.dtype = request.dtype;
+  second.kernel = in.second;
+  second.verify = request.verify;
+  second.reorder = in.reorder;
+  second.repeat = request.repeat;
+  second.onNote = [&](const std::string& note) { tell(prefix + "H·W2: " + note); };
+  pass.second = multiply(backend, std::move(second));
+  for (const std::string& note : pass.second.notes) notes.push_back(prefix + "H·W2: " + note);
+  y = std::move(pass.second.c);
+  return pass;
+}
+
+}  // namespace
+
+std::string_view activationName(Activation activation) { return activation == Activation::Relu ? "relu" : "none"; }
+
+Activation parseActivation(std::string_view name) {
+  if (name == "relu") return Activation::Relu;
+  if (name == "none") return Activation::None;
+  throw InputError("unknown activation '" + std::string(name) + "': choose relu or none");
+}
+
+void applyActivation(Matrix& h, Activation activation) {
+  if (activation == Activation::None) return;
+  for (float& value : h.values()) {
+    if (!(value > 0.0f) && !std::isnan(value)) value = 0.0f;
+  }
+}
+
+MlpResult runMlp(const std::function<Backend&()>& openBackend, MlpRequest request) {
+  checkLayerShapes(request.x, request.w1, request.w2);
+  MlpResult result;
+  auto tell = [&](const std::string& note) {
+    if (request.onNote) request.onNote(note);
+  };
+  // The compared pass needs the operands as read; the first pass takes its own copies.
+  std::optional<PassInputs> compared;
+  if (request.compare != nullptr) {
+    compared = PassInputs{request.x, request.w1, request.w2, request.compare, request.compare, false};
+  }
+  Backend& backend = openBackend();
+  result.layer = runPass(backend, request,
+                         {std::move(request.x), std::move(request.w1), std::move(request.w2), request.first, request.second,
+                          request.reorder},
+                         result.y, result.hiddenDensity, "", tell, result.notes);
+  if (compared) {
+    Matrix y;
+    double density = 0.0;
+    result.compared = runPass(backend, request, std::move(*compared), y, density,
+                              std::string(request.compare->id) + " layer, ", tell, result.notes);
+  }
+  return result;
+}
+
+}  // namespace tileskip
