@@ -29,11 +29,14 @@
 
 namespace tileskip::cuda {
 
-template <const KernelInfo& Row, DType D>
-__global__ void __launch_bounds__(Row.tile.threads, 1)
-    k14_wgmma(const __grid_constant__ BulkTensorMap aMap, const __grid_constant__ BulkTensorMap bMap, bool bulk,
-              const typename MmaInputType<D>::Word* __restrict__ A, const typename MmaInputType<D>::Word* __restrict__ B,
-              float* __restrict__ C, int M, int N, int K) {
+// One block's tile of K14, whatever becomes of it: the ring filled by the producer warpgroup and
+// multiplied by the consumers, then `epilogue(ring, acc, consumer, warp, lane)` by each consumer
+// thread once its MMAs have retired (K14 stores C; an MLP layer's first GEMM writes what the
+// second reads, kernels/layer_first_gemm.cuh).
+template <const KernelInfo& Row, DType D, class Epilogue>
+__device__ void wgmmaDenseBlock(const BulkTensorMap& aMap, const BulkTensorMap& bMap, bool bulk,
+                                const typename MmaInputType<D>::Word* __restrict__ A,
+                                const typename MmaInputType<D>::Word* __restrict__ B, int M, int N, int K, Epilogue&& epilogue) {
   constexpr int BM = Row.tile.BM, BN = Row.tile.BN, BK = kRowKTileDepth<Row, D>, WM = Row.tile.WM, WN = Row.tile.WN;
   constexpr int kStages = Row.structure.ringStages, kThreads = Row.tile.threads;
   using Ring = WgmmaRing<D, BM, BN, BK, WM, WN, kStages, kThreads>;
@@ -58,7 +61,18 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   for (int i = 0; i < Ring::kAccumulators; ++i) acc[i] = 0.0f;
   for (int t = 0; t < kTiles; ++t) ring.consume(t, true, acc, consumer, lane);
   wgmmaWait<0>();
-  ring.store(acc, C, consumer, warp, lane);
+  epilogue(ring, acc, consumer, warp, lane);
+}
+
+template <const KernelInfo& Row, DType D>
+__global__ void __launch_bounds__(Row.tile.threads, 1)
+    k14_wgmma(const __grid_constant__ BulkTensorMap aMap, const __grid_constant__ BulkTensorMap bMap, bool bulk,
+              const typename MmaInputType<D>::Word* __restrict__ A, const typename MmaInputType<D>::Word* __restrict__ B,
+              float* __restrict__ C, int M, int N, int K) {
+  wgmmaDenseBlock<Row, D>(aMap, bMap, bulk, A, B, M, N, K,
+                          [&](const auto& ring, const auto& acc, int consumer, int warp, int lane) {
+                            ring.store(acc, C, consumer, warp, lane);
+                          });
 }
 
 }  // namespace tileskip::cuda

@@ -216,6 +216,7 @@ py::dict passOfLayer(const MlpPass& pass) {
   py::dict d;
   d["first"] = gemmOfLayer(pass.first);
   d["second"] = gemmOfLayer(pass.second);
+  d["fused"] = pass.fused;
   d["activation_ms"] = pass.activationMs;
   d["layer_ms"] = pass.layerMs();
   return d;

@@ -11,15 +11,18 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
 #include "backends/cuda/gemm_instance.cuh"
 #include "kernels/pattern_halves.cuh"
+#include "core/measure/mlp.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/dtype.hpp"
 #include "core/model/generators.hpp"
 #include "core/model/pattern.hpp"
+#include "core/model/reference.hpp"
 #include "core/model/tile_layout.hpp"
 #include "core/measure/verify_suite.hpp"
 #include "core/process/sanitizers.hpp"
@@ -135,6 +138,76 @@ TEST(EmulatedCudaCompaction, MultipliesOnlyTheColumnsATileNeeds) {
     }
   }
   EXPECT_GE(compactions, 2);  // S14 on the warps' MMAs, S15 on the warpgroups'
+}
+
+// An MLP layer fused on the CUDA backend's kernels (core/measure/mlp.hpp, kernels/layer_first_gemm.cuh):
+// K14's epilogue applies the activation and writes H transposed with its 128-row pattern, S15
+// compacts by it. Whole numbers small enough for both 16-bit types, so H and Y are exact: H spread
+// out by a bias row of W1 against a column of ones in X, as a ReLU layer's; rows and hidden units
+// that end inside a tile, and rows not 16-byte aligned (element copies) beside aligned ones (the
+// copy engine).
+TEST(EmulatedCudaLayer, TheFirstGemmWritesHAndItsPatternForTheCompactionKernel) {
+  std::unique_ptr<Backend> backend = tileskip::testing::makeEmulatedCudaBackend();
+  const KernelInfo& first = kernelInfo(kLayerFirstGemm);
+  const KernelInfo& second = kernelInfo("compact-wgmma-128");
+  auto whole = [](int rows, int cols, std::uint64_t seed) {
+    Matrix m = generate("uniform", Operand::A, rows, cols, 1.0, seed);
+    for (float& v : m.values()) v = std::nearbyint(2.0f * v);
+    return m;
+  };
+  for (DType dtype : {DType::Bf16, DType::Fp16}) {
+    EXPECT_TRUE(backend->fusesLayer(first, second, dtype));
+    for (auto [m, d, f, n] : {std::array{130, 40, 300, 24}, std::array{256, 33, 200, 20}}) {
+      Matrix x = whole(m, d, 1), w1 = whole(d, f, 2);
+      const Matrix w2 = whole(f, n, 3);
+      for (int i = 0; i < m; ++i) x(i, d - 1) = 1.0f;
+      // Neurons that fire less and less often, and every eleventh never: whole 128-row tiles of
+      // columns dead, which the pattern must leave clear.
+      for (int j = 0; j < f; ++j) w1(d - 1, j) = j % 11 == 0 ? -128.0f : -static_cast<float>(j % 7);
+      for (bool relu : {true, false}) {
+        const std::string where = std::string(dtypeName(dtype)) + (relu ? " relu " : " none ") + std::to_string(m) + "x" +
+                                  std::to_string(d) + "x" + std::to_string(f) + "x" + std::to_string(n);
+        Matrix h = referenceExact(x, w1);
+        if (relu) applyActivation(h, Activation::Relu);
+        const Matrix y = referenceExact(h, w2);
+
+        std::unique_ptr<DeviceLayer> layer = backend->uploadLayer(x, w1, w2, dtype, relu, first, second);
+        layer->run();
+        const Matrix hDevice = layer->downloadH();
+        EXPECT_EQ(std::memcmp(hDevice.data(), h.data(), h.bytes()), 0) << where;
+        EXPECT_EQ(layer->downloadHPattern().bits, buildAPattern(h, second.aGranularity).bits) << where;
+        const Matrix yDevice = layer->downloadY();
+        EXPECT_EQ(std::memcmp(yDevice.data(), y.data(), y.bytes()), 0) << where;
+        if (relu) {
+          EXPECT_GT(h.nonZeroFraction(), 0.05) << where;
+          EXPECT_LT(h.nonZeroFraction(), 0.6) << where;
+          EXPECT_LT(buildAPattern(h, second.aGranularity).density(), 0.95) << where;
+        }
+
+        // The same through the layer use case: fused, verified, exact.
+        MlpRequest request;
+        request.x = x, request.w1 = w1, request.w2 = w2;
+        request.dtype = dtype;
+        request.activation = relu ? Activation::Relu : Activation::None;
+        request.first = &first;
+        request.second = &second;
+        request.repeat = 2;
+        MlpResult result = runMlp([&]() -> Backend& { return *backend; }, std::move(request));
+        EXPECT_TRUE(result.layer.fused) << where;
+        EXPECT_EQ(result.layer.second.prepareMs, 0.0) << where;
+        EXPECT_TRUE(result.layer.first.verification && result.layer.first.verification->passed) << where;
+        EXPECT_TRUE(result.layer.second.verification && result.layer.second.verification->passed) << where;
+        EXPECT_EQ(std::memcmp(result.y.data(), y.data(), y.bytes()), 0) << where;
+        EXPECT_DOUBLE_EQ(result.hiddenDensity, h.nonZeroFraction()) << where;
+      }
+    }
+  }
+  // Anything else runs as two multiplies.
+  EXPECT_FALSE(backend->fusesLayer(first, kernelInfo("compact-mma-64"), DType::Bf16));  // its tiles are 64 rows
+  EXPECT_FALSE(backend->fusesLayer(kernelInfo("mma"), second, DType::Bf16));
+  EXPECT_FALSE(backend->fusesLayer(first, second, DType::Tf32));
+  EXPECT_THROW(backend->uploadLayer(Matrix(4, 4), Matrix(4, 4), Matrix(4, 4), DType::Bf16, true, kernelInfo("mma"), second),
+               InputError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, EmulatedCudaKernel, ::testing::ValuesIn(twinIds()),

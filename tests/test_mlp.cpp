@@ -12,6 +12,7 @@
 #include "core/measure/mlp.hpp"
 #include "core/model/error.hpp"
 #include "core/model/generators.hpp"
+#include "core/model/dtype.hpp"
 #include "core/model/reference.hpp"
 #include "fake_backend.hpp"
 #include "test_environment.hpp"
@@ -184,6 +185,30 @@ TEST(Mlp, BadShapesAndActivationsAreRefusedBeforeTheBackendOpens) {
   EXPECT_EQ(parseActivation("none"), Activation::None);
   EXPECT_THROW(parseActivation("gelu"), InputError);
   EXPECT_EQ(activationName(Activation::Relu), "relu");
+}
+
+// H as a fused first GEMM stores it (after the ReLU, rounded once to the 16-bit type) passes
+// against the float64 product within one rounding more than fp32's bound; a value a few of the
+// type's units off, or an H that missed the ReLU, does not.
+TEST(Mlp, AStoredHiddenLayerIsCheckedAfterItsActivationAndOneRounding) {
+  const Matrix x = generate("uniform", Operand::A, 24, 50, 1.0, 21), w1 = generate("uniform", Operand::B, 50, 40, 1.0, 22);
+  const ReferenceProduct reference = referenceProduct(x, w1);
+  Matrix h = reference.rounded();
+  applyActivation(h, Activation::Relu);
+  roundMatrix(h, DType::Bf16);
+  EXPECT_TRUE(compareToReference(h, reference, {true, DType::Bf16}).passed);
+  EXPECT_FALSE(compareToReference(h, reference).passed) << "fp32's bound alone is tighter than a bf16 rounding";
+  Matrix off = h;
+  int bumped = 0;
+  for (float& v : off.values()) {
+    if (v > 0.5f && bumped++ == 0) v *= 1.0f + 4.0f / 256.0f;  // four bf16 units
+  }
+  ASSERT_EQ(bumped > 0, true);
+  EXPECT_FALSE(compareToReference(off, reference, {true, DType::Bf16}).passed);
+  Matrix linear = reference.rounded();
+  roundMatrix(linear, DType::Bf16);
+  EXPECT_FALSE(compareToReference(linear, reference, {true, DType::Bf16}).passed) << "the ReLU was not applied";
+  EXPECT_TRUE(compareToReference(linear, reference, {false, DType::Bf16}).passed);
 }
 
 // The layer on Vulkan (lavapipe in CI), with the validation layers where TILESKIP_VALIDATION=1:

@@ -90,8 +90,11 @@ int runMlp(const MlpFlags& flags) {
             << backend->device().name << ", " << flags.dtype << " inputs"
             << (flags.repeat > 1 ? ", times the median of " + std::to_string(flags.repeat) + " runs after one warm-up" : "")
             << "\n"
-            << describeGemm("X·W1", layer.first) << "  " << flags.activation << " on the host: " << layer.activationMs
-            << " ms; H " << result.hiddenDensity << " non-zero\n"
+            << describeGemm("X·W1", layer.first)
+            << (layer.fused ? "  " + flags.activation + " in X·W1's epilogue, which writes H as H·W2's kernel reads it " +
+                                  "(transposed, " + flags.dtype + ", with the live columns of its row tiles)"
+                            : "  " + flags.activation + " on the host: " + std::to_string(layer.activationMs) + " ms")
+            << "; H " << result.hiddenDensity << " non-zero\n"
             << describeGemm("H·W2", layer.second) << "  layer: " << layer.layerMs()
             << " ms on the device (both kernels and what H·W2's kernel builds from H)\n";
   if (result.compared) {
@@ -118,7 +121,9 @@ Command addMlpCommand(CLI::App& parent) {
   app->add_option("--first-kernel", flags->firstKernel, "X·W1's kernel id, or auto")->capture_default_str();
   app->add_option("--kernel", flags->kernel,
                   "H·W2's kernel id, or auto: the kernel `tileskip inspect` recommends for the hidden activations H "
-                  "and W2 (a compaction kernel where the activation's zeros are spread out)")
+                  "and W2 (a compaction kernel where the activation's zeros are spread out). With --first-kernel wgmma "
+                  "and --kernel compact-wgmma-128 in fp16 or bf16 on a Hopper GPU the two run fused: X·W1's epilogue "
+                  "applies the activation and writes H as the compaction kernel reads it")
       ->capture_default_str();
   app->add_option("--compare", flags->compare,
                   "also run the layer with this kernel for both GEMMs (cublas: the layer as a framework runs it) "

@@ -1,6 +1,7 @@
 // The cuda backend inside libtileskip_cuda.so: device selection and description, problems
 // resident on the device (upload, patterns, timed runs of the catalogue kernels and the vendor
 // baselines), and the module's one exported symbol.
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -10,9 +11,12 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backends/cuda/cuda_module.hpp"
+#include "core/model/dtype.hpp"
 #include "core/model/error.hpp"
+#include "core/model/pattern.hpp"
 #include "core/model/reference.hpp"
 #include "cuda_check.hpp"
 #include "device_resources.hpp"
@@ -99,6 +103,9 @@ class CudaBackend final : public Backend {
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override;
   double multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) override;
+  bool fusesLayer(const KernelInfo& first, const KernelInfo& second, DType dtype) const override;
+  std::unique_ptr<DeviceLayer> uploadLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype, bool relu,
+                                           const KernelInfo& first, const KernelInfo& second) override;
 
   // Every entry point of a backend or problem selects its device first: a process may hold
   // backends on several devices.
@@ -205,6 +212,113 @@ class CudaProblem final : public DeviceProblem {
   bool timed_ = true;
 };
 
+// An MLP layer on the device (Backend::uploadLayer): X, W1 and W2 as 16-bit words, H written by the
+// first GEMM's epilogue (launchLayerFirstGemm) transposed with its pattern, which the compaction
+// kernel `second` reads as its A, and Y in fp32.
+class CudaLayer final : public DeviceLayer {
+ public:
+  CudaLayer(CudaBackend& backend, const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype, bool relu,
+            const KernelInfo& second);
+  Times run() override;
+  Matrix downloadH() override;
+  Pattern downloadHPattern() override;
+  Matrix downloadY() override;
+
+ private:
+  // `m`'s values as 16-bit words of dtype_, on the device.
+  DeviceBuffer uploadWords(const Matrix& m, const char* what);
+  void synchronize(const char* doing) const { check(cudaStreamSynchronize(backend_.stream()), doing); }
+
+  CudaBackend& backend_;
+  const KernelInfo& second_;
+  int m_, d_, f_, n_;
+  DType dtype_;
+  bool relu_;
+  std::size_t patternWords_;
+  DeviceBuffer x_, w1_, w2_, ht_, hPattern_, y_;
+  EventTimer timer_;
+};
+
+CudaLayer::CudaLayer(CudaBackend& backend, const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype, bool relu,
+                     const KernelInfo& second)
+    : backend_(backend), second_(second), m_(x.rows()), d_(x.cols()), f_(w1.cols()), n_(w2.cols()), dtype_(dtype), relu_(relu),
+      patternWords_((patternBytes(m_, f_, kernelInfo(kLayerFirstGemm).tile.BM) + 3) / 4) {
+  const std::size_t words = x.values().size() + w1.values().size() + w2.values().size();
+  const std::size_t hWords = static_cast<std::size_t>(m_) * static_cast<std::size_t>(f_);
+  const std::size_t yBytes = static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float);
+  requireFreeDeviceMemory(2 * (words + hWords) + 4 * patternWords_ + yBytes,
+                          "the layer's X, W1, W2, H and Y (" + std::to_string(m_) + " tokens, " + std::to_string(d_) + " -> " +
+                              std::to_string(f_) + " -> " + std::to_string(n_) + ")");
+  x_ = uploadWords(x, "X");
+  w1_ = uploadWords(w1, "W1");
+  w2_ = uploadWords(w2, "W2");
+  ht_ = DeviceBuffer(2 * hWords, "H transposed");
+  hPattern_ = DeviceBuffer(4 * patternWords_, "H's pattern");
+  y_ = DeviceBuffer(yBytes, "Y");
+  synchronize("uploading the layer");
+}
+
+DeviceBuffer CudaLayer::uploadWords(const Matrix& m, const char* what) {
+  std::vector<std::uint16_t> words(m.values().size());
+  std::transform(m.values().begin(), m.values().end(), words.begin(), [&](float v) { return halfBits(dtype_, v); });
+  DeviceBuffer buffer(2 * words.size(), std::string(dtypeName(dtype_)) + " " + what);
+  check(cudaMemcpy(buffer.get(), words.data(), 2 * words.size(), cudaMemcpyHostToDevice), (std::string("uploading ") + what).c_str());
+  return buffer;
+}
+
+DeviceLayer::Times CudaLayer::run() {
+  backend_.makeCurrent();
+  Times times;
+  timer_.start(backend_.stream());
+  launchLayerFirstGemm(dtype_, static_cast<const std::uint16_t*>(x_.get()), static_cast<const std::uint16_t*>(w1_.get()),
+                       static_cast<std::uint16_t*>(ht_.get()), static_cast<unsigned*>(hPattern_.get()), patternWords_, m_, f_, d_,
+                       relu_, backend_.stream());
+  timer_.stop(backend_.stream());
+  times.firstMs = timer_.milliseconds("running the layer's first GEMM");
+  GemmOperands operands;
+  operands.c = y_.floats();
+  operands.dtype = dtype_;
+  operands.bHalf = static_cast<const std::uint16_t*>(w2_.get());
+  operands.aHalfTransposed = static_cast<const std::uint16_t*>(ht_.get());
+  operands.aPattern = hPattern_.bytePointer();
+  operands.m = m_, operands.n = n_, operands.k = f_;
+  const std::string doing = "running kernel " + std::string(second_.id) + " on the layer's H";
+  timer_.start(backend_.stream());
+  launchGemmKernel(second_.id, operands, backend_.stream());
+  timer_.stop(backend_.stream());
+  times.secondMs = timer_.milliseconds(doing.c_str());
+  return times;
+}
+
+Matrix CudaLayer::downloadH() {
+  backend_.makeCurrent();
+  std::vector<std::uint16_t> words(static_cast<std::size_t>(m_) * static_cast<std::size_t>(f_));
+  check(cudaMemcpyAsync(words.data(), ht_.get(), 2 * words.size(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading H");
+  synchronize("downloading H");
+  Matrix h(m_, f_);
+  for (int j = 0; j < f_; ++j) {
+    for (int i = 0; i < m_; ++i) h(i, j) = fromHalfBits(dtype_, words[static_cast<std::size_t>(j) * m_ + i]);
+  }
+  return h;
+}
+
+Pattern CudaLayer::downloadHPattern() {
+  backend_.makeCurrent();
+  Pattern pattern = fullPattern(Operand::A, m_, f_, kernelInfo(kLayerFirstGemm).tile.BM);  // shape from the core
+  check(cudaMemcpyAsync(pattern.bits.data(), hPattern_.get(), pattern.bits.size(), cudaMemcpyDeviceToHost, backend_.stream()),
+        "downloading H's pattern");
+  synchronize("downloading H's pattern");
+  return pattern;
+}
+
+Matrix CudaLayer::downloadY() {
+  backend_.makeCurrent();
+  Matrix y(m_, n_);
+  check(cudaMemcpyAsync(y.data(), y_.get(), y.bytes(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading Y");
+  synchronize("downloading Y");
+  return y;
+}
+
 CudaBackend::CudaBackend(const BackendOptions& options) {
   int count = 0;
   cudaError_t error = cudaGetDeviceCount(&count);
@@ -250,6 +364,19 @@ std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix
   checkMatrixShape(a.rows(), b.cols(), "C");
   makeCurrent();
   return std::make_unique<CudaProblem>(*this, a, b, dtype);
+}
+
+bool CudaBackend::fusesLayer(const KernelInfo& first, const KernelInfo& second, DType dtype) const {
+  return hopper_ && layerFuses(first, second, dtype) && implements(second.id);
+}
+
+std::unique_ptr<DeviceLayer> CudaBackend::uploadLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype,
+                                                      bool relu, const KernelInfo& first, const KernelInfo& second) {
+  if (!fusesLayer(first, second, dtype)) return Backend::uploadLayer(x, w1, w2, dtype, relu, first, second);
+  checkMultiplicable(x, w1);
+  checkMultiplicable(w1, w2);
+  makeCurrent();
+  return std::make_unique<CudaLayer>(*this, x, w1, w2, dtype, relu, second);
 }
 
 double CudaBackend::multiplyInPlace(const KernelInfo& kernel, const DeviceOperands& operands) {

@@ -134,10 +134,11 @@ template <const KernelInfo& Row, DType D>
 const char* missingOperand(const GemmOperands& op) {
   if (op.dtype != D) return "operands of another dtype than the instance's";
   if (D == DType::Tf32 && op.bTransposed == nullptr) return "launched before its transposed B was made";
-  if ((D == DType::Fp16 || D == DType::Bf16) && (op.aHalf == nullptr || op.bHalf == nullptr)) {
+  // A compaction kernel reads A only transposed (an MLP layer's first GEMM writes H so, and no other copy).
+  if (Row.readsTransposedA() && op.aHalfTransposed == nullptr) return "launched before its transposed A was made";
+  if ((D == DType::Fp16 || D == DType::Bf16) && ((!Row.readsTransposedA() && op.aHalf == nullptr) || op.bHalf == nullptr)) {
     return "launched before its 16-bit inputs were made";
   }
-  if (Row.readsTransposedA() && op.aHalfTransposed == nullptr) return "launched before its transposed A was made";
   if ((Row.usesAPattern() && op.aPattern == nullptr) || (Row.usesBPattern() && op.bPattern == nullptr)) {
     return "launched before its skip patterns were built";
   }

@@ -10,6 +10,7 @@
 #include "launch.hpp"
 
 #include "kernel_instances.cuh"
+#include "kernels/layer_first_gemm.cuh"
 
 namespace tileskip::cuda {
 
@@ -68,6 +69,42 @@ void launchGemmKernel(std::string_view id, const GemmOperands& op, cudaStream_t 
     throw UnavailableError("kernel '" + std::string(id) + "' needs a Hopper GPU (compute capability 9.0)");
   }
   instance->launch(*instance, op, gridFor(*instance, op), stream);
+}
+
+namespace {
+
+template <DType D>
+void launchLayerFirstGemmOf(const std::uint16_t* x, const std::uint16_t* w1, std::uint16_t* ht, unsigned* hPattern, int m,
+                            int f, int d, bool relu, cudaStream_t stream) {
+  constexpr const KernelInfo& Row = kTileskipRowWgmma;
+  static_assert(Row.id == kLayerFirstGemm, "the layer's first GEMM runs the catalogue's layer row");
+  GemmOperands op;
+  op.m = m, op.n = f, op.k = d, op.dtype = D;
+  const WarpgroupMaps maps = warpgroupMaps<Row, D>(x, w1, op);
+  constexpr unsigned bytes = dynamicSharedBytes<Row, D>();
+  auto* kernel = layer_first_gemm<Row, D>;
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+        "allowing the layer's first GEMM its shared memory");
+  const long long blocks = gemmBlockCount(Row.tile, m, f);
+  if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large: more than 2^31 - 1 thread blocks");
+  kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(Row.tile.threads), bytes, stream>>>(
+      maps.a, maps.b, maps.bulk, x, w1, ht, hPattern, m, f, d, relu);
+  checkLaunch("running the layer's first GEMM");
+}
+
+}  // namespace
+
+void launchLayerFirstGemm(DType dtype, const std::uint16_t* x, const std::uint16_t* w1, std::uint16_t* ht, unsigned* hPattern,
+                          std::size_t patternWords, int m, int f, int d, bool relu, cudaStream_t stream) {
+  if (!currentDeviceIsHopper()) throw UnavailableError("the layer's first GEMM runs K14's block, which needs a Hopper GPU");
+  check(cudaMemsetAsync(hPattern, 0, patternWords * sizeof(unsigned), stream), "clearing the hidden layer's pattern");
+  if (dtype == DType::Bf16) {
+    launchLayerFirstGemmOf<DType::Bf16>(x, w1, ht, hPattern, m, f, d, relu, stream);
+  } else if (dtype == DType::Fp16) {
+    launchLayerFirstGemmOf<DType::Fp16>(x, w1, ht, hPattern, m, f, d, relu, stream);
+  } else {
+    throw InputError("the layer's first GEMM keeps H in fp16 or bf16, not " + std::string(dtypeName(dtype)));
+  }
 }
 
 void checkKernelImages() {

@@ -22,6 +22,13 @@ void launchGemmKernel(std::string_view id, const GemmOperands& operands, cudaStr
 // Throws UnavailableError when this build holds no code the current device can run.
 void checkKernelImages();
 
+// An MLP layer's first GEMM (kernels/layer_first_gemm.cuh), on the block of row kLayerFirstGemm:
+// H = act(X·W1) for X (m x d) and W1 (d x f) as 16-bit words of `dtype`, written transposed
+// into `ht` (f x m words) with its A-pattern at the row's BM rows into `hPattern`, which is cleared
+// first (`patternWords`: its bytes, patternBytes(m, f, BM), rounded up to 32-bit words).
+void launchLayerFirstGemm(DType dtype, const std::uint16_t* x, const std::uint16_t* w1, std::uint16_t* ht, unsigned* hPattern,
+                          std::size_t patternWords, int m, int f, int d, bool relu, cudaStream_t stream);
+
 // Writes `count` fp32 values as fp16 (or bf16) words, rounded to nearest even (cvt.rn): exact for
 // values a problem of that dtype holds. The tensor-core kernels' inputs.
 void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool bf16, cudaStream_t stream);

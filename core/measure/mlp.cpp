@@ -4,7 +4,10 @@
 #include <cmath>
 #include <utility>
 
+#include "core/measure/bench.hpp"
+#include "core/model/dtype.hpp"
 #include "core/model/error.hpp"
+#include "core/model/problem.hpp"
 #include "core/model/reference.hpp"
 
 namespace tileskip {
@@ -75,6 +78,54 @@ MlpPass runPass(Backend& backend, const MlpRequest& request, PassInputs in, Matr
   return pass;
 }
 
+// The layer fused on the device (Backend::uploadLayer): the first GEMM's epilogue writes H for
+// the second, so there is no activation pass and no preparation of H. H is checked against
+// act(X·W1) with one rounding to the dtype allowed (StoredOutput), Y against H·W2.
+MlpPass runFused(Backend& backend, const MlpRequest& request, PassInputs in, Matrix& y, double& density,
+                 std::vector<std::string>& notes) {
+  for (auto [matrix, name] : {std::pair{&in.x, "X"}, std::pair{&in.w1, "W1"}, std::pair{&in.w2, "W2"}}) {
+    if (std::string rounded = roundOperand(*matrix, request.dtype, name); !rounded.empty()) {
+      notes.push_back(rounded);
+      if (request.onNote) request.onNote(rounded);
+    }
+  }
+  const bool relu = request.activation == Activation::Relu;
+  std::unique_ptr<DeviceLayer> layer = backend.uploadLayer(in.x, in.w1, in.w2, request.dtype, relu, *in.first, *in.second);
+  DeviceLayer::Times times = layer->run();
+  if (request.repeat > 1) {  // that run was the warm-up
+    std::vector<double> first, second;
+    for (int i = 0; i < request.repeat; ++i) {
+      const DeviceLayer::Times run = layer->run();
+      first.push_back(run.firstMs);
+      second.push_back(run.secondMs);
+    }
+    times = {summarize(std::move(first)).median, summarize(std::move(second)).median};
+  }
+  Matrix h = layer->downloadH();
+  y = layer->downloadY();
+  layer.reset();
+  density = h.nonZeroFraction();
+
+  MlpPass pass;
+  pass.fused = true;
+  for (auto [gemm, kernel, ms] : {std::tuple{&pass.first, in.first, times.firstMs}, std::tuple{&pass.second, in.second, times.secondMs}}) {
+    gemm->kernel = kernel;
+    gemm->why = "requested";
+    gemm->kernelMs = ms;
+    gemm->timedRuns = request.repeat;
+  }
+  if (request.verify) {
+    ErrorReport hidden = compareToReference(h, referenceProduct(in.x, in.w1), {relu, request.dtype});
+    if (!hidden.passed) {
+      throw Error(ExitCode::VerificationFailed, "kernel " + std::string(in.first->id) +
+                                                    " with the layer's epilogue gave a wrong H (" + hidden.summary() + ")");
+    }
+    pass.first.verification = hidden;
+    pass.second.verification = verifyProduct(y, h, in.w2, in.second->id);
+  }
+  return pass;
+}
+
 }  // namespace
 
 std::string_view activationName(Activation activation) { return activation == Activation::Relu ? "relu" : "none"; }
@@ -104,10 +155,15 @@ MlpResult runMlp(const std::function<Backend&()>& openBackend, MlpRequest reques
     compared = PassInputs{request.x, request.w1, request.w2, request.compare, request.compare, false};
   }
   Backend& backend = openBackend();
-  result.layer = runPass(backend, request,
-                         {std::move(request.x), std::move(request.w1), std::move(request.w2), request.first, request.second,
-                          request.reorder},
-                         result.y, result.hiddenDensity, "", tell, result.notes);
+  PassInputs own{std::move(request.x), std::move(request.w1), std::move(request.w2), request.first, request.second, request.reorder};
+  // Fused where both kernels are named and the backend has their pair; a reordering needs H on
+  // the host (the neurons' order comes from it), so it runs apart.
+  if (request.first != nullptr && request.second != nullptr && !request.reorder &&
+      backend.fusesLayer(*request.first, *request.second, request.dtype)) {
+    result.layer = runFused(backend, request, std::move(own), result.y, result.hiddenDensity, result.notes);
+  } else {
+    result.layer = runPass(backend, request, std::move(own), result.y, result.hiddenDensity, "", tell, result.notes);
+  }
   if (compared) {
     Matrix y;
     double density = 0.0;

@@ -4,7 +4,10 @@
 // out, the sparsity the compaction kernels gather around). Each GEMM is a multiply() of its own
 // on the same backend, so each is rounded, chosen (auto inspects H for the second), permuted
 // where asked and checked against its float64 reference as `tileskip run` does; H comes back to
-// the host between them, where the activation is applied.
+// the host between them, where the activation is applied. Where both kernels are named and the
+// backend fuses them (Backend::fusesLayer: on CUDA, K14 then S15 in fp16 or bf16), the first
+// GEMM's epilogue applies the activation and writes H as the second reads it instead, and H stays
+// on the device.
 #pragma once
 
 #include <functional>
@@ -48,6 +51,9 @@ struct MlpRequest {
 // and Y are handed on.
 struct MlpPass {
   MultiplyResult first, second;
+  // The backend ran the two fused (Backend::uploadLayer): the first GEMM's epilogue applied the
+  // activation and wrote H as the second reads it; no activation pass, no preparation of H.
+  bool fused = false;
   double activationMs = 0.0;  // host milliseconds
   // Device milliseconds of the layer: both kernels and what H·W2's kernel builds from H on the
   // device (its patterns, A transposed); not the activation, which runs on the host here, nor the

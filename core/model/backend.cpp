@@ -38,4 +38,10 @@ double Backend::multiplyInPlace(const KernelInfo&, const DeviceOperands&) {
                          " multiplies host arrays only; device tensors in place need the cuda backend");
 }
 
+std::unique_ptr<DeviceLayer> Backend::uploadLayer(const Matrix&, const Matrix&, const Matrix&, DType, bool,
+                                                  const KernelInfo& first, const KernelInfo& second) {
+  throw InputError("backend " + std::string(name()) + " has no fused layer of " + std::string(first.id) + " and " +
+                   std::string(second.id));
+}
+
 }  // namespace tileskip

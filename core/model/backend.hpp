@@ -112,6 +112,26 @@ struct DeviceOperands {
   bool timed = true;
 };
 
+// An MLP layer, Y = act(X·W1)·W2, resident on a device whose first GEMM writes what the second
+// reads (Backend::uploadLayer): the first GEMM's epilogue applies the activation and leaves H as
+// the second's kernel takes A (for a compaction kernel: transposed, in the 16-bit type, with the
+// live columns of each row tile), so nothing passes over H between the two.
+class DeviceLayer {
+ public:
+  virtual ~DeviceLayer() = default;
+  struct Times {
+    double firstMs = 0.0;   // the first GEMM with its epilogue (and clearing what it marks)
+    double secondMs = 0.0;  // the second GEMM
+  };
+  // Both GEMMs, in order; device milliseconds of each.
+  virtual Times run() = 0;
+  virtual Matrix downloadH() = 0;  // H as the second GEMM read it (its 16-bit values)
+  // H's A-pattern as the first GEMM's epilogue wrote it, at the second kernel's row tiles (tests
+  // compare it byte for byte with the host's pattern of downloadH()).
+  virtual Pattern downloadHPattern() = 0;
+  virtual Matrix downloadY() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -145,6 +165,19 @@ class Backend {
   // so the fp32 form stays callable on it.
   virtual std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) = 0;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b) { return upload(a, b, DType::Fp32); }
+
+  // Whether this backend has a first GEMM `first` whose epilogue writes what `second` reads in
+  // `dtype`, so that an MLP layer of the two runs fused (uploadLayer). None by default: the layer
+  // then runs as two multiplies.
+  virtual bool fusesLayer(const KernelInfo& first, const KernelInfo& second, DType dtype) const {
+    (void)first, (void)second, (void)dtype;
+    return false;
+  }
+  // The layer fused, where fusesLayer() says so (else InputError). X, W1 and W2 hold values `dtype`
+  // represents (rounded already) and chain (X's columns are W1's rows, W1's columns W2's rows);
+  // `relu`: the activation, else none.
+  virtual std::unique_ptr<DeviceLayer> uploadLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype,
+                                                   bool relu, const KernelInfo& first, const KernelInfo& second);
 
   // Messages the driver or validation layers reported since the last call (and clears them).
   virtual std::vector<std::string> takeDiagnostics() { return {}; }

@@ -506,6 +506,15 @@ constexpr const KernelInfo* findKernelInfo(std::string_view id) {
   return nullptr;
 }
 
+// An MLP layer's two GEMMs fused (kernels/layer_first_gemm.cuh): the first runs this row's block
+// with an epilogue that applies the activation and writes H transposed, with the pattern of its
+// row tiles, which is A as a compaction kernel of the block's height reads it.
+inline constexpr std::string_view kLayerFirstGemm = "wgmma";
+constexpr bool layerFuses(const KernelInfo& first, const KernelInfo& second, DType dtype) {
+  return first.id == kLayerFirstGemm && second.readsTransposedA() && second.aGranularity == first.tile.BM &&
+         (dtype == DType::Fp16 || dtype == DType::Bf16) && first.takes(dtype) && second.takes(dtype);
+}
+
 // Throws InputError naming the known ids when `id` is not in the catalogue.
 const KernelInfo& kernelInfo(std::string_view id);
 

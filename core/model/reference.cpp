@@ -141,7 +141,7 @@ double errorBoundFactor(int k) { return 2.0 + 1.25 * std::sqrt(static_cast<doubl
 
 double errorTolerance(int k) { return errorBoundFactor(k) * kUnitRoundoff; }
 
-ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& reference) {
+ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& reference, StoredOutput stored) {
   if (c.rows() != reference.rows || c.cols() != reference.cols) {
     throw InputError("result is " + std::to_string(c.rows()) + "x" + std::to_string(c.cols()) +
                      " but the reference is " + std::to_string(reference.rows) + "x" +
@@ -153,6 +153,7 @@ ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& referenc
   report.inputsNonFinite = reference.inputsNonFinite;
   // Flushing subnormals to zero may lose up to FLT_MIN per product and per partial sum.
   const double underflowSlack = 2.0 * reference.k * static_cast<double>(std::numeric_limits<float>::min());
+  const double storeRounding = stored.type == DType::Fp32 ? 0.0 : unitRoundoff(stored.type);
   double diffSquared = 0.0, refSquared = 0.0;
   std::span<const float> got = c.values();
   report.elements = got.size();
@@ -160,6 +161,7 @@ ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& referenc
     double want = reference.value[i];
     // A finite float64 product beyond fp32's range is Inf in any fp32 C.
     if (std::isfinite(want) && !std::isfinite(static_cast<float>(want))) want = static_cast<float>(want);
+    if (stored.relu && !(want > 0.0) && !std::isnan(want)) want = 0.0;
     bool gotFinite = std::isfinite(got[i]), wantFinite = std::isfinite(want);
     if (!gotFinite || !wantFinite) {
       bool same = (std::isnan(got[i]) && std::isnan(want)) || got[i] == want;
@@ -178,6 +180,7 @@ ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& referenc
     double diff = std::abs(static_cast<double>(got[i]) - want);
     double magnitude = reference.magnitude[i];
     double bound = magnitude > 0.0 ? report.tolerance * magnitude + underflowSlack : 0.0;
+    bound += storeRounding * (std::abs(static_cast<double>(got[i])) + bound);
     double ratio = diff == 0.0 ? 0.0 : bound > 0.0 ? diff / bound : std::numeric_limits<double>::infinity();
     report.beyondBound += diff > bound;
     if (ratio > report.worstRatio || report.worstRow < 0) {

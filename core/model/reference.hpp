@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/dtype.hpp"
 #include "core/model/matrix.hpp"
 
 namespace tileskip {
@@ -74,7 +75,15 @@ double errorTolerance(int k);    // c(K)·u
 // and fails, as does any non-finite mismatch when the inputs are finite, except where the
 // element's |A|·|B| exceeds fp32's range: its fp32 partial sums may overflow in any order
 // (partialSumOverflows).
-ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& reference);
+// How the C under comparison was stored: as every kernel computes it (fp32), or (an MLP layer's
+// hidden activations H, written by the first GEMM's epilogue) through a ReLU and then rounded once
+// to a 16-bit type. The reference goes through the ReLU too, and each bound widens by that one
+// rounding: bound_ij + u_type · (|C_ij| + bound_ij), u_type the type's unit roundoff.
+struct StoredOutput {
+  bool relu = false;
+  DType type = DType::Fp32;
+};
+ErrorReport compareToReference(const Matrix& c, const ReferenceProduct& reference, StoredOutput stored = {});
 
 bool hasNonFinite(const Matrix& m);
 

@@ -285,7 +285,9 @@ def mlp(
     The second GEMM multiplies the activation's zeros: ``kernel="auto"`` inspects the hidden
     activations H and picks a compaction kernel where a ReLU has left them spread out, as
     :func:`matmul` would for H and W2. H comes back to the host between the GEMMs, where the
-    activation is applied.
+    activation is applied; with ``first_kernel="wgmma"`` and ``kernel="compact-wgmma-128"`` in
+    fp16 or bf16 on a Hopper GPU the two run fused instead (the first GEMM's epilogue applies the
+    activation and writes H as the second reads it, on the device).
 
     Args:
         x: M×D input, read as :func:`matmul` reads an operand (tensors through NumPy).
@@ -304,8 +306,8 @@ def mlp(
             ``hidden_density`` (the fraction of H that is non-zero), ``layer`` and ``compared``
             (None without ``compare``), each with ``first`` and ``second`` (per GEMM: ``kernel``,
             ``auto_reason``, ``kernel_ms``, ``prepare_ms``, ``rounding_ms``, ``verification``),
-            ``activation_ms`` (host) and ``layer_ms`` (device: both kernels and what the second
-            builds from H).
+            ``fused``, ``activation_ms`` (host) and ``layer_ms`` (device: both kernels and what the
+            second builds from H).
 
     Returns:
         Y, M×N float32: a NumPy array, or a tensor on the inputs' device for tensors; with

@@ -64,6 +64,11 @@ inline unsigned atomicAdd(unsigned* address, unsigned value) {
   *address = old + value;
   return old;
 }
+inline unsigned atomicOr(unsigned* address, unsigned value) {
+  const unsigned old = *address;
+  *address = old | value;
+  return old;
+}
 template <class T>
 T __ldg(const T* p) {
   return *p;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/cuda/gemm_instance.cuh"
+#include "kernels/layer_first_gemm.cuh"
 #include "kernels/pattern_a.cuh"
 #include "kernels/pattern_b.cuh"
 #include "kernels/pattern_halves.cuh"
@@ -170,6 +171,86 @@ class EmulatedProblem final : public DeviceProblem {
   unsigned tileQueue_[2] = {0u, 0u};
 };
 
+// The row the layer's first GEMM runs, as a variable of its own (a kernel's template argument).
+inline constexpr KernelInfo kLayerRow = *findKernelInfo(kLayerFirstGemm);
+
+// The CUDA backend's fused layer (CudaLayer), its two kernels emulated: the first GEMM writes H
+// transposed and its pattern, which `second` reads as A.
+class EmulatedLayer final : public DeviceLayer {
+ public:
+  EmulatedLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype, bool relu, const KernelInfo& second)
+      : second_(second), m_(x.rows()), d_(x.cols()), f_(w1.cols()), n_(w2.cols()), dtype_(dtype), relu_(relu),
+        x_(words(x)), w1_(words(w1)), w2_(words(w2)), ht_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(f_)),
+        hPattern_((patternBytes(m_, f_, kLayerRow.tile.BM) + 3) / 4),
+        y_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_)) {}
+
+  Times run() override {
+    std::fill(hPattern_.begin(), hPattern_.end(), 0u);  // as launchLayerFirstGemm clears it
+    std::fill(ht_.begin(), ht_.end(), std::uint16_t{0x7FFF});  // NaN in either type: every word must be written
+    std::fill(y_.begin(), y_.end(), std::numeric_limits<float>::quiet_NaN());
+    if (dtype_ == DType::Bf16) {
+      first<DType::Bf16>();
+    } else {
+      first<DType::Fp16>();
+    }
+    const cuda::GemmInstance* instance = findEmulatedInstance(second_.id, dtype_);
+    if (instance == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(second_.id) + "'");
+    cuda::GemmOperands op;
+    op.c = y_.data();
+    op.dtype = dtype_;
+    op.bHalf = w2_.data();
+    op.aHalfTransposed = ht_.data();
+    op.aPattern = reinterpret_cast<const std::uint8_t*>(hPattern_.data());
+    op.m = m_, op.n = n_, op.k = f_;
+    emulate(cuda::gemmBlockCount(second_.tile, m_, n_), second_.tile.threads, [&] { instance->call(op); });
+    return {1.0, 1.0};
+  }
+
+  Matrix downloadH() override {
+    Matrix h(m_, f_);
+    for (int j = 0; j < f_; ++j) {
+      for (int i = 0; i < m_; ++i) h(i, j) = fromHalfBits(dtype_, ht_[static_cast<std::size_t>(j) * m_ + i]);
+    }
+    return h;
+  }
+  Matrix downloadY() override {
+    Matrix y(m_, n_);
+    std::copy(y_.begin(), y_.end(), y.data());
+    return y;
+  }
+  Pattern downloadHPattern() override {
+    Pattern pattern = fullPattern(Operand::A, m_, f_, kLayerRow.tile.BM);
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(hPattern_.data());
+    std::copy(bytes, bytes + pattern.bits.size(), pattern.bits.begin());
+    return pattern;
+  }
+
+ private:
+  std::vector<std::uint16_t> words(const Matrix& m) const {
+    std::vector<std::uint16_t> out;
+    for (float v : m.values()) out.push_back(halfBits(dtype_, v));
+    return out;
+  }
+  template <DType D>
+  void first() {
+    cuda::GemmOperands op;
+    op.m = m_, op.n = f_, op.k = d_, op.dtype = D;
+    const cuda::WarpgroupMaps maps = cuda::warpgroupMaps<kLayerRow, D>(x_.data(), w1_.data(), op);
+    emulate(cuda::gemmBlockCount(kLayerRow.tile, m_, f_), kLayerRow.tile.threads, [&] {
+      cuda::layer_first_gemm<kLayerRow, D>(maps.a, maps.b, maps.bulk, x_.data(), w1_.data(), ht_.data(), hPattern_.data(), m_,
+                                           f_, d_, relu_);
+    });
+  }
+
+  const KernelInfo& second_;
+  int m_, d_, f_, n_;
+  DType dtype_;
+  bool relu_;
+  std::vector<std::uint16_t> x_, w1_, w2_, ht_;
+  std::vector<unsigned> hPattern_;
+  std::vector<float> y_;
+};
+
 class EmulatedCudaBackend final : public Backend {
  public:
   EmulatedCudaBackend() {
@@ -187,6 +268,14 @@ class EmulatedCudaBackend final : public Backend {
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override {
     checkMultiplicable(a, b);
     return std::make_unique<EmulatedProblem>(a, b, dtype);
+  }
+  bool fusesLayer(const KernelInfo& first, const KernelInfo& second, DType dtype) const override {
+    return layerFuses(first, second, dtype) && implements(second.id);
+  }
+  std::unique_ptr<DeviceLayer> uploadLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype, bool relu,
+                                           const KernelInfo& first, const KernelInfo& second) override {
+    if (!fusesLayer(first, second, dtype)) return Backend::uploadLayer(x, w1, w2, dtype, relu, first, second);
+    return std::make_unique<EmulatedLayer>(x, w1, w2, dtype, relu, second);
   }
 
  private:

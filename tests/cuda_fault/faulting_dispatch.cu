@@ -41,6 +41,11 @@ void launchGemmKernel(std::string_view id, const GemmOperands&, cudaStream_t str
   checkLaunch(name.c_str());
 }
 
+void launchLayerFirstGemm(DType, const std::uint16_t*, const std::uint16_t*, std::uint16_t*, unsigned*, std::size_t, int, int, int,
+                          bool, cudaStream_t stream) {
+  launchGemmKernel(kLayerFirstGemm, GemmOperands{}, stream);
+}
+
 void checkKernelImages() {}
 
 }  // namespace tileskip::cuda
