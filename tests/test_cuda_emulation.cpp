@@ -199,6 +199,21 @@ TEST(EmulatedCudaLayer, TheFirstGemmWritesHAndItsPatternForTheCompactionKernel) 
         EXPECT_TRUE(result.layer.second.verification && result.layer.second.verification->passed) << where;
         EXPECT_EQ(std::memcmp(result.y.data(), y.data(), y.bytes()), 0) << where;
         EXPECT_DOUBLE_EQ(result.hiddenDensity, h.nonZeroFraction()) << where;
+
+        // Fused with the neurons sorted by firing: the same Y (whole numbers: any order of the sum).
+        MlpRequest sorted;
+        sorted.x = x, sorted.w1 = w1, sorted.w2 = w2;
+        sorted.dtype = dtype;
+        sorted.activation = request.activation;
+        sorted.first = &first;
+        sorted.second = &second;
+        sorted.reorder = true;
+        MlpResult resorted = runMlp([&]() -> Backend& { return *backend; }, std::move(sorted));
+        EXPECT_TRUE(resorted.layer.fused) << where;
+        EXPECT_EQ(std::memcmp(resorted.y.data(), y.data(), y.bytes()), 0) << where;
+        ASSERT_EQ(resorted.notes.size(), 1u) << where;
+        EXPECT_EQ(resorted.notes[0].rfind("H·W2: sorted the neurons (W1's columns, W2's rows) by how many tokens fire each", 0), 0u)
+            << resorted.notes[0];
       }
     }
   }

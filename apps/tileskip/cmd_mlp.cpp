@@ -138,7 +138,8 @@ Command addMlpCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_flag("--reorder", flags->reorder,
                 "permute the neurons (H's columns and W2's rows together, which leaves Y unchanged) and H·W2's rows "
-                "and columns as `run --reorder` does; Y comes back in the original order");
+                "and columns as `run --reorder` does; Y comes back in the original order (fused: the neurons alone, "
+                "sorted by how many tokens fire each in a first run)");
   return {app, [flags] { return runMlp(*flags); }, [flags] { validateMlp(*flags); }};
 }
 

@@ -41,7 +41,9 @@ struct MlpRequest {
   const KernelInfo* compare = nullptr;
   bool verify = true;
   // Permute H·W2's operands (K is the layer's neurons: H's columns and W2's rows together, which
-  // leaves Y unchanged) as `run --reorder` does; Y comes back in the original order.
+  // leaves Y unchanged) as `run --reorder` does; Y comes back in the original order. Fused, the
+  // neurons alone, in the order of how many tokens fire each in a first run (W1's columns and W2's
+  // rows), and the layer runs again in that order.
   bool reorder = false;
   int repeat = 1;
   std::function<void(const std::string&)> onNote;
