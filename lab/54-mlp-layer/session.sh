@@ -5,8 +5,9 @@
 # cuBLAS twice (--compare cublas): auto for both GEMMs, S15 named for the second, and each again
 # with --reorder (the neurons sorted by how often they fire). Every GEMM verified. Logs under $OUT,
 # packed into results.tgz.
-#   session.sh fused   the layer fused (K14's epilogue writing H for S15) at both exponents, beside
-#                      cuBLAS twice, then compute-sanitizer (memcheck, racecheck) on a small odd-shaped one
+#   session.sh fused   the layer fused (K14's epilogue writing H for S15) at both exponents, without and
+#                      with --reorder, beside cuBLAS twice, then compute-sanitizer (memcheck, racecheck)
+#                      on a small odd-shaped one
 set -u
 source scripts/gpu/gpu_setup.sh >/dev/null 2>&1
 T=$BIN/tileskip
@@ -14,10 +15,14 @@ if [ "${1:-}" = fused ]; then
   for s in 2 2.5; do
     D=/tmp/layer-$s
     python3 lab/54-mlp-layer/make_layer.py $D --skew $s >"$OUT/make-$s.txt" 2>&1
-    start=$(date +%s)
-    "$T" mlp --backend cuda --x $D/x.npy --w1 $D/w1.npy --w2 $D/w2.npy --out $D/y.npy --dtype bf16 --compare cublas --repeat 20 \
-      --first-kernel wgmma --kernel compact-wgmma-128 >"$OUT/mlp-$s-fused.txt" 2>&1
-    echo "mlp $s fused rc=$? $(( $(date +%s) - start )) s"
+    for run in fused fused-reorder; do
+      extra=""
+      [ $run = fused-reorder ] && extra="--reorder"
+      start=$(date +%s)
+      "$T" mlp --backend cuda --x $D/x.npy --w1 $D/w1.npy --w2 $D/w2.npy --out $D/y.npy --dtype bf16 --compare cublas --repeat 20 \
+        --first-kernel wgmma --kernel compact-wgmma-128 $extra >"$OUT/mlp-$s-$run.txt" 2>&1
+      echo "mlp $s $run rc=$? $(( $(date +%s) - start )) s"
+    done
   done
   D=/tmp/layer-small
   python3 lab/54-mlp-layer/make_layer.py $D --tokens 300 --width 136 --hidden 520 --skew 2 >"$OUT/make-small.txt" 2>&1
