@@ -103,13 +103,16 @@ MlpPass runFused(Backend& backend, const MlpRequest& request, PassInputs in, Mat
     layer.reset();
     const std::vector<int> order = firingOrder(h);
     const int rows = in.second->aGranularity;
-    const double live = findLiveColumns(h, rows, 1).meanLiveFraction();
-    const double sortedLive = findLiveColumns(permuteCols(h, order), rows, 1).meanLiveFraction();
+    // A tile's live columns are the same set in any order; what the order changes is how they
+    // cluster, which groups of columns measure (S15 copies a range whole where enough of it is live).
+    const double live = findLiveColumns(h, rows, kFiringGroup).meanLiveFraction();
+    const double sortedLive = findLiveColumns(permuteCols(h, order), rows, kFiringGroup).meanLiveFraction();
     in.w1 = permuteCols(in.w1, order);
     in.w2 = permuteRows(in.w2, order);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string note = "H·W2: sorted the neurons (W1's columns, W2's rows) by how many tokens fire each in a first run, " +
-                             fixed(took, 2) + " s: live columns in " + std::to_string(rows) + "-row tiles " + fixed(live, 3) +
+                             fixed(took, 2) + " s: live " + std::to_string(kFiringGroup) + "-column groups in " +
+                             std::to_string(rows) + "-row tiles " + fixed(live, 3) +
                              " -> " + fixed(sortedLive, 3);
     notes.push_back(note);
     if (request.onNote) request.onNote(note);
