@@ -435,4 +435,27 @@ TEST(ActivationsSuite, MeasuresEachCaseAgainstItsLiveColumnsPackedCeiling) {
     }
   }
   EXPECT_NE(formatActivationsTable(report).find("compact-mma-64"), std::string::npos);
+
+  // The down projection's case also runs its whole layer, beside the vendor GEMM twice.
+  const ActivationsCase& llama = report.cases.back();
+  ASSERT_EQ(llama.layers.size(), 1u);
+  const LayerMeasurement& layer = llama.layers.front();
+  EXPECT_EQ(layer.backend, "cuda");
+  EXPECT_FALSE(layer.fused);  // the fake backend fuses nothing
+  EXPECT_NEAR(layer.hiddenDensity, 0.1, 0.03);
+  EXPECT_GT(layer.mlpMs, 0.0);
+  EXPECT_EQ(layer.baseline, "cublas");
+  ASSERT_TRUE(layer.baselineMs);
+  const nlohmann::json& last = doc["cases"].back();
+  EXPECT_EQ(last["mlp_ms"], layer.mlpMs);
+  EXPECT_EQ(last["two_cublas_ms"], *layer.baselineMs);
+  ASSERT_EQ(last["layers"].size(), 1u);
+  EXPECT_EQ(last["layers"][0]["second"], layer.second);
+  for (std::size_t i = 0; i + 1 < report.cases.size(); ++i) {
+    EXPECT_TRUE(report.cases[i].layers.empty());
+    EXPECT_TRUE(doc["cases"][i]["mlp_ms"].is_null());
+    EXPECT_TRUE(doc["cases"][i]["two_cublas_ms"].is_null());
+  }
+  EXPECT_NE(formatActivationsTable(report).find("the whole layer, relu(X·W1)·W2 (128 tokens, 128 -> 344 -> 128"), std::string::npos)
+      << formatActivationsTable(report);
 }

@@ -158,3 +158,34 @@ TEST(Generators, RejectsBadInput) {
     EXPECT_THROW(generate("neurons", Operand::A, 8, 8, 0.5, 1, bad), InputError) << skew;
   }
 }
+
+// An MLP layer whose ReLU fires each hidden unit with its own probability: on many tokens the
+// fraction of H that is non-zero is the density asked for, the units' own rates spread as a power
+// law (the hottest fire on most tokens, the median one rarely), and the shapes chain.
+TEST(Generators, MlpLayerFiresItsUnitsAtTheirPowerLawRates) {
+  const MlpLayerOperands layer = generateMlpLayer(2000, 48, 300, 20, 0.1, 2.0, 7);
+  ASSERT_EQ(layer.x.rows(), 2000);
+  ASSERT_EQ(layer.x.cols(), 48);
+  ASSERT_EQ(layer.w1.rows(), 48);
+  ASSERT_EQ(layer.w1.cols(), 300);
+  ASSERT_EQ(layer.w2.rows(), 300);
+  ASSERT_EQ(layer.w2.cols(), 20);
+  for (int i = 0; i < 2000; ++i) ASSERT_EQ(layer.x(i, 47), 1.0f);
+  std::vector<int> fired(300, 0);
+  long long total = 0;
+  for (int i = 0; i < 2000; ++i) {
+    for (int j = 0; j < 300; ++j) {
+      double z = 0.0;
+      for (int c = 0; c < 48; ++c) z += static_cast<double>(layer.x(i, c)) * layer.w1(c, j);
+      if (z > 0.0) ++fired[static_cast<std::size_t>(j)], ++total;
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(total) / (2000.0 * 300.0), 0.1, 0.01);
+  std::sort(fired.begin(), fired.end());
+  EXPECT_GT(fired.back(), 1500);   // the hottest unit fires on nearly every token
+  EXPECT_LT(fired[150], 60);       // the median one on under 3 %
+  EXPECT_EQ(generateMlpLayer(5, 4, 6, 3, 0.5, 1.0, 1).w1(1, 2), generateMlpLayer(5, 4, 6, 3, 0.5, 1.0, 1).w1(1, 2));
+  EXPECT_THROW(generateMlpLayer(5, 1, 6, 3, 0.5, 1.0, 1), InputError);
+  EXPECT_THROW(generateMlpLayer(5, 4, 6, 3, 0.0, 1.0, 1), InputError);
+  EXPECT_THROW(generateMlpLayer(5, 4, 6, 3, std::nan(""), 1.0, 1), InputError);
+}

@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "core/io/report.hpp"
+#include "core/measure/mlp.hpp"
 #include "core/measure/progress.hpp"
 #include "core/model/error.hpp"
+#include "core/model/generators.hpp"
 #include "core/model/live_columns.hpp"
 #include "core/model/pattern.hpp"
 
@@ -34,6 +36,54 @@ ProblemSpec caseSpec(const ActivationsShape& shape, const ActivationsOptions& op
   spec.seed = options.seed;
   spec.dtype = options.dtype;
   return spec;
+}
+
+// The vendor GEMM of `backend` for `dtype`, by the reports' preference (cuBLAS, else the host's
+// BLAS), or null.
+const KernelInfo* vendorGemmOf(Backend& backend, DType dtype) {
+  for (std::string_view id : kBaselinePreference) {
+    const KernelInfo& k = kernelInfo(id);
+    if (k.isVendorGemm() && backend.implements(id) && backend.takes(k, dtype)) return &k;
+  }
+  return nullptr;
+}
+
+// The down projection's whole layer on each backend (LayerMeasurement); a backend where it fails
+// adds "<backend> layer: why" to the case's failures.
+void measureLayer(const std::vector<Backend*>& backends, const ActivationsShape& shape, const ActivationsOptions& options,
+                  ActivationsCase& c) {
+  const MlpLayerOperands operands = generateMlpLayer(shape.m, shape.n, shape.k, shape.n, 1.0 - shape.inactive, shape.skew, options.seed);
+  for (Backend* backend : backends) {
+    LayerMeasurement layer;
+    layer.backend = std::string(backend->name());
+    const KernelInfo& fusedFirst = kernelInfo(kLayerFirstGemm);
+    const KernelInfo* fusedSecond = nullptr;
+    for (const KernelInfo& k : twinKernels()) {
+      if (backend->fusesLayer(fusedFirst, k, options.dtype)) fusedSecond = &k;
+    }
+    MlpRequest request;
+    request.x = operands.x, request.w1 = operands.w1, request.w2 = operands.w2;
+    request.dtype = options.dtype;
+    request.first = fusedSecond != nullptr ? &fusedFirst : nullptr;
+    request.second = fusedSecond;
+    request.compare = vendorGemmOf(*backend, options.dtype);
+    request.repeat = options.repeat;
+    try {
+      const MlpResult result = runMlp([&]() -> Backend& { return *backend; }, std::move(request));
+      layer.first = std::string(result.layer.first.kernel->id);
+      layer.second = std::string(result.layer.second.kernel->id);
+      layer.fused = result.layer.fused;
+      layer.hiddenDensity = result.hiddenDensity;
+      layer.mlpMs = result.layer.layerMs();
+      if (result.compared) {
+        layer.baseline = std::string(result.compared->first.kernel->id);
+        layer.baselineMs = result.compared->layerMs();
+      }
+      c.layers.push_back(std::move(layer));
+    } catch (const Error& e) {
+      c.measured.failures.push_back(layer.backend + " layer: " + e.what());
+    }
+  }
 }
 
 }  // namespace
@@ -77,6 +127,7 @@ ActivationsReport runActivationsSuite(const std::vector<Backend*>& backends, con
     c.liveFraction = computeJointStats(buildAPattern(data.a, rows), buildBPattern(data.b, kKBlock)).jointDensity;
     c.predictedLiveFraction = findLiveColumns(data.a, rows, 1).meanLiveFraction();
     c.measured = measureAgainstCeiling(backends, spec, data, c.liveFraction, bench, "activations: " + shape.name(), meter, progress);
+    if (shape.llamaDownProjection) measureLayer(backends, shape, options, c);
     report.cases.push_back(std::move(c));
   }
   return report;
@@ -97,10 +148,45 @@ std::string formatActivationsTable(const ActivationsReport& report) {
     if (m.baselineMs) out << "; " << m.baseline << " " << fixed(*m.baselineMs, 4) << " ms";
     if (m.ceilingMs && m.baselineMs) out << ", ceiling " << fixed(*m.ceilingMs, 4) << " ms (" << fixed(*m.baselineMs / *m.ceilingMs, 2) << "x)";
     out << "\n" << alignColumns(ceilingKernelCells(m.kernels), 3);
+    for (const LayerMeasurement& layer : c.layers) {
+      out << "  the whole layer, relu(X·W1)·W2 (" << c.shape.m << " tokens, " << c.shape.n << " -> " << c.shape.k << " -> "
+          << c.shape.n << ", H " << fixed(layer.hiddenDensity, 3) << " non-zero): " << layer.backend << " " << layer.first << " + "
+          << layer.second << (layer.fused ? " fused" : "") << " " << fixed(layer.mlpMs, 4) << " ms";
+      if (layer.baselineMs) {
+        out << ", " << layer.baseline << " twice " << fixed(*layer.baselineMs, 4) << " ms (" << fixed(*layer.baselineMs / layer.mlpMs, 2)
+            << "x)";
+      }
+      out << "\n";
+    }
     for (const std::string& failure : m.failures) out << "  FAILED " << failure << "\n";
   }
   return out.str();
 }
+
+namespace {
+
+nlohmann::json layersJson(const std::vector<LayerMeasurement>& layers) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const LayerMeasurement& l : layers) {
+    out.push_back({{"backend", l.backend},
+                   {"first", l.first},
+                   {"second", l.second},
+                   {"fused", l.fused},
+                   {"hidden_density", l.hiddenDensity},
+                   {"mlp_ms", l.mlpMs},
+                   {"baseline", l.baseline.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.baseline)},
+                   {"baseline_ms", l.baselineMs ? nlohmann::json(*l.baselineMs) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+// The first layer's time by cuBLAS twice, where it ran beside it.
+nlohmann::json twoCublasMs(const std::vector<LayerMeasurement>& layers) {
+  if (layers.empty() || layers.front().baseline != "cublas" || !layers.front().baselineMs) return nullptr;
+  return *layers.front().baselineMs;
+}
+
+}  // namespace
 
 std::string formatActivationsJson(const ActivationsReport& report) {
   auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
@@ -123,6 +209,9 @@ std::string formatActivationsJson(const ActivationsReport& report) {
                      {"baseline_ms", optional(m.baselineMs)},
                      {"ceiling_ms", optional(m.ceilingMs)},
                      {"kernels", ceilingKernelsJson(m.kernels)},
+                     {"mlp_ms", c.layers.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.layers.front().mlpMs)},
+                     {"two_cublas_ms", twoCublasMs(c.layers)},
+                     {"layers", layersJson(c.layers)},
                      {"failures", m.failures}});
     runs.insert(runs.end(), m.runs.begin(), m.runs.end());
   }

@@ -47,11 +47,26 @@ std::vector<ActivationsShape> activationsShapes(int size);
 // The row height the compaction kernels gather at (the first compaction row's; 64 if none).
 int compactionRowHeight();
 
+// The whole layer of the down projection's case, relu(X·W1)·W2 (core/measure/mlp.hpp) with X, W1
+// and W2 from generateMlpLayer at the case's inactive fraction and exponent (tokens x width ->
+// hidden -> width: the case's M, N and K), on one backend: as tileskip runs it (fused where the
+// backend fuses K14 to S15, else each GEMM by auto) and by the backend's vendor GEMM twice.
+struct LayerMeasurement {
+  std::string backend;
+  std::string first, second;  // the two GEMMs' kernels
+  bool fused = false;
+  double hiddenDensity = 0.0;
+  double mlpMs = 0.0;             // MlpPass::layerMs
+  std::string baseline;           // "cublas", "cpu"; empty where the backend has no vendor GEMM
+  std::optional<double> baselineMs;  // the same layer by it twice
+};
+
 struct ActivationsCase {
   ActivationsShape shape;
   double liveFraction = 1.0;           // measured: A-pattern bits at the compaction height over K
   double predictedLiveFraction = 1.0;  // inspect's K-compaction bound (core/model/live_columns.hpp)
   CeilingMeasurement measured;         // the kernels, the vendor GEMM and the live columns' packed ceiling
+  std::vector<LayerMeasurement> layers;  // the down projection's case: one per backend that ran it
 };
 
 struct ActivationsReport {

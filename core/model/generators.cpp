@@ -161,10 +161,8 @@ Matrix relu(int rows, int cols, double density, std::mt19937_64& rng) {
 // token independently with probability p_j = min(1, c / (rank_j + 1)^skew), the ranks a random
 // permutation of the neurons (a layer's hot neurons are not adjacent until a reordering puts
 // them so), c chosen so that the p_j average the density. Values are positive.
-Matrix neurons(Operand operand, int rows, int cols, double density, double skew, std::mt19937_64& rng) {
-  Matrix m(rows, cols);
-  const int count = operand == Operand::A ? cols : rows;
-  if (density <= 0.0 || count == 0) return m;
+// The neurons' firing probabilities, each neuron's drawn from `rng`'s permutation of the ranks.
+std::vector<double> firingProbabilities(int count, double density, double skew, std::mt19937_64& rng) {
   std::vector<double> weight(static_cast<std::size_t>(count));
   for (int r = 0; r < count; ++r) weight[static_cast<std::size_t>(r)] = std::pow(r + 1.0, -skew);
   auto meanProbability = [&](double scale) {
@@ -182,21 +180,74 @@ Matrix neurons(Operand operand, int rows, int cols, double density, double skew,
   std::vector<int> rank(static_cast<std::size_t>(count));
   std::iota(rank.begin(), rank.end(), 0);
   std::shuffle(rank.begin(), rank.end(), rng);
+  std::vector<double> probability(static_cast<std::size_t>(count));
+  for (int j = 0; j < count; ++j) {
+    probability[static_cast<std::size_t>(j)] = std::min(1.0, high * weight[static_cast<std::size_t>(rank[static_cast<std::size_t>(j)])]);
+  }
+  return probability;
+}
+
+Matrix neurons(Operand operand, int rows, int cols, double density, double skew, std::mt19937_64& rng) {
+  Matrix m(rows, cols);
+  const int count = operand == Operand::A ? cols : rows;
+  if (density <= 0.0 || count == 0) return m;
+  const std::vector<double> probability = firingProbabilities(count, density, skew, rng);
   ValueSource values(rng);
   std::uniform_real_distribution<double> draw(0.0, 1.0);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
       const int neuron = operand == Operand::A ? c : r;
-      const double p = std::min(1.0, high * weight[static_cast<std::size_t>(rank[static_cast<std::size_t>(neuron)])]);
-      if (draw(rng) < p) m(r, c) = std::abs(values.next());
+      if (draw(rng) < probability[static_cast<std::size_t>(neuron)]) m(r, c) = std::abs(values.next());
     }
   }
   return m;
 }
 
+// z with P(N(0, 1) <= z) = q, 0 < q < 1: by bisection on the normal CDF, 0.5·erfc(-z / sqrt 2).
+double standardNormalQuantile(double q) {
+  double low = -40.0, high = 40.0;
+  for (int i = 0; i < 200; ++i) {
+    const double middle = 0.5 * (low + high);
+    (0.5 * std::erfc(-middle / std::sqrt(2.0)) < q ? low : high) = middle;
+  }
+  return 0.5 * (low + high);
+}
+
 }  // namespace
 
 std::string_view operandName(Operand operand) { return operand == Operand::A ? "A" : "B"; }
+
+MlpLayerOperands generateMlpLayer(int tokens, int width, int hidden, int outputs, double density, double skew, std::uint64_t seed) {
+  if (tokens < 1 || width < 2 || hidden < 1 || outputs < 1) {
+    throw InputError("an MLP layer needs at least 1 token, 2 input columns (one is the bias's), 1 hidden unit and 1 output");
+  }
+  if (!(density > 0.0 && density <= 1.0)) throw InputError("the layer's firing density must lie in (0, 1]");
+  std::mt19937_64 rng = makeRng(seed, Operand::A);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  MlpLayerOperands layer{Matrix(tokens, width), Matrix(width, hidden), Matrix(hidden, outputs)};
+  for (int i = 0; i < tokens; ++i) {
+    for (int c = 0; c + 1 < width; ++c) layer.x(i, c) = normal(rng);
+    layer.x(i, width - 1) = 1.0f;
+  }
+  for (int j = 0; j < hidden; ++j) {
+    double norm = 0.0;
+    for (int c = 0; c + 1 < width; ++c) {
+      layer.w1(c, j) = normal(rng);
+      norm += static_cast<double>(layer.w1(c, j)) * layer.w1(c, j);
+    }
+    const float scale = norm > 0.0 ? static_cast<float>(1.0 / std::sqrt(norm)) : 0.0f;
+    for (int c = 0; c + 1 < width; ++c) layer.w1(c, j) *= scale;
+  }
+  const std::vector<double> probability = firingProbabilities(hidden, density, skew, rng);
+  for (int j = 0; j < hidden; ++j) {
+    const double p = probability[static_cast<std::size_t>(j)];
+    // Fires when a standard normal exceeds -bias: with probability p; p = 1 far above any draw.
+    layer.w1(width - 1, j) = p >= 1.0 ? 8.0f : static_cast<float>(-standardNormalQuantile(1.0 - p));
+  }
+  const float spread = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hidden)));
+  for (float& v : layer.w2.values()) v = spread * normal(rng);
+  return layer;
+}
 
 std::span<const GeneratorInfo> generators() { return kGenerators; }
 

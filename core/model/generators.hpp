@@ -56,4 +56,16 @@ void checkGenerator(std::string_view generator, const GeneratorOptions& options)
 // Throws InputError unless 0 <= density <= 1.
 void checkDensity(double density, std::string_view what);
 
+// An MLP layer whose ReLU leaves H = relu(X·W1) as `neurons` makes an A: each hidden unit fires on
+// a token independently with its own probability, a power law over the units of exponent `skew`
+// averaging `density`. X (tokens x width) is standard normal but for its last column, ones; W1's
+// columns (width x hidden) have unit norm above the last row, a bias that fires unit j with its
+// probability (X·W1's column j before the bias is standard normal on every token); W2 (hidden x
+// outputs) normal with variance 1 / hidden. InputError on a shape too small or a density outside (0, 1].
+struct MlpLayerOperands {
+  Matrix x, w1, w2;
+};
+MlpLayerOperands generateMlpLayer(int tokens, int width, int hidden, int outputs, double density, double skew,
+                                  std::uint64_t seed);
+
 }  // namespace tileskip
