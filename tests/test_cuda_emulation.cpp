@@ -217,6 +217,26 @@ TEST(EmulatedCudaLayer, TheFirstGemmWritesHAndItsPatternForTheCompactionKernel) 
       }
     }
   }
+  // An H past fp16's range is the inputs' fault, said as such, verified or not.
+  {
+    Matrix x(128, 16), w1(16, 64), w2(64, 8);
+    for (float& v : x.values()) v = 256.0f;
+    for (float& v : w1.values()) v = 32.0f;  // X·W1 = 131072 > 65504
+    MlpRequest request;
+    request.x = x, request.w1 = w1, request.w2 = w2;
+    request.dtype = DType::Fp16;
+    request.first = &first;
+    request.second = &second;
+    request.verify = false;
+    try {
+      runMlp([&]() -> Backend& { return *backend; }, std::move(request));
+      ADD_FAILURE() << "an H of Inf passed";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("where X and W1 are finite: its values pass fp16's largest finite value, 65504"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   // Anything else runs as two multiplies.
   EXPECT_FALSE(backend->fusesLayer(first, kernelInfo("compact-mma-64"), DType::Bf16));  // its tiles are 64 rows
   EXPECT_FALSE(backend->fusesLayer(kernelInfo("mma"), second, DType::Bf16));

@@ -132,6 +132,14 @@ MlpPass runFused(Backend& backend, const MlpRequest& request, PassInputs in, Mat
   y = layer->downloadY();
   layer.reset();
   density = h.nonZeroFraction();
+  // H is kept in the 16-bit type: finite inputs whose H overflows it (fp16 past 65504) are the
+  // input's fault, as a run's operand beyond its dtype is, whether or not anything is verified.
+  if (const NonFiniteCount inH = countNonFinite(h); inH.total() > 0 && !hasNonFinite(in.x) && !hasNonFinite(in.w1)) {
+    throw InputError("H = " + std::string(activationName(request.activation)) + "(X·W1) holds " + inH.describe() +
+                     " where X and W1 are finite: its values pass " + std::string(dtypeName(request.dtype)) +
+                     "'s largest finite value, " + fixed(largestFinite(request.dtype), 0) +
+                     " (scale the inputs, or choose bf16, whose range is fp32's)");
+  }
 
   MlpPass pass;
   pass.fused = true;
