@@ -36,6 +36,7 @@ bool bKeeps(const Matrix& b, int cols, int col, int k) {
 
 struct BruteForce {
   double jointDensity, loadFraction;
+  double gathered;  // a compaction kernel's: the share of K it gathers column by column, over the block tiles
 };
 
 // Element by element: the rank-1 updates kept for each output, and the share of the (block tile,
@@ -51,13 +52,14 @@ BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b
   // A block tile copies its rows and columns a run of K-blocks deep where one of its outputs keeps
   // a product in the run; a compaction kernel's, each column one of its outputs keeps a product in.
   const int BM = kernel.tile.BM, BN = kernel.tile.BN, kBlocks = (k + 7) / 8, depth = kernel.loadKBlocks();
-  double loaded = 0.0, pairs = 0.0;
+  double loaded = 0.0, pairs = 0.0, gathered = 0.0;
   for (int bi = 0; bi * BM < m; ++bi) {
     for (int bj = 0; bj * BN < n; ++bj) {
       if (kernel.compacts()) {
         // Its live columns, or a range of BK of them whole where at least wholeRangeColumns are live
         // (M and N multiples of 8).
         const int range = kernel.tile.BK, whole = m % 8 == 0 && n % 8 == 0 ? kernel.structure.wholeRangeColumns : 0;
+        int tileLive = 0, tileGathered = 0;
         for (int from = 0; from < k; from += range) {
           int live = 0;
           for (int d = from; d < std::min(k, from + range); ++d) {
@@ -69,7 +71,11 @@ BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b
             live += needed;
           }
           loaded += whole > 0 && live >= whole ? std::min(k, from + range) - from : live;
+          tileGathered += whole > 0 && live >= whole ? 0 : live;
+          tileLive += live;
         }
+        // A tile with every column live takes the dense path: the model counts it apart.
+        if (tileLive < k) gathered += tileGathered;
         pairs += k;
         continue;
       }
@@ -87,7 +93,7 @@ BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b
       pairs += kBlocks;
     }
   }
-  return {kept / (static_cast<double>(m) * n * k), loaded / pairs};
+  return {kept / (static_cast<double>(m) * n * k), loaded / pairs, gathered / pairs};
 }
 
 TEST(Inspect, StatisticsMatchBruteForceOnOddShapes) {
@@ -119,6 +125,8 @@ TEST(Inspect, StatisticsMatchBruteForceOnOddShapes) {
       EXPECT_NEAR(r.loadedFraction, loads, 1e-9);
       EXPECT_EQ(r.aGranularity, kernel.aGranularity);
       EXPECT_EQ(r.bGranularity, kernel.bGranularity);
+      // A compaction kernel's partial feature is what it gathers column by column.
+      if (kernel.compacts()) EXPECT_NEAR(r.features.partial, expected.gathered, 1e-9);
     }
   }
 }

@@ -141,16 +141,20 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
       }
       // K-blocks copied: every run of `depth` in which the tile keeps a product; for a compaction
       // kernel, its live columns alone, as a share of K (live_columns' live fraction), or a range of
-      // them whole where the kernel copies it so.
-      double copied = 0.0;
+      // them whole where the kernel copies it so. The columns it gathers one by one (not in a whole
+      // range) are its partial feature: a gathered column costs more than one of a range.
+      double copied = 0.0, gathered = 0.0;
       if (kernel.compacts()) {
         for (int first = 0; first < kBlocks; first += wholeRange) {
           const int last = std::min(kBlocks, first + wholeRange);
           int live = 0;
           for (int kb = first; kb < last; ++kb) live += std::popcount(static_cast<unsigned>(aAny[kb] & bAny[kb]));
-          copied += wholeLive > 0 && live >= wholeLive ? std::min(k, last * kKBlock) - first * kKBlock : live;
+          const bool whole = wholeLive > 0 && live >= wholeLive;
+          copied += whole ? std::min(k, last * kKBlock) - first * kKBlock : live;
+          gathered += whole ? 0 : live;
         }
         copied *= static_cast<double>(kBlocks) / k;
+        gathered /= k;
       }
       for (int first = 0; first < kBlocks && !kernel.compacts(); first += depth) {
         const int last = std::min(kBlocks, first + depth);
@@ -180,7 +184,7 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
       }
       loads += tileLoads;
       work += kept / (static_cast<double>(rowsInBlock) * colsInBlock);
-      partial += static_cast<double>(partlyKept) / kBlocks;
+      partial += kernel.compacts() ? gathered : static_cast<double>(partlyKept) / kBlocks;
     }
   }
   const double tiles = static_cast<double>(blockRows) * blockCols;

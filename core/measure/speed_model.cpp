@@ -150,11 +150,12 @@ constexpr KernelCoefficients kH200Cuda16[] = {
   // S14 fitted by hand to its four neurons cases at 4096^3 (live 0.44-0.91: 0.093 + 1.077 x live,
   // loads and work split evenly, as B dense makes them equal) and a dense A (lab/52-compact-mma).
   {"compact-mma-64",             1.195,  0.093,  0.539,  0.538,  0.000},
-  // S15 from one activations suite (lab/53-compact-wgmma): where it copies nearly every range whole
-  // (loads 0.9-1.0 of K) it runs at K14's pace, 0.374-0.398 of K13 (0.404 on a dense A); fitted on
-  // loads alone, so a problem whose ranges it mostly gathers is predicted faster than it runs (a
-  // gathered column costs about twice a whole range's).
-  {"compact-wgmma-128",          0.404,  0.000,  0.380,  0.000,  0.000},
+  // S15 fitted by hand (lab/53-compact-wgmma, lab/54-mlp-layer) to its runs at 4096^3: copying
+  // nearly every range whole it takes 0.355-0.374 of K13 (each case against the cuBLAS of its own
+  // run); gathering every live column, 0.46-0.58 at live 0.55-0.71; with the neurons sorted by firing
+  // (exponent 2.5: loads 0.66 of K, 0.08 gathered), 0.306. A gathered column costs about twice
+  // one of a whole range (partial: the share gathered). Within 5 % on each of those.
+  {"compact-wgmma-128",          0.404,  0.060,  0.305,  0.000,  0.395},
 };
 
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.

@@ -9,7 +9,9 @@
 // D: fraction of block tiles with nothing to skip (they take the dense path of the kernel);
 // L, W, P: over the other block tiles, summed and divided by all tiles: the (block tile, K-block)
 // pairs the block loads, the rank-1 updates the joint pattern keeps (tile-area weighted), and
-// the listed K-blocks some warp of the block keeps only partly (the slower per-depth path).
+// the listed K-blocks some warp of the block keeps only partly (the slower per-depth path); for a
+// compaction kernel, P is instead the share of K it gathers column by column (the rest of its
+// loads being ranges copied whole).
 // A kernel that does not skip has D = 1.
 #pragma once
 
