@@ -158,6 +158,19 @@ py::array_t<float> toArray(Matrix m) {
   return py::array_t<float>({owned->rows(), owned->cols()}, owned->data(), free);
 }
 
+// A multiply's kernel, why, times and verification, as matmul and each GEMM of mlp report them.
+py::dict productFields(const MultiplyResult& product) {
+  py::dict d;
+  d["kernel"] = std::string(product.kernel->id);
+  d["auto_reason"] = product.automatic ? product.why : std::string();
+  d["kernel_ms"] = product.kernelMs;
+  d["prepare_ms"] = product.prepareMs;
+  d["rounding_ms"] = product.roundingMs;
+  d["verification"] =
+      product.verification ? py::object(py::str(product.verification->summary())) : py::object(py::none());
+  return d;
+}
+
 py::dict matmul(const py::array& aArray, const py::array& bArray, const std::string& kernelName,
                 const std::optional<std::string>& backendName, const std::string& dtype, bool verify, int device) {
   std::vector<std::string> notes;
@@ -183,39 +196,20 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
     diagnostics = backend->takeDiagnostics();  // this call's, before another thread's turn
   }
   notes.insert(notes.end(), product.notes.begin(), product.notes.end());
-  py::dict result;
+  py::dict result = productFields(product);
   result["c"] = toArray(std::move(product.c));
   result["backend"] = std::string(backend->name());
   result["device"] = backend->device().describe();
-  result["kernel"] = std::string(product.kernel->id);
-  result["auto_reason"] = product.automatic ? product.why : std::string();
-  result["kernel_ms"] = product.kernelMs;
-  result["prepare_ms"] = product.prepareMs;
-  result["rounding_ms"] = product.roundingMs;
-  result["verification"] =
-      product.verification ? py::object(py::str(product.verification->summary())) : py::object(py::none());
   result["notes"] = notes;
   result["first_build"] = firstBuild;
   result["diagnostics"] = diagnostics;
   return result;
 }
 
-// One GEMM of a layer as Python sees it.
-py::dict gemmOfLayer(const MultiplyResult& gemm) {
-  py::dict d;
-  d["kernel"] = std::string(gemm.kernel->id);
-  d["auto_reason"] = gemm.automatic ? gemm.why : std::string();
-  d["kernel_ms"] = gemm.kernelMs;
-  d["prepare_ms"] = gemm.prepareMs;
-  d["rounding_ms"] = gemm.roundingMs;
-  d["verification"] = gemm.verification ? py::object(py::str(gemm.verification->summary())) : py::object(py::none());
-  return d;
-}
-
 py::dict passOfLayer(const MlpPass& pass) {
   py::dict d;
-  d["first"] = gemmOfLayer(pass.first);
-  d["second"] = gemmOfLayer(pass.second);
+  d["first"] = productFields(pass.first);
+  d["second"] = productFields(pass.second);
   d["fused"] = pass.fused;
   d["activation_ms"] = pass.activationMs;
   d["layer_ms"] = pass.layerMs();

@@ -49,7 +49,6 @@ std::string describeGemm(std::string_view what, const MultiplyResult& gemm) {
 }
 
 int runMlp(const MlpFlags& flags) {
-  validateMlp(flags);
   MlpRequest request;
   for (const auto& [matrix, path, name] : {std::tuple{&request.x, &flags.x, "X"}, std::tuple{&request.w1, &flags.w1, "W1"},
                                            std::tuple{&request.w2, &flags.w2, "W2"}}) {

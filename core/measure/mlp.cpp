@@ -39,23 +39,30 @@ struct PassInputs {
   bool reorder;
 };
 
+// One GEMM of the layer as a multiply: the request's dtype, verification and repeats.
+MultiplyRequest gemmRequest(const MlpRequest& request, Matrix a, Matrix b, std::string fileA, std::string fileB,
+                            const KernelInfo* kernel, std::function<void(const std::string&)> onNote) {
+  MultiplyRequest gemm;
+  gemm.a = std::move(a);
+  gemm.b = std::move(b);
+  gemm.fileA = std::move(fileA);
+  gemm.fileB = std::move(fileB);
+  gemm.dtype = request.dtype;
+  gemm.kernel = kernel;
+  gemm.verify = request.verify;
+  gemm.repeat = request.repeat;
+  gemm.onNote = std::move(onNote);
+  return gemm;
+}
+
 // X·W1, the activation on the host, H·W2: Y into `y`, H's non-zero fraction into `density`.
 // `tell` hears each note as it arises, the first build's among them; `notes` keeps the GEMMs' own.
 MlpPass runPass(Backend& backend, const MlpRequest& request, PassInputs in, Matrix& y, double& density,
                 const std::string& prefix, const std::function<void(const std::string&)>& tell,
                 std::vector<std::string>& notes) {
   MlpPass pass;
-  MultiplyRequest first;
-  first.a = std::move(in.x);
-  first.b = std::move(in.w1);
-  first.fileA = request.fileX;
-  first.fileB = request.fileW1;
-  first.dtype = request.dtype;
-  first.kernel = in.first;
-  first.verify = request.verify;
-  first.repeat = request.repeat;
-  first.onNote = [&](const std::string& note) { tell(prefix + "X·W1: " + note); };
-  pass.first = multiply(backend, std::move(first));
+  pass.first = multiply(backend, gemmRequest(request, std::move(in.x), std::move(in.w1), request.fileX, request.fileW1, in.first,
+                                             [&](const std::string& note) { tell(prefix + "X·W1: " + note); }));
   for (const std::string& note : pass.first.notes) notes.push_back(prefix + "X·W1: " + note);
 
   Matrix h = std::move(pass.first.c);
@@ -64,16 +71,9 @@ MlpPass runPass(Backend& backend, const MlpRequest& request, PassInputs in, Matr
   pass.activationMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   density = h.nonZeroFraction();
 
-  MultiplyRequest second;
-  second.a = std::move(h);
-  second.b = std::move(in.w2);
-  second.fileB = request.fileW2;
-  second.dtype = request.dtype;
-  second.kernel = in.second;
-  second.verify = request.verify;
+  MultiplyRequest second = gemmRequest(request, std::move(h), std::move(in.w2), "", request.fileW2, in.second,
+                                       [&](const std::string& note) { tell(prefix + "H·W2: " + note); });
   second.reorder = in.reorder;
-  second.repeat = request.repeat;
-  second.onNote = [&](const std::string& note) { tell(prefix + "H·W2: " + note); };
   pass.second = multiply(backend, std::move(second));
   for (const std::string& note : pass.second.notes) notes.push_back(prefix + "H·W2: " + note);
   y = std::move(pass.second.c);
