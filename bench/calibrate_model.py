@@ -31,7 +31,7 @@ COEFFICIENTS = ["dense", "fixed", "load", "work", "partial"]
 SKIP_MARGIN = 1.05  # core/measure/inspect.hpp's kSkipMargin
 SKIPPING = {"a-row", "a-warp", "b-group8", "b-warp", "joint-64x32", "joint-32x32", "joint-8x32", "warp-joint-64x64",
             "warp-joint-32x32", "mma-joint-64x32", "wgmma-joint-64x64", "wgmma-queue-joint-64x64",
-            "wgmma-queue-wide-64x64"}
+            "wgmma-queue-wide-64x64", "wgmma-queue-a-64", "wgmma-queue-b-64"}
 
 
 def design_row(features):

@@ -6,7 +6,7 @@ Usage: torch_mlp_step.py OUT.json [KERNEL [DTYPE]]
 Four layers 4096 wide (ReLU between), weights in 128 x 128 blocks at density 0.25, batch 4096, in
 DTYPE (fp32, the default, or bf16: parameters and activations in it, as a model cast with
 .to(torch.bfloat16)): one step is forward, backward and an AdamW update. The models are tileskip.nn.BlockSparseLinear
-with KERNEL (default warp-joint-64x64 in fp32, wgmma-queue-joint-64x64 in bf16; "auto" would copy the operands to the host on every call to
+with KERNEL (default warp-joint-64x64 in fp32, wgmma-queue-b-64 in bf16; "auto" would copy the operands to the host on every call to
 inspect them) and torch.nn.Linear with the same masked weights; the forward pass alone also against
 torch.sparse BSR weights (torch.nn.functional.linear on a to_sparse_bsr weight). Each a median of
 10 steps after 3 warm-up steps, CUDA events around each. bench/gpu_python.sh runs it.
@@ -42,7 +42,7 @@ def main(argv):
     out = argv[1]
     dtype_name = argv[3] if len(argv) > 3 else "fp32"
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype_name]
-    kernel = argv[2] if len(argv) > 2 else ("warp-joint-64x64" if dtype_name == "fp32" else "wgmma-queue-joint-64x64")
+    kernel = argv[2] if len(argv) > 2 else ("warp-joint-64x64" if dtype_name == "fp32" else "wgmma-queue-b-64")
     dev = torch.device("cuda", 0)
     torch.manual_seed(0)
     sparse = torch.nn.Sequential(*[m for i in range(LAYERS) for m in (

@@ -1,8 +1,9 @@
 // The first GEMM of an MLP layer, H = act(X·W1), written for the second GEMM to compact: K14's
 // block (k14_wgmma.cuh: the same ring, roles and MMAs) with an epilogue that, instead of storing C,
 // applies the activation to the accumulators, rounds them to the layer's 16-bit type, and writes
-//   - H transposed (N x M: hidden unit by token), the layout a compaction kernel reads A in, so
-//     that a live column of H is one row to copy (s15_compact_wgmma_128.cuh);
+//   - H transposed (N x M: hidden unit by token, each row padded with zeros to
+//     transposedRowLength(M)), the layout a compaction kernel reads A in, so that a live column of
+//     H is one row to copy (s15_compact_wgmma_128.cuh);
 //   - H's A-pattern at the block's rows (core/model/pattern.hpp: a bit per column that some row of
 //     the row tile keeps), the live-column list the compaction kernel gathers by.
 // No pass over H follows: the second GEMM starts from these. The block tile's rows are exactly one
@@ -50,7 +51,7 @@ __device__ void storeActivatedTransposed(const float (&acc)[kAccumulators], cons
   static_assert(BN / 8 <= kWarpLanes, "a lane per pattern byte of the block's columns");
   const int g = lane / 4, t2 = 2 * (lane % 4);
   const int row = tile.rowBase + consumer * WM + warp * 16 + g;
-  const int kBlocks = (N + kKBlock - 1) / kKBlock;
+  const int kBlocks = (N + kKBlock - 1) / kKBlock, rowLength = transposedRowLength(M);
   unsigned mine = 0u;  // lane j's: pattern byte j of the block, from this warp's 16 rows
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {
@@ -62,9 +63,11 @@ __device__ void storeActivatedTransposed(const float (&acc)[kAccumulators], cons
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
         const std::uint16_t word = toWord<D>(activated(acc[4 * j + 2 * half + c], relu));
-        if (r < M && col + c < N) {
-          Ht[static_cast<std::size_t>(col + c) * static_cast<std::size_t>(M) + static_cast<std::size_t>(r)] = word;
-          if (liveWord(word)) bits |= 1u << (t2 + c);
+        // The padding past M is written too (zeros): the row tile that holds M's last row holds it.
+        if (r < rowLength && col + c < N) {
+          Ht[static_cast<std::size_t>(col + c) * static_cast<std::size_t>(rowLength) + static_cast<std::size_t>(r)] =
+              r < M ? word : std::uint16_t{0};
+          if (r < M && liveWord(word)) bits |= 1u << (t2 + c);
         }
       }
     }
@@ -79,7 +82,7 @@ __device__ void storeActivatedTransposed(const float (&acc)[kAccumulators], cons
   }
 }
 
-// H = act(A·B) for A (X, M x K) and B (W1, K x N) as K14 reads them: Ht (N x M) and hPattern, the
+// H = act(A·B) for A (X, M x K) and B (W1, K x N) as K14 reads them: Ht (N x M, padded) and hPattern, the
 // A-pattern of H at BM rows in 32-bit words, cleared before the launch.
 template <const KernelInfo& Row, DType D>
 __global__ void __launch_bounds__(Row.tile.threads, 1)

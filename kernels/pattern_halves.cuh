@@ -145,7 +145,8 @@ struct HalvesPatternGrid {
 
 inline HalvesPatternGrid halvesPatternGrid(int m, int k, int n, int aGranularity, bool aPattern, bool bPattern) {
   HalvesPatternGrid grid;
-  grid.a = halvesAShape(m, k, aGranularity);
+  // No A-pattern (a row that inspects B alone, aGranularity 0): no A blocks, and no shape to divide by.
+  grid.a = aPattern ? halvesAShape(m, k, aGranularity) : HalvesAShape{0, 0, 1, 0};
   grid.b = halvesBShape(k, n);
   grid.aBlocks = aPattern ? grid.a.blocks : 0;
   grid.bBlocks = bPattern ? grid.b.blocks : 0;

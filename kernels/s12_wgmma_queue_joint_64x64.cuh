@@ -10,6 +10,15 @@
 // a pattern tile) it has no more union waste than S12 and copies a quarter fewer bytes per
 // product, which is what the L2 that bounds S12 carries (lab/44-s12-prefetch).
 //
+// S17 wgmma-queue-a-64 is S13 by A's pattern alone (its row inspects no B): a K-tile is kept where
+// a consumer's rows have a product in it, as if every B column had. For a block-sparse A (a weight)
+// beside a dense B (activations), S13 keeps the same K-tiles, but its B-pattern costs a pass over B
+// on every call; S17 needs none, and with A's pattern prepared once a call prepares nothing.
+// S18 wgmma-queue-b-64 is S12 by B's pattern alone, for the other way round: dense activations
+// times a block-sparse weight, a sparse layer's x times W transposed. Its K-tile is kept for both
+// consumers where the tile's columns have a product in it, and its queue groups row tiles as for a
+// dense A.
+//
 // The block stays resident and the roles split once: one producer warp takes tiles from the
 // queue, decides each tile's K-tiles a warp's width at a time (a lane a K-tile, a ballot to list
 // them in K order) and feeds the kept ones through the ring, straight on into the next tile's;
@@ -18,6 +27,11 @@
 // multiply, whether it ends the tile), so nothing but the stage's mbarriers stands between the
 // roles: the producer fills the next tile's first stages while the consumers store the last
 // one's C, and a block that drew short lists takes more tiles instead of idling at the end.
+//
+// The queue hands out tiles in groups of row tiles, a column band at a time. How tall a group is
+// depends on A's zeros (queueGroupRows): a group's A panel stays in L2 while it sweeps the bands,
+// and the fewer K-blocks A keeps, the more row tiles share that panel's bytes and the fewer times
+// each band of B is read again from DRAM.
 //
 // The producer holds a K-tile back until it knows whether another follows, so that the tile's
 // last copy carries the "last" mark; a tile with no kept K-tile at all gets one note with nothing
@@ -41,12 +55,12 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   constexpr int kBGranularity = Row.bGranularity, kKBlocksPerTile = BK / kKBlock;
   // The producer is one warp: it decides a round of K-tiles a lane each, and copies alone.
   using Ring = WgmmaRing<D, BM, BN, BK, WM, WN, kStages, kThreads, kWarpLanes>;
-  static_assert(kAGranularity == WM, "a consumer's rows are one A-pattern tile");
-  static_assert(kBGranularity > 0 && BN % kBGranularity == 0, "the tile's columns are whole B-pattern tiles");
+  static_assert(kAGranularity == 0 || kAGranularity == WM, "a consumer's rows are one A-pattern tile (or A is not inspected)");
+  static_assert(kBGranularity == 0 || BN % kBGranularity == 0, "the tile's columns are whole B-pattern tiles (or B is not inspected)");
   static_assert(Row.structure.kBlockList == kWarpLanes * kKBlocksPerTile, "a round decides one K-tile a lane");
   static_assert(Ring::kConsumers <= 8, "a note's byte holds a bit per consumer");
   static_assert(kKBlocksPerTile == 8, "a K-tile's pattern bytes are one 64-bit word");
-  constexpr int kBTilesPerTile = BN / kBGranularity;
+  constexpr int kBTilesPerTile = kBGranularity > 0 ? BN / kBGranularity : 0;
 
   const Ring ring(dynamicSharedMemory(wgmmaQueueSharedBytes<BM, BN, BK, kStages>()), &aMap, &bMap, bulk, A, B, M, N, K,
                   BlockTile<BM, BN>(N, 0));
@@ -54,14 +68,21 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   const int tiles = blockTileCount<BM, BN>(M, N), kTiles = (K + BK - 1) / BK;
   const int tid = static_cast<int>(threadIdx.x), warpgroup = tid / kWarpgroupThreads;
   const int warp = (tid % kWarpgroupThreads) / kWarpLanes, lane = tid % kWarpLanes;
+  const int aTiles = kAGranularity > 0 ? (M + kAGranularity - 1) / kAGranularity : 0, kBlocks = (K + kKBlock - 1) / kKBlock;
+  // The queue's order: row tiles in groups as tall as A's zeros let share L2 (queueGroupRows), from
+  // a sample of A's pattern the producer reads before the roles split.
+  __shared__ int groupRows;
+  if (warpgroup == 0 && warp == 0) {
+    const double keptA = kAGranularity > 0 ? sampledKeptFraction<kGroupSamplesPerLane>(aPattern, aTiles, kBlocks, lane) : 1.0;
+    if (lane == 0) groupRows = queueGroupRows((M + BM - 1) / BM, keptA);
+  }
   if (tid == 0) ring.initBarriers();
   __syncthreads();  // the last block-wide barrier: from here the roles meet only at mbarriers
 
   if (warpgroup == 0) {
     keepFewerRegisters<kQueueProducerRegisters<WN>>();
     if (warp != 0) return;
-    const int aTiles = (M + kAGranularity - 1) / kAGranularity, bTiles = (N + kBGranularity - 1) / kBGranularity;
-    const int kBlocks = (K + kKBlock - 1) / kKBlock;
+    const int bTiles = kBGranularity > 0 ? (N + kBGranularity - 1) / kBGranularity : 0;
     // A K-tile's pattern bytes of one pattern tile, byte i K-block 8t + i's: one 8-byte read where
     // every tile's K-tiles start on a word (K a multiple of 64, the buffer aligned), byte reads
     // otherwise; 0 past M, N or K. The producer warp is the whole block's decision: on bytes it
@@ -97,20 +118,23 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
     for (;;) {
       const int index = static_cast<int>(__shfl_sync(0xFFFFFFFFu, lane == 0 ? atomicAdd(&tileQueue[0], 1u) : 0u, 0));
       if (index >= tiles) break;
-      const BlockTile<BM, BN> tile = groupedBlockTile<BM, BN, kWgmmaGroupRows>(M, N, index);
-      const int firstRowTile = tile.rowBase / kAGranularity, firstColTile = tile.colBase / kBGranularity;
+      const BlockTile<BM, BN> tile = groupedBlockTile<BM, BN>(M, N, index, groupRows);
+      const int firstRowTile = kAGranularity > 0 ? tile.rowBase / kAGranularity : 0;
+      const int firstColTile = kBGranularity > 0 ? tile.colBase / kBGranularity : 0;
       int heldKTile = -1;  // the last kept K-tile found, not yet posted
       unsigned heldConsumers = 0;
       for (int round = 0; round < kTiles; round += kWarpLanes) {
         // Lane l: which consumers have a product in K-tile round + l (a_pat of their rows & b_pat of
-        // the tile's columns, the K-tile's eight K-blocks a byte each of one word).
+        // the tile's columns, the K-tile's eight K-blocks a byte each of one word; every K-block of
+        // an operand that is not inspected).
         const int t = round + lane;
         unsigned kept = 0;
         if (t < kTiles) {
-          std::uint64_t columns = 0;
+          std::uint64_t columns = kBGranularity > 0 ? 0 : ~std::uint64_t{0};
           for (int j = 0; j < kBTilesPerTile; ++j) columns |= kTilePattern(bPattern, firstColTile + j, bTiles, t);
           for (int c = 0; c < Ring::kConsumers; ++c) {
-            const std::uint64_t joint = kTilePattern(aPattern, firstRowTile + c, aTiles, t) & columns;
+            const std::uint64_t rows = kAGranularity > 0 ? kTilePattern(aPattern, firstRowTile + c, aTiles, t) : ~std::uint64_t{0};
+            const std::uint64_t joint = rows & columns;
             if (joint != 0) kept |= 1u << c;
           }
         }
@@ -166,7 +190,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
     fresh = fresh && !mine;
     if (last) {
       wgmmaWait<0>();
-      ring.store(acc, C, consumer, warp, lane, groupedBlockTile<BM, BN, kWgmmaGroupRows>(M, N, tile), fresh);
+      ring.store(acc, C, consumer, warp, lane, groupedBlockTile<BM, BN>(M, N, tile, groupRows), fresh);
       fresh = true;
     }
   }

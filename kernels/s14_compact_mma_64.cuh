@@ -5,7 +5,8 @@
 // A-pattern at its height) and runs K13's ring and warp tiles over those alone, packed BK to a
 // K-tile: the tensor cores multiply dense tiles, only fewer of them.
 // A live column must arrive as fast as a K-block does. Column k of A is row k of A transposed (made
-// in the preparation, K x M), so it arrives as BM / 8 16-byte copies, as row k of B does; A's stage
+// in the preparation, K x M, its rows padded to whole chunks), so it arrives as BM / 8 16-byte
+// copies, as row k of B does; A's stage
 // is K-major and its fragments are read by transposing ldmatrix loads (ring.cuh's kAByK). A tile
 // with every column live lists them all and runs at the dense ring's pace, so it needs no dense
 // path of its own. K longer than a list is walked in passes; the sum runs in K order, so the result

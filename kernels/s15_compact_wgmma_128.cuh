@@ -8,7 +8,8 @@
 // scattered rows of A transposed and of B, so a box a row would be a copy instruction per 128 bytes;
 // the producer's 128 threads issue 16-byte asynchronous copies instead (warpgroup.cuh's
 // copyGatheredKTile), into the same swizzled layout. A column of A is a row of A transposed (K x M,
-// made in the preparation, as S14's), so A's stage is M-major, laid out as B's is and read by MMAs
+// made in the preparation, as S14's, its rows padded to whole 16-byte chunks), so A's stage is
+// M-major, laid out as B's is and read by MMAs
 // that take A transposed (hopper.cuh's kAByM). A thread's copies land in its own time: it waits for
 // the copies of the K-tile kStages - 2 entries back, fences them for the MMAs and only then arrives
 // at that stage's full mbarrier, so kStages - 2 K-tiles stay on their way while it issues the next.
@@ -99,8 +100,9 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
       fenceSharedForAsync();
       barrierArrive(&ring.full[entry % kStages]);
     };
-    // 16-byte copies where every chunk starts aligned and a row's offset fits 32 bits.
-    const bool chunks = M % 8 == 0 && N % 8 == 0 && static_cast<std::size_t>(K) * max(M, N) <= 0xFFFFFFFFu;
+    // 16-byte copies where every chunk starts aligned (A transposed's padded rows always do) and a
+    // row's offset fits 32 bits.
+    const bool chunks = N % 8 == 0 && static_cast<std::size_t>(K) * max(transposedRowLength(M), N) <= 0xFFFFFFFFu;
     const int kBlocks = (K + kKBlock - 1) / kKBlock, aTiles = (M + BM - 1) / BM;
     const int rowTile = block.rowBase / BM;
     int entry = 0;

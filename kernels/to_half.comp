@@ -5,8 +5,9 @@
 // CUDA backend's launchToHalf (precision_kernels.cu). A problem of fp16 inputs holds values fp16
 // represents exactly (core/model/problem.hpp rounds them on the host), so nothing is lost.
 // Workgroup row 0 converts A, row 1 B, each in a grid-stride loop over its elements. Built with
-// TRANSPOSE_A, row 0 writes A transposed (K x M) instead, for the compaction kernels, which copy a
-// live column of A as one row of it (the CUDA backend's launchTranspose of the 16-bit words).
+// TRANSPOSE_A, row 0 writes A transposed (K rows of transposedRowLength(), zeros past M) instead,
+// for the compaction kernels, which copy a live column of A as one row of it (the CUDA backend's
+// launchTranspose of the 16-bit words).
 #define TILESKIP_PATTERN_BUILDER  // not a GEMM kernel: it picks its own workgroup shape
 #include "parts/common.glsl"
 
@@ -17,12 +18,14 @@ layout(set = 0, binding = 7, std430) restrict writeonly buffer MatrixBHalf { flo
 
 void main() {
   bool toA = gl_WorkGroupID.y == 0u;
-  uint count = toA ? problem.M * problem.K : problem.K * problem.N;
+  uint rowLength = transposedRowLength();
+  uint count = toA ? (TRANSPOSE_A ? rowLength : problem.M) * problem.K : problem.K * problem.N;
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < count; i += stride) {
     if (toA && TRANSPOSE_A) {
       // Consecutive invocations write consecutive elements of a row of A transposed.
-      AH[i] = float16_t(A[(i % problem.M) * problem.K + i / problem.M]);
+      uint m = i % rowLength;
+      AH[i] = m < problem.M ? float16_t(A[m * problem.K + i / rowLength]) : float16_t(0.0);
     } else if (toA) {
       AH[i] = float16_t(A[i]);
     } else {

@@ -55,7 +55,8 @@ def blocksparse_measures(document):
     """Measure name -> value of a `bench --suite blocksparse` or `--suite activations` run: per
     case, what the packed ceiling allows over the vendor GEMM (and the live fraction, for
     activations), per kernel its speedup over the vendor GEMM, its fraction of the ceiling and its
-    end-to-end speedup (its preparation included), and where a case ran its whole MLP layer, the
+    end-to-end speedup (its preparation included) and, where the speed model has a row for it, how
+    far inspect's predicted speedup lies from the measured one; and where a case ran its whole MLP layer, the
     layer's speedup over the same layer by the vendor GEMM twice."""
     measures = {}
     for case in document.get("cases", []):
@@ -71,6 +72,8 @@ def blocksparse_measures(document):
             measures[f"{name}: {kernel} / {baseline}"] = round(k["speedup"], 6)
             measures[f"{name}: {kernel} / packed ceiling"] = round(k["ceiling_fraction"], 6)
             measures[f"{name}: {kernel} end to end / {baseline}"] = round(case["baseline_ms"] / k["e2e_ms"], 6)
+            if k.get("predicted_speedup"):
+                measures[f"{name}: {kernel} predicted / measured speedup"] = round(k["predicted_speedup"] / k["speedup"], 6)
         for layer in case.get("layers", []):
             if layer.get("baseline_ms"):
                 measures[f"{name}: whole layer / {layer['baseline']} twice"] = round(layer["baseline_ms"] / layer["mlp_ms"], 6)

@@ -43,6 +43,10 @@ struct FakeFaults {
   std::vector<std::string> refused{};
   // What device() is called: a GPU's name picks its speed model's calibration.
   std::string deviceName = "fake device";
+  // takes() refuses every 16-bit input, as the Vulkan twins and the host do bf16.
+  bool fp32Only = false;
+  // No vendor GEMM (cuBLAS): a backend such as Vulkan, whose layers have no baseline.
+  bool noCublas = false;
 };
 
 inline std::string fakeRefusal(const KernelInfo& kernel) { return std::string(kernel.id) + " is refused by the fake device"; }
@@ -155,9 +159,13 @@ class FakeBackend final : public Backend, public Tunable {
   std::string_view name() const override { return name_; }
   const DeviceInfo& device() const override { return device_; }
   bool implements(std::string_view id) const override {
+    if (faults_.noCublas && id == "cublas") return false;
     return id == "warptile" || id == "pipelined" || id == "joint-8x32" || id == "joint-32x32" || id == "joint-64x32" ||
            id == "a-warp" || id == "b-group8" || id == "mma" || id == "mma-joint-64x32" || id == "compact-mma-64" || id == "cpu" ||
            id == "cublas";
+  }
+  bool takes(const KernelInfo& kernel, DType dtype) const override {
+    return Backend::takes(kernel, dtype) && !(faults_.fp32Only && dtype != DType::Fp32);
   }
   std::optional<std::string> refusal(const KernelInfo& kernel, int, int, int) const override {
     if (std::find(faults_.refused.begin(), faults_.refused.end(), kernel.id) == faults_.refused.end()) return std::nullopt;

@@ -377,9 +377,25 @@ TEST(BlocksparseSuite, TimesEveryCaseAgainstItsVendorGemmAndThePackedCeiling) {
       EXPECT_EQ(k["rounding_ms"], expected.kernels[j].roundingMs);
       EXPECT_EQ(k["speedup"], orNull(expected.kernels[j].speedup));
       EXPECT_EQ(k["ceiling_fraction"], orNull(expected.kernels[j].ceilingFraction));
+      EXPECT_EQ(k["predicted_speedup"], orNull(expected.kernels[j].predictedSpeedup));
     }
   }
   EXPECT_EQ(doc["runs"].size(), report.runs.size());
+}
+
+// A suite where no backend has a kernel for the dtype (Vulkan and the host asked for bf16) is refused
+// before it runs, instead of writing cases with nothing in them.
+TEST(CeilingSuites, RefuseADtypeNoBackendTakes) {
+  FakeBackend host({.fp32Only = true}, "host");
+  try {
+    runActivationsSuite({&host}, {.size = 64, .dtype = DType::Bf16});
+    FAIL() << "no backend takes bf16";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--suite activations: no selected backend has a kernel that takes bf16"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(runBlocksparseSuite({&host}, {.size = 64, .dtype = DType::Bf16}), InputError);
+  EXPECT_NO_THROW(runBlocksparseSuite({&host}, {.size = 16, .dtype = DType::Fp32, .blocks = {8}, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0}));
 }
 
 TEST(BlocksparseSuite, RefusesABlockEdgeThatIsNotPositive) {
@@ -392,17 +408,40 @@ TEST(BlocksparseSuite, RefusesABlockEdgeThatIsNotPositive) {
 // and the packed ceiling of its live columns (K' = K x the live fraction at the compaction height).
 TEST(ActivationsSuite, MeasuresEachCaseAgainstItsLiveColumnsPackedCeiling) {
   FakeBackend cuda({}, "cuda");
+  // Beside it a backend with nothing for bf16 (as the host's), which has no kernel and no layer to
+  // run, and, listed first, one without cuBLAS (as Vulkan in fp16), whose layer has no baseline.
+  FakeBackend host({.fp32Only = true}, "host");
+  FakeBackend vulkan({.millisecondsPerRun = 3.0, .noCublas = true}, "vulkan");
   const ActivationsOptions options{.size = 128, .dtype = DType::Bf16, .warmup = 0, .repeat = 1, .warmupMilliseconds = 0.0};
-  const ActivationsReport report = runActivationsSuite({&cuda}, options);
-  ASSERT_EQ(report.cases.size(), 6u);  // dense A, exponents 1, 1.5, 2, 2.5, the down projection
+  const ActivationsReport report = runActivationsSuite({&vulkan, &cuda, &host}, options);
+  // A dense A, then exponents 1, 1.5, 2, 2.5 and the down projection, each as generated and sorted by firing.
+  ASSERT_EQ(report.cases.size(), 11u);
   EXPECT_EQ(activationsExitCode(report), 0);
   EXPECT_EQ(compactionRowHeight(), kernelInfo("compact-mma-64").aGranularity);
   EXPECT_EQ(report.cases.front().liveFraction, 1.0);
+  EXPECT_FALSE(report.cases.front().shape.sorted);
   EXPECT_TRUE(report.cases.back().shape.llamaDownProjection);
   EXPECT_EQ(report.cases.back().shape.k, 128 * 11008 / 4096);
   // A steeper power law leaves fewer live columns.
-  EXPECT_LT(report.cases[4].liveFraction, report.cases[1].liveFraction);
+  EXPECT_LT(report.cases[7].liveFraction, report.cases[1].liveFraction);
   EXPECT_LT(report.cases[1].liveFraction, 1.0);
+  for (std::size_t i = 1; i < report.cases.size(); i += 2) {
+    const ActivationsCase &generated = report.cases[i], &sorted = report.cases[i + 1];
+    const std::string name = sorted.shape.name();
+    ASSERT_FALSE(generated.shape.sorted);
+    ASSERT_TRUE(sorted.shape.sorted) << name;
+    EXPECT_NE(name.find(", sorted by firing, "), std::string::npos) << name;
+    EXPECT_EQ(sorted.shape.skew, generated.shape.skew) << name;
+    // A permutation of K keeps each tile's count of live columns, and gathers them into fewer
+    // 8-column groups where the firing is skewed (at exponent 1 every group of 64 tokens stays live).
+    EXPECT_NEAR(sorted.liveFraction, generated.liveFraction, 1e-12) << name;
+    if (sorted.shape.skew >= 1.5) {
+      EXPECT_LT(sorted.liveGroupFraction, generated.liveGroupFraction) << name;
+    } else {
+      EXPECT_LE(sorted.liveGroupFraction, generated.liveGroupFraction) << name;
+    }
+    EXPECT_GE(sorted.liveGroupFraction, sorted.liveFraction) << name;
+  }
   for (const ActivationsCase& c : report.cases) {
     const std::string name = c.shape.name();
     // The kernels' pattern bits and inspect's scan count the same columns.
@@ -427,19 +466,42 @@ TEST(ActivationsSuite, MeasuresEachCaseAgainstItsLiveColumnsPackedCeiling) {
     EXPECT_EQ(c["k"], expected.shape.k);
     EXPECT_EQ(c["live_fraction"], expected.liveFraction);
     EXPECT_EQ(c["predicted_live_fraction"], expected.predictedLiveFraction);
+    EXPECT_EQ(c["live_group_fraction"], expected.liveGroupFraction);
+    EXPECT_EQ(c["sorted"], expected.shape.sorted);
     EXPECT_EQ(c["cublas_ms"], *expected.measured.baselineMs);
     EXPECT_EQ(c["ceiling_ms"], *expected.measured.ceilingMs);
     ASSERT_EQ(c["kernels"].size(), expected.measured.kernels.size());
     for (const nlohmann::json& k : c["kernels"]) {
-      for (const char* field : {"kernel", "kernel_ms", "e2e_ms", "speedup", "ceiling_fraction"}) EXPECT_TRUE(k.contains(field)) << field;
+      for (const char* field : {"kernel", "kernel_ms", "e2e_ms", "speedup", "ceiling_fraction", "predicted_speedup"}) {
+        EXPECT_TRUE(k.contains(field)) << field;
+      }
+      // inspect's prediction over the vendor GEMM, on the vendor GEMM's backend: 1 for itself.
+      if (k["backend"] != "cuda") {
+        EXPECT_TRUE(k["predicted_speedup"].is_null()) << k["backend"] << " " << k["kernel"];
+        continue;
+      }
+      ASSERT_TRUE(k["predicted_speedup"].is_number()) << k["kernel"];
+      if (k["kernel"] == "cublas") {
+        EXPECT_DOUBLE_EQ(k["predicted_speedup"].get<double>(), 1.0);
+      } else {
+        EXPECT_GT(k["predicted_speedup"].get<double>(), 0.0) << k["kernel"];
+      }
     }
   }
   EXPECT_NE(formatActivationsTable(report).find("compact-mma-64"), std::string::npos);
 
-  // The down projection's case also runs its whole layer, beside the vendor GEMM twice.
+  // The down projection's cases also run their whole layer, beside the vendor GEMM twice; the
+  // sorted one in `mlp --reorder`'s neuron order.
+  // Vulkan's layer first (the backends' order), without a baseline; the JSON's mlp_ms and
+  // two_cublas_ms are CUDA's, the layer beside cuBLAS.
+  ASSERT_EQ(report.cases[9].layers.size(), 2u);
+  EXPECT_TRUE(report.cases[9].shape.llamaDownProjection);
   const ActivationsCase& llama = report.cases.back();
-  ASSERT_EQ(llama.layers.size(), 1u);
-  const LayerMeasurement& layer = llama.layers.front();
+  ASSERT_EQ(llama.layers.size(), 2u);
+  EXPECT_EQ(llama.layers.front().backend, "vulkan");
+  EXPECT_EQ(llama.layers.front().baseline, "");
+  EXPECT_FALSE(llama.layers.front().baselineMs);
+  const LayerMeasurement& layer = llama.layers.back();
   EXPECT_EQ(layer.backend, "cuda");
   EXPECT_FALSE(layer.fused);  // the fake backend fuses nothing
   EXPECT_NEAR(layer.hiddenDensity, 0.1, 0.03);
@@ -449,9 +511,10 @@ TEST(ActivationsSuite, MeasuresEachCaseAgainstItsLiveColumnsPackedCeiling) {
   const nlohmann::json& last = doc["cases"].back();
   EXPECT_EQ(last["mlp_ms"], layer.mlpMs);
   EXPECT_EQ(last["two_cublas_ms"], *layer.baselineMs);
-  ASSERT_EQ(last["layers"].size(), 1u);
-  EXPECT_EQ(last["layers"][0]["second"], layer.second);
-  for (std::size_t i = 0; i + 1 < report.cases.size(); ++i) {
+  ASSERT_EQ(last["layers"].size(), 2u);
+  EXPECT_EQ(last["layers"][1]["second"], layer.second);
+  EXPECT_TRUE(last["layers"][0]["baseline_ms"].is_null());
+  for (std::size_t i = 0; i + 2 < report.cases.size(); ++i) {
     EXPECT_TRUE(report.cases[i].layers.empty());
     EXPECT_TRUE(doc["cases"][i]["mlp_ms"].is_null());
     EXPECT_TRUE(doc["cases"][i]["two_cublas_ms"].is_null());

@@ -340,6 +340,56 @@ TEST(Cli, BlocksparseSuiteWritesEveryCaseWithItsCeiling) {
   }
 }
 
+// The activations suite from the command line: eleven cases (a dense A; each sparse one as generated
+// and sorted by firing), the live fraction and its 8-column groups, inspect's prediction beside each
+// measured speedup on the baseline's backend, and the down projection's whole layer on every backend
+// that takes the dtype.
+TEST(Cli, ActivationsSuiteWritesEachCaseSortedAndNot) {
+  const fs::path out = scratch() / "activations.json";
+  // Vulkan alone has nothing for bf16 (its cooperative matrices take fp16): refused, no file.
+  Outcome refused = runTileskip("bench --suite activations --backend vulkan --size 64 --out " + out.string());
+  EXPECT_EQ(refused.exitCode, 2) << refused.output;
+  EXPECT_NE(refused.output.find("no selected backend has a kernel that takes bf16"), std::string::npos) << refused.output;
+  EXPECT_FALSE(fs::exists(out));
+  Outcome o = runTileskip("bench --suite activations --dtype fp32 --size 64 --warmup 0 --repeat 1 --out " + out.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("sorted by firing"), std::string::npos) << o.output;
+  std::ifstream in(out);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["schema"], "tileskip.activations/1");
+  EXPECT_EQ(doc["dtype"], "fp32");
+  ASSERT_EQ(doc["cases"].size(), 11u);
+  for (std::size_t i = 0; i < doc["cases"].size(); ++i) {
+    const nlohmann::json& c = doc["cases"][i];
+    const std::string name = c["case"];
+    EXPECT_EQ(c["sorted"].get<bool>(), i > 0 && i % 2 == 0) << name;
+    EXPECT_TRUE(c["failures"].empty()) << name << ": " << c["failures"];
+    EXPECT_LE(c["live_fraction"].get<double>(), c["live_group_fraction"].get<double>()) << name;
+    if (c["sorted"].get<bool>()) {
+      const nlohmann::json& generated = doc["cases"][i - 1];
+      EXPECT_EQ(c["live_fraction"], generated["live_fraction"]) << name;
+      // Sorting gathers the live columns into fewer 8-column groups once the firing is skewed.
+      if (c["skew"].get<double>() >= 1.5) {
+        EXPECT_LT(c["live_group_fraction"].get<double>(), generated["live_group_fraction"].get<double>()) << name;
+      } else {
+        EXPECT_LE(c["live_group_fraction"].get<double>(), generated["live_group_fraction"].get<double>()) << name;
+      }
+    }
+    const std::string baseline = c["baseline"];
+    int predicted = 0;
+    for (const nlohmann::json& k : c["kernels"]) {
+      if (!k["predicted_speedup"].is_null()) ++predicted;
+      if (k["kernel"] == baseline) EXPECT_DOUBLE_EQ(k["predicted_speedup"].get<double>(), 1.0) << name;
+    }
+    EXPECT_GE(predicted, 1) << name;
+    const bool layer = name.rfind("LLaMA", 0) == 0;
+    EXPECT_EQ(c["mlp_ms"].is_number(), layer) << name;
+    if (layer) {
+      EXPECT_FALSE(c["layers"].empty()) << name;
+    }
+  }
+}
+
 TEST(Cli, BenchOnCpuVerifiesAndWritesEveryFormat) {
   fs::path dir = scratch();
   Outcome table = runTileskip("bench --backend cpu --size 96 --repeat 2 --out " + (dir / "r.json").string() + " --format json");

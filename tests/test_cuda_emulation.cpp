@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <stdexcept>
 
 #include "backends/cuda/gemm_instance.cuh"
@@ -115,21 +116,24 @@ TEST_P(EmulatedCudaKernel, PassesTheVerifySuite) {
 // Each compaction kernel multiplies, for each tile of its rows, only the columns some row of the
 // tile needs (and S15 every column of a range it copies whole): a NaN row of B reaches exactly the
 // tiles that multiply its column (compaction_case.hpp), through the 16-byte copies and the copy
-// engine's boxes (M and N multiples of 8) and element by element, and over K longer than one list
-// (several passes), in both 16-bit types.
+// engine's boxes (N a multiple of 8, whatever M: A transposed's rows are padded to whole copies,
+// and 70 rows leave a padding) and element by element, and over K longer than one list
+// (several passes), in both 16-bit types, and through the fp32 kernel's vector loads and element by
+// element.
 TEST(EmulatedCudaCompaction, MultipliesOnlyTheColumnsATileNeeds) {
   std::unique_ptr<Backend> backend = tileskip::testing::makeEmulatedCudaBackend();
   int compactions = 0;
   for (const KernelInfo& compact : twinKernels()) {
     if (!compact.compacts()) continue;
     ++compactions;
-    for (DType dtype : {DType::Fp16, DType::Bf16}) {
+    for (DType dtype : {DType::Fp32, DType::Fp16, DType::Bf16}) {
+      if (!compact.takes(dtype)) continue;
       for (auto [m, n, k] : {std::array{128, 24, 296}, std::array{130, 20, 300}, std::array{70, 16, 4200}, std::array{136, 16, 4200}}) {
         const tileskip::testing::CompactionCase c = tileskip::testing::compactionCase(m, n, k, compact.aGranularity);
         auto problem = backend->upload(c.a, c.b, dtype);
         problem->prepare(compact);
         problem->run(compact);
-        const int whole = m % 8 == 0 && n % 8 == 0 ? compact.structure.wholeRangeColumns : 0;
+        const int whole = n % 8 == 0 ? compact.structure.wholeRangeColumns : 0;
         EXPECT_EQ(tileskip::testing::compactionMismatches(problem->downloadC(),
                                                           tileskip::testing::compactedProduct(c, whole, compact.tile.BK)),
                   0)
@@ -137,7 +141,53 @@ TEST(EmulatedCudaCompaction, MultipliesOnlyTheColumnsATileNeeds) {
       }
     }
   }
-  EXPECT_GE(compactions, 2);  // S14 on the warps' MMAs, S15 on the warpgroups'
+  EXPECT_GE(compactions, 3);  // S14 on the warps' MMAs, S15 on the warpgroups', S16 on K12's FMAs
+}
+
+// The queue kernels take their tiles in groups of row tiles as tall as A's zeros let share L2
+// (kernels/parts/warpgroup.cuh's queueGroupRows, from a sample of A's pattern): with A keeping half
+// its 128 x 64 blocks, 16 row tiles a group, so 21 row tiles make a whole group and a short one
+// (11 for S12's 64-row consumers' 128-row tiles too). Every tile of C is written once, with its own
+// products: C starts as NaN, and small whole numbers make every product exact.
+TEST(EmulatedCudaQueue, TallGroupsOfRowTilesCoverEveryTileOnce) {
+  std::unique_ptr<Backend> backend = tileskip::testing::makeEmulatedCudaBackend();
+  const int m = 128 * 21, n = 512, k = 256;
+  std::mt19937 rng(31);
+  std::bernoulli_distribution keep(0.5);
+  std::uniform_int_distribution<int> value(-3, 3);
+  Matrix a(m, k), b(k, n);
+  for (int rb = 0; rb < m / 128; ++rb) {
+    for (int kb = 0; kb < k / 64; ++kb) {
+      if (!keep(rng)) continue;
+      for (int r = 0; r < 128; ++r) {
+        for (int c = 0; c < 64; ++c) a(rb * 128 + r, kb * 64 + c) = static_cast<float>(value(rng));
+      }
+    }
+  }
+  for (float& v : b.values()) v = static_cast<float>(value(rng));
+  std::vector<double> expected(static_cast<std::size_t>(m) * n, 0.0);
+  for (int i = 0; i < m; ++i) {
+    for (int p = 0; p < k; ++p) {
+      if (a(i, p) == 0.0f) continue;
+      for (int j = 0; j < n; ++j) expected[static_cast<std::size_t>(i) * n + j] += static_cast<double>(a(i, p)) * b(p, j);
+    }
+  }
+  int queues = 0;
+  for (const KernelInfo& kernel : twinKernels()) {
+    if (kernel.structure.scheduling != Scheduling::Persistent || !kernel.usesTensorCores() || kernel.structure.mapping != ThreadMapping::WarpgroupMmaTiles) continue;
+    ++queues;
+    auto problem = backend->upload(a, b, DType::Bf16);
+    problem->prepare(kernel);
+    problem->poisonC();
+    problem->run(kernel);
+    const Matrix c = problem->downloadC();
+    int wrong = 0;
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) wrong += c(i, j) != static_cast<float>(expected[static_cast<std::size_t>(i) * n + j]);
+    }
+    EXPECT_EQ(wrong, 0) << kernel.id;
+  }
+  EXPECT_GE(queues, 2);  // S12 and S13
 }
 
 // An MLP layer fused on the CUDA backend's kernels (core/measure/mlp.hpp, kernels/layer_first_gemm.cuh):
@@ -411,8 +461,11 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       unsigned tileQueue[2] = {0u, 0u};
       std::vector<int> stored(c.size(), -1);
       int twice = 0;
-      const cuda::GemmOperands op{a.data(), b.data(),        c.data(),        dtype, aHalf.data(), bHalf.data(), b.data(),
-                                  aHalf.data(), m,             n,               k,     aPattern.data(), bPattern.data(), tileQueue};
+      // A compaction kernel reads A transposed: all ones as well, the same values as A.
+      const cuda::GemmOperands op{.a = a.data(), .b = b.data(), .c = c.data(), .dtype = dtype, .aHalf = aHalf.data(),
+                                  .bHalf = bHalf.data(), .bTransposed = b.data(), .aHalfTransposed = aHalf.data(),
+                                  .aTransposed = a.data(), .m = m, .n = n, .k = k, .aPattern = aPattern.data(),
+                                  .bPattern = bPattern.data(), .tileQueue = tileQueue};
       emu::launch(
           1, static_cast<unsigned>(t.threads), [&] { instance->call(op); },
           [&](unsigned thread) {

@@ -9,6 +9,7 @@
 #include "core/measure/inspect.hpp"
 #include "core/model/pattern.hpp"
 #include "core/model/problem.hpp"
+#include "core/model/reorder.hpp"
 #include "fake_backend.hpp"
 
 namespace tileskip {
@@ -57,8 +58,8 @@ BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b
     for (int bj = 0; bj * BN < n; ++bj) {
       if (kernel.compacts()) {
         // Its live columns, or a range of BK of them whole where at least wholeRangeColumns are live
-        // (M and N multiples of 8).
-        const int range = kernel.tile.BK, whole = m % 8 == 0 && n % 8 == 0 ? kernel.structure.wholeRangeColumns : 0;
+        // (N a multiple of 8).
+        const int range = kernel.tile.BK, whole = n % 8 == 0 ? kernel.structure.wholeRangeColumns : 0;
         int tileLive = 0, tileGathered = 0;
         for (int from = 0; from < k; from += range) {
           int live = 0;
@@ -183,12 +184,43 @@ TEST(Inspect, BlockAlignedZerosPickASkippingKernel) {
   EXPECT_NE(r.reason.find("predicted"), std::string::npos) << r.reason;
 }
 
+// The verdict for zeros spread over K (ReLU activations, 90 % of each token's neurons off, a few hot
+// ones doing most of the firing) on the H200's 16-bit calibration: as generated, compaction's ranges
+// all go whole and it is not enough over cuBLAS, and the verdict says what compaction would do and
+// what sorting does; with K sorted by firing (what --reorder does for these zeros), it compacts.
+TEST(Inspect, ZerosSpreadOverKAreCompactedOnceSorted) {
+  const SpeedModel h200 = *SpeedModel::forInputs("cuda", "NVIDIA H200", true, DType::Bf16);
+  std::vector<const KernelInfo*> kernels;
+  for (const KernelInfo& k : kCatalogue) {
+    if (k.takes(DType::Bf16) && !k.runs(VendorRoutine::CusparseCsrSpmm) && k.id != "cpu") kernels.push_back(&k);
+  }
+  GeneratorOptions options;
+  options.skew = 2.5;
+  const Matrix a = generate("neurons", Operand::A, 1024, 2048, 0.1, 31, options), b = generate("uniform", Operand::B, 2048, 512, 1.0, 32);
+  const Inspection generated = inspectProblem(a, b, kernels, h200, summarizeOperand(a, "A"), summarizeOperand(b, "B"), DType::Bf16);
+  EXPECT_TRUE(generated.recommendation.kernel->isVendorGemm()) << generated.recommendation.reason;
+  EXPECT_NE(generated.recommendation.reason.find("stay dense"), std::string::npos) << generated.recommendation.reason;
+  EXPECT_NE(generated.recommendation.reason.find("; compaction: compact-wgmma-128: 128-row tiles of A need 0."), std::string::npos)
+      << generated.recommendation.reason;
+  EXPECT_NE(generated.recommendation.reason.find("--reorder"), std::string::npos) << generated.recommendation.reason;
+
+  const std::vector<int> order = firingOrder(a);
+  const Matrix sortedA = permuteCols(a, order), sortedB = permuteRows(b, order);
+  const Inspection sorted =
+      inspectProblem(sortedA, sortedB, kernels, h200, summarizeOperand(sortedA, "A"), summarizeOperand(sortedB, "B"), DType::Bf16);
+  ASSERT_TRUE(sorted.recommendation.kernel->compacts()) << sorted.recommendation.reason;
+  EXPECT_EQ(sorted.recommendation.reason.rfind("compact: zeros spread over K, ", 0), 0u) << sorted.recommendation.reason;
+  EXPECT_NE(sorted.recommendation.reason.find("x cublas)"), std::string::npos) << sorted.recommendation.reason;
+}
+
 // A kernel that skips per thread diverges within its warps, which the model does not see: on
 // the H200's calibration it predicts a-row ahead on unstructured pruning, where the lesson measures
 // it slower. It is named, never chosen.
 TEST(Inspect, ADivergentKernelIsNamedButNeverChosen) {
   const SpeedModel h200 = *SpeedModel::forInputs("cuda", "NVIDIA H200", true, DType::Fp32);
-  const std::vector<const KernelInfo*> kernels = fp32Twins();
+  // Among the tile-skipping kernels: where zeros are this spread out, compaction is ahead of both.
+  std::vector<const KernelInfo*> kernels = fp32Twins();
+  std::erase_if(kernels, [](const KernelInfo* k) { return k->compacts(); });
   int divergentAhead = 0;
   for (double density : {0.02, 0.05, 0.1, 0.3}) {
     const Matrix a = generate("uniform", Operand::A, 512, 512, density, 21), b = generate("uniform", Operand::B, 512, 512, 1.0, 22);
@@ -234,6 +266,17 @@ TEST(Inspect, VerdictsNameTheOperandCsrAndTwoFour) {
   if (!withCsr.recommendation.kernel->runs(VendorRoutine::CusparseCsrSpmm)) {
     EXPECT_NE(withCsr.recommendation.reason.find("auto measures it on a GPU"), std::string::npos) << withCsr.recommendation.reason;
   }
+  // In bf16 no pointer to the fp32-only CSR SpMM: the tensor cores' dense product outruns it.
+  std::vector<const KernelInfo*> sixteenBit;
+  for (const KernelInfo& k : kCatalogue) {
+    if (k.takes(DType::Bf16) && !k.isBaseline()) sixteenBit.push_back(&k);
+  }
+  ASSERT_FALSE(sixteenBit.empty());
+  ASSERT_FALSE(kernelInfo("cusparse-csr").takes(DType::Bf16));
+  const Inspection bf16 = inspectProblem(sparse, dense, sixteenBit, SpeedModel::uncalibrated(), summarizeOperand(sparse, "A"),
+                                         summarizeOperand(dense, "B"), DType::Bf16);
+  EXPECT_EQ(bf16.dtype, DType::Bf16);
+  EXPECT_EQ(bf16.recommendation.reason.find("CSR"), std::string::npos) << bf16.recommendation.reason;
   const Matrix quarter = generate("uniform", Operand::A, 256, 256, 0.25, 5);
   const Inspection notSparse =
       inspectProblem(quarter, dense, fp32Twins(), SpeedModel::uncalibrated(), summarizeOperand(quarter, "A"), summarizeOperand(dense, "B"));

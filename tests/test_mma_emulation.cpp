@@ -513,6 +513,19 @@ TEST(WgmmaDenseEmulation, AnMbarrierThatNeverCompletesIsReported) {
   EXPECT_NO_THROW(emu::launch(1, 64, completes));
 }
 
+// The queue kernels' group height: a dense A's kWgmmaGroupRows, taller in proportion as A keeps
+// less, never more row tiles than there are (nor fewer than the default, unless there are fewer).
+TEST(WgmmaQueueOrder, GroupsGrowAsAKeepsLess) {
+  EXPECT_EQ(queueGroupRows(32, 1.0), kWgmmaGroupRows);
+  EXPECT_EQ(queueGroupRows(32, 0.5), 2 * kWgmmaGroupRows);
+  EXPECT_EQ(queueGroupRows(32, 0.25), 32);
+  EXPECT_EQ(queueGroupRows(32, 0.1), 32);
+  EXPECT_EQ(queueGroupRows(32, 0.0), 32);
+  EXPECT_EQ(queueGroupRows(200, 0.3), static_cast<int>(kWgmmaGroupRows / 0.3));
+  EXPECT_EQ(queueGroupRows(5, 1.0), 5);
+  EXPECT_EQ(queueGroupRows(5, 0.2), 5);
+}
+
 // S11's passes: 64 x 64 blocks of A and B zero at random, K long enough for several 32-entry lists,
 // through the copy engine and (K not a multiple of 8) the element copies.
 TEST(WgmmaJointEmulation, ManyPassesOverShortListsSkipOnlyZeros) {

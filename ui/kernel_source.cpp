@@ -126,6 +126,11 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"kernels/s15_compact_wgmma_128.cuh", "gatherLiveColumns<"},
     {"kernels/s15_compact_wgmma_128.cuh", "GatheredColumns<"},
     {"kernels/s15_compact_wgmma_128.cuh", "copyGatheredKTile<"},
+    // S16's too, and walks them through K12's loop from rows of A transposed.
+    {"kernels/s16_compact_64.cuh", "gatherLiveColumns<"},
+    {"kernels/s16_compact_64.cuh", "gatheredKLoop("},
+    {"kernels/s16_compact_64.comp", "gatherLiveColumns("},
+    {"kernels/s16_compact_64.comp", "gatheredKLoop("},
     {"kernels/parts/gather.cuh", "patternWord<"},
     {"kernels/parts/gather.cuh", "__ballot_sync"},
     {"kernels/parts/gather.cuh", "list[at++]"},

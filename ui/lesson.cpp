@@ -59,6 +59,7 @@ TeachView lessonView(const KernelInfo& kernel) {
     case MainLoop::Global: return TeachView::Coalescing;
     case MainLoop::DoubleBuffered:
     case MainLoop::Hoisted:
+    case MainLoop::GatherHoisted:
     case MainLoop::StageRing:
     case MainLoop::GatherRing:
     case MainLoop::BulkCopyRing:

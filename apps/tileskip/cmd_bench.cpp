@@ -349,8 +349,8 @@ Command addBenchCommand(CLI::App& parent) {
                   "kernel of every backend with auto's choice marked; blocksparse: zeros in 32-, 64- and 128-blocks, A alone and "
                   "with B, every fast kernel, auto and the vendor GEMM beside the packed ceiling (the vendor GEMM on the "
                   "kept products packed), in --dtype (default bf16); activations: zeros spread out as ReLU activations "
-                  "leave them (the neurons generator at 90 % inactive, a dense A, LLaMA-2-7B's down projection), the "
-                  "same against the packed ceiling of the live columns");
+                  "leave them (the neurons generator at 90 % inactive, a dense A, LLaMA-2-7B's down projection, each "
+                  "sparse one also sorted by firing), the same against the packed ceiling of the live columns");
   app->add_option("--data", flags->data, "--suite real: the folder holding cases.json (default $TILESKIP_REAL_DATA, "
                                          "else data/real)");
   return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};

@@ -82,6 +82,7 @@ std::string_view loopName(MainLoop loop) {
     case MainLoop::Hoisted: return "hoisted";
     case MainLoop::KBlockList: return "k_block_list";
     case MainLoop::StageRing: return "stage_ring";
+    case MainLoop::GatherHoisted: return "gather_hoisted";
     case MainLoop::GatherRing: return "gather_ring";
     case MainLoop::BulkCopyRing: return "bulk_copy_ring";
     case MainLoop::SwizzledGatherRing: return "swizzled_gather_ring";

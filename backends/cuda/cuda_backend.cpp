@@ -161,8 +161,8 @@ class CudaProblem final : public DeviceProblem {
   }
   // Whether `kernel` reads B transposed: the tensor-core kernels with tf32 inputs (parts/mma.cuh's MmaInputType).
   bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && dtype_ == DType::Tf32; }
-  // Whether `kernel` reads A's 16-bit words transposed: the compaction kernels.
-  bool readsTransposedA(const KernelInfo& kernel) const { return kernel.readsTransposedA() && readsHalves(kernel); }
+  // Whether `kernel` reads A transposed, in the problem's dtype: the compaction kernels that take it.
+  bool readsTransposedA(const KernelInfo& kernel) const { return kernel.readsTransposedA() && kernel.takes(dtype_); }
   // prepare()'s parts, each returning the device milliseconds it took.
   double makeHalves();
   double makeTransposedB();
@@ -197,7 +197,7 @@ class CudaProblem final : public DeviceProblem {
   double roundingMs_ = 0.0;  // the device time makeHalves() took, once per problem
   DeviceBuffer bTransposed_;  // B as N x K, made by prepare() for the tf32 kernel
   bool transposedMade_ = false;
-  DeviceBuffer aTransposed_;  // A's 16-bit words as K x M, made by prepare() for the compaction kernels
+  DeviceBuffer aTransposed_;  // A as K x M (its 16-bit words, or fp32), made by prepare() for the compaction kernels
   bool aTransposedMade_ = false;
   const float* aData_ = nullptr;
   const float* bData_ = nullptr;
@@ -244,7 +244,7 @@ CudaLayer::CudaLayer(CudaBackend& backend, const Matrix& x, const Matrix& w1, co
     : backend_(backend), second_(second), m_(x.rows()), d_(x.cols()), f_(w1.cols()), n_(w2.cols()), dtype_(dtype), relu_(relu),
       patternWords_((patternBytes(m_, f_, kernelInfo(kLayerFirstGemm).tile.BM) + 3) / 4) {
   const std::size_t words = x.values().size() + w1.values().size() + w2.values().size();
-  const std::size_t hWords = static_cast<std::size_t>(m_) * static_cast<std::size_t>(f_);
+  const std::size_t hWords = static_cast<std::size_t>(transposedRowLength(m_)) * static_cast<std::size_t>(f_);
   const std::size_t yBytes = static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float);
   requireFreeDeviceMemory(2 * (words + hWords) + 4 * patternWords_ + yBytes,
                           "the layer's X, W1, W2, H and Y (" + std::to_string(m_) + " tokens, " + std::to_string(d_) + " -> " +
@@ -292,12 +292,13 @@ DeviceLayer::Times CudaLayer::run() {
 
 Matrix CudaLayer::downloadH() {
   backend_.makeCurrent();
-  std::vector<std::uint16_t> words(static_cast<std::size_t>(m_) * static_cast<std::size_t>(f_));
+  const std::size_t rowLength = transposedRowLength(m_);
+  std::vector<std::uint16_t> words(rowLength * static_cast<std::size_t>(f_));
   check(cudaMemcpyAsync(words.data(), ht_.get(), 2 * words.size(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading H");
   synchronize("downloading H");
   Matrix h(m_, f_);
   for (int j = 0; j < f_; ++j) {
-    for (int i = 0; i < m_; ++i) h(i, j) = fromHalfBits(dtype_, words[static_cast<std::size_t>(j) * m_ + i]);
+    for (int i = 0; i < m_; ++i) h(i, j) = fromHalfBits(dtype_, words[static_cast<std::size_t>(j) * rowLength + i]);
   }
   return h;
 }
@@ -486,21 +487,26 @@ double CudaProblem::makeTransposedB() {
   }
   // Made again on every call, so that repeated calls time the real work.
   const double milliseconds = onStream("transposing B", [&] {
-    launchTranspose(bData_, k_, n_, static_cast<float*>(bTransposed_.get()), backend_.stream());
+    launchTranspose(bData_, k_, n_, static_cast<float*>(bTransposed_.get()), k_, backend_.stream());
   });
   transposedMade_ = true;
   return milliseconds;
 }
 
 double CudaProblem::makeTransposedA() {
-  const std::size_t bytes = static_cast<std::size_t>(m_) * k_ * sizeof(std::uint16_t);
+  const bool fp32 = dtype_ == DType::Fp32;
+  const std::size_t bytes = static_cast<std::size_t>(transposedRowLength(m_)) * k_ * (fp32 ? sizeof(float) : sizeof(std::uint16_t));
   if (aTransposed_.empty()) {
     requireFreeDeviceMemory(bytes, "A transposed for compaction");
     aTransposed_ = DeviceBuffer(bytes, "A transposed");
   }
   // Made again on every call that prepares A, so that repeated calls time the real work.
   const double milliseconds = onStream("transposing A", [&] {
-    launchTranspose(aHalfData_, m_, k_, static_cast<std::uint16_t*>(aTransposed_.get()), backend_.stream());
+    if (fp32) {
+      launchTranspose(aData_, m_, k_, static_cast<float*>(aTransposed_.get()), transposedRowLength(m_), backend_.stream());
+    } else {
+      launchTranspose(aHalfData_, m_, k_, static_cast<std::uint16_t*>(aTransposed_.get()), backend_.stream());
+    }
   });
   aTransposedMade_ = true;
   return milliseconds;
@@ -580,7 +586,8 @@ double CudaProblem::run(const KernelInfo& kernel) {
     operands.bHalf = bHalfData_;
   }
   if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
-  if (readsTransposedA(kernel)) operands.aHalfTransposed = static_cast<const std::uint16_t*>(aTransposed_.get());
+  if (readsTransposedA(kernel) && dtype_ == DType::Fp32) operands.aTransposed = static_cast<const float*>(aTransposed_.get());
+  if (readsTransposedA(kernel) && dtype_ != DType::Fp32) operands.aHalfTransposed = static_cast<const std::uint16_t*>(aTransposed_.get());
   if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aGranularity);
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bGranularity);
   operands.tileQueue = static_cast<unsigned*>(tileQueue_);

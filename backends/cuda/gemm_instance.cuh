@@ -73,7 +73,8 @@ constexpr unsigned dynamicSharedBytes() {
 // in boxes of a swizzled row of columns by BK rows; tf32's is transposed, N x K, in boxes of one
 // swizzled row of K by all BN rows), and whether to use them: where a row is not 16-byte aligned
 // (bulkCopiesFit) the kernel copies element by element instead. A compaction kernel reads A
-// transposed (K x M), in boxes of a swizzled row of rows by BK K-rows, as it reads B.
+// transposed (K rows of transposedRowLength(M)), in boxes of a swizzled row of rows by BK K-rows,
+// as it reads B.
 struct WarpgroupMaps {
   BulkTensorMap a{}, b{};
   bool bulk = false;
@@ -82,17 +83,19 @@ struct WarpgroupMaps {
 template <const KernelInfo& Row, DType D>
 WarpgroupMaps warpgroupMaps(const InputWord<D>* a, const InputWord<D>* b, const GemmOperands& op) {
   WarpgroupMaps maps;
-  maps.bulk = Row.readsTransposedA() ? bulkCopiesFit(D, op.n, op.m) : bulkCopiesFit(D, op.n, op.k);
+  // A transposed's rows are transposedRowLength(M) long: always whole 16-byte steps.
+  const int atRow = transposedRowLength(op.m);
+  maps.bulk = Row.readsTransposedA() ? bulkCopiesFit(D, op.n, atRow) : bulkCopiesFit(D, op.n, op.k);
 #if defined(TILESKIP_CUDA_EMULATION)
   constexpr int valueBytes = static_cast<int>(sizeof(InputWord<D>));
-  maps.a = Row.readsTransposedA() ? BulkTensorMap{a, op.m, op.k, kRowValues<D>, Row.tile.BK, valueBytes}
+  maps.a = Row.readsTransposedA() ? BulkTensorMap{a, atRow, op.k, kRowValues<D>, Row.tile.BK, valueBytes}
                                   : BulkTensorMap{a, op.k, op.m, kRowValues<D>, Row.tile.BM, valueBytes};
   maps.b = D == DType::Tf32 ? BulkTensorMap{b, op.k, op.n, kRowValues<D>, Row.tile.BN, valueBytes}
                             : BulkTensorMap{b, op.n, op.k, kRowValues<D>, Row.tile.BK, valueBytes};
 #else
   if (!maps.bulk) return maps;
   try {
-    maps.a = Row.readsTransposedA() ? encodeBulkTensorMap(a, op.m, op.k, Row.tile.BK) : encodeBulkTensorMap(a, op.k, op.m, Row.tile.BM);
+    maps.a = Row.readsTransposedA() ? encodeBulkTensorMap(a, atRow, op.k, Row.tile.BK) : encodeBulkTensorMap(a, op.k, op.m, Row.tile.BM);
     maps.b = D == DType::Tf32 ? encodeBulkTensorMap(b, op.k, op.n, Row.tile.BN) : encodeBulkTensorMap(b, op.n, op.k, Row.tile.BK);
   } catch (const std::runtime_error& e) {
     throw UnavailableError(std::string(e.what()));
@@ -107,7 +110,7 @@ auto kernelArguments(const GemmOperands& op) {
   const InputWord<D>* a = nullptr;
   const InputWord<D>* b = nullptr;
   if constexpr (D == DType::Fp32) {
-    a = op.a, b = op.b;
+    a = Row.readsTransposedA() ? op.aTransposed : op.a, b = op.b;
   } else if constexpr (D == DType::Tf32) {  // A and transposed B as fp32 words (mma.cuh's MmaInputType)
     a = reinterpret_cast<const std::uint32_t*>(op.a), b = reinterpret_cast<const std::uint32_t*>(op.bTransposed);
   } else {
@@ -135,7 +138,9 @@ const char* missingOperand(const GemmOperands& op) {
   if (op.dtype != D) return "operands of another dtype than the instance's";
   if (D == DType::Tf32 && op.bTransposed == nullptr) return "launched before its transposed B was made";
   // A compaction kernel reads A only transposed (an MLP layer's first GEMM writes H so, and no other copy).
-  if (Row.readsTransposedA() && op.aHalfTransposed == nullptr) return "launched before its transposed A was made";
+  if (Row.readsTransposedA() && (D == DType::Fp32 ? op.aTransposed == nullptr : op.aHalfTransposed == nullptr)) {
+    return "launched before its transposed A was made";
+  }
   if ((D == DType::Fp16 || D == DType::Bf16) && ((!Row.readsTransposedA() && op.aHalf == nullptr) || op.bHalf == nullptr)) {
     return "launched before its 16-bit inputs were made";
   }

@@ -21,8 +21,10 @@ struct GemmOperands {
   const std::uint16_t* bHalf = nullptr;
   // B transposed (N x K), for the tf32 tensor-core kernels, which read `a` and this.
   const float* bTransposed = nullptr;
-  // A's 16-bit words transposed (K x M), for the compaction kernels: a live column is one row.
+  // A transposed (K x M), for the compaction kernels: a live column is one row. The 16-bit
+  // kernels read its words in `dtype`, the fp32 one its floats.
   const std::uint16_t* aHalfTransposed = nullptr;
+  const float* aTransposed = nullptr;
   int m = 0, n = 0, k = 0;
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;

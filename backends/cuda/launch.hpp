@@ -24,7 +24,8 @@ void checkKernelImages();
 
 // An MLP layer's first GEMM (kernels/layer_first_gemm.cuh), on the block of row kLayerFirstGemm:
 // H = act(X·W1) for X (m x d) and W1 (d x f) as 16-bit words of `dtype`, written transposed
-// into `ht` (f x m words) with its A-pattern at the row's BM rows into `hPattern`, which is cleared
+// into `ht` (f rows of transposedRowLength(m) words, as launchTranspose writes A) with its
+// A-pattern at the row's BM rows into `hPattern`, which is cleared
 // first (`patternWords`: its bytes, patternBytes(m, f, BM), rounded up to 32-bit words).
 void launchLayerFirstGemm(DType dtype, const std::uint16_t* x, const std::uint16_t* w1, std::uint16_t* ht, unsigned* hPattern,
                           std::size_t patternWords, int m, int f, int d, bool relu, cudaStream_t stream);
@@ -33,11 +34,13 @@ void launchLayerFirstGemm(DType dtype, const std::uint16_t* x, const std::uint16
 // values a problem of that dtype holds. The tensor-core kernels' inputs.
 void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool bf16, cudaStream_t stream);
 
-// Writes B (K x N, row-major) transposed into `bt` (N x K, row-major): the tensor-core kernels
-// read tf32 B only along K (parts/mma.cuh's MmaInputType).
-void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream);
-// Writes A's 16-bit words (M x K) transposed into `at` (K x M): the compaction kernels copy a live
-// column of A as one row of this.
+// Writes an fp32 matrix (rows x cols, row-major) transposed into `out` (cols rows of outRowLength
+// >= rows values, the values past `rows` zeros): the tensor-core kernels read tf32 B only along K
+// (parts/mma.cuh's MmaInputType; rows long), and the fp32 compaction kernel copies a live column of
+// A as one row of A transposed (transposedRowLength(rows) long).
+void launchTranspose(const float* values, int rows, int cols, float* out, int outRowLength, cudaStream_t stream);
+// Writes A's 16-bit words (M x K) transposed into `at` (K rows of transposedRowLength(M) words, the
+// padding zeros): the compaction kernels copy a live column of A as one row of this.
 void launchTranspose(const std::uint16_t* a, int m, int k, std::uint16_t* at, cudaStream_t stream);
 
 // Builds the A-pattern (row tiles of `aGranularity`) or B-pattern (column tiles of

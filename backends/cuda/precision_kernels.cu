@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "core/model/catalogue.hpp"
 #include "cuda_check.hpp"
 #include "launch.hpp"
 
@@ -22,17 +23,19 @@ constexpr int kConvertThreads = 256;
 constexpr int kTransposeTile = 32, kTransposeRows = 8;
 
 template <class Word>
-__global__ void transposeTiles(const Word* __restrict__ b, int k, int n, Word* __restrict__ bt) {
+__global__ void transposeTiles(const Word* __restrict__ b, int k, int n, Word* __restrict__ bt, int rowLength) {
   __shared__ Word tile[kTransposeTile][kTransposeTile + 1];
   const int col0 = static_cast<int>(blockIdx.x) * kTransposeTile, x = static_cast<int>(threadIdx.x);
-  // Down K in strides of the grid's height, which is capped (65535 blocks).
-  for (int row0 = static_cast<int>(blockIdx.y) * kTransposeTile; row0 < k; row0 += static_cast<int>(gridDim.y) * kTransposeTile) {
+  // Down K in strides of the grid's height, which is capped (65535 blocks), to the out rows' padded
+  // length: the padding is written too, as zeros.
+  for (int row0 = static_cast<int>(blockIdx.y) * kTransposeTile; row0 < rowLength;
+       row0 += static_cast<int>(gridDim.y) * kTransposeTile) {
     for (int r = static_cast<int>(threadIdx.y); r < kTransposeTile; r += kTransposeRows) {
-      if (row0 + r < k && col0 + x < n) tile[r][x] = b[static_cast<std::size_t>(row0 + r) * n + col0 + x];
+      if (col0 + x < n) tile[r][x] = row0 + r < k ? b[static_cast<std::size_t>(row0 + r) * n + col0 + x] : Word{0};
     }
     __syncthreads();
     for (int r = static_cast<int>(threadIdx.y); r < kTransposeTile; r += kTransposeRows) {
-      if (col0 + r < n && row0 + x < k) bt[static_cast<std::size_t>(col0 + r) * k + row0 + x] = tile[x][r];
+      if (col0 + r < n && row0 + x < rowLength) bt[static_cast<std::size_t>(col0 + r) * rowLength + row0 + x] = tile[x][r];
     }
     __syncthreads();  // the tile is refilled
   }
@@ -57,21 +60,21 @@ void launchToHalf(const float* from, std::uint16_t* to, std::size_t count, bool 
 
 namespace {
 template <class Word>
-void launchTransposeWords(const Word* b, int k, int n, Word* bt, cudaStream_t stream, const char* doing) {
+void launchTransposeWords(const Word* b, int k, int n, Word* bt, int rowLength, cudaStream_t stream, const char* doing) {
   if (k == 0 || n == 0) return;
   const dim3 grid(static_cast<unsigned>((n + kTransposeTile - 1) / kTransposeTile),
-                  static_cast<unsigned>(std::min((k + kTransposeTile - 1) / kTransposeTile, 65535)));
-  transposeTiles<<<grid, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(b, k, n, bt);
+                  static_cast<unsigned>(std::min((rowLength + kTransposeTile - 1) / kTransposeTile, 65535)));
+  transposeTiles<<<grid, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(b, k, n, bt, rowLength);
   checkLaunch(doing);
 }
 }  // namespace
 
-void launchTranspose(const float* b, int k, int n, float* bt, cudaStream_t stream) {
-  launchTransposeWords(b, k, n, bt, stream, "transposing B");
+void launchTranspose(const float* values, int rows, int cols, float* out, int outRowLength, cudaStream_t stream) {
+  launchTransposeWords(values, rows, cols, out, outRowLength, stream, "transposing an fp32 matrix");
 }
 
 void launchTranspose(const std::uint16_t* a, int m, int k, std::uint16_t* at, cudaStream_t stream) {
-  launchTransposeWords(a, m, k, at, stream, "transposing A's 16-bit words");
+  launchTransposeWords(a, m, k, at, transposedRowLength(m), stream, "transposing A's 16-bit words");
 }
 
 }  // namespace tileskip::cuda

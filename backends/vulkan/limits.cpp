@@ -138,7 +138,7 @@ std::optional<std::string> launchProblem(const KernelInfo& kernel, const Compute
                        " invocations per workgroup) cannot run on this device: ";
   std::uint64_t shared = kernelSharedBytes(kernel);
   std::string least;
-  if (kernel.persistent()) {  // where 1024 entries do not fit, a shorter list may
+  if (kernel.persistent() || kernel.compacts()) {  // where the catalogue's list does not fit, a shorter one may
     std::uint32_t list = kBlockListLength(kernel, limits.maxSharedBytes);
     shared = kernelSharedBytes(kernel, list > 0 ? list : kMinKBlockListLength);
     least = " at least (with a K-block list of " + std::to_string(kMinKBlockListLength) + " entries)";

@@ -27,7 +27,8 @@ struct PushConstants {
 class Pipelines {
  public:
   // The descriptor bindings of every shader: A, B, C, A-pattern, B-pattern, the block tile queue,
-  // and A and B in fp16 (the tensor-core kernels' inputs, made by kernels/to_half.comp).
+  // and A and B in fp16 (the tensor-core kernels' inputs, made by kernels/to_half.comp); binding 6
+  // holds A transposed instead for a compaction kernel (to_half.comp's, or transpose_a.comp's in fp32).
   static constexpr std::uint32_t kBindings = 8;
 
   // New pipelines report the driver's statistics where `report` asks for them and the device can.

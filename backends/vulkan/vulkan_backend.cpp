@@ -161,6 +161,7 @@ class VulkanProblem final : public DeviceProblem {
         if (kernel.usesBPattern()) requests.push_back({"pattern_b", patternConstants(Operand::B, kernel.bGranularity), 0, {}});
         if (kernel.usesTensorCores() && aHalf_) requests.push_back({"to_half", toHalfConstants(false), 0, {}});
         if (kernel.readsTransposedA() && aHalf_) requests.push_back({"to_half", toHalfConstants(true), 0, {}});
+        if (kernel.readsTransposedA() && dtype_ == DType::Fp32) requests.push_back({"transpose_a", {}, 0, {}});
       } catch (const Error&) {
         // left out: its run says why it cannot run
       }
@@ -317,19 +318,25 @@ class VulkanProblem final : public DeviceProblem {
     return ms;
   }
 
-  // A in fp16 transposed (K x M) for a compaction kernel, made from the fp32 A as the fp16 copies
-  // are (kernels/to_half.comp, TRANSPOSE_A), into the buffer that kernel's set binds in A's place;
-  // returns the device milliseconds. Made again on every call, as the patterns are.
+  // A transposed (K rows of transposedRowLength(M), zeros past M) for a compaction kernel, in the
+  // problem's dtype: in fp16 made from the
+  // fp32 A as the fp16 copies are (kernels/to_half.comp, TRANSPOSE_A), in fp32 by
+  // kernels/transpose_a.comp, into the buffer that kernel's set binds at binding 6; returns the
+  // device milliseconds. Made again on every call, as the patterns are.
   double makeTransposedA() {
-    if (!aHalfTransposed_) {
-      aHalfTransposed_ = Buffer(device(), static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(k_) * 2 + 4, MemoryUse::Device,
-                                "A in fp16, transposed (" + shapeText(k_, m_) + ")");
+    const bool fp32 = dtype_ == DType::Fp32;
+    if (!aTransposed_) {
+      const std::uint64_t bytes = static_cast<std::uint64_t>(transposedRowLength(m_)) * static_cast<std::uint64_t>(k_) * (fp32 ? 4 : 2) + 4;
+      checkBufferFits(bytes, "A transposed", device().limits());
+      aTransposed_ = Buffer(device(), bytes, MemoryUse::Device,
+                            std::string("A in ") + (fp32 ? "fp32" : "fp16") + ", transposed (" + shapeText(k_, m_) + ")");
     }
     Pipelines& pipelines = context_->pipelines();
-    VkPipeline transpose = pipelines.pipeline("to_half", toHalfConstants(true), 0);
+    VkPipeline transpose = fp32 ? pipelines.pipeline("transpose_a", {}, 0) : pipelines.pipeline("to_half", toHalfConstants(true), 0);
     VkDescriptorSet set = descriptorSet(0, 0, true);
     const std::uint64_t groups = std::min<std::uint64_t>(
-        ceilDiv(static_cast<std::uint64_t>(m_) * static_cast<std::uint64_t>(k_), kToHalfThreads), device().limits().maxGroupCountX);
+        ceilDiv(static_cast<std::uint64_t>(transposedRowLength(m_)) * static_cast<std::uint64_t>(k_), kToHalfThreads),
+        device().limits().maxGroupCountX);
     double ms = context_->queue().execute([&](VkCommandBuffer cmd) { pipelines.dispatch(cmd, transpose, set, constants(), groups, 1); }, true);
     aTransposedMade_ = true;
     return ms;
@@ -342,7 +349,7 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   // The set binding A, B, C and the patterns at these granularities (0: not used), and A's fp16
-  // words as they are or transposed (a compaction kernel's).
+  // words as they are, or A transposed (a compaction kernel's).
   VkDescriptorSet descriptorSet(int aGranularity, int bGranularity, bool aTransposed) {
     auto key = std::tuple(aGranularity, bGranularity, aTransposed);
     if (auto it = sets_.find(key); it != sets_.end()) return it->second;
@@ -355,7 +362,7 @@ class VulkanProblem final : public DeviceProblem {
                                                           {aPattern.handle(), 0, VK_WHOLE_SIZE},
                                                           {bPattern.handle(), 0, VK_WHOLE_SIZE},
                                                           {tileQueue_.handle(), 0, VK_WHOLE_SIZE},
-                                                          {(aTransposed ? aHalfTransposed_ : aHalf_ ? aHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE},
+                                                          {(aTransposed ? aTransposed_ : aHalf_ ? aHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE},
                                                           {(bHalf_ ? bHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet writes[Pipelines::kBindings] = {};
     for (std::uint32_t i = 0; i < Pipelines::kBindings; ++i) {
@@ -406,7 +413,7 @@ class VulkanProblem final : public DeviceProblem {
   Buffer a_, b_, c_, noPattern_, tileQueue_, staging_;
   Buffer aHalf_, bHalf_;  // A and B in fp16 for the tensor-core kernels: only in an fp16 problem
   bool halvesMade_ = false;
-  Buffer aHalfTransposed_;  // A in fp16 as K x M, for the compaction kernels (makeTransposedA)
+  Buffer aTransposed_;  // A as K x M in the problem's dtype, for the compaction kernels (makeTransposedA)
   bool aTransposedMade_ = false;
   double roundingMs_ = 0.0;  // the device time makeHalves() took, once per problem
   std::map<std::pair<Operand, int>, Buffer> patterns_;

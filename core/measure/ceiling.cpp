@@ -7,6 +7,7 @@
 
 #include "core/io/report.hpp"
 #include "core/measure/auto_choice.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip {
 
@@ -41,11 +42,12 @@ std::string label(const std::string& backend, const std::string& kernel) { retur
 
 // The dense kernel a skipping kernel's main loop is built on, on the same backend: the row that
 // skips nothing with the same loop and thread mapping (S10's is K13, S11's to S13's K14; a
-// compaction kernel's ring of gathered columns is the ring it gathers into: S14's K13's, S15's
-// K14's), where the backend has it for the dtype; null for a dense kernel or where there is none.
+// compaction kernel's loop of gathered columns is the loop it gathers into: S14's K13's, S15's
+// K14's, S16's K12's), where the backend has it for the dtype; null for a dense kernel or where there is none.
 const KernelInfo* denseLoopOf(const Backend& backend, const KernelInfo& kernel, DType dtype) {
   if (!kernel.skips()) return nullptr;
   MainLoop loop = kernel.structure.loop;
+  if (loop == MainLoop::GatherHoisted) loop = MainLoop::Hoisted;
   if (loop == MainLoop::GatherRing) loop = MainLoop::StageRing;
   if (loop == MainLoop::SwizzledGatherRing) loop = MainLoop::BulkCopyRing;
   for (const KernelInfo& row : kCatalogue) {
@@ -120,6 +122,7 @@ CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, 
   std::optional<BenchReport> ownCeilingRun;
   if (!ownTargets.empty()) ownCeilingRun = runBench(ownTargets, packed, packedData, bench, progress);
 
+  const BenchRow* baselineRow = baseline != nullptr ? timedRow(run, baselineBackend->name(), baseline->id) : nullptr;
   for (const BenchRow& row : run.rows) {
     if (!row.timed()) {
       c.failures.push_back(label(row.backend, row.kernel) + ": " + row.failure);
@@ -136,6 +139,10 @@ CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, 
     k.roundingMs = row.roundingMs;
     if (c.baselineMs && k.kernelMs > 0.0) k.speedup = *c.baselineMs / k.kernelMs;
     if (c.ceilingMs && k.kernelMs > 0.0) k.ceilingFraction = *c.ceilingMs / k.kernelMs;
+    if (baselineRow != nullptr && row.backend == baselineRow->backend && std::isfinite(row.predictedSpeedup) &&
+        std::isfinite(baselineRow->predictedSpeedup) && baselineRow->predictedSpeedup > 0.0) {
+      k.predictedSpeedup = row.predictedSpeedup / baselineRow->predictedSpeedup;
+    }
     const auto dense = denseLoops.find({row.backend, kernelInfo(row.kernel).id});
     if (dense != denseLoops.end() && ownCeilingRun) {
       if (const BenchRow* own = timedRow(*ownCeilingRun, row.backend, dense->second->id)) {
@@ -153,6 +160,14 @@ CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, 
   return c;
 }
 
+void requireSuiteKernels(const std::vector<Backend*>& backends, DType dtype, const char* suite) {
+  for (Backend* backend : backends) {
+    if (!suiteKernels(*backend, dtype).empty()) return;
+  }
+  throw InputError(std::string("--suite ") + suite + ": no selected backend has a kernel that takes " + std::string(dtypeName(dtype)) +
+                   " inputs (see `tileskip list`); choose another --dtype (fp32 runs everywhere)");
+}
+
 nlohmann::json ceilingKernelsJson(const std::vector<CeilingKernel>& kernels) {
   auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json out = nlohmann::json::array();
@@ -167,6 +182,7 @@ nlohmann::json ceilingKernelsJson(const std::vector<CeilingKernel>& kernels) {
                    {"e2e_static_a_ms", optional(k.e2eStaticAMs)},
                    {"rounding_ms", k.roundingMs},
                    {"speedup", optional(k.speedup)},
+                   {"predicted_speedup", optional(k.predictedSpeedup)},
                    {"ceiling_fraction", optional(k.ceilingFraction)},
                    {"own_ceiling", k.ownCeiling.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.ownCeiling)},
                    {"own_ceiling_ms", optional(k.ownCeilingMs)},
@@ -177,11 +193,11 @@ nlohmann::json ceilingKernelsJson(const std::vector<CeilingKernel>& kernels) {
 
 std::vector<std::vector<std::string>> ceilingKernelCells(const std::vector<CeilingKernel>& kernels) {
   std::vector<std::vector<std::string>> cells = {
-      {"backend", "kernel", "auto", "kernel ms", "e2e ms", "static A", "speedup", "of ceiling", "of own"}};
+      {"backend", "kernel", "auto", "kernel ms", "e2e ms", "static A", "speedup", "predicted", "of ceiling", "of own"}};
   for (const CeilingKernel& k : kernels) {
     cells.push_back({k.backend, k.kernel, k.autoReason.empty() ? "" : "auto", fixed(k.kernelMs, 4), fixed(k.e2eMs, 4),
                      k.e2eStaticAMs ? fixed(*k.e2eStaticAMs, 4) : "-", k.speedup ? fixed(*k.speedup, 2) + "x" : "-",
-                     k.ceilingFraction ? fixed(*k.ceilingFraction, 2) : "-", k.ownCeilingFraction ? fixed(*k.ownCeilingFraction, 2) : "-"});
+                     k.predictedSpeedup ? fixed(*k.predictedSpeedup, 2) + "x" : "-", k.ceilingFraction ? fixed(*k.ceilingFraction, 2) : "-", k.ownCeilingFraction ? fixed(*k.ownCeilingFraction, 2) : "-"});
   }
   return cells;
 }

@@ -33,6 +33,10 @@ struct CeilingKernel {
   // in no e2eMs, since a caller with operands in the dtype never makes them.
   double roundingMs = 0.0;
   std::optional<double> speedup;          // baselineMs / kernelMs
+  // The speedup over the vendor GEMM that inspect's speed model predicts from the case's patterns
+  // (the kernel's and the vendor GEMM's predicted times, on the vendor GEMM's backend), to judge
+  // the model by beside `speedup`. Empty where the backend's model has no row for either.
+  std::optional<double> predictedSpeedup;
   std::optional<double> ceilingFraction;  // ceilingMs / kernelMs
   // A skipping kernel's own ceiling: the dense kernel its main loop is built on (same loop and
   // thread mapping, same backend: K13 for S10 and S14, K14 for S11-S13) on the packed problem, and
@@ -64,10 +68,15 @@ std::vector<std::vector<std::string>> ceilingKernelCells(const std::vector<Ceili
 // 1 where a kernel failed verification, else the first other failure's code (benchExitCode), else 0.
 int ceilingExitCode(const std::vector<BenchReport>& runs);
 
+// InputError where no backend has a kernel the suite would time in `dtype` (a machine whose only
+// GPU backend is Vulkan, asked for bf16): a suite of empty cases answers nothing.
+void requireSuiteKernels(const std::vector<Backend*>& backends, DType dtype, const char* suite);
+
 // A ceiling suite's report before its cases: the date, the host, each backend's device and the
-// options (`Report` has those members, its options those of `Options`).
+// options (`Report` has those members, its options those of `Options`); requireSuiteKernels first.
 template <class Report, class Options>
-Report startCeilingSuite(const std::vector<Backend*>& backends, const Options& options) {
+Report startCeilingSuite(const std::vector<Backend*>& backends, const Options& options, const char* suite) {
+  requireSuiteKernels(backends, options.dtype, suite);
   Report report;
   report.date = utcTimestamp();
   report.host = hostDescription();

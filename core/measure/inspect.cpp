@@ -121,9 +121,9 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
   std::vector<std::uint8_t> aAny(kBlocks), aEvery(kBlocks), bAny(kBlocks), bEvery(kBlocks);
   const int depth = kernel.loadKBlocks();
   // A compaction kernel's ranges of columns it copies whole where enough are live (only where the
-  // copy engine can move the operands' rows: M and N multiples of 8), in K-blocks.
+  // copy engine can move B's rows: N a multiple of 8; A transposed's rows are padded), in K-blocks.
   const int wholeRange = kernel.tile.BK / kKBlock;
-  const int wholeLive = m % 8 == 0 && n % 8 == 0 ? kernel.structure.wholeRangeColumns : 0;
+  const int wholeLive = n % 8 == 0 ? kernel.structure.wholeRangeColumns : 0;
   for (int bi = 0; bi < blockRows; ++bi) {
     const TileRange rows = tilesOfBlock(bi, BM, aG, aPat.tiles);
     combineTiles(aPat, rows, aAny, aEvery);
@@ -219,10 +219,17 @@ std::string tileWords(const KernelInspection& r) {
   return s;
 }
 
+// A compaction kernel's work in words: the live columns it multiplies and how much of K it copies.
+std::string compactionWords(const KernelInspection& r) {
+  return std::to_string(r.aGranularity) + "-row tiles of A need " + fixed(r.jointDensity, 2) + " of K and it copies " +
+         fixed(r.loadedFraction, 2) + " of K (ranges whole where enough of them is live)";
+}
+
 Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
   const KernelInspection* bestDense = nullptr;
   const KernelInspection* bestSkip = nullptr;
   const KernelInspection* bestIdeal = nullptr;
+  const KernelInspection* bestCompaction = nullptr;  // among the skipping kernels, the compaction ones
   for (const KernelInspection& r : kernels) {
     if (!r.refusal.empty()) continue;
     // A kernel that skips per thread diverges within its warps, which the model does not see:
@@ -231,6 +238,9 @@ Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
     if (r.kernel->skips()) {
       if (bestSkip == nullptr || r.predictedSpeedup > bestSkip->predictedSpeedup) bestSkip = &r;
       if (bestIdeal == nullptr || r.idealSpeedup > bestIdeal->idealSpeedup) bestIdeal = &r;
+      if (r.kernel->compacts() && (bestCompaction == nullptr || r.predictedSpeedup > bestCompaction->predictedSpeedup)) {
+        bestCompaction = &r;
+      }
     } else if (!r.kernel->runs(VendorRoutine::CusparseCsrSpmm)) {
       if (bestDense == nullptr || r.predictedSpeedup > bestDense->predictedSpeedup) bestDense = &r;
     }
@@ -256,9 +266,15 @@ Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
                                     "'s dense path is predicted fastest on this device: " +
                                     fixed(bestSkip->predictedSpeedup, 2) + "x"};
     }
+    const std::string overDense =
+        bestDense != nullptr ? " (" + fixed(bestSkip->predictedSpeedup / denseSpeed, 2) + "x " + std::string(bestDense->kernel->id) + ")" : "";
+    if (bestSkip->kernel->compacts()) {
+      return {bestSkip->kernel, "compact: zeros spread over K, " + compactionWords(*bestSkip) + ": predicted " +
+                                    fixed(bestSkip->predictedSpeedup, 2) + "x" + overDense};
+    }
     return {bestSkip->kernel, "zeros fill whole " + tileWords(*bestSkip) + " (joint density " +
                                   fixed(bestSkip->jointDensity, 2) + ", load bound " + fixed(bestSkip->loadBoundSpeedup, 2) +
-                                  "x): predicted " + fixed(bestSkip->predictedSpeedup, 2) + "x"};
+                                  "x): predicted " + fixed(bestSkip->predictedSpeedup, 2) + "x" + overDense};
   }
   std::string why;
   if (bestIdeal == nullptr) {
@@ -273,6 +289,12 @@ Recommendation recommendAmong(const std::vector<KernelInspection>& kernels) {
   } else {
     why = "the best skipping kernel, " + std::string(bestSkip->kernel->id) + " (zeros in " + tileWords(*bestSkip) +
           "), is predicted at " + fixed(bestSkip->predictedSpeedup, 2) + "x, not enough over " + fixed(denseSpeed, 2) + "x";
+  }
+  // Zeros spread over K that leave columns to gather: say what compaction would do, and why not.
+  if (bestCompaction != nullptr && bestCompaction->idealSpeedup >= 1.1) {
+    why += "; compaction: " + std::string(bestCompaction->kernel->id) + ": " + compactionWords(*bestCompaction) +
+           ", predicted " + fixed(bestCompaction->predictedSpeedup, 2) + "x, not enough over " + fixed(denseSpeed, 2) +
+           "x (--reorder sorts K by how often each column fires, which puts the live columns together)";
   }
   return {bestDense->kernel, "stay dense: " + why};
 }
@@ -325,11 +347,14 @@ bool twoFourAlongK(const Matrix& m, bool alongRows) {
 
 void notePointers(Inspection& inspection, const Matrix& a, const Matrix& b) {
   std::string& reason = inspection.recommendation.reason;
-  if (inspection.a.density <= kSparseElementDensity && !inspection.recommendation.kernel->runs(VendorRoutine::CusparseCsrSpmm)) {
-    const KernelInfo* csr = nullptr;
-    for (const KernelInfo& k : kCatalogue) {
-      if (k.runs(VendorRoutine::CusparseCsrSpmm)) csr = &k;
-    }
+  const KernelInfo* csr = nullptr;
+  for (const KernelInfo& k : kCatalogue) {
+    if (k.runs(VendorRoutine::CusparseCsrSpmm)) csr = &k;
+  }
+  // Only where CSR SpMM takes the operands' precision: in 16 bits the tensor cores' dense product is
+  // an order of magnitude past the fp32 one that CSR competes with.
+  if (inspection.a.density <= kSparseElementDensity && !inspection.recommendation.kernel->runs(VendorRoutine::CusparseCsrSpmm) &&
+      (csr == nullptr || csr->takes(inspection.dtype))) {
     const auto here = std::find_if(inspection.kernels.begin(), inspection.kernels.end(),
                                    [](const KernelInspection& r) { return r.kernel->runs(VendorRoutine::CusparseCsrSpmm); });
     reason += "; A is " + fixed(100.0 * (1.0 - inspection.a.density), 1) + " % zeros, where CSR SpMM (" +
@@ -389,13 +414,14 @@ KernelInspection inspectKernel(const Matrix& a, const Matrix& b, const KernelInf
 }
 
 Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const KernelInfo* const> kernels,
-                          const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary) {
+                          const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary, DType dtype) {
   checkMultiplicable(a, b);
   if (kernels.empty()) throw InputError("inspect: the backend implements no kernel");
   Inspection result;
   result.a = std::move(aSummary);
   result.b = std::move(bSummary);
   result.modelName = model.name();
+  result.dtype = dtype;
   ProblemInspector inspector(a, b);
   for (const KernelInfo* kernel : kernels) result.kernels.push_back(inspector.inspect(*kernel, model));
   result.recommendation = recommend(result.kernels);
@@ -418,8 +444,7 @@ Inspection inspectOnBackend(const Backend& backend, const Matrix& a, const Matri
   const std::optional<SpeedModel> model =
       SpeedModel::forInputs(backend.name(), backend.device().name, backend.device().isGpu, dtype);
   Inspection inspection = inspectProblem(a, b, kernels, model ? *model : SpeedModel::uncalibrated(),
-                                         summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)));
-  inspection.dtype = dtype;
+                                         summarizeOperand(a, std::move(aSource)), summarizeOperand(b, std::move(bSource)), dtype);
   bool refusals = false;
   for (KernelInspection& k : inspection.kernels) {
     k.refusal = backend.refusal(*k.kernel, a.rows(), b.cols(), a.cols()).value_or("");

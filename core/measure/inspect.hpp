@@ -80,10 +80,12 @@ inline constexpr double kSparseElementDensity = 0.1;
 // launch-bound, which a model fitted at 4096^3 does not see (lab/10-skip-nothing-one-warp-model).
 inline constexpr double kSmallProblemOutputs = 1024.0 * 1024.0;
 
-// Inspects A·B for each of `kernels` (catalogue entries a backend implements) under `model`.
-// Throws InputError when the shapes do not multiply or no kernel is given.
+// Inspects A·B for each of `kernels` (catalogue entries a backend implements) under `model`, the
+// operands in `dtype` (which the verdict's pointers to other tools respect: no fp32-only CSR SpMM
+// for a bf16 problem). Throws InputError when the shapes do not multiply or no kernel is given.
 Inspection inspectProblem(const Matrix& a, const Matrix& b, std::span<const KernelInfo* const> kernels,
-                          const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary);
+                          const SpeedModel& model, OperandSummary aSummary, OperandSummary bSummary,
+                          DType dtype = DType::Fp32);
 
 class Backend;
 // inspectProblem for the kernels `backend` implements that take `dtype`, under its device's

@@ -47,6 +47,12 @@ constexpr KernelCoefficients kDefaults[] = {
   {"compact-mma-64",  0.14,  0.03,  0.07,  0.07, 0.0},
   // S15 the same on K14's pace.
   {"compact-wgmma-128", 0.068, 0.03, 0.07, 0.07, 0.0},
+  // S16 the same on K12's loop: the H200 CUDA fit (kH200Cuda).
+  {"compact-64",      1.07,  0.04,  0.52,  0.52, 0.0},
+  // S17 is S13 with B's pattern taken as all kept.
+  {"wgmma-queue-a-64", 0.068, 0.03,  0.45, 0.55, 0.4},
+  // S18 is S12 with A's pattern taken as all kept.
+  {"wgmma-queue-b-64", 0.068, 0.03,  0.45, 0.55, 0.4},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},
@@ -105,6 +111,11 @@ constexpr KernelCoefficients kH200Cuda[] = {
   {"hoisted",            0.894,  0.000,  0.000,  0.000,  0.000},  // measured apart (lab/29-barrier-placement)
   {"a-row",              1.460,  0.032,  0.450,  0.907,  0.146},
   {"b-group8",           1.455,  0.031,  0.450,  0.866,  0.192},
+  // S16 fitted to relative errors on the fp32 activations suite at 2048 (lab/58-fp32-compaction):
+  // 1.07 of pipelined on a dense A (its 64-row block reads B for half K12's rows), and on spread-out
+  // zeros 0.039 + 1.035 x the live fraction, loads and work split evenly (B dense makes them
+  // equal): within 1 % on its ten cases, 2.5-3.6 % on the LLaMA down projection at 4096.
+  {"compact-64",         1.070,  0.039,  0.518,  0.518,  0.000},
 };
 
 constexpr KernelCoefficients kH200Vulkan[] = {
@@ -115,6 +126,10 @@ constexpr KernelCoefficients kH200Vulkan[] = {
   {"hoisted",            0.914,  0.000,  0.000,  0.000,  0.000},  // measured apart (lab/29-barrier-placement)
   {"a-row",              1.338,  0.143,  0.455,  0.687,  0.144},
   {"b-group8",           1.342,  0.222,  0.459,  0.547,  0.504},
+  // S16's GLSL twin (lab/58-fp32-compaction), with its loop built twice (interior or not) and its
+  // list padded to whole K-tiles: 1.65 of pipelined on a dense A, 1.8 of K12's time where the CUDA
+  // twin takes 1.2 of it; on the down projection at 2048, 0.049 + 1.558 x the live fraction.
+  {"compact-64",         1.646,  0.049,  0.779,  0.779,  0.000},
 };
 
 // 16-bit inputs (fp16, bf16), relative to `mma` (K13), the dense reference of those precisions.
@@ -136,26 +151,36 @@ constexpr KernelCoefficients kH100Cuda16[] = {
 
 // The same fit from two `bench --suite blocksparse` runs in bf16 on one NVIDIA H200, driver
 // 580.159.04 (lab/48-s13-wide-queue): 15 problems each, mean 1.6-2.8 %, worst 7.4 % (wgmma) in
-// sample. The dense coefficients follow the H100's rule (the loop's dense kernel and a little);
-// cuBLAS's is the median of its time over K13's in the same runs.
+// sample; cuBLAS's dense coefficient is the median of its time over K13's in the same runs. No
+// blocksparse case has a tile with nothing to skip, so the joint kernels' dense coefficients (a
+// dense A: every tile takes the whole K) are their times on the activations suite's dense A over
+// cuBLAS's in the same run (lab/54-mlp-layer's suite run): S12's 128 x 128 tiles run a dense
+// problem at 0.69 of cuBLAS, S11 and S13 at 0.88-0.90.
 constexpr KernelCoefficients kH200Cuda16[] = {
   //  kernel                    dense   fixed   load    work    partial
   {"mma",                        1.000,  0.000,  0.000,  0.000,  0.000},
   {"wgmma",                      0.357,  0.000,  0.000,  0.000,  0.000},
   {"cublas",                     0.339,  0.000,  0.000,  0.000,  0.000},
   {"mma-joint-64x32",            1.030,  0.132,  0.918,  0.252,  0.000},
-  {"wgmma-joint-64x64",          0.360,  0.091,  0.254,  0.084,  0.000},
-  {"wgmma-queue-joint-64x64",    0.360,  0.060,  0.388,  0.094,  0.000},
-  {"wgmma-queue-wide-64x64",     0.360,  0.075,  0.284,  0.070,  0.000},
+  {"wgmma-joint-64x64",          0.376,  0.091,  0.254,  0.084,  0.000},
+  {"wgmma-queue-joint-64x64",    0.493,  0.060,  0.388,  0.094,  0.000},
+  {"wgmma-queue-wide-64x64",     0.385,  0.075,  0.284,  0.070,  0.000},
   // S14 fitted by hand to its four neurons cases at 4096^3 (live 0.44-0.91: 0.093 + 1.077 x live,
   // loads and work split evenly, as B dense makes them equal) and a dense A (lab/52-compact-mma).
   {"compact-mma-64",             1.195,  0.093,  0.539,  0.538,  0.000},
-  // S15 fitted by hand (lab/53-compact-wgmma, lab/54-mlp-layer) to its runs at 4096^3: copying
-  // nearly every range whole it takes 0.355-0.374 of K13 (each case against the cuBLAS of its own
-  // run); gathering every live column, 0.46-0.58 at live 0.55-0.71; with the neurons sorted by firing
-  // (exponent 2.5: loads 0.66 of K, 0.08 gathered), 0.306. A gathered column costs about twice
-  // one of a whole range (partial: the share gathered). Within 5 % on each of those.
-  {"compact-wgmma-128",          0.404,  0.060,  0.305,  0.000,  0.395},
+  // S15 fitted to relative errors on its 26 runs of one activations and one blocksparse suite at
+  // 4096 (lab/55-sorted-activations): spread-out zeros as generated and sorted by firing, a dense A,
+  // and block zeros, within 6 % on each. Copying nearly every range whole it takes about 0.37 of
+  // K13; a gathered column costs about twice one of a whole range (partial: the share gathered);
+  // a tile's short list of whole ranges (block zeros) costs more than the earlier fit to spread-out
+  // zeros alone said (lab/53-compact-wgmma, 54): it predicted block zeros up to 24 % fast.
+  {"compact-wgmma-128",          0.364,  0.094,  0.277,  0.000,  0.388},
+  // S17 fitted to one blocksparse suite (lab/61-a-only-queue: 15 problems, mean 2.5 %, worst 5.3 %);
+  // its dense coefficient is S13's (the same ring and tiles on a dense A, which no block case has).
+  {"wgmma-queue-a-64",           0.385,  0.065,  0.279,  0.068,  0.000},
+  // S18: S12's coefficients (the same ring and tiles; no suite has a B-only case to fit it on: on
+  // six timed apart, lab/62-b-only-queue, they predicted it within 6.4 %).
+  {"wgmma-queue-b-64",           0.493,  0.060,  0.388,  0.094,  0.000},
 };
 
 // Calibrations measured on a device: bench/calibrate_model.py prints these rows from bench runs.
@@ -178,7 +203,7 @@ constexpr Calibration kCalibrations[] = {
    kH200Cuda, kH100Cuda},
   {"vulkan", "H200", "H200 Vulkan, calibrated 2026-11-23 (skipping kernels: the H100's of 2026-11-26, checked 2026-11-27)",
    kH200Vulkan, kH100Vulkan},
-  {"cuda", "H100", "H100 CUDA 16-bit, calibrated 2026-11-28 (S13: the H200's of 2026-11-28)", kH100Cuda16, kH200Cuda16, true},
+  {"cuda", "H100", "H100 CUDA 16-bit, calibrated 2026-11-28 (S13, S17: the H200's of 2026-11-28 and 2026-11-29)", kH100Cuda16, kH200Cuda16, true},
   {"cuda", "H200", "H200 CUDA 16-bit, calibrated 2026-11-28", kH200Cuda16, {}, true},
 };
 // clang-format on

@@ -6,11 +6,13 @@
 
 #include "core/io/report.hpp"
 #include "core/measure/mlp.hpp"
+#include "core/measure/multiply.hpp"
 #include "core/measure/progress.hpp"
 #include "core/model/error.hpp"
 #include "core/model/generators.hpp"
 #include "core/model/live_columns.hpp"
 #include "core/model/pattern.hpp"
+#include "core/model/reorder.hpp"
 
 namespace tileskip {
 
@@ -35,6 +37,7 @@ ProblemSpec caseSpec(const ActivationsShape& shape, const ActivationsOptions& op
   spec.densityB = 1.0;
   spec.seed = options.seed;
   spec.dtype = options.dtype;
+  spec.reordered = shape.sorted;
   return spec;
 }
 
@@ -54,6 +57,9 @@ void measureLayer(const std::vector<Backend*>& backends, const ActivationsShape&
                   ActivationsCase& c) {
   const MlpLayerOperands operands = generateMlpLayer(shape.m, shape.n, shape.k, shape.n, 1.0 - shape.inactive, shape.skew, options.seed);
   for (Backend* backend : backends) {
+    // A backend with no kernel for the dtype (Vulkan and the host in bf16) has no layer to run.
+    const std::vector<const KernelInfo*> kernels = backend->kernels();
+    if (std::none_of(kernels.begin(), kernels.end(), [&](const KernelInfo* k) { return backend->takes(*k, options.dtype); })) continue;
     LayerMeasurement layer;
     layer.backend = std::string(backend->name());
     const KernelInfo& fusedFirst = kernelInfo(kLayerFirstGemm);
@@ -68,6 +74,7 @@ void measureLayer(const std::vector<Backend*>& backends, const ActivationsShape&
     request.second = fusedSecond;
     request.compare = vendorGemmOf(*backend, options.dtype);
     request.repeat = options.repeat;
+    request.reorder = shape.sorted;
     try {
       const MlpResult result = runMlp([&]() -> Backend& { return *backend; }, std::move(request));
       layer.first = std::string(result.layer.first.kernel->id);
@@ -91,14 +98,20 @@ void measureLayer(const std::vector<Backend*>& backends, const ActivationsShape&
 std::string ActivationsShape::name() const {
   std::string what = inactive > 0.0 ? fixed(100.0 * inactive, 0) + " % inactive, exponent " + fixed(skew, 1) : "dense A";
   if (llamaDownProjection) what = "LLaMA-2-7B down projection, " + what;
+  if (sorted) what += ", sorted by firing";
   return what + ", " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
 std::vector<ActivationsShape> activationsShapes(int size) {
   std::vector<ActivationsShape> shapes{{size, size, size, 0.0, 1.0}};
-  for (double skew : {1.0, 1.5, 2.0, 2.5}) shapes.push_back({size, size, size, kInactive, skew});
+  auto asGeneratedThenSorted = [&](ActivationsShape shape) {
+    shapes.push_back(shape);
+    shape.sorted = true;
+    shapes.push_back(shape);
+  };
+  for (double skew : {1.0, 1.5, 2.0, 2.5}) asGeneratedThenSorted({size, size, size, kInactive, skew});
   const int hidden = std::max(kKBlock, static_cast<int>(static_cast<long long>(size) * kLlamaHidden / kLlamaWidth) / kKBlock * kKBlock);
-  shapes.push_back({size, size, hidden, kInactive, 2.0, true});
+  asGeneratedThenSorted({size, size, hidden, kInactive, 2.0, true});
   return shapes;
 }
 
@@ -112,7 +125,7 @@ int compactionRowHeight() {
 ActivationsReport runActivationsSuite(const std::vector<Backend*>& backends, const ActivationsOptions& options,
                                       const ProgressCallback& progress) {
   if (options.size < 1) throw InputError("--suite activations needs a size of at least 1");
-  ActivationsReport report = startCeilingSuite<ActivationsReport>(backends, options);
+  ActivationsReport report = startCeilingSuite<ActivationsReport>(backends, options, "activations");
   const BenchOptions bench = ceilingBenchOptions(options);
   const int rows = compactionRowHeight();
   const std::vector<ActivationsShape> shapes = activationsShapes(options.size);
@@ -121,11 +134,17 @@ ActivationsReport runActivationsSuite(const std::vector<Backend*>& backends, con
     ActivationsCase c;
     c.shape = shape;
     const ProblemSpec spec = caseSpec(shape, options);
-    const ProblemData data = generateProblem(spec);
+    ProblemData data = generateProblem(spec);
+    if (shape.sorted) {
+      const std::vector<int> order = firingOrder(data.a);
+      data.a = permuteCols(data.a, order);
+      data.b = permuteRows(data.b, order);
+    }
     // Two counts of one quantity: the kernels' own pattern bits (area-weighted, B dense), and
     // inspect's scan of A for single live columns.
     c.liveFraction = computeJointStats(buildAPattern(data.a, rows), buildBPattern(data.b, kKBlock)).jointDensity;
     c.predictedLiveFraction = findLiveColumns(data.a, rows, 1).meanLiveFraction();
+    c.liveGroupFraction = findLiveColumns(data.a, rows, kFiringGroup).meanLiveFraction();
     c.measured = measureAgainstCeiling(backends, spec, data, c.liveFraction, bench, "activations: " + shape.name(), meter, progress);
     if (shape.llamaDownProjection) measureLayer(backends, shape, options, c);
     report.cases.push_back(std::move(c));
@@ -144,7 +163,7 @@ std::string formatActivationsTable(const ActivationsReport& report) {
   for (const ActivationsCase& c : report.cases) {
     const CeilingMeasurement& m = c.measured;
     out << "\n" << c.shape.name() << ": live " << fixed(c.liveFraction, 4) << " (inspect " << fixed(c.predictedLiveFraction, 4)
-        << "), K' = " << m.packedK;
+        << "; in " << kFiringGroup << "-column groups " << fixed(c.liveGroupFraction, 4) << "), K' = " << m.packedK;
     if (m.baselineMs) out << "; " << m.baseline << " " << fixed(*m.baselineMs, 4) << " ms";
     if (m.ceilingMs && m.baselineMs) out << ", ceiling " << fixed(*m.ceilingMs, 4) << " ms (" << fixed(*m.baselineMs / *m.ceilingMs, 2) << "x)";
     out << "\n" << alignColumns(ceilingKernelCells(m.kernels), 3);
@@ -180,10 +199,18 @@ nlohmann::json layersJson(const std::vector<LayerMeasurement>& layers) {
   return out;
 }
 
-// The first layer's time by cuBLAS twice, where it ran beside it.
-nlohmann::json twoCublasMs(const std::vector<LayerMeasurement>& layers) {
-  if (layers.empty() || layers.front().baseline != "cublas" || !layers.front().baselineMs) return nullptr;
-  return *layers.front().baselineMs;
+// The layer the case's `mlp_ms` reports: the one that ran beside cuBLAS (CUDA's), else the first.
+const LayerMeasurement* reportedLayer(const std::vector<LayerMeasurement>& layers) {
+  for (const LayerMeasurement& l : layers) {
+    if (l.baseline == "cublas" && l.baselineMs) return &l;
+  }
+  return layers.empty() ? nullptr : &layers.front();
+}
+
+// That layer's time by cuBLAS twice, where it ran beside it.
+nlohmann::json twoCublasMs(const LayerMeasurement* layer) {
+  if (layer == nullptr || layer->baseline != "cublas" || !layer->baselineMs) return nullptr;
+  return *layer->baselineMs;
 }
 
 }  // namespace
@@ -194,23 +221,27 @@ std::string formatActivationsJson(const ActivationsReport& report) {
   std::vector<BenchReport> runs;
   for (const ActivationsCase& c : report.cases) {
     const CeilingMeasurement& m = c.measured;
+    const LayerMeasurement* layer = reportedLayer(c.layers);
     cases.push_back({{"case", c.shape.name()},
                      {"m", c.shape.m},
                      {"n", c.shape.n},
                      {"k", c.shape.k},
                      {"inactive", c.shape.inactive},
                      {"skew", c.shape.skew},
+                     {"sorted", c.shape.sorted},
                      {"rows", compactionRowHeight()},
                      {"live_fraction", c.liveFraction},
                      {"predicted_live_fraction", c.predictedLiveFraction},
+                     {"live_group_fraction", c.liveGroupFraction},
+                     {"live_group_columns", kFiringGroup},
                      {"packed_k", m.packedK},
                      {"baseline", m.baseline},
                      {"cublas_ms", m.baseline == "cublas" ? optional(m.baselineMs) : nlohmann::json(nullptr)},
                      {"baseline_ms", optional(m.baselineMs)},
                      {"ceiling_ms", optional(m.ceilingMs)},
                      {"kernels", ceilingKernelsJson(m.kernels)},
-                     {"mlp_ms", c.layers.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.layers.front().mlpMs)},
-                     {"two_cublas_ms", twoCublasMs(c.layers)},
+                     {"mlp_ms", layer != nullptr ? nlohmann::json(layer->mlpMs) : nlohmann::json(nullptr)},
+                     {"two_cublas_ms", twoCublasMs(layer)},
                      {"layers", layersJson(c.layers)},
                      {"failures", m.failures}});
     runs.insert(runs.end(), m.runs.begin(), m.runs.end());

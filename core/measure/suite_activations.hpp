@@ -36,12 +36,15 @@ struct ActivationsShape {
   int m = 0, n = 0, k = 0;
   double inactive = 0.0, skew = 1.0;
   bool llamaDownProjection = false;  // K scaled from LLaMA-2-7B's MLP (11008 for 4096 tokens)
-  std::string name() const;          // "90 % inactive, exponent 2, 4096x4096x4096"
+  // The neurons permuted by how many tokens fire each (firingOrder, as `--reorder` sorts them for
+  // the compaction kernels): A's columns and B's rows together, so A·B is unchanged.
+  bool sorted = false;
+  std::string name() const;  // "90 % inactive, exponent 2.0, sorted by firing, 4096x4096x4096"
 };
 
 // The cases of the suite for M = N = size: a dense A (where nothing can be gained), 90 % inactive
 // at exponents 1, 1.5, 2 and 2.5, and LLaMA-2-7B's down projection (K = 11008 at size 4096,
-// scaled with size) at exponent 2.
+// scaled with size) at exponent 2; each sparse one as generated, then sorted by firing.
 std::vector<ActivationsShape> activationsShapes(int size);
 
 // The row height the compaction kernels gather at (the first compaction row's; 64 if none).
@@ -50,7 +53,8 @@ int compactionRowHeight();
 // The whole layer of the down projection's case, relu(X·W1)·W2 (core/measure/mlp.hpp) with X, W1
 // and W2 from generateMlpLayer at the case's inactive fraction and exponent (tokens x width ->
 // hidden -> width: the case's M, N and K), on one backend: as tileskip runs it (fused where the
-// backend fuses K14 to S15, else each GEMM by auto) and by the backend's vendor GEMM twice.
+// backend fuses K14 to S15, else each GEMM by auto; for a sorted case with `mlp --reorder`'s
+// neuron order) and by the backend's vendor GEMM twice.
 struct LayerMeasurement {
   std::string backend;
   std::string first, second;  // the two GEMMs' kernels
@@ -65,6 +69,10 @@ struct ActivationsCase {
   ActivationsShape shape;
   double liveFraction = 1.0;           // measured: A-pattern bits at the compaction height over K
   double predictedLiveFraction = 1.0;  // inspect's K-compaction bound (core/model/live_columns.hpp)
+  // The same in K-groups of kFiringGroup columns: what sorting by firing changes (it moves live
+  // columns together; the count of single live columns per tile stays), and what lets a compaction
+  // kernel copy ranges whole instead of gathering column by column.
+  double liveGroupFraction = 1.0;
   CeilingMeasurement measured;         // the kernels, the vendor GEMM and the live columns' packed ceiling
   std::vector<LayerMeasurement> layers;  // the down projection's case: one per backend that ran it
 };

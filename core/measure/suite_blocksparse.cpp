@@ -53,7 +53,7 @@ BlocksparseReport runBlocksparseSuite(const std::vector<Backend*>& backends, con
   for (int block : options.blocks) {
     if (block < 1) throw InputError("--suite blocksparse: a block edge must be positive, not " + std::to_string(block));
   }
-  BlocksparseReport report = startCeilingSuite<BlocksparseReport>(backends, options);
+  BlocksparseReport report = startCeilingSuite<BlocksparseReport>(backends, options, "blocksparse");
   const BenchOptions bench = ceilingBenchOptions(options);
   const std::vector<BlocksparseShape> shapes = blocksparseShapes(options.blocks);
   ProgressMeter meter(static_cast<int>(3 * shapes.size()), progress);  // the kernels, the ceiling, their own ceilings

@@ -17,6 +17,15 @@ namespace tileskip {
 // The K-block: 8 consecutive indices of K, so the pattern of one K-block fits a byte.
 inline constexpr int kKBlock = 8;
 
+// A transposed, the copy the compaction kernels read (a live column of A is one row of it): K rows
+// of M values, each row padded with zeros to a multiple of kTransposedRowAlign values, so every row
+// starts on a 16-byte boundary (32 in fp32) and is copied in whole vectors whatever M is (unpadded,
+// an M that is not a multiple of 8 left S15's copies element by element, 85x slower than cuBLAS:
+// lab/59-l1-trained-relu). The padding reaches only C's rows past M, which no kernel stores.
+// The GLSL twin is common.glsl's transposedRowLength.
+inline constexpr int kTransposedRowAlign = 8;
+constexpr int transposedRowLength(int m) { return (m + kTransposedRowAlign - 1) / kTransposedRowAlign * kTransposedRowAlign; }
+
 // CUDA's warp. A GLSL kernel's "warp" is 32 invocations too, whatever the subgroup size, so the
 // catalogue's WM x WN tile means the same outputs in both twins.
 inline constexpr int kWarpLanes = 32;
@@ -83,6 +92,10 @@ enum class MainLoop {
                    // twin stages them all (cp.async lands in shared memory); the GLSL twin, with no
                    // asynchronous copy, carries the ringStages - 1 on their way in registers and stages
                    // ringStages - 1: the one multiplied and the one the next lands in (glslRingStages)
+  GatherHoisted,   // Hoisted's two stages over the block's live K columns, BK of them a K-tile in K order: a
+                   // column is a row of A transposed (K x M, made in the preparation) and a row of B, both
+                   // loaded as 128-bit vectors, A's row stored as the transposed stage's row (As[k][m]) as it
+                   // is. The block lists its columns from the A-pattern at its height, kBlockList K-blocks a pass
   GatherRing,      // StageRing's ring over the block's live K columns, BK of them a K-tile in K order: a column
                    // is a row of A transposed (K x M, made in the preparation) and a row of B, so both
                    // arrive in 16-byte copies; A's stage is K-major, its MMA operands read by transposing
@@ -140,7 +153,8 @@ struct KernelStructure {
   VendorRoutine vendor = VendorRoutine::None;
   // A gather ring on Hopper (SwizzledGatherRing) only, 0 elsewhere: a K-tile's range of BK columns
   // in which a block's rows need at least this many is copied whole by the copy engine, dead columns
-  // and all (their zeros multiply), where its boxes can (M and N multiples of 8); the others' live
+  // and all (their zeros multiply), where its boxes can (N a multiple of 8: A transposed's rows are
+  // padded to whole boxes, transposedRowLength); the others' live
   // columns are gathered. The copy engine moves a range about twice as fast as the gather moves
   // its columns, so half a range is where whole starts to pay.
   int wholeRangeColumns = 0;
@@ -165,7 +179,7 @@ struct KernelInfo {
            family == KernelFamily::Compact;
   }
   constexpr bool compacts() const { return family == KernelFamily::Compact; }
-  // Reads A transposed (K x M) in the problem's 16-bit dtype: a live column is then one row.
+  // Reads A transposed (K x M) in the problem's dtype: a live column is then one row.
   constexpr bool readsTransposedA() const { return compacts(); }
   constexpr bool usesAPattern() const { return aGranularity > 0; }
   constexpr bool usesBPattern() const { return bGranularity > 0; }
@@ -208,7 +222,8 @@ struct KernelInfo {
       case MainLoop::Vectorized: return 1;
       case MainLoop::DoubleBuffered:
       case MainLoop::Hoisted:
-      case MainLoop::KBlockList: return 2;
+      case MainLoop::KBlockList:
+      case MainLoop::GatherHoisted: return 2;
       case MainLoop::StageRing:
       case MainLoop::GatherRing:
       case MainLoop::BulkCopyRing:
@@ -265,14 +280,19 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if ((s.skip == SkipScope::Warp || s.skip == SkipScope::Block) != (s.kBlockList > 0)) {
     return "a warp-uniform or a block's skip, and only one, gathers a list over K-blocks of some length";
   }
-  const bool gathers = s.loop == MainLoop::GatherRing || s.loop == MainLoop::SwizzledGatherRing;
+  const bool gathers = s.loop == MainLoop::GatherRing || s.loop == MainLoop::SwizzledGatherRing || s.loop == MainLoop::GatherHoisted;
   if (k.compacts() != gathers || k.compacts() != (s.skip == SkipScope::Block)) {
-    return "the compaction family, and only it, gathers live columns (a gather ring), decided by the block";
+    return "the compaction family, and only it, gathers live columns (a gather ring or gathered stages), decided by the block";
   }
-  if (gathers &&
-      (k.aGranularity != k.tile.BM || k.usesBPattern() || s.dtypes != kHalfInputs || s.scheduling != Scheduling::TilePerBlock)) {
-    return "a gather ring lists the live columns of its block's rows from one A-pattern tile (granularity BM, B not "
-           "inspected), copies 16-bit rows of A transposed, and takes a tile per block";
+  if (gathers && (k.aGranularity != k.tile.BM || k.usesBPattern() || s.scheduling != Scheduling::TilePerBlock)) {
+    return "a gathering loop lists the live columns of its block's rows from one A-pattern tile (granularity BM, B not "
+           "inspected) and takes a tile per block";
+  }
+  if (gathers && (s.loop == MainLoop::GatherHoisted) != (s.dtypes == kFp32Inputs)) {
+    return "a gather ring copies 16-bit rows of A transposed, the gathered two stages fp32 ones";
+  }
+  if (s.loop == MainLoop::GatherHoisted && (k.tile.BK != kKBlock || s.mapping != ThreadMapping::WarpTile)) {
+    return "the gathered two stages are K12's warp tiles fed one K-block's worth of columns (BK = 8) a K-tile";
   }
   if (s.loop == MainLoop::KBlockList && s.skip != SkipScope::Warp) return "a K-block list is what a warp-uniform skip gathers";
   if (s.loop == MainLoop::KBlockList && k.tile.BK != kKBlock) return "a K-block list loop stages one K-block a K-tile (BK = 8)";
@@ -309,10 +329,10 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
            "MMA each (WM x WN 64 x 128 or 64 x 256) down the block, and a producer warpgroup beside them";
   }
   if (s.loop == MainLoop::BulkCopyRing && k.skips() &&
-      (k.aGranularity != k.tile.WM || k.bGranularity <= 0 || k.tile.WN % k.bGranularity != 0 ||
-       s.kBlockList % (k.tile.BK / kKBlock * kWarpLanes) != 0)) {
-    return "a warpgroup skips a K-tile whole: its rows are one A-pattern tile, its columns whole B-pattern tiles, and the "
-           "list holds whole K-tiles, a warp's width of them at a time";
+      ((k.aGranularity != 0 && k.aGranularity != k.tile.WM) || k.bGranularity < 0 ||
+       (k.bGranularity > 0 && k.tile.WN % k.bGranularity != 0) || s.kBlockList % (k.tile.BK / kKBlock * kWarpLanes) != 0)) {
+    return "a warpgroup skips a K-tile whole: its rows are one A-pattern tile, its columns whole B-pattern tiles (either "
+           "operand may be not inspected), and the list holds whole K-tiles, a warp's width of them at a time";
   }
   if (s.mapping == ThreadMapping::MmaTiles && (k.tile.WM % 16 != 0 || k.tile.WN % 16 != 0 || k.tile.BK % 16 != 0 || k.tile.TM != 0 ||
                               k.tile.TN != 0)) {
@@ -411,6 +431,15 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::SwizzledGatherRing, Scheduling::TilePerBlock, SkipScope::Block, 512, kHalfInputs, 4,
     VendorRoutine::None, 24},
    "S14's compaction on K14's roles (Hopper, CUDA only): a producer warpgroup lists the live columns of 128 rows and gathers them 64 to a K-tile by 16-byte copies into swizzled stages, A's M-major, or has the copy engine move a 64-column range whole where half its columns are live; two consumer warpgroups multiply them with warpgroup MMAs that read A transposed"},
+  {"compact-64",   "S16", "s16_compact_64", "s16_compact_64", KernelFamily::Compact, {64, 256, 8, 64, 64, 8, 4, 128}, 64, 0,
+   {ThreadMapping::WarpTile, MainLoop::GatherHoisted, Scheduling::TilePerBlock, SkipScope::Block, 512},
+   "S14's compaction in fp32 on K12's loop: a 64-row block lists the K columns some row of it needs and runs K12's two stages and 64x64 warp tiles over those alone, 8 to a K-tile, one row of A transposed and one of B each, so both arrive as 128-bit loads"},
+  {"wgmma-queue-a-64", "S17", "s17_wgmma_queue_a_64", "s12_wgmma_queue_joint_64x64", KernelFamily::SkipA, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 0,
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::Persistent, SkipScope::Warp, 256, kHalfInputs, 4},
+   "S13 by A's pattern alone (Hopper, CUDA only): for a block-sparse A beside a dense B it copies and multiplies the same K-tiles as S13 without reading B's pattern, so B needs no pass of its own and a call with a prepared A prepares nothing"},
+  {"wgmma-queue-b-64", "S18", "s18_wgmma_queue_b_64", "s12_wgmma_queue_joint_64x64", KernelFamily::SkipB, {128, 128, 64, 64, 128, 0, 0, 384}, 0, 64,
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::Persistent, SkipScope::Warp, 256, kHalfInputs, 6},
+   "S12 by B's pattern alone (Hopper, CUDA only): for dense activations times a block-sparse weight (x times W transposed, a sparse layer's forward), 128x128 tiles that fit 64-wide zeros copy the K-tiles the tile's columns need, and A needs no pattern pass"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

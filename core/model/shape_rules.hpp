@@ -119,6 +119,16 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
     }
     return nullptr;
   }
+  if (s.loop == MainLoop::GatherHoisted) {
+    // A gathered K-tile is BK rows of A transposed (BM wide) and BK rows of B: each pass of vec4
+    // loads covers whole rows of both (parts/gathered_stage), and the passes the whole tiles.
+    const bool wholeRows = t.BM >= 4 && t.BN >= 4 && t.threads % (t.BM / 4) == 0 && t.threads % (t.BN / 4) == 0;
+    if (!wholeRows || t.BK % (t.threads / (t.BM / 4)) != 0 || t.BK % (t.threads / (t.BN / 4)) != 0) {
+      return "each pass of vec4 loads must cover whole rows of A transposed (BM/4 invocations each) and of the B tile "
+             "(BN/4 each), and the passes the BK rows of both";
+    }
+    return nullptr;
+  }
   if (s.loop != MainLoop::DoubleBuffered && s.loop != MainLoop::KBlockList && s.loop != MainLoop::Hoisted) return nullptr;
   if (t.BK % kKBlock != 0) return "a K-tile holds whole K-blocks: BK must be a multiple of 8";
   if ((t.BM * t.BK / 4) % t.threads != 0 || (t.BK * t.BN / 4) % t.threads != 0) {

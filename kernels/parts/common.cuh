@@ -34,18 +34,23 @@ struct BlockTile {
 // consecutive blocks, resident together, then cover a few row panels of A and a few column
 // panels of B instead of one row panel of A and every column panel of B, so more of what they
 // read is still in L2. kGroupRows = 1 is BlockTile's row-major order.
-template <int BM, int BN, int kGroupRows>
-__device__ BlockTile<BM, BN> groupedBlockTile(int m, int n, int index = static_cast<int>(blockIdx.x)) {
+template <int BM, int BN>
+__device__ BlockTile<BM, BN> groupedBlockTile(int m, int n, int index, int groupRows) {
   BlockTile<BM, BN> tile(n, index);
-  if constexpr (kGroupRows > 1) {
+  if (groupRows > 1) {
     const int rowTiles = (m + BM - 1) / BM, colTiles = (n + BN - 1) / BN;
-    const int group = index / (kGroupRows * colTiles), inGroup = index % (kGroupRows * colTiles);
-    const int firstRow = group * kGroupRows;
-    const int rows = min(kGroupRows, rowTiles - firstRow);
+    const int group = index / (groupRows * colTiles), inGroup = index % (groupRows * colTiles);
+    const int firstRow = group * groupRows;
+    const int rows = min(groupRows, rowTiles - firstRow);
     tile.rowBase = (firstRow + inGroup % rows) * BM;
     tile.colBase = (inGroup / rows) * BN;
   }
   return tile;
+}
+
+template <int BM, int BN, int kGroupRows>
+__device__ BlockTile<BM, BN> groupedBlockTile(int m, int n, int index = static_cast<int>(blockIdx.x)) {
+  return groupedBlockTile<BM, BN>(m, n, index, kGroupRows);
 }
 
 template <int BM, int BN>
@@ -94,6 +99,12 @@ __device__ __forceinline__ float4 loadGlobalQuadInOrder(const float* p) {
 // A float4 read of 4 consecutive elements needs the row length to be a multiple of 4 (the
 // buffers themselves are 256-byte aligned by cudaMalloc); otherwise the scalar path runs.
 __device__ inline bool rowsAreVectorAligned(int rowLength) { return (rowLength & 3) == 0; }
+
+// The length of a row of A transposed, the compaction kernels' copy of A: the core's
+// transposedRowLength (catalogue.hpp, which says why rows are padded), callable on the device.
+__host__ __device__ constexpr int transposedRowLength(int m) {
+  return (m + kTransposedRowAlign - 1) / kTransposedRowAlign * kTransposedRowAlign;
+}
 
 // Elements [index, index + 4) of a row of length `rowLength`, where element `first` of the row
 // sits at `index`; zero past the end of the row.

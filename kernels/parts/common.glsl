@@ -110,6 +110,12 @@ vec4 loadB4(uint row, uint col) {
 bool aRowsAreVectorAligned() { return ((problem.lda | problem.K) & 3u) == 0u; }
 bool bRowsAreVectorAligned() { return ((problem.ldb | problem.N) & 3u) == 0u; }
 
+// The length of a row of A transposed, the compaction kernels' copy of A (K rows of M values):
+// M padded with zeros to whole groups of TRANSPOSED_ROW_ALIGN values, so every row starts on a
+// vector boundary (core/model/catalogue.hpp's transposedRowLength, whose comment says why).
+const uint TRANSPOSED_ROW_ALIGN = 8u;
+uint transposedRowLength() { return (problem.M + TRANSPOSED_ROW_ALIGN - 1u) / TRANSPOSED_ROW_ALIGN * TRANSPOSED_ROW_ALIGN; }
+
 // Every kernel stores C through these two. A test build (TILESKIP_TEST_LANE_PROBE, embedded as
 // testing_lanes_<stem>) stores the invocation's index instead of the product, so a test reads
 // off which invocation owns each output (LaneMap.* in tests/test_vulkan.cpp).

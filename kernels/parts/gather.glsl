@@ -54,4 +54,13 @@ uint gatherLiveColumns(uint aTile, uint first, uint count) {
 // The column at `index` of the list; -1 past its end (zeros).
 int scheduledColumn(uint index) { return index < liveColumnCount ? liveColumns[index] : -1; }
 
+// -1 written past the list's end to a whole K-tile of `depth` columns, by the invocations that
+// gathered it, so that a copying invocation reads a column without a bound check (the CUDA twin's
+// padToKTiles); the list has room for it (a whole number of K-blocks). The caller meets at a
+// barrier before reading.
+void padToKTiles(uint depth) {
+  uint end = (liveColumnCount + depth - 1u) / depth * depth;
+  for (uint i = liveColumnCount + gl_LocalInvocationIndex; i < end; i += THREADS) liveColumns[i] = -1;
+}
+
 #endif  // TILESKIP_PART_GATHER

@@ -185,26 +185,17 @@ struct HoistedWarpTile : WarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads> {
 // read a few row panels of A and a few column panels of B from L2, not one of A and all of B.
 inline constexpr int kHoistedGroupRows = 8;
 
-// The K loop over a block's K-tiles. kInterior: the block's K-tiles come from fetchRunning(),
-// and the loop body is one basic block; otherwise from fetch(), bounds-checked, which reads
-// zeros past K. Either way the body always stores the K-tile in flight and reads depth 0 of the
-// next stage: past the last K-tile those move data nobody reads again. (The GLSL twin's loop is
-// turned by one depth, a step starting after the barrier: NVIDIA's Vulkan compiler moved depth
-// 0's reads after the last depth's FMAs when they ended a step; ptxas keeps them where
-// loadSharedQuad puts them (lab/33-glsl-k-loop). And its interior K-tiles load at their K
-// offsets, fetchInteriorAt, not from running indices: 1 % faster there, lab/37-vulkan-calibration.)
-template <bool kInterior, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
-__device__ __forceinline__ void hoistedKLoop(HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>& tile,
-                                             HoistedKTile<BM, BN, BK, kThreads>& staged, float* stages, int steps) {
+// The K loop over `steps` K-tiles in K12's two stages, `fetchTile(index)` loading K-tile `index`
+// into `staged`'s registers (called past the last one too: it may load anything, nothing reads
+// it). The body always stores the K-tile in flight and reads depth 0 of the next stage: past the
+// last K-tile those move data nobody reads again. Shared by K12's loop and S16's over gathered
+// columns (gathered_stage.cuh). (The GLSL twin's loop is turned by one depth, a step starting after
+// the barrier: NVIDIA's Vulkan compiler moved depth 0's reads after the last depth's FMAs when they
+// ended a step; ptxas keeps them where loadSharedQuad puts them (lab/33-glsl-k-loop).)
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads, class Staged, class Fetch>
+__device__ __forceinline__ void twoStageKLoop(HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>& tile, Staged& staged,
+                                              float* stages, int steps, Fetch&& fetchTile) {
   constexpr int kStage = stageFloats<BM, BN, BK>(), kBOffset = BK * transposedAStride<BM>();
-  // The K-tile `index` into registers; an interior block steps its pointers while one lies ahead.
-  auto fetchTile = [&](int index) {
-    if constexpr (kInterior) {
-      staged.fetchRunning(index + 1 < steps);
-    } else {
-      staged.fetch(index * BK);
-    }
-  };
   fetchTile(0);
   staged.store(stages, stages + kBOffset);
   __syncthreads();
@@ -230,6 +221,23 @@ __device__ __forceinline__ void hoistedKLoop(HoistedWarpTile<BM, BN, BK, WM, WN,
     tile.loadFragments(readStage, readStage + kBOffset, 0, 0);
     tile.multiply((BK - 1) % 2);  // its latency covers depth 0's shared reads
   }
+}
+
+// K12's K loop over a block's K-tiles. kInterior: the block's K-tiles come from fetchRunning(),
+// and the loop body is one basic block; otherwise from fetch(), bounds-checked, which reads zeros
+// past K. (The GLSL twin's interior K-tiles load at their K offsets, fetchInteriorAt, not from
+// running indices: 1 % faster there, lab/37-vulkan-calibration.)
+template <bool kInterior, int BM, int BN, int BK, int WM, int WN, int TM, int TN, int kThreads>
+__device__ __forceinline__ void hoistedKLoop(HoistedWarpTile<BM, BN, BK, WM, WN, TM, TN, kThreads>& tile,
+                                             HoistedKTile<BM, BN, BK, kThreads>& staged, float* stages, int steps) {
+  // The K-tile `index` into registers; an interior block steps its pointers while one lies ahead.
+  twoStageKLoop(tile, staged, stages, steps, [&](int index) {
+    if constexpr (kInterior) {
+      staged.fetchRunning(index + 1 < steps);
+    } else {
+      staged.fetch(index * BK);
+    }
+  });
 }
 
 }  // namespace tileskip::cuda

@@ -120,10 +120,10 @@ __device__ void loadMmaKTile(const typename MmaInputType<kDType>::Word* __restri
 
 // Copies one K-tile of gathered columns into a stage (the compaction kernels): depth kk of the
 // K-tile is column schedule.columnOf(kTile, kk) of the problem (negative: zeros), which is row
-// `column` of A transposed (K x M, `At`) and row `column` of B, each copied BM or BN values wide in
-// chunks, so A's stage is K-major (MmaStageLayout's kAByK). Chunked where M and N are multiples of
-// a chunk (every row of At and B 16-byte aligned, each chunk wholly inside or outside), element by
-// element otherwise, as loadMmaKTile.
+// `column` of A transposed (K rows of transposedRowLength(M), `At`) and row `column` of B, each
+// copied BM or BN values wide in chunks, so A's stage is K-major (MmaStageLayout's kAByK). Chunked
+// where N is a multiple of a chunk (every row of At and B 16-byte aligned, each chunk wholly inside
+// or outside: At's rows are padded to whole chunks), element by element otherwise, as loadMmaKTile.
 template <DType kDType, int BM, int BN, int BK, int kThreads, class Schedule>
 __device__ void loadGatheredKTile(const typename MmaInputType<kDType>::Word* __restrict__ At,
                                   const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int rowBase,
@@ -153,7 +153,7 @@ __device__ void loadGatheredKTile(const typename MmaInputType<kDType>::Word* __r
       }
     }
   };
-  copyRows(At, M, rowBase, As, Layout::kAStride, std::integral_constant<int, BM / Layout::kChunk>{});
+  copyRows(At, transposedRowLength(M), rowBase, As, Layout::kAStride, std::integral_constant<int, BM / Layout::kChunk>{});
   copyRows(B, N, colBase, Bs, Layout::kBStride, std::integral_constant<int, BN / Layout::kChunk>{});
 }
 
@@ -271,8 +271,8 @@ __device__ void mmaRingMainLoop(const typename MmaInputType<kDType>::Word* __res
   // 16-byte copies need every row of A and B to start 16-byte aligned: K, and N where B is read
   // along N, multiples of a chunk (cudaMalloc'd bases are 256-byte aligned). The decision is the
   // same for every thread.
-  // (A transposed: M, its rows' length, in K's place.)
-  const bool chunked = (kGathers ? M : K) % Layout::kChunk == 0 && (Layout::Input::kBAlongK || N % Layout::kChunk == 0) &&
+  // (A transposed: its rows are padded to whole chunks, catalogue.hpp's transposedRowLength.)
+  const bool chunked = (kGathers || K % Layout::kChunk == 0) && (Layout::Input::kBAlongK || N % Layout::kChunk == 0) &&
                        (reinterpret_cast<std::uintptr_t>(A) | reinterpret_cast<std::uintptr_t>(B)) % 16 == 0;
   const int kTiles = schedule.steps();
   auto load = [&](int kTile) {

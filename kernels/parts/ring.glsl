@@ -123,14 +123,16 @@ uvec4 fetchBChunk(int kBlock, uint kInBlock, uint col) {
 bool myTurn(uint step) { return gl_LocalInvocationIndex / HALF == step % 2u; }
 
 #ifdef TILESKIP_GATHER_RING
-// A_BY_K: chunk `at` of column `column`'s row of A transposed (K x M), from row0 on; zeros past M
-// and for an empty place (column < 0). Chunked where M is a multiple of 8.
+// A_BY_K: the chunk at `row` of column `column`'s row of A transposed (K rows of
+// transposedRowLength(), whole chunks, zeros past M); zeros past the row and for an empty place
+// (column < 0). Chunked where B is (a row of A transposed always starts on a chunk).
 uvec4 fetchGatheredAChunk(int column, uint row) {
-  if (column < 0 || row >= problem.M) return uvec4(0u);
-  uint first = uint(column) * problem.M + row;
+  uint rowLength = transposedRowLength();
+  if (column < 0 || row >= rowLength) return uvec4(0u);
+  uint first = uint(column) * rowLength + row;
   if (chunked) return AH8[first / CHUNK];
   float16_t h[8];
-  [[unroll]] for (uint e = 0u; e < CHUNK; ++e) h[e] = row + e < problem.M ? AH[first + e] : float16_t(0.0);
+  [[unroll]] for (uint e = 0u; e < CHUNK; ++e) h[e] = AH[first + e];
   return halvesAsChunk(h);
 }
 
@@ -239,7 +241,7 @@ void mmaRingStep(uint row0, uint col0, uint steps, uint step, inout KTileChunks 
 // invocation of the workgroup, so every barrier is uniform. The last barrier also keeps a
 // persistent kernel's next block tile from filling a stage a warp still reads.
 void mmaRingMainLoop(uint row0, uint col0, uint steps) {
-  chunked = (A_BY_K ? problem.M : problem.K) % CHUNK == 0u && problem.N % CHUNK == 0u;  // A transposed: rows of M
+  chunked = (A_BY_K || problem.K % CHUNK == 0u) && problem.N % CHUNK == 0u;  // A transposed: padded rows
   KTileChunks mine;  // this half's chunks of its K-tile on the way
   // Prologue: K-tiles 0 .. RING_STAGES - 2 into their stages, K-tile RING_STAGES - 1 into registers.
   for (uint t = 0u; t + 1u < RING_STAGES; ++t) {

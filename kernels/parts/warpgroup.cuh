@@ -79,10 +79,11 @@ __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Wo
 // Step `step` of a gathered list of columns (gather.cuh's PaddedGatheredColumns: BK of them a
 // K-tile, -1 past the list's end) into a stage, by the producer's copying thread `thread` (0 ..
 // kCopyThreads - 1), for a ring whose A is M-major (kAByM): K-row j of the stage holds column j's
-// row of A transposed (At, K x M) and its row of B, each in boxes of one swizzled row of the tile's
-// rows or columns, as 16-byte asynchronous copies where `chunks` (M and N multiples of 8, so every
-// copy's source is 16-byte aligned, and K x M, K x N below 2^32, so a row's offset is 32 bits),
-// value by value otherwise. Zeros past M, N and the list's end. The caller commits the copies and,
+// row of A transposed (At, K rows of transposedRowLength(M)) and its row of B, each in boxes of one
+// swizzled row of the tile's rows or columns, as 16-byte asynchronous copies where `chunks` (N a
+// multiple of 8, so every copy's source is 16-byte aligned, as At's padded rows always are, and
+// At's and B's sizes below 2^32, so a row's offset is 32 bits), value by value otherwise. Zeros
+// past At's rows, N and the list's end. The caller commits the copies and,
 // once they have landed, fences them for the MMAs.
 template <DType kDType, int BM, int BN, int BK, int kStages, int kCopyThreads, class Columns>
 __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __restrict__ At,
@@ -99,8 +100,9 @@ __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __r
       // The producer's copies issue as fast as the MMAs consume them only if each is a few
       // instructions (lab/53-compact-wgmma): a thread keeps one chunk of the row, the same in every
       // K-row it copies, so its destination, its source within a row and whether it lies inside the
-      // matrix (a chunk is wholly inside or outside: M and N are multiples of 8) are fixed for the
-      // tile; only the column changes from K-row to K-row. Its K-rows are kRowsPerPass apart, so
+      // matrix (a chunk is wholly inside or outside: At's padded rows and N are multiples of 8) are
+      // fixed for the tile; only the column changes from K-row to K-row. Its K-rows are kRowsPerPass
+      // apart, so
       // their swizzle takes at most 8 / kRowsPerPass values (kRowsPerPass divides 8: whole atoms).
       constexpr int kPerRow = kWidth / kChunkValues, kRowsPerPass = kCopyThreads / kPerRow;
       constexpr int kSwizzles = kRowsPerPass >= 8 ? 1 : 8 / kRowsPerPass;
@@ -131,7 +133,7 @@ __device__ void copyGatheredKTile(const typename MmaInputType<kDType>::Word* __r
                                swizzled(j * kSwizzleRowBytes + (c % kBoxValues) * kWordBytes)) = v;
     }
   };
-  copyRows.template operator()<BM>(At, M, rowBase, stage);
+  copyRows.template operator()<BM>(At, transposedRowLength(M), rowBase, stage);
   copyRows.template operator()<BN>(B, N, colBase, stage + Layout::kABytes);
 }
 
@@ -293,6 +295,41 @@ struct WgmmaRing {
 
 // Consecutive blocks walk this many tile rows of a column band before moving right (L2 reuse).
 inline constexpr int kWgmmaGroupRows = 8;
+
+// The queue kernels' group height, from the fraction of A's (pattern tile, K-block) pairs that keep
+// something. While a group sweeps B's column bands its A panel stays in L2, and every group reads
+// each band of B again: a dense A's panel fills its share of L2 at kWgmmaGroupRows row tiles, and an
+// A that keeps a fraction f of its K-blocks lets 1 / f times as many rows share those bytes, so B
+// is read 1 / f times less often (lab/56-s13-against-k14: A at 0.25 in groups of 8 read B from
+// DRAM about four times over). Never fewer than kWgmmaGroupRows, never more than there are.
+__host__ __device__ inline int queueGroupRows(int rowTiles, double keptA) {
+  const double rows = keptA > 0.0 ? kWgmmaGroupRows / keptA : static_cast<double>(rowTiles);
+  const int clamped = rows < static_cast<double>(rowTiles) ? static_cast<int>(rows) : rowTiles;
+  const int fewest = rowTiles < kWgmmaGroupRows ? rowTiles : kWgmmaGroupRows;
+  return clamped > fewest ? clamped : fewest;
+}
+
+// Pattern bytes each lane of the producer reads for that estimate: 1024 in all, a few hundred
+// nanoseconds before a block's first tile.
+inline constexpr int kGroupSamplesPerLane = 32;
+
+// The fraction of a pattern's bytes (tiles x K-blocks, tile-major) that keep something, from
+// kSamplesPerLane x 32 of them spread evenly over it and read by the whole warp: the same bytes in
+// every block, so every block derives the same group height and the queue's tiles one order. 1
+// where the operand is not inspected.
+template <int kSamplesPerLane>
+__device__ double sampledKeptFraction(const std::uint8_t* __restrict__ pattern, int tiles, int kBlocks, int lane) {
+  const long long bytes = static_cast<long long>(tiles) * kBlocks;
+  if (pattern == nullptr || bytes == 0) return 1.0;
+  const long long samples = static_cast<long long>(kSamplesPerLane) * kWarpLanes;
+  int kept = 0;
+#pragma unroll
+  for (int i = 0; i < kSamplesPerLane; ++i) {
+    const long long at = (static_cast<long long>(i) * kWarpLanes + lane) * bytes / samples;
+    kept += __popc(__ballot_sync(0xFFFFFFFFu, __ldg(pattern + at) != 0));
+  }
+  return static_cast<double>(kept) / static_cast<double>(samples);
+}
 
 // The registers each warpgroup keeps once roles split: the producer little, the consumers their
 // accumulators and the addresses around them.

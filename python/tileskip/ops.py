@@ -6,17 +6,19 @@
 The operator is registered through ``torch.library``: it has a fake (meta) implementation, so
 ``torch.compile`` traces it without a graph break, and an autograd formula whose backward
 products run through the same operator (dA = dC·Bᵀ, dB = Aᵀ·dC: each skips where its operands'
-zeros allow). C comes back in A's and B's promoted floating type, computed in fp32 (the kernels
-accumulate in fp32). CUDA tensors stay on their device and run on the current stream
+zeros allow; a compaction kernel's dA, whose A is the dense dC, is torch's own product). C comes
+back in A's and B's promoted floating type, computed in fp32 (the kernels accumulate in fp32). CUDA tensors stay on their device and run on the current stream
 (:func:`tileskip.matmul`'s in-place path: fp16 and bf16 operands of one type run the kernels that
 take it, the tensor-core ones among them, as they are; others are widened to fp32); CPU tensors go
 through NumPy on the best backend.
 """
-from typing import Tuple
+import functools
+from typing import Dict, Tuple
 
 import torch
 
 from . import _matmul_cuda_tensors
+from . import kernels as _kernels
 from . import matmul as _matmul
 
 __all__ = ["matmul"]
@@ -60,6 +62,18 @@ def _matmul_fake(a: torch.Tensor, b: torch.Tensor, kernel: str = "auto") -> torc
     return a.new_empty((a.shape[0], b.shape[1]), dtype=_result_dtype(a, b))
 
 
+@functools.lru_cache(maxsize=None)
+def compaction_kernels() -> Dict[str, dict]:
+    """The catalogue's compaction kernels by id (read once)."""
+    return {k["id"]: k for k in _kernels() if k["family"] == "compact"}
+
+
+def _compacts(kernel: str) -> bool:
+    """Whether `kernel` is a compaction kernel: it gathers the columns of its A that some row of a
+    tile needs, and finds nothing to gather in a dense A."""
+    return kernel in compaction_kernels()
+
+
 def _setup_context(ctx, inputs: Tuple[torch.Tensor, torch.Tensor, str], output: torch.Tensor) -> None:
     a, b, kernel = inputs
     ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
@@ -70,8 +84,13 @@ def _backward(ctx, grad: torch.Tensor):
     a, b = ctx.saved_tensors
     grad_a = grad_b = None
     # Through the operator itself: the backward products skip too, and a second derivative works.
-    # Autograd casts each gradient to its input's dtype.
-    if ctx.needs_input_grad[0]:
+    # Autograd casts each gradient to its input's dtype. A compaction kernel gathers A's live
+    # columns: dA's A is dC, which has none of A's zeros, so dA is torch's own product there
+    # (cuBLAS on CUDA tensors), while dB = Aᵀ·dC gathers, per tile of A's columns, the rows of A
+    # some of them need.
+    if ctx.needs_input_grad[0] and _compacts(ctx.kernel):
+        grad_a = grad @ b.t().to(grad.dtype)
+    elif ctx.needs_input_grad[0]:
         grad_a = matmul(grad, b.t().contiguous(), ctx.kernel)
     if ctx.needs_input_grad[1]:
         grad_b = matmul(a.t().contiguous(), grad, ctx.kernel)

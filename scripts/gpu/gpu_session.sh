@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine (scripts/gpu/README.md): unpacks the Vulkan loader carried in
 # .gl/, then runs the steps named on the command line against the binaries carried in .carry/bin,
-# writing every log under $OUT. Steps: env, tests, verify, bench, sanitize, headline, blocksparse,
+# writing every log under $OUT. Steps: env, tests, verify, bench, sanitize, headline, blocksparse, activations,
 # sweep, ladder.
 # Each step's log is $OUT/<step>.log; a summary line per step goes to stdout.
 set -u
@@ -33,6 +33,7 @@ for s in "$@"; do
               done ;;
     headline) step headline "$BIN/tileskip" bench --suite headline --format json --out "$OUT/headline.json" ;;
     blocksparse) step blocksparse "$BIN/tileskip" bench --suite blocksparse --format json --out "$OUT/blocksparse.json" ;;
+    activations) step activations "$BIN/tileskip" bench --suite activations --format json --out "$OUT/activations.json" ;;
     sweep) step sweep "$BIN/tileskip" bench --suite sweep --out "$OUT/sweep.csv" ;;
     # The viewer's recorded ladder (scripts/recorded_figures.py): Part 1's dense kernels on each
     # backend at 4096^3 in fp32 beside cuBLAS, then the tensor-core kernels beside cuBLAS in bf16

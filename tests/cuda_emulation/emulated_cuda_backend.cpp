@@ -46,6 +46,17 @@ void emulate(long long blocks, int threads, const std::function<void()>& kernel)
 // Blocks a persistent kernel runs with in emulation: fewer than the tiles of most test shapes.
 constexpr long long kPersistentBlocks = 3;
 
+// `values` (rows x cols, row-major) transposed: cols rows of `rowLength` >= rows values, the
+// values past `rows` zeros (the CUDA backend's launchTranspose).
+template <class Value>
+std::vector<Value> transposed(const std::vector<Value>& values, int rows, int cols, int rowLength) {
+  std::vector<Value> out(static_cast<std::size_t>(cols) * static_cast<std::size_t>(rowLength), Value{0});
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) out[static_cast<std::size_t>(j) * rowLength + i] = values[static_cast<std::size_t>(i) * cols + j];
+  }
+  return out;
+}
+
 class EmulatedProblem final : public DeviceProblem {
  public:
   EmulatedProblem(const Matrix& a, const Matrix& b, DType dtype)
@@ -97,27 +108,22 @@ class EmulatedProblem final : public DeviceProblem {
     // backend's prepare() makes them.
     std::vector<float> bTransposed;
     if (kernel.usesTensorCores() && dtype_ == DType::Tf32) {
-      bTransposed.resize(b_.size());
-      for (int kk = 0; kk < k_; ++kk) {
-        for (int j = 0; j < n_; ++j) {
-          bTransposed[static_cast<std::size_t>(j) * k_ + kk] = b_[static_cast<std::size_t>(kk) * n_ + j];
-        }
-      }
+      bTransposed = transposed(b_, k_, n_, k_);
     } else if (readsHalves(kernel)) {
       makeHalves();
     }
-    // A compaction kernel reads A's 16-bit words transposed, K x M.
+    // A compaction kernel reads A transposed, K x M padded: its 16-bit words, or its fp32 values.
     std::vector<std::uint16_t> aHalfTransposed;
+    std::vector<float> aTransposed;
     if (kernel.readsTransposedA() && readsHalves(kernel)) {
-      aHalfTransposed.resize(aHalf_.size());
-      for (int i = 0; i < m_; ++i) {
-        for (int kk = 0; kk < k_; ++kk) {
-          aHalfTransposed[static_cast<std::size_t>(kk) * m_ + i] = aHalf_[static_cast<std::size_t>(i) * k_ + kk];
-        }
-      }
+      aHalfTransposed = transposed(aHalf_, m_, k_, transposedRowLength(m_));
+    } else if (kernel.readsTransposedA() && dtype_ == DType::Fp32) {
+      aTransposed = transposed(a_, m_, k_, transposedRowLength(m_));
     }
-    const cuda::GemmOperands op{a_.data(), b_.data(),    c_.data(),    dtype_,   aHalf_.data(),          bHalf_.data(),
-                                bTransposed.data(), aHalfTransposed.data(), m_, n_, k_, aPattern, bPattern, tileQueue_};
+    const cuda::GemmOperands op{.a = a_.data(), .b = b_.data(), .c = c_.data(), .dtype = dtype_, .aHalf = aHalf_.data(),
+                                .bHalf = bHalf_.data(), .bTransposed = bTransposed.data(), .aHalfTransposed = aHalfTransposed.data(),
+                                .aTransposed = aTransposed.data(), .m = m_, .n = n_, .k = k_, .aPattern = aPattern,
+                                .bPattern = bPattern, .tileQueue = tileQueue_};
     emulate(blocks, kernel.tile.threads, [&] { instance->call(op); });
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
     return 1.0;
@@ -153,7 +159,9 @@ class EmulatedProblem final : public DeviceProblem {
     for (float x : b_) bHalf_.push_back(halfBits(dtype_, x));
   }
   void buildPatternsFromHalves(const KernelInfo& kernel) {
-    const int rows = kernel.usesAPattern() ? kernel.aGranularity : 1;
+    // The row's granularities as the CUDA backend passes them (launchPatternsFromHalves), so that a
+    // row without an A-pattern goes through the same grid.
+    const int rows = kernel.aGranularity;
     const int cols = kernel.usesBPattern() ? kernel.bGranularity : 8;
     std::uint8_t* aPattern = kernel.usesAPattern() ? freshPattern(Operand::A, rows).data() : nullptr;
     std::uint8_t* bPattern = kernel.usesBPattern() ? freshPattern(Operand::B, cols).data() : nullptr;
@@ -180,7 +188,7 @@ class EmulatedLayer final : public DeviceLayer {
  public:
   EmulatedLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype, bool relu, const KernelInfo& second)
       : second_(second), m_(x.rows()), d_(x.cols()), f_(w1.cols()), n_(w2.cols()), dtype_(dtype), relu_(relu),
-        x_(words(x)), w1_(words(w1)), w2_(words(w2)), ht_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(f_)),
+        x_(words(x)), w1_(words(w1)), w2_(words(w2)), ht_(static_cast<std::size_t>(transposedRowLength(m_)) * static_cast<std::size_t>(f_)),
         hPattern_((patternBytes(m_, f_, kLayerRow.tile.BM) + 3) / 4),
         y_(static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_)) {}
 
@@ -192,6 +200,17 @@ class EmulatedLayer final : public DeviceLayer {
       first<DType::Bf16>();
     } else {
       first<DType::Fp16>();
+    }
+    // The padding of H transposed's rows is the first GEMM's to write, as zeros (only C's rows
+    // past M would show it, and no kernel stores those: so it is checked here).
+    const int rowLength = transposedRowLength(m_);
+    for (int j = 0; j < f_; ++j) {
+      for (int i = m_; i < rowLength; ++i) {
+        if (ht_[static_cast<std::size_t>(j) * rowLength + i] != 0u) {
+          throw Error(ExitCode::VerificationFailed, "the layer's first GEMM left H transposed's padding at row " + std::to_string(j) +
+                                                        ", token " + std::to_string(i) + " other than zero");
+        }
+      }
     }
     const cuda::GemmInstance* instance = findEmulatedInstance(second_.id, dtype_);
     if (instance == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(second_.id) + "'");
@@ -208,8 +227,9 @@ class EmulatedLayer final : public DeviceLayer {
 
   Matrix downloadH() override {
     Matrix h(m_, f_);
+    const std::size_t rowLength = transposedRowLength(m_);
     for (int j = 0; j < f_; ++j) {
-      for (int i = 0; i < m_; ++i) h(i, j) = fromHalfBits(dtype_, ht_[static_cast<std::size_t>(j) * m_ + i]);
+      for (int i = 0; i < m_; ++i) h(i, j) = fromHalfBits(dtype_, ht_[static_cast<std::size_t>(j) * rowLength + i]);
     }
     return h;
   }

@@ -210,3 +210,127 @@ def test_block_sparse_linear_refuses_bad_settings():
         tileskip.nn.BlockSparseLinear(32, 32, block=0)
     with pytest.raises(ValueError, match="needs one of 2 x 2"):
         tileskip.nn.BlockSparseLinear(32, 32, block=16, mask=torch.ones(3, 2, dtype=torch.bool))
+
+
+# ---- tileskip.nn.SparseMLP
+
+
+def _relu_block(device, dtype=torch.float32, cold=-3.0):
+    # A ReLU block whose every third neuron rarely fires (a large negative bias): cold neurons spread
+    # through the hidden width, as a trained model's are, so no 8-column group of H is ever dead.
+    torch.manual_seed(2)
+    fc1, fc2 = torch.nn.Linear(48, 160), torch.nn.Linear(160, 40)
+    with torch.no_grad():
+        fc1.bias[1::3] += cold
+    return fc1.to(device, dtype), fc2.to(device, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_sparse_mlp_is_linear_relu_linear(device):
+    fc1, fc2 = _relu_block(device)
+    dense = torch.nn.Sequential(fc1, torch.nn.ReLU(), fc2)
+    mlp = tileskip.nn.SparseMLP.from_dense(fc1, fc2)
+    assert mlp.weight1.shape == (160, 48) and mlp.weight2.shape == (40, 160)
+    x = torch.randn(3, 50, 48, device=device, generator=torch.Generator(device).manual_seed(3))
+    assert (mlp.hidden(x) == 0).float().mean() > 0.6  # the zeros it is for
+    ours = mlp(x)
+    assert ours.shape == (3, 50, 40)
+    torch.testing.assert_close(ours, dense(x), rtol=1e-5, atol=1e-5)
+    ours.square().sum().backward()
+    dense(x).square().sum().backward()
+    for mine, theirs in ((mlp.weight1, fc1.weight), (mlp.bias1, fc1.bias), (mlp.weight2, fc2.weight), (mlp.bias2, fc2.bias)):
+        torch.testing.assert_close(mine.grad, theirs.grad, rtol=1e-4, atol=1e-4)
+    without_bias = tileskip.nn.SparseMLP(48, 64, activation="none", bias=False).to(device)
+    torch.testing.assert_close(without_bias(x), x @ without_bias.weight1.t() @ without_bias.weight2.t(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_reorder_keeps_the_outputs_and_gathers_the_live_columns(device):
+    fc1, fc2 = _relu_block(device)
+    mlp = tileskip.nn.SparseMLP.from_dense(fc1, fc2)
+    x = torch.randn(256, 48, device=device, generator=torch.Generator(device).manual_seed(4))
+    h, before = mlp.hidden(x), mlp(x)
+    tiles = [(h[t:t + 64] != 0).any(dim=0).float().mean().item() for t in range(0, 256, 64)]
+    report = mlp.reorder_(x, rows=64)
+    torch.testing.assert_close(mlp(x), before, rtol=1e-5, atol=1e-5)  # the same layer
+    assert sorted(report["order"].tolist()) == list(range(160))
+    fired = (mlp.hidden(x) != 0).sum(dim=0)
+    assert bool((fired[:-1] >= fired[1:]).all()), "most firing first"
+    torch.testing.assert_close(mlp.hidden(x), h[:, report["order"]])
+    # A tile's live columns are the same set in any order; their 8-column groups are fewer sorted.
+    assert report["live_before"] == pytest.approx(sum(tiles) / len(tiles)) == pytest.approx(report["live_after"])
+    assert report["live_before"] < 0.9
+    assert report["live_groups_before"] == 1.0 and report["live_groups_after"] < 0.8
+    assert tileskip.nn.SparseMLP(48, 16, kernel="compact-mma-64").to(device).reorder_(x)["rows"] == 64  # the kernel's tile
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_sparse_mlp_compiles_without_a_graph_break(device):
+    mlp = tileskip.nn.SparseMLP(48, 96, 24).to(device)
+    x = torch.randn(40, 48, device=device)
+    explanation = torch._dynamo.explain(mlp)(x)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    compiled = torch.compile(mlp, backend="aot_eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x), mlp(x))
+    compiled(x).sum().backward()
+
+
+@pytest.mark.skipif("cuda" not in DEVICES, reason="needs the cuda backend and a CUDA device")
+def test_a_bf16_sparse_mlp_runs_a_compaction_kernel_on_cuda():
+    kernel = "compact-wgmma-128" if torch.cuda.get_device_capability() == (9, 0) else "compact-mma-64"
+    fc1, fc2 = _relu_block("cuda", torch.bfloat16)
+    mlp = tileskip.nn.SparseMLP.from_dense(fc1, fc2, kernel=kernel)
+    # 304 tokens: W2's gradient multiplies over the tokens, whose count a 16-bit kernel takes in whole 16-byte rows.
+    x = torch.randn(304, 48, device="cuda", dtype=torch.bfloat16, generator=torch.Generator("cuda").manual_seed(5))
+    mlp.reorder_(x)
+    y = mlp(x)
+    h = mlp.hidden(x)
+    assert y.dtype == torch.bfloat16
+    expected = (h.float() @ mlp.weight2.t().float() + mlp.bias2.float()).to(torch.bfloat16)
+    torch.testing.assert_close(y, expected, rtol=1.6e-2, atol=1e-2)
+    y.float().square().sum().backward()
+    assert all(bool(p.grad.isfinite().all()) for p in mlp.parameters())
+
+
+def test_sparse_mlp_refuses_bad_settings():
+    with pytest.raises(ValueError, match="activation 'gelu'"):
+        tileskip.nn.SparseMLP(8, 16, activation="gelu")
+    with pytest.raises(ValueError, match="hidden_features 0"):
+        tileskip.nn.SparseMLP(8, 0)
+    with pytest.raises(ValueError, match="the hidden widths must match"):
+        tileskip.nn.SparseMLP.from_dense(torch.nn.Linear(8, 16), torch.nn.Linear(12, 8))
+    with pytest.raises(ValueError, match="both have a bias"):
+        tileskip.nn.SparseMLP.from_dense(torch.nn.Linear(8, 16), torch.nn.Linear(16, 8, bias=False))
+    mlp = tileskip.nn.SparseMLP(8, 16)
+    with pytest.raises(ValueError, match="sample has 9 features; the layer takes 8"):
+        mlp.reorder_(torch.ones(4, 9))
+    with pytest.raises(ValueError, match="rows 0"):
+        mlp.reorder_(torch.ones(4, 8), rows=0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_compaction_kernels_backward_gathers_only_where_a_has_zeros(device, monkeypatch):
+    # dB = Aᵀ·dC runs the compaction kernel on A's columns; dA = dC·Bᵀ, whose A is the dense dC,
+    # is torch's own product. Both gradients equal the dense ones.
+    kernel = "compact-64" if device == "cpu" else (
+        "compact-wgmma-128" if torch.cuda.get_device_capability() == (9, 0) else "compact-mma-64")
+    dtype = torch.float32 if device == "cpu" else torch.bfloat16
+    a = torch.from_numpy(tileskip.generate("neurons", 96, 80, density=0.1, operand="A", seed=6)).to(device, dtype)
+    b = torch.randn(80, 72, device=device, generator=torch.Generator(device).manual_seed(7)).to(dtype)
+    ran = []
+    for name in ("_matmul", "_matmul_cuda_tensors"):
+        original = getattr(tileskip.ops, name)
+
+        def counted(x, y, *args, original=original, **kwargs):
+            ran.append(tuple(x.shape))
+            return original(x, y, *args, **kwargs)
+
+        monkeypatch.setattr(tileskip.ops, name, counted)
+    ours_a, ours_b = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
+    torch.ops.tileskip.matmul(ours_a, ours_b, kernel).float().square().sum().backward()
+    assert ran == [(96, 80), (80, 96)], "the forward product and dB = Aᵀ·dC through the kernel, dA not"
+    dense_a, dense_b = a.clone().float().requires_grad_(True), b.clone().float().requires_grad_(True)
+    (dense_a @ dense_b).square().sum().backward()
+    tolerance = {"rtol": 1e-4, "atol": 1e-3} if dtype == torch.float32 else {"rtol": 2e-2, "atol": 5e-1}
+    torch.testing.assert_close(ours_a.grad.float(), dense_a.grad, **tolerance)
+    torch.testing.assert_close(ours_b.grad.float(), dense_b.grad, **tolerance)
