@@ -29,7 +29,7 @@ if [ ! -f "$pkg/_tileskip$suffix" ]; then
   # shellcheck disable=SC2086
   g++ -O2 -std=c++20 -shared -fPIC -fvisibility=hidden -DTILESKIP_VERSION="\"$(cat $libs/version)\"" \
       -I. -I$libs/include $includes python/tileskip_module.cpp -o "$pkg/_tileskip$suffix" \
-      -Wl,--start-group $libs/*.a -Wl,--end-group /tmp/hostlibs/libopenblas.so.0 /tmp/hostlibs/libcrypto.so.3 -lz -ldl -pthread \
+      -Wl,--start-group $libs/*.a -Wl,--end-group /tmp/hostlibs/libopenblas.so.0 /tmp/hostlibs/libcrypto.so.3 /tmp/hostlibs/libzip.so.4 -lz -ldl -pthread \
       -Wl,--exclude-libs,ALL >>"$log" 2>&1 || { echo "[python-gpu] build failed: $log"; tail -n 30 "$log"; exit 1; }
 fi
 

@@ -25,7 +25,7 @@ fetch_build_backend() {
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libopenblas-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev
+  libopenblas-dev nlohmann-json3-dev libcli11-dev libgtest-dev libssl-dev libzip-dev
   libvulkan-dev glslang-tools spirv-tools vulkan-validationlayers mesa-vulkan-drivers
   libglfw3-dev libimgui-dev libstb-dev zlib1g-dev xvfb fonts-dejavu-core
   python3 python3-numpy python3-scipy python3-sklearn python3-matplotlib python3-pil

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -24,6 +25,7 @@
 
 #include "cli_app.hpp"
 #include "backends/backend_registry.hpp"
+#include "core/io/block_sparse_io.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/generators.hpp"
 #include "core/measure/bench.hpp"
@@ -250,8 +252,10 @@ TEST(Cli, ListAsJsonIsTheCatalogueWithWhatImplementsEachRow) {
                                            {"TM", t.TM}, {"TN", t.TN}, {"threads", t.threads}}));
     EXPECT_EQ(row["structure"]["k_block_list"], k.structure.kBlockList);
     EXPECT_EQ(row["structure"]["ring_stages"], k.structure.ringStages);
-    EXPECT_EQ(row["structure"]["skip"], k.skips() ? (k.divergent() ? "thread" : k.compacts() ? "block" : "warp") : "none");
-    EXPECT_EQ(row["structure"]["scheduling"], k.persistent() ? "persistent" : "tile_per_block");
+    EXPECT_EQ(row["structure"]["skip"], k.skips() ? (k.divergent() ? "thread" : k.compacts() ? "block" : k.readsPackedA() ? "topology" : "warp") : "none");
+    EXPECT_EQ(row["structure"]["scheduling"], k.persistent()                                         ? "persistent"
+                                              : k.structure.scheduling == Scheduling::SplitBlocks ? "split_blocks"
+                                                                                                  : "tile_per_block");
     EXPECT_EQ(row["structure"]["vendor"].is_null(), !k.isBaseline());
     EXPECT_TRUE(row["structure"]["mapping"].is_string());
     EXPECT_TRUE(row["structure"]["loop"].is_string());
@@ -338,6 +342,100 @@ TEST(Cli, BlocksparseSuiteWritesEveryCaseWithItsCeiling) {
     }
     EXPECT_GE(autos, 1) << name << ": auto's choice is marked";
   }
+}
+
+// The weights suite from the command line, at a small size on what runs here: every case of the
+// grid asked for, the bytes bound from the copy bandwidth and the packed ceiling beside each kernel,
+// the bsr kernels among them.
+TEST(Cli, WeightsSuiteWritesEveryCaseWithItsBounds) {
+  const fs::path out = scratch() / "weights.json";
+  Outcome o = runTileskip("bench --suite weights --dtype fp32 --size 96 --blocks 32,64 --densities 0.5 --tokens 1,24 --warmup 0 "
+                          "--repeat 1 --out " + out.string());
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  std::ifstream in(out);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["schema"], "tileskip.weights/1");
+  EXPECT_EQ(doc["suite"], "weights");
+  EXPECT_EQ(doc["dtype"], "fp32");
+  EXPECT_EQ(doc["size"], 96);
+  EXPECT_EQ(doc["blocks"], nlohmann::json({32, 64}));
+  EXPECT_EQ(doc["tokens"], nlohmann::json({1, 24}));
+  ASSERT_TRUE(doc["copy_bandwidth"].is_number()) << "a device here times a copy";
+  const double bandwidth = doc["copy_bandwidth"];
+  // 96 x 96, the up projection 256 x 96 (96 x 2.6875 to a multiple of 16) and the down one 96 x 256;
+  // two blocks, one density, two token counts.
+  ASSERT_EQ(doc["cases"].size(), 3u * 2 * 1 * 2);
+  const std::set<std::pair<int, int>> shapes = {{96, 96}, {256, 96}, {96, 256}};
+  for (const nlohmann::json& c : doc["cases"]) {
+    const std::string name = c["case"];
+    const int m = c["m"], k = c["k"], n = c["n"], block = c["block"];
+    EXPECT_TRUE(shapes.contains({m, k})) << name;
+    EXPECT_TRUE(n == 1 || n == 24) << name;
+    EXPECT_TRUE(block == 32 || block == 64) << name;
+    EXPECT_EQ(c["density"], 0.5) << name;
+    const double kept = c["kept_fraction"];
+    EXPECT_GT(kept, 0.0) << name;
+    EXPECT_LE(kept, 1.0) << name;
+    // The kept blocks, X and C, once each; the bound the longer of the bytes and the packed ceiling.
+    const double blocks = std::ceil(m / static_cast<double>(block)) * std::ceil(k / static_cast<double>(block));
+    EXPECT_NEAR(c["bytes"].get<double>(), std::floor(kept * blocks * block * block * 4 + 4.0 * k * n + 4.0 * m * n), 1.0) << name;
+    EXPECT_NEAR(c["bytes_bound_ms"].get<double>(), c["bytes"].get<double>() / bandwidth * 1e3, 1e-9) << name;
+    EXPECT_TRUE(c["ceiling_ms"].is_number()) << name;
+    EXPECT_DOUBLE_EQ(c["bound_ms"].get<double>(), std::max(c["bytes_bound_ms"].get<double>(), c["ceiling_ms"].get<double>())) << name;
+    EXPECT_TRUE(c["failures"].empty()) << name << ": " << c["failures"];
+    std::set<std::string> kernels;
+    for (const nlohmann::json& kernel : c["kernels"]) {
+      kernels.insert(kernel["kernel"].get<std::string>());
+      EXPECT_EQ(kernel["ms"], kernel["kernel_ms"]);
+      EXPECT_NEAR(kernel["bandwidth_fraction"].get<double>(), c["bytes_bound_ms"].get<double>() / kernel["ms"].get<double>(), 1e-9);
+      EXPECT_NEAR(kernel["bound_fraction"].get<double>(), c["bound_ms"].get<double>() / kernel["ms"].get<double>(), 1e-9);
+      if (c["baseline_ms"].is_number()) {
+        EXPECT_NEAR(kernel["speedup"].get<double>(), c["baseline_ms"].get<double>() / kernel["ms"].get<double>(), 1e-9);
+      }
+    }
+    EXPECT_TRUE(kernels.contains("bsr-64") && kernels.contains("bsr-stream-64")) << name;
+  }
+  // Its own options are refused elsewhere, and numbers it cannot take are refused by name.
+  EXPECT_EQ(runTileskip("bench --blocks 64").exitCode, 2);
+  Outcome badBlock = runTileskip("bench --suite weights --blocks 48");
+  EXPECT_EQ(badBlock.exitCode, 2);
+  EXPECT_NE(badBlock.output.find("--blocks 48 is not a block size"), std::string::npos) << badBlock.output;
+  EXPECT_EQ(runTileskip("bench --suite weights --tokens 1,x").exitCode, 2);
+  EXPECT_EQ(runTileskip("bench --suite weights --densities 1.5").exitCode, 2);
+}
+
+// `tileskip pack` packs a dense file into the .npz the bsr kernels read, describes one, and refuses
+// what it cannot do without writing anything.
+TEST(Cli, PackWritesAndDescribesAPackedMatrix) {
+  const fs::path dir = scratch();
+  const std::string dense = (dir / "w.npy").string(), packed = (dir / "w.npz").string();
+  ASSERT_EQ(runTileskip("gen --generator blocks --rows 128 --cols 192 --density 0.5 --block 64 --out " + dense).exitCode, 0);
+  Outcome o = runTileskip("pack " + dense + " " + packed + " --block 64 --dtype bf16");
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  EXPECT_NE(o.output.find("128 x 192 in blocks of 64:"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("of bf16 values"), std::string::npos) << o.output;
+  const BlockSparseMatrix back = readBlockSparse(packed);
+  EXPECT_EQ(back.dtype(), DType::Bf16);
+  EXPECT_EQ(back.block(), 64);
+  Outcome described = runTileskip("pack " + packed);
+  EXPECT_EQ(described.exitCode, 0) << described.output;
+  EXPECT_NE(described.output.find(std::to_string(back.keptBlocks()) + " of 6 blocks kept"), std::string::npos) << described.output;
+  for (const std::string& bad : {"pack " + dense + " " + (dir / "x.npz").string() + " --block 48",
+                                 "pack " + dense + " " + (dir / "x.npy").string(), "pack " + dense,
+                                 "pack " + dense + " " + (dir / "x.npz").string() + " --dtype tf32",
+                                 "pack " + (dir / "missing.npy").string() + " " + (dir / "x.npz").string()}) {
+    Outcome refused = runTileskip(bad);
+    EXPECT_EQ(refused.exitCode, 2) << bad << ": " << refused.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "x.npz"));
+  EXPECT_FALSE(fs::exists(dir / "x.npy"));  // `pack w.npy x.npy` wrote nothing
+  // A packed file stands for its dense matrix wherever a matrix is read, and is never written as one.
+  const std::string x = (dir / "x.npy").string(), c = (dir / "c.npy").string();
+  ASSERT_EQ(runTileskip("gen --rows 192 --cols 8 --out " + x).exitCode, 0);
+  Outcome run = runTileskip("run --backend cpu --a " + packed + " --b " + x + " --out " + c);
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("A 128x192"), std::string::npos) << run.output;
+  EXPECT_EQ(runTileskip("gen --rows 4 --cols 4 --out " + (dir / "g.npz").string()).exitCode, 2);
 }
 
 // The activations suite from the command line: eleven cases (a dense A; each sparse one as generated

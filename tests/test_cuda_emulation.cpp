@@ -19,6 +19,7 @@
 #include "backends/cuda/gemm_instance.cuh"
 #include "kernels/pattern_halves.cuh"
 #include "core/measure/mlp.hpp"
+#include "core/model/block_sparse.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/dtype.hpp"
 #include "core/model/generators.hpp"
@@ -462,10 +463,24 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       std::vector<int> stored(c.size(), -1);
       int twice = 0;
       // A compaction kernel reads A transposed: all ones as well, the same values as A.
-      const cuda::GemmOperands op{.a = a.data(), .b = b.data(), .c = c.data(), .dtype = dtype, .aHalf = aHalf.data(),
-                                  .bHalf = bHalf.data(), .bTransposed = b.data(), .aHalfTransposed = aHalf.data(),
-                                  .aTransposed = a.data(), .m = m, .n = n, .k = k, .aPattern = aPattern.data(),
-                                  .bPattern = bPattern.data(), .tileQueue = tileQueue};
+      cuda::GemmOperands op{.a = a.data(), .b = b.data(), .c = c.data(), .dtype = dtype, .aHalf = aHalf.data(),
+                            .bHalf = bHalf.data(), .bTransposed = b.data(), .aHalfTransposed = aHalf.data(),
+                            .aTransposed = a.data(), .m = m, .n = n, .k = k, .aPattern = aPattern.data(),
+                            .bPattern = bPattern.data(), .tileQueue = tileQueue};
+      // A bsr kernel reads A packed: its one block row, of ones, kept.
+      Matrix ones(m, k);
+      ones.fill(1.0f);
+      const BlockSparseMatrix packed = kernel.readsPackedA() ? packBlocks(ones, kernel.packedBlock(), DType::Fp32) : BlockSparseMatrix{};
+      const std::vector<std::int32_t> packedIndex = packed.packedIndexWords();
+      op.packedValues = packed.values().data();
+      op.packedIndex = packedIndex.data();
+      op.packedBlockRows = packed.blockRows();
+      // A streaming one its plan: the block row as one unit, which stores C itself.
+      const BlockStreamPlan plan = kernel.readsPackedA() ? planBlockStream(packed, 1) : BlockStreamPlan{};
+      unsigned counter = 0u;
+      op.streamUnits = plan.words.data();
+      op.streamUnitCount = plan.units;
+      op.streamCounters = &counter;
       emu::launch(
           1, static_cast<unsigned>(t.threads), [&] { instance->call(op); },
           [&](unsigned thread) {

@@ -35,6 +35,16 @@ bool bKeeps(const Matrix& b, int cols, int col, int k) {
   return false;
 }
 
+// A packed A keeps (row, k) where the square block holding it has a non-zero: a bsr kernel
+// multiplies a kept block whole.
+bool blockKeeps(const Matrix& a, int block, int row, int k) {
+  const int firstK = k / block * block;
+  for (int d = firstK; d < std::min(a.cols(), firstK + block); ++d) {
+    if (aKeeps(a, block, row, d)) return true;
+  }
+  return false;
+}
+
 struct BruteForce {
   double jointDensity, loadFraction;
   double gathered;  // a compaction kernel's: the share of K it gathers column by column, over the block tiles
@@ -47,7 +57,7 @@ BruteForce bruteForce(const KernelInfo& kernel, const Matrix& a, const Matrix& b
   double kept = 0.0;
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
-      for (int d = 0; d < k; ++d) kept += aKeeps(a, aR, i, d) && bKeeps(b, bC, j, d);
+      for (int d = 0; d < k; ++d) kept += (kernel.readsPackedA() ? blockKeeps(a, aR, i, d) : aKeeps(a, aR, i, d)) && bKeeps(b, bC, j, d);
     }
   }
   // A block tile copies its rows and columns a run of K-blocks deep where one of its outputs keeps

@@ -137,6 +137,19 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"kernels/parts/gather.glsl", "aPattern["},
     {"kernels/parts/gather.glsl", "subgroupBallot("},
     {"kernels/parts/gather.glsl", "liveColumns[at++]"},
+    // A bsr kernel decides nothing from a pattern: its packed A's index is the list. S19's block
+    // row's slice of it gives the steps, each reading its kept block's column (parts/packed_stage).
+    {"kernels/s19_bsr_64.cuh", "staged.steps()"},
+    {"kernels/s19_bsr_64.comp", "packedSteps()"},
+    {"kernels/parts/packed_stage.cuh", "packed.rowPointers() +"},
+    {"kernels/parts/packed_stage.cuh", "__ldg(columns + kept)"},
+    {"kernels/parts/packed_stage.glsl", "packedIndex[blockRow"},
+    {"kernels/parts/packed_stage.glsl", "packedIndex[packedColumnsAt + kept]"},
+    // S20's unit of the plan names its block row's kept blocks, each read at its column.
+    {"kernels/s20_bsr_stream_64.cuh", "stream.unit(unit)"},
+    {"kernels/s20_bsr_stream_64.cuh", "A.columnIndices() + kept"},
+    {"kernels/s20_bsr_stream_64.comp", "streamUnits[at"},
+    {"kernels/s20_bsr_stream_64.comp", "packedIndex[columnsAt + kept]"},
 };
 
 bool markerApplies(const SkipMarker& m, const std::string& relativePath) { return relativePath == m.file; }

@@ -60,6 +60,8 @@ TeachView lessonView(const KernelInfo& kernel) {
     case MainLoop::DoubleBuffered:
     case MainLoop::Hoisted:
     case MainLoop::GatherHoisted:
+    case MainLoop::PackedBlocks:
+    case MainLoop::StreamedBlocks:
     case MainLoop::StageRing:
     case MainLoop::GatherRing:
     case MainLoop::BulkCopyRing:
@@ -70,6 +72,7 @@ TeachView lessonView(const KernelInfo& kernel) {
     case ThreadMapping::OutputAlongRows:
     case ThreadMapping::OutputDownColumns: return TeachView::SharedReuse;
     case ThreadMapping::ColumnOfOutputs:
+    case ThreadMapping::RowStrips:
     case ThreadMapping::ThreadTile: return TeachView::Registers;
     case ThreadMapping::WarpTile: return TeachView::WarpTile;
     case ThreadMapping::MmaTiles:           // the tensor cores' view (above)

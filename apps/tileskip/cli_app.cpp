@@ -61,7 +61,7 @@ Cli::Cli() : app_("tileskip: tiled, warp-uniform zero-block skipping GEMM on GPU
   // Text for people fits 100 columns (or COLUMNS); --wide, anywhere on the line, lifts the limit.
   app_.add_flag_callback("--wide", [] { setOutputColumns(0); },
                          "tables with every column and lines as long as their text, for a wide terminal or a file");
-  commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_),
+  commands_ = {addListCommand(app_), addBenchCommand(app_), addVerifyCommand(app_), addGenCommand(app_), addPackCommand(app_),
                addInspectCommand(app_), addRunCommand(app_),  addMlpCommand(app_), addViewCommand(app_), addTuneCommand(app_),
                addCompareCommand(app_)};
   for (const Command& command : commands_) command.app->fallthrough();  // so `tileskip bench --wide` reaches it

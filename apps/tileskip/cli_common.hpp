@@ -31,6 +31,7 @@ Command addListCommand(CLI::App& parent);
 Command addBenchCommand(CLI::App& parent);
 Command addVerifyCommand(CLI::App& parent);
 Command addGenCommand(CLI::App& parent);
+Command addPackCommand(CLI::App& parent);
 Command addInspectCommand(CLI::App& parent);
 Command addRunCommand(CLI::App& parent);
 Command addMlpCommand(CLI::App& parent);

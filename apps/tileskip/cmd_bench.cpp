@@ -14,6 +14,9 @@
 #include "core/measure/suite_activations.hpp"
 #include "core/measure/suite_blocksparse.hpp"
 #include "core/measure/suite_real.hpp"
+#include "core/measure/suite_weights.hpp"
+#include "core/model/block_sparse.hpp"
+#include "core/model/generators.hpp"
 #include "core/measure/sweep_plot.hpp"
 
 namespace tileskip::cli {
@@ -33,9 +36,37 @@ struct BenchFlags {
   std::string require;        // --require BACKEND[,...]
   bool failOnTarget = false;  // --suite headline: exit 4 when a measured ratio misses its target
   bool noBaseline = false;
-  std::string suite;  // "", headline, sweep, real, blocksparse or activations
+  std::string suite;  // "", headline, sweep, real, blocksparse, activations or weights
   std::string data;   // --suite real: the folder of cases.json
+  // --suite weights: its block edges, densities and token counts, comma separated ("" the suite's own).
+  std::string blocks, densities, tokens;
 };
+
+// A comma-separated list of numbers for `flag`; InputError naming it for anything else.
+template <class Number>
+std::vector<Number> numberList(const std::string& text, const char* flag) {
+  std::vector<Number> numbers;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    std::size_t used = 0;
+    Number value{};
+    try {
+      if constexpr (std::is_integral_v<Number>) {
+        value = static_cast<Number>(std::stoi(item, &used));
+      } else {
+        value = static_cast<Number>(std::stod(item, &used));
+      }
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size()) throw InputError(std::string(flag) + " takes numbers separated by commas, not '" + text + "'");
+    numbers.push_back(value);
+    at = comma + 1;
+  }
+  return numbers;
+}
 
 BenchOptions benchOptions(const BenchFlags& flags) {
   return {.warmup = flags.warmup, .repeat = flags.repeat, .stableWithin = flags.stablePercent / 100.0};
@@ -72,16 +103,31 @@ constexpr int kValidationDefaultSize = 512;
 
 void validateBench(const BenchFlags& flags) {
   if (!flags.suite.empty() && flags.suite != "headline" && flags.suite != "sweep" && flags.suite != "real" &&
-      flags.suite != "blocksparse" && flags.suite != "activations") {
-    throw InputError("unknown suite '" + flags.suite + "'; use headline, sweep, real, blocksparse or activations");
+      flags.suite != "blocksparse" && flags.suite != "activations" && flags.suite != "weights") {
+    throw InputError("unknown suite '" + flags.suite + "'; use headline, sweep, real, blocksparse, activations or weights");
+  }
+  for (const auto& [list, flag] : {std::pair{&flags.blocks, "--blocks"}, std::pair{&flags.densities, "--densities"},
+                                   std::pair{&flags.tokens, "--tokens"}}) {
+    if (list->empty()) continue;
+    if (flags.suite != "weights") throw InputError(std::string(flag) + " goes with --suite weights");
+    if (list == &flags.densities) {
+      for (double d : numberList<double>(*list, flag)) checkDensity(d, flag);
+    } else {
+      for (int v : numberList<int>(*list, flag)) {
+        if (v < 1) throw InputError(std::string(flag) + " takes positive numbers, not " + std::to_string(v));
+        if (list == &flags.blocks && !isPackedBlockSize(v)) {
+          throw InputError("--blocks " + std::to_string(v) + " is not a block size the packed format takes (" + packedBlockSizeList() + ")");
+        }
+      }
+    }
   }
   if (!flags.data.empty() && flags.suite != "real") throw InputError("--data goes with --suite real");
   parseReportFormat(flags.format);
   if (flags.failOnTarget && flags.suite != "headline") throw InputError("--fail-on-target goes with --suite headline");
-  // The blocksparse and activations suites take the dtype of their cases (bf16 unless --dtype says); the others set their own.
-  const bool suiteTakesDType = flags.suite == "blocksparse" || flags.suite == "activations";
+  // The blocksparse, activations and weights suites take the dtype of their cases (bf16 unless --dtype says); the others set their own.
+  const bool suiteTakesDType = flags.suite == "blocksparse" || flags.suite == "activations" || flags.suite == "weights";
   if (!flags.suite.empty() && !suiteTakesDType && parseDType(flags.problem.dtype) != DType::Fp32) {
-    throw InputError("--dtype goes with a single problem or --suite blocksparse or activations: --suite " + flags.suite +
+    throw InputError("--dtype goes with a single problem or --suite blocksparse, activations or weights: --suite " + flags.suite +
                      " sets its own (fp32) problems");
   }
   if (flags.suite == "sweep") {
@@ -261,7 +307,22 @@ int runActivations(const BenchFlags& flags) {
       formatActivationsTable, formatActivationsJson, activationsExitCode);
 }
 
+int runWeights(const BenchFlags& flags) {
+  return runCeilingSuite(
+      flags,
+      [&](const std::vector<Backend*>& backends, int size, DType dtype) {
+        WeightsOptions options{.size = size, .dtype = dtype, .warmup = flags.warmup, .repeat = flags.repeat,
+                               .seed = flags.problem.seed, .stableWithin = benchOptions(flags).stableWithin};
+        if (!flags.blocks.empty()) options.blocks = numberList<int>(flags.blocks, "--blocks");
+        if (!flags.densities.empty()) options.densities = numberList<double>(flags.densities, "--densities");
+        if (!flags.tokens.empty()) options.tokens = numberList<int>(flags.tokens, "--tokens");
+        return runWeightsSuite(backends, options, note);
+      },
+      formatWeightsTable, formatWeightsJson, weightsExitCode);
+}
+
 int runBenchCommand(const BenchFlags& flags) {
+  if (flags.suite == "weights") return runWeights(flags);
   if (flags.suite == "blocksparse") return runBlocksparse(flags);
   if (flags.suite == "activations") return runActivations(flags);
   if (flags.suite == "real") return runReal(flags);
@@ -350,7 +411,13 @@ Command addBenchCommand(CLI::App& parent) {
                   "with B, every fast kernel, auto and the vendor GEMM beside the packed ceiling (the vendor GEMM on the "
                   "kept products packed), in --dtype (default bf16); activations: zeros spread out as ReLU activations "
                   "leave them (the neurons generator at 90 % inactive, a dense A, LLaMA-2-7B's down projection, each "
-                  "sparse one also sorted by firing), the same against the packed ceiling of the live columns");
+                  "sparse one also sorted by firing), the same against the packed ceiling of the live columns; weights: "
+                  "LLaMA-shaped block-sparse weights (4096 x 4096, 11008 x 4096, 4096 x 11008 at --size 4096) times 1 to 4096 "
+                  "tokens, every fast and every bsr kernel, auto and the vendor GEMM beside the packed ceiling and the memory "
+                  "bound (the kept blocks, X and C once at the device's copy bandwidth), in --dtype (default bf16)");
+  app->add_option("--blocks", flags->blocks, "--suite weights: the block edges, comma separated (default 32,64,128)");
+  app->add_option("--densities", flags->densities, "--suite weights: the blocks' kept fractions, comma separated (default 0.5,0.25,0.1)");
+  app->add_option("--tokens", flags->tokens, "--suite weights: the token counts, comma separated (default 1,16,64,512,4096 at size 4096)");
   app->add_option("--data", flags->data, "--suite real: the folder holding cases.json (default $TILESKIP_REAL_DATA, "
                                          "else data/real)");
   return {app, [flags] { return runBenchCommand(*flags); }, [flags] { validateBench(*flags); }};

@@ -69,6 +69,7 @@ std::string_view mappingName(ThreadMapping mapping) {
     case ThreadMapping::WarpTile: return "warp_tile";
     case ThreadMapping::MmaTiles: return "mma_tiles";
     case ThreadMapping::WarpgroupMmaTiles: return "warpgroup_mma_tiles";
+    case ThreadMapping::RowStrips: return "row_strips";
   }
   return "?";
 }
@@ -83,6 +84,8 @@ std::string_view loopName(MainLoop loop) {
     case MainLoop::KBlockList: return "k_block_list";
     case MainLoop::StageRing: return "stage_ring";
     case MainLoop::GatherHoisted: return "gather_hoisted";
+    case MainLoop::PackedBlocks: return "packed_blocks";
+    case MainLoop::StreamedBlocks: return "streamed_blocks";
     case MainLoop::GatherRing: return "gather_ring";
     case MainLoop::BulkCopyRing: return "bulk_copy_ring";
     case MainLoop::SwizzledGatherRing: return "swizzled_gather_ring";
@@ -94,6 +97,7 @@ std::string_view schedulingName(Scheduling scheduling) {
   switch (scheduling) {
     case Scheduling::TilePerBlock: return "tile_per_block";
     case Scheduling::Persistent: return "persistent";
+    case Scheduling::SplitBlocks: return "split_blocks";
   }
   return "?";
 }
@@ -104,6 +108,7 @@ std::string_view skipScopeName(SkipScope scope) {
     case SkipScope::Thread: return "thread";
     case SkipScope::Warp: return "warp";
     case SkipScope::Block: return "block";
+    case SkipScope::Topology: return "topology";
   }
   return "?";
 }

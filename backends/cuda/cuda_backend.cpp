@@ -2,6 +2,7 @@
 // resident on the device (upload, patterns, timed runs of the catalogue kernels and the vendor
 // baselines), and the module's one exported symbol.
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -106,6 +107,7 @@ class CudaBackend final : public Backend {
   bool fusesLayer(const KernelInfo& first, const KernelInfo& second, DType dtype) const override;
   std::unique_ptr<DeviceLayer> uploadLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype, bool relu,
                                            const KernelInfo& first, const KernelInfo& second) override;
+  std::optional<double> copyBandwidth() override;
 
   // Every entry point of a backend or problem selects its device first: a process may hold
   // backends on several devices.
@@ -146,6 +148,7 @@ class CudaProblem final : public DeviceProblem {
 
   double prepare(const KernelInfo& kernel) override;
   std::optional<double> prepareKeepingA(const KernelInfo& kernel) override;
+  void attachPackedA(const BlockSparseMatrix& packed) override;
   double roundingMs() const override { return roundingMs_; }
   void poisonC() override;
   double run(const KernelInfo& kernel) override;
@@ -157,7 +160,8 @@ class CudaProblem final : public DeviceProblem {
   // Whether `kernel` reads the 16-bit copies of A and B: a tensor-core kernel or cuBLAS, on a
   // 16-bit problem.
   bool readsHalves(const KernelInfo& kernel) const {
-    return (kernel.usesTensorCores() || kernel.runs(VendorRoutine::CublasGemm)) && (dtype_ == DType::Fp16 || dtype_ == DType::Bf16);
+    return (kernel.usesTensorCores() || kernel.runs(VendorRoutine::CublasGemm) || kernel.readsPackedA()) &&
+           (dtype_ == DType::Fp16 || dtype_ == DType::Bf16);
   }
   // Whether `kernel` reads B transposed: the tensor-core kernels with tf32 inputs (parts/mma.cuh's MmaInputType).
   bool readsTransposedB(const KernelInfo& kernel) const { return kernel.usesTensorCores() && dtype_ == DType::Tf32; }
@@ -168,6 +172,10 @@ class CudaProblem final : public DeviceProblem {
   double makeTransposedB();
   double makeTransposedA();
   double buildPatterns(const KernelInfo& kernel, bool keepA);
+  // A packed at the bsr kernel's block from A's values (downloaded, packed on the host, uploaded):
+  // the format's one-time cost; returns the milliseconds it took.
+  double packA(const KernelInfo& kernel);
+  Matrix downloadA();
   std::uint8_t* patternFor(Operand operand, int granularity);  // allocates on first use
   const std::uint8_t* builtPattern(Operand operand, int granularity) const;
   std::size_t cBytes() const { return static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_) * sizeof(float); }
@@ -208,6 +216,20 @@ class CudaProblem final : public DeviceProblem {
   std::map<PatternKey, DeviceBuffer>* patterns_ = &ownPatterns_;  // the backend's for an in-place problem
   std::set<PatternKey> built_;  // patterns whose kernel ran to completion
   CsrMatrix csr_;
+  // A packed, by block size: the values in the problem's words (fp32 or 16-bit) and the index.
+  struct PackedOnDevice {
+    DeviceBuffer values, index;
+    int blockRows = 0;
+    BlockStreamPlan plan;  // the streaming kernels' units (their schedule), kept with the values
+    // Per streaming kernel (its column tile sizes them): the units, counters and partial tiles.
+    struct Stream {
+      DeviceBuffer units, counters, partials;
+    };
+    std::map<std::string, Stream, std::less<>> streams;
+  };
+  // `kernel`'s units, counters and partial tiles for `packed`, made by its first run.
+  const PackedOnDevice::Stream& streamFor(const KernelInfo& kernel, PackedOnDevice& packed);
+  std::map<int, PackedOnDevice> packed_;
   EventTimer timer_;
   bool timed_ = true;
 };
@@ -360,6 +382,26 @@ CudaBackend::CudaBackend(const BackendOptions& options) {
   device_.memoryBytes = properties.totalGlobalMem;
 }
 
+std::optional<double> CudaBackend::copyBandwidth() {
+  makeCurrent();
+  // 256 MiB each way: far past L2, so the copy runs at the memory's pace.
+  constexpr std::size_t kBytes = std::size_t{256} << 20;
+  requireFreeDeviceMemory(2 * kBytes, "measuring the copy bandwidth");
+  DeviceBuffer from(kBytes, "a copy's source"), to(kBytes, "a copy's destination");
+  check(cudaMemsetAsync(from.get(), 0, kBytes, stream()), "filling a copy's source");
+  EventTimer timer;
+  std::vector<double> milliseconds;
+  for (int run = 0; run < 6; ++run) {
+    timer.start(stream());
+    check(cudaMemcpyAsync(to.get(), from.get(), kBytes, cudaMemcpyDeviceToDevice, stream()), "copying on the device");
+    timer.stop(stream());
+    const double ms = timer.milliseconds("timing a device copy");
+    if (run > 0) milliseconds.push_back(ms);  // the first warms the clocks up
+  }
+  std::sort(milliseconds.begin(), milliseconds.end());
+  return 2.0 * static_cast<double>(kBytes) / (milliseconds[milliseconds.size() / 2] * 1e-3);
+}
+
 std::unique_ptr<DeviceProblem> CudaBackend::upload(const Matrix& a, const Matrix& b, DType dtype) {
   checkMultiplicable(a, b);
   checkMatrixShape(a.rows(), b.cols(), "C");
@@ -452,16 +494,22 @@ const std::uint8_t* CudaProblem::builtPattern(Operand operand, int granularity) 
 
 bool CudaProblem::needsPreparation(const KernelInfo& kernel) const {
   if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return !csr_.converted();
+  if (kernel.readsPackedA()) return !packed_.contains(kernel.packedBlock()) || (readsHalves(kernel) && !halvesMade_);
   if (readsHalves(kernel) && !halvesMade_) return true;
   if (readsTransposedB(kernel) && !transposedMade_) return true;
   if (readsTransposedA(kernel) && !aTransposedMade_) return true;
-  return (kernel.usesAPattern() && builtPattern(Operand::A, kernel.aGranularity) == nullptr) ||
+  return (kernel.buildsAPattern() && builtPattern(Operand::A, kernel.aGranularity) == nullptr) ||
          (kernel.usesBPattern() && builtPattern(Operand::B, kernel.bGranularity) == nullptr);
 }
 
 double CudaProblem::prepare(const KernelInfo& kernel) {
   backend_.makeCurrent();
   if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return csr_.convert(backend_.cusparse(), backend_.stream(), aData_, m_, k_);
+  // A packed is made once, and B's 16-bit words where the kernel reads them; nothing per call.
+  if (kernel.readsPackedA()) {
+    if (readsHalves(kernel) && !halvesMade_) roundingMs_ = makeHalves();
+    return packed_.contains(kernel.packedBlock()) ? 0.0 : packA(kernel);
+  }
   // A skipping tensor-core kernel needs both: its 16-bit inputs and its patterns (built from those
   // copies where their rows are whole 16-byte words, else from the fp32 values, which hold the same
   // rounded numbers). The copies are made once per problem and timed apart (roundingMs): a caller
@@ -474,9 +522,71 @@ double CudaProblem::prepare(const KernelInfo& kernel) {
 std::optional<double> CudaProblem::prepareKeepingA(const KernelInfo& kernel) {
   if (needsPreparation(kernel)) prepare(kernel);  // A's part, once
   backend_.makeCurrent();
-  if (kernel.runs(VendorRoutine::CusparseCsrSpmm)) return 0.0;  // A's CSR form is all it prepares
+  if (kernel.runs(VendorRoutine::CusparseCsrSpmm) || kernel.readsPackedA()) return 0.0;  // A's CSR or packed form is all it prepares
   const double transposed = readsTransposedB(kernel) ? makeTransposedB() : 0.0;
   return transposed + buildPatterns(kernel, true);
+}
+
+Matrix CudaProblem::downloadA() {
+  Matrix a(m_, k_);
+  if (aData_ != nullptr) {
+    check(cudaMemcpyAsync(a.data(), aData_, a.bytes(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading A");
+    synchronize("downloading A");
+    return a;
+  }
+  std::vector<std::uint16_t> words(a.size());
+  check(cudaMemcpyAsync(words.data(), aHalfData_, 2 * words.size(), cudaMemcpyDeviceToHost, backend_.stream()), "downloading A");
+  synchronize("downloading A");
+  std::transform(words.begin(), words.end(), a.data(), [&](std::uint16_t w) { return fromHalfBits(dtype_, w); });
+  return a;
+}
+
+double CudaProblem::packA(const KernelInfo& kernel) {
+  const auto start = std::chrono::steady_clock::now();
+  attachPackedA(packBlocks(downloadA(), kernel.packedBlock(), dtype_ == DType::Tf32 ? DType::Fp32 : dtype_));
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+const CudaProblem::PackedOnDevice::Stream& CudaProblem::streamFor(const KernelInfo& kernel, PackedOnDevice& packed) {
+  if (auto it = packed.streams.find(kernel.id); it != packed.streams.end()) return it->second;
+  PackedOnDevice::Stream stream;
+  const std::size_t units = 4 * packed.plan.words.size();
+  const std::size_t colTiles = static_cast<std::size_t>((n_ + kernel.tile.BN - 1) / kernel.tile.BN);
+  const std::size_t counters = 4 * static_cast<std::size_t>(packed.blockRows) * colTiles;
+  const std::size_t partials = 4 * static_cast<std::size_t>(std::max(packed.plan.slots, 1)) * colTiles * kernel.tile.BM * kernel.tile.BN;
+  requireFreeDeviceMemory(units + counters + partials, "kernel " + std::string(kernel.id) + "'s units and partial tiles");
+  stream.units = DeviceBuffer(units, "the streaming kernels' units");
+  stream.counters = DeviceBuffer(counters, "the streaming kernels' counters");
+  stream.partials = DeviceBuffer(partials, "the streaming kernels' partial tiles");
+  check(cudaMemcpyAsync(stream.units.get(), packed.plan.words.data(), units, cudaMemcpyHostToDevice, backend_.stream()), "uploading the units");
+  check(cudaMemsetAsync(stream.counters.get(), 0, counters, backend_.stream()), "clearing the streaming kernels' counters");
+  synchronize("uploading the streaming kernels' units");
+  return packed.streams.emplace(std::string(kernel.id), std::move(stream)).first->second;
+}
+
+void CudaProblem::attachPackedA(const BlockSparseMatrix& packed) {
+  requirePackedA(packed, m_, k_, dtype_);
+  backend_.makeCurrent();
+  const bool half = dtype_ == DType::Fp16 || dtype_ == DType::Bf16;
+  const std::vector<std::int32_t> index = packed.packedIndexWords();
+  const std::size_t valueBytes = static_cast<std::size_t>(packed.valueBytes()), indexBytes = 4 * index.size();
+  requireFreeDeviceMemory(valueBytes + indexBytes, "A packed in blocks of " + std::to_string(packed.block()));
+  PackedOnDevice onDevice;
+  onDevice.values = DeviceBuffer(std::max<std::size_t>(valueBytes, 4), "A's kept blocks");
+  onDevice.index = DeviceBuffer(indexBytes, "A's block index");
+  onDevice.blockRows = packed.blockRows();
+  // About eight units a multiprocessor: enough to fill the device several times over, few enough
+  // that a unit reads several kept blocks.
+  int device = 0, multiprocessors = 0;
+  check(cudaGetDevice(&device), "querying the current device");
+  check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device), "querying multiprocessors");
+  onDevice.plan = planBlockStream(packed, 8 * multiprocessors);
+  const std::vector<std::uint16_t> words = half ? packed.halfWords() : std::vector<std::uint16_t>{};
+  const void* values = half ? static_cast<const void*>(words.data()) : static_cast<const void*>(packed.values().data());
+  if (valueBytes > 0) check(cudaMemcpyAsync(onDevice.values.get(), values, valueBytes, cudaMemcpyHostToDevice, backend_.stream()), "uploading A's kept blocks");
+  check(cudaMemcpyAsync(onDevice.index.get(), index.data(), indexBytes, cudaMemcpyHostToDevice, backend_.stream()), "uploading A's block index");
+  synchronize("uploading A packed");
+  packed_[packed.block()] = std::move(onDevice);
 }
 
 double CudaProblem::makeTransposedB() {
@@ -533,7 +643,7 @@ double CudaProblem::makeHalves() {
 
 double CudaProblem::buildPatterns(const KernelInfo& kernel, bool keepA) {
   // Built again on every call, so that repeated calls time the real work; A's kept where asked.
-  std::uint8_t* aPattern = kernel.usesAPattern() && !keepA ? patternFor(Operand::A, kernel.aGranularity) : nullptr;
+  std::uint8_t* aPattern = kernel.buildsAPattern() && !keepA ? patternFor(Operand::A, kernel.aGranularity) : nullptr;
   std::uint8_t* bPattern = kernel.usesBPattern() ? patternFor(Operand::B, kernel.bGranularity) : nullptr;
   if (aPattern == nullptr && bPattern == nullptr) return 0.0;
   const double milliseconds = onStream("building the skip patterns", [&] {
@@ -588,7 +698,20 @@ double CudaProblem::run(const KernelInfo& kernel) {
   if (readsTransposedB(kernel)) operands.bTransposed = static_cast<const float*>(bTransposed_.get());
   if (readsTransposedA(kernel) && dtype_ == DType::Fp32) operands.aTransposed = static_cast<const float*>(aTransposed_.get());
   if (readsTransposedA(kernel) && dtype_ != DType::Fp32) operands.aHalfTransposed = static_cast<const std::uint16_t*>(aTransposed_.get());
-  if (kernel.usesAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aGranularity);
+  if (kernel.buildsAPattern()) operands.aPattern = builtPattern(Operand::A, kernel.aGranularity);
+  if (kernel.readsPackedA()) {
+    PackedOnDevice& packed = packed_.at(kernel.packedBlock());
+    operands.packedValues = packed.values.get();
+    operands.packedIndex = static_cast<const int*>(packed.index.get());
+    operands.packedBlockRows = packed.blockRows;
+    if (kernel.structure.scheduling == Scheduling::SplitBlocks) {
+      const PackedOnDevice::Stream& stream = streamFor(kernel, packed);
+      operands.streamUnits = static_cast<const int*>(stream.units.get());
+      operands.streamUnitCount = packed.plan.units;
+      operands.streamCounters = static_cast<unsigned*>(stream.counters.get());
+      operands.streamPartials = stream.partials.floats();
+    }
+  }
   if (kernel.usesBPattern()) operands.bPattern = builtPattern(Operand::B, kernel.bGranularity);
   operands.tileQueue = static_cast<unsigned*>(tileQueue_);
   return onStream(doing.c_str(), [&] { launchGemmKernel(kernel.id, operands, backend_.stream()); });

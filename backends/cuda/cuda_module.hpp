@@ -17,11 +17,13 @@ inline constexpr std::string_view kModuleSymbol = "tileskip_cuda_module";
 
 // Bumped whenever ModuleInterface or the meaning of its members changes (2: the stamp became
 // core's ModuleStamp; 3: Backend::multiplyInPlace; 4: Backend::tuning() in place of
-// tuningVariants and useVariant, and Backend::upload takes the inputs' dtype).
-inline constexpr int kModuleAbiVersion = 4;
+// tuningVariants and useVariant, and Backend::upload takes the inputs' dtype; 5:
+// DeviceProblem::attachPackedA, the packed A crossing the seam).
+inline constexpr int kModuleAbiVersion = 5;
 
 // Compared by the stub before anything is called.
-using LayoutStamp = ModuleStamp<kModuleAbiVersion, BackendOptions, DeviceInfo, DeviceOperands, KernelInfo, Matrix, Pattern>;
+using LayoutStamp =
+    ModuleStamp<kModuleAbiVersion, BackendOptions, DeviceInfo, DeviceOperands, KernelInfo, Matrix, Pattern, BlockSparseMatrix>;
 
 struct ModuleInterface {
   LayoutStamp stamp;

@@ -3,9 +3,9 @@
 // by kernels/list_instances.cpp) lists them all; everything here reads the row, so no kernel is
 // named in it. Every kernel source declares its kernel the same way,
 //   template <const KernelInfo& Row, DType D> __global__ void <source>(ARGUMENTS)
-// where ARGUMENTS are what kernelArguments() makes of the operands for that row: A, B, C and the
-// sizes; after them the patterns and the tile queue for a skipping row; before them the copy
-// engine's maps of A and B for a Hopper row.
+// where ARGUMENTS are what kernelArguments() makes of the operands for that row: A (for a bsr row,
+// packed: its PackedA), B, C and the sizes; after them the patterns and the tile queue for a row
+// that skips by patterns; before them the copy engine's maps of A and B for a Hopper row.
 //
 // Compiled by nvcc for the CUDA module, where an instance is launched, and as C++ for the CPU
 // emulator of the tests (TILESKIP_CUDA_EMULATION), where each emulated thread calls it.
@@ -18,6 +18,7 @@
 #include "core/model/catalogue.hpp"
 #include "core/model/error.hpp"
 #include "core/model/shape_rules.hpp"
+#include "kernels/parts/packed.cuh"     // PackedA
 #include "kernels/parts/ring.cuh"       // mmaSharedBytes
 #include "kernels/parts/warpgroup.cuh"  // WgmmaLayout, WgmmaKTileList, bulkCopiesFit
 #include "kernels/s15_compact_wgmma_128.cuh"  // wgmmaGatherSharedBytes
@@ -35,6 +36,15 @@ namespace tileskip::cuda {
 // numbered along one grid dimension, see BlockTile).
 inline long long gemmBlockCount(const TileShape& tile, int m, int n) {
   return static_cast<long long>((m + tile.BM - 1) / tile.BM) * ((n + tile.BN - 1) / tile.BN);
+}
+
+// The blocks a launch of `row` on these operands takes: one per block tile, or for a streaming bsr
+// kernel one per unit of its plan and column tile (a persistent kernel takes fewer: the launcher's).
+inline long long gridBlocks(const KernelInfo& row, const GemmOperands& op) {
+  if (row.structure.scheduling == Scheduling::SplitBlocks) {
+    return static_cast<long long>(op.streamUnitCount) * ((op.n + row.tile.BN - 1) / row.tile.BN);
+  }
+  return gemmBlockCount(row.tile, op.m, op.n);
 }
 
 // The words a kernel of `D` reads A and B as: fp32 values, 16-bit words, or tf32's 32-bit ones.
@@ -116,19 +126,34 @@ auto kernelArguments(const GemmOperands& op) {
   } else {
     a = Row.readsTransposedA() ? op.aHalfTransposed : op.aHalf, b = op.bHalf;
   }
-  auto problem = std::make_tuple(a, b, op.c, op.m, op.n, op.k);
+  // A packed is its kept blocks and their index (parts/packed.cuh), its list of K-blocks: no patterns.
+  auto aOperand = [&] {
+    if constexpr (Row.readsPackedA()) {
+      return PackedA<InputWord<D>>{static_cast<const InputWord<D>*>(op.packedValues), op.packedIndex, op.packedBlockRows};
+    } else {
+      return a;
+    }
+  }();
+  auto problem = std::make_tuple(aOperand, b, op.c, op.m, op.n, op.k);
   auto skipping = [&] {
-    if constexpr (Row.skips()) {
+    if constexpr (Row.skips() && !Row.readsPackedA()) {
       return std::make_tuple(op.aPattern, op.bPattern, op.tileQueue);
+    } else {
+      return std::tuple<>();
+    }
+  }();
+  auto schedule = [&] {
+    if constexpr (Row.structure.scheduling == Scheduling::SplitBlocks) {
+      return std::make_tuple(BlockStream{op.streamUnits, op.streamCounters, op.streamPartials});
     } else {
       return std::tuple<>();
     }
   }();
   if constexpr (Row.needsHopper()) {
     const WarpgroupMaps maps = warpgroupMaps<Row, D>(a, b, op);
-    return std::tuple_cat(std::make_tuple(maps.a, maps.b, maps.bulk), problem, skipping);
+    return std::tuple_cat(std::make_tuple(maps.a, maps.b, maps.bulk), problem, skipping, schedule);
   } else {
-    return std::tuple_cat(problem, skipping);
+    return std::tuple_cat(problem, skipping, schedule);
   }
 }
 
@@ -138,16 +163,21 @@ const char* missingOperand(const GemmOperands& op) {
   if (op.dtype != D) return "operands of another dtype than the instance's";
   if (D == DType::Tf32 && op.bTransposed == nullptr) return "launched before its transposed B was made";
   // A compaction kernel reads A only transposed (an MLP layer's first GEMM writes H so, and no other copy).
+  if (Row.readsPackedA() && (op.packedValues == nullptr || op.packedIndex == nullptr)) return "launched before its packed A was made";
   if (Row.readsTransposedA() && (D == DType::Fp32 ? op.aTransposed == nullptr : op.aHalfTransposed == nullptr)) {
     return "launched before its transposed A was made";
   }
-  if ((D == DType::Fp16 || D == DType::Bf16) && ((!Row.readsTransposedA() && op.aHalf == nullptr) || op.bHalf == nullptr)) {
+  if ((D == DType::Fp16 || D == DType::Bf16) &&
+      ((!Row.readsTransposedA() && !Row.readsPackedA() && op.aHalf == nullptr) || op.bHalf == nullptr)) {
     return "launched before its 16-bit inputs were made";
   }
-  if ((Row.usesAPattern() && op.aPattern == nullptr) || (Row.usesBPattern() && op.bPattern == nullptr)) {
+  if ((Row.buildsAPattern() && op.aPattern == nullptr) || (Row.usesBPattern() && op.bPattern == nullptr)) {
     return "launched before its skip patterns were built";
   }
   if (Row.persistent() && op.tileQueue == nullptr) return "needs a block tile queue";
+  if (Row.structure.scheduling == Scheduling::SplitBlocks && (op.streamUnits == nullptr || op.streamCounters == nullptr)) {
+    return "launched before its plan of units was made";
+  }
   return nullptr;
 }
 

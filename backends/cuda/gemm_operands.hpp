@@ -26,6 +26,18 @@ struct GemmOperands {
   const std::uint16_t* aHalfTransposed = nullptr;
   const float* aTransposed = nullptr;
   int m = 0, n = 0, k = 0;
+  // A packed in square blocks, for the bsr kernels: the kept blocks' values (words of `dtype`, or
+  // fp32) and the index (row pointers, then column indices: packedIndexWords()), blockRows block rows.
+  const void* packedValues = nullptr;
+  const int* packedIndex = nullptr;
+  int packedBlockRows = 0;
+  // A streaming bsr kernel's schedule (Scheduling::SplitBlocks): its plan's units (BlockStreamPlan's
+  // words) and how many, a counter per block row and column tile (zero between launches), and the
+  // partial tiles of the block rows it splits.
+  const int* streamUnits = nullptr;
+  int streamUnitCount = 0;
+  unsigned* streamCounters = nullptr;
+  float* streamPartials = nullptr;
   const std::uint8_t* aPattern = nullptr;
   const std::uint8_t* bPattern = nullptr;
   unsigned* tileQueue = nullptr;  // two zeroed counters, for the persistent kernels

@@ -36,7 +36,7 @@ int residentBlocks(const GemmInstance& instance) {
 
 // One block per block tile, or for a persistent kernel as many as are resident at once.
 unsigned gridFor(const GemmInstance& instance, const GemmOperands& op) {
-  long long blocks = gemmBlockCount(instance.row->tile, op.m, op.n);
+  long long blocks = gridBlocks(*instance.row, op);
   if (blocks > std::numeric_limits<int>::max()) throw InputError("problem too large: more than 2^31 - 1 thread blocks");
   if (instance.row->persistent()) blocks = std::min<long long>(blocks, residentBlocks(instance));
   return static_cast<unsigned>(blocks);

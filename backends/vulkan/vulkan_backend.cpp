@@ -1,6 +1,7 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -100,6 +101,7 @@ class VulkanProblem final : public DeviceProblem {
   // fp32 copies, which hold the rounded values, so the zeros are the same). The fp16 copies are
   // made once per problem and timed apart (DeviceProblem::roundingMs).
   double prepare(const KernelInfo& kernel) override {
+    if (kernel.readsPackedA()) return packed_.contains(kernel.packedBlock()) ? 0.0 : packA(kernel);
     if (kernel.usesTensorCores() && !halvesMade_) roundingMs_ = makeHalves(kernel);
     const double transposed = kernel.readsTransposedA() ? makeTransposedA() : 0.0;
     return transposed + buildPatterns(kernel);
@@ -109,11 +111,11 @@ class VulkanProblem final : public DeviceProblem {
   // The patterns `kernel` reads, built again on every call so that repeated calls time the real
   // work; returns the device milliseconds.
   double buildPatterns(const KernelInfo& kernel) {
-    bool usesA = kernel.usesAPattern(), usesB = kernel.usesBPattern();
+    bool usesA = kernel.buildsAPattern(), usesB = kernel.usesBPattern();
     if (!usesA && !usesB) return 0.0;
     const DeviceFunctions& vk = device().vk();
     Pipelines& pipelines = context_->pipelines();
-    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity, false);
+    VkDescriptorSet set = descriptorSet(usesA ? kernel.aGranularity : 0, kernel.bGranularity, false);
     Buffer* aPattern = usesA ? &pattern(Operand::A, kernel.aGranularity) : nullptr;
     Buffer* bPattern = usesB ? &pattern(Operand::B, kernel.bGranularity) : nullptr;
     VkPipeline aBuilder = usesA ? pipelines.pipeline("pattern_a", patternConstants(Operand::A, kernel.aGranularity), 0) : VK_NULL_HANDLE;
@@ -138,6 +140,25 @@ class VulkanProblem final : public DeviceProblem {
     return ms;
   }
 
+  // A packed (core/model/block_sparse.hpp) for the bsr kernels of its block: its values where a
+  // dense kernel reads A (binding 0) and its index where a skipping one reads its A-pattern
+  // (binding 3), in buffers of their own.
+  void attachPackedA(const BlockSparseMatrix& packed) override {
+    requirePackedA(packed, m_, k_, dtype_);
+    const std::vector<std::int32_t> index = packed.packedIndexWords();
+    const std::string what = "A packed in blocks of " + std::to_string(packed.block());
+    const std::uint64_t valueBytes = static_cast<std::uint64_t>(packed.values().size()) * sizeof(float) + 16;
+    checkBufferFits(valueBytes, what, device().limits());
+    Packed onDevice{Buffer(device(), valueBytes, MemoryUse::Device, what + " (its kept blocks)"),
+                    Buffer(device(), 4 * index.size(), MemoryUse::Device, what + " (its index)"),
+                    planBlockStream(packed, streamUnitTarget(device().limits())),
+                    {}};
+    if (!packed.values().empty()) upload(*context_, onDevice.values, staging_, packed.values().data(), packed.values().size() * sizeof(float));
+    upload(*context_, onDevice.index, staging_, index.data(), 4 * index.size());
+    std::erase_if(sets_, [&](const auto& entry) { return std::get<3>(entry.first) == packed.block(); });  // sets that bound the old one
+    packed_.insert_or_assign(packed.block(), std::move(onDevice));
+  }
+
   void poisonC() override {
     context_->queue().execute([&](VkCommandBuffer cmd) { device().vk().vkCmdFillBuffer(cmd, c_.handle(), 0, VK_WHOLE_SIZE, kNaN); },
                       false);
@@ -157,7 +178,7 @@ class VulkanProblem final : public DeviceProblem {
       try {
         auto [kernel, switches] = withOverride(*catalogued);
         requests.push_back(kernelRequest(kernel, switches));
-        if (kernel.usesAPattern()) requests.push_back({"pattern_a", patternConstants(Operand::A, kernel.aGranularity), 0, {}});
+        if (kernel.buildsAPattern()) requests.push_back({"pattern_a", patternConstants(Operand::A, kernel.aGranularity), 0, {}});
         if (kernel.usesBPattern()) requests.push_back({"pattern_b", patternConstants(Operand::B, kernel.bGranularity), 0, {}});
         if (kernel.usesTensorCores() && aHalf_) requests.push_back({"to_half", toHalfConstants(false), 0, {}});
         if (kernel.readsTransposedA() && aHalf_) requests.push_back({"to_half", toHalfConstants(true), 0, {}});
@@ -178,12 +199,24 @@ class VulkanProblem final : public DeviceProblem {
                                                           static_cast<std::uint64_t>(k_), limits)) {
       throw UnavailableError(*why);
     }
-    bool ready = (!kernel.usesAPattern() || built_.count({Operand::A, kernel.aGranularity})) &&
+    bool ready = (!kernel.buildsAPattern() || built_.count({Operand::A, kernel.aGranularity})) &&
+                 (!kernel.readsPackedA() || packed_.contains(kernel.packedBlock())) &&
                  (!kernel.usesBPattern() || built_.count({Operand::B, kernel.bGranularity})) &&
                  (!kernel.usesTensorCores() || halvesMade_) && (!kernel.readsTransposedA() || aTransposedMade_);
     if (!ready) prepare(kernel);
-    VkDescriptorSet set = descriptorSet(kernel.aGranularity, kernel.bGranularity, kernel.readsTransposedA());
+    VkDescriptorSet set = kernel.readsPackedA() ? descriptorSet(0, 0, false, kernel.packedBlock())
+                                                : descriptorSet(kernel.aGranularity, kernel.bGranularity, kernel.readsTransposedA());
     const TileShape& t = kernel.tile;
+    if (kernel.structure.scheduling == Scheduling::SplitBlocks) {
+      // A workgroup per unit of the plan and column tile (kernels/s20_bsr_stream_64.comp).
+      const Packed& packed = packed_.at(kernel.packedBlock());
+      VkDescriptorSet streaming = streamSet(kernel);
+      const std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
+      Pipelines& pipelines = context_->pipelines();
+      return context_->queue().execute(
+          [&](VkCommandBuffer cmd) { pipelines.dispatch(cmd, pipeline, streaming, constants(), colTiles, static_cast<std::uint64_t>(packed.plan.units)); },
+          true);
+    }
     std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(t.BN));
     std::uint64_t rowTiles = ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(t.BM));
     Pipelines& pipelines = context_->pipelines();
@@ -296,6 +329,16 @@ class VulkanProblem final : public DeviceProblem {
     return patterns_.emplace(key, Buffer(device(), bytes, MemoryUse::Device, what)).first->second;
   }
 
+  // A packed at the bsr kernel's block from A's values (downloaded, packed on the host, attached):
+  // the format's one-time cost; returns the milliseconds it took.
+  double packA(const KernelInfo& kernel) {
+    const auto start = std::chrono::steady_clock::now();
+    Matrix a(m_, k_);
+    download(*context_, a_, staging_, a.data(), a.bytes());
+    attachPackedA(packBlocks(a, kernel.packedBlock(), dtype_));
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
   // A and B in fp16 for a tensor-core kernel (kernels/to_half.comp); returns the device milliseconds.
   double makeHalves(const KernelInfo& kernel) {
     if (!aHalf_) {
@@ -349,14 +392,16 @@ class VulkanProblem final : public DeviceProblem {
   }
 
   // The set binding A, B, C and the patterns at these granularities (0: not used), and A's fp16
-  // words as they are, or A transposed (a compaction kernel's).
-  VkDescriptorSet descriptorSet(int aGranularity, int bGranularity, bool aTransposed) {
-    auto key = std::tuple(aGranularity, bGranularity, aTransposed);
+  // words as they are, or A transposed (a compaction kernel's); or, with a packed block, A packed at
+  // it in A's and its pattern's places (kernels/parts/packed.glsl).
+  VkDescriptorSet descriptorSet(int aGranularity, int bGranularity, bool aTransposed, int packedBlock = 0) {
+    auto key = std::tuple(aGranularity, bGranularity, aTransposed, packedBlock);
     if (auto it = sets_.find(key); it != sets_.end()) return it->second;
-    const Buffer& aPattern = aGranularity > 0 ? pattern(Operand::A, aGranularity) : noPattern_;
+    const Packed* packed = packedBlock > 0 ? &packed_.at(packedBlock) : nullptr;
+    const Buffer& aPattern = packed ? packed->index : aGranularity > 0 ? pattern(Operand::A, aGranularity) : noPattern_;
     const Buffer& bPattern = bGranularity > 0 ? pattern(Operand::B, bGranularity) : noPattern_;
     VkDescriptorSet set = allocateSet();
-    VkDescriptorBufferInfo buffers[Pipelines::kBindings] = {{a_.handle(), 0, VK_WHOLE_SIZE},
+    VkDescriptorBufferInfo buffers[Pipelines::kBindings] = {{(packed ? packed->values : a_).handle(), 0, VK_WHOLE_SIZE},
                                                           {b_.handle(), 0, VK_WHOLE_SIZE},
                                                           {c_.handle(), 0, VK_WHOLE_SIZE},
                                                           {aPattern.handle(), 0, VK_WHOLE_SIZE},
@@ -364,6 +409,12 @@ class VulkanProblem final : public DeviceProblem {
                                                           {tileQueue_.handle(), 0, VK_WHOLE_SIZE},
                                                           {(aTransposed ? aTransposed_ : aHalf_ ? aHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE},
                                                           {(bHalf_ ? bHalf_ : noPattern_).handle(), 0, VK_WHOLE_SIZE}};
+    writeSet(set, buffers);
+    return sets_.emplace(key, set).first->second;
+  }
+
+  // Points every binding of `set` at its buffer.
+  void writeSet(VkDescriptorSet set, const VkDescriptorBufferInfo (&buffers)[Pipelines::kBindings]) {
     VkWriteDescriptorSet writes[Pipelines::kBindings] = {};
     for (std::uint32_t i = 0; i < Pipelines::kBindings; ++i) {
       writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -374,7 +425,6 @@ class VulkanProblem final : public DeviceProblem {
       writes[i].pBufferInfo = &buffers[i];
     }
     device().vk().vkUpdateDescriptorSets(device().handle(), Pipelines::kBindings, writes, 0, nullptr);
-    return sets_.emplace(key, set).first->second;
   }
 
   VkDescriptorSet allocateSet() {
@@ -418,7 +468,55 @@ class VulkanProblem final : public DeviceProblem {
   double roundingMs_ = 0.0;  // the device time makeHalves() took, once per problem
   std::map<std::pair<Operand, int>, Buffer> patterns_;
   std::set<std::pair<Operand, int>> built_;  // patterns prepare() has built at least once
-  std::map<std::tuple<int, int, bool>, VkDescriptorSet> sets_;
+  // A packed, by block: its kept blocks' values (fp32) and its index (attachPackedA), the streaming
+  // kernels' plan of units, and per streaming kernel (its column tile sizes them) the units, a
+  // counter per block row and column tile, and the partial tiles of the rows split into units.
+  struct Stream {
+    Buffer units, counters, partials;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+  };
+  struct Packed {
+    Buffer values, index;
+    BlockStreamPlan plan;
+    std::map<std::string, Stream, std::less<>> streams;
+  };
+  // The units a streaming kernel's plan aims at: eight a multiprocessor (enough to keep each busy
+  // several times over), two a host thread of a CPU device.
+  static int streamUnitTarget(const ComputeLimits& limits) {
+    if (limits.multiprocessors > 0) return 8 * static_cast<int>(limits.multiprocessors);
+    return limits.cpuThreads > 0 ? 2 * static_cast<int>(limits.cpuThreads) : 64;
+  }
+
+  // The set a streaming kernel runs with: A packed at its block, B and C, and its units, counters and
+  // partial tiles (kernels/parts/packed.glsl's bindings 4 to 6), made by its first run.
+  VkDescriptorSet streamSet(const KernelInfo& kernel) {
+    Packed& packed = packed_.at(kernel.packedBlock());
+    if (auto it = packed.streams.find(kernel.id); it != packed.streams.end()) return it->second.set;
+    const std::uint64_t colTiles = ceilDiv(static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(kernel.tile.BN));
+    const std::uint64_t unitBytes = 4 * packed.plan.words.size();
+    const std::uint64_t counterBytes = 4 * ceilDiv(static_cast<std::uint64_t>(m_), static_cast<std::uint64_t>(kernel.packedBlock())) * colTiles;
+    const std::uint64_t partialBytes = 4 * std::max<std::uint64_t>(1, static_cast<std::uint64_t>(packed.plan.slots)) * colTiles *
+                                       static_cast<std::uint64_t>(kernel.tile.BM) * static_cast<std::uint64_t>(kernel.tile.BN);
+    const std::string what = "kernel " + std::string(kernel.id) + "'s ";
+    checkBufferFits(partialBytes, what + "partial tiles", device().limits());
+    Stream stream{Buffer(device(), unitBytes, MemoryUse::Device, what + "units"), Buffer(device(), counterBytes, MemoryUse::Device, what + "counters"),
+                  Buffer(device(), partialBytes, MemoryUse::Device, what + "partial tiles")};
+    upload(*context_, stream.units, staging_, packed.plan.words.data(), unitBytes);
+    context_->queue().execute([&](VkCommandBuffer cmd) { device().vk().vkCmdFillBuffer(cmd, stream.counters.handle(), 0, VK_WHOLE_SIZE, 0); }, false);
+    stream.set = allocateSet();
+    VkDescriptorBufferInfo buffers[Pipelines::kBindings] = {{packed.values.handle(), 0, VK_WHOLE_SIZE},
+                                                          {b_.handle(), 0, VK_WHOLE_SIZE},
+                                                          {c_.handle(), 0, VK_WHOLE_SIZE},
+                                                          {packed.index.handle(), 0, VK_WHOLE_SIZE},
+                                                          {stream.units.handle(), 0, VK_WHOLE_SIZE},
+                                                          {stream.counters.handle(), 0, VK_WHOLE_SIZE},
+                                                          {stream.partials.handle(), 0, VK_WHOLE_SIZE},
+                                                          {noPattern_.handle(), 0, VK_WHOLE_SIZE}};
+    writeSet(stream.set, buffers);
+    return packed.streams.emplace(std::string(kernel.id), std::move(stream)).first->second.set;
+  }
+  std::map<int, Packed> packed_;
+  std::map<std::tuple<int, int, bool, int>, VkDescriptorSet> sets_;
   std::vector<VkDescriptorPool> pools_;
   std::uint32_t setsInLastPool_ = 0;
 };
@@ -525,7 +623,9 @@ std::optional<std::string> VulkanBackend::refusal(const KernelInfo& catalogued, 
 
 bool VulkanBackend::takes(const KernelInfo& kernel, DType dtype) const {
   // GLSL here has fp16 cooperative matrices only (Debian 12's glslang knows no bf16 ones, and
-  // VK_NV_cooperative_matrix offers no tf32 shape): the CUDA twins alone take tf32 and bf16.
+  // VK_NV_cooperative_matrix offers no tf32 shape): the CUDA twins alone take tf32 and bf16. The
+  // row-strip twins read fp32 words: the CUDA twins alone widen 16-bit ones.
+  if (kernel.structure.mapping == ThreadMapping::RowStrips) return dtype == DType::Fp32;
   return kernel.takes(dtype) && (!kernel.usesTensorCores() || dtype == DType::Fp16);
 }
 
@@ -541,6 +641,27 @@ std::optional<std::string> tensorCoreProblem(const KernelInfo& kernel, const Com
            "subgroups of 32, which " + deviceName + " does not offer";
   }
   return std::nullopt;
+}
+
+std::optional<double> VulkanBackend::copyBandwidth() {
+  Device& device = context_->device();
+  // 64 MiB each way (within every device's allocation and buffer limits): past a GPU's L2.
+  constexpr std::uint64_t kBytes = std::uint64_t{64} << 20;
+  checkBufferFits(kBytes, "a copy's buffers", device.limits());
+  Buffer from(device, kBytes, MemoryUse::Device, "a copy's source"), to(device, kBytes, MemoryUse::Device, "a copy's destination");
+  context_->queue().execute([&](VkCommandBuffer cmd) { device.vk().vkCmdFillBuffer(cmd, from.handle(), 0, VK_WHOLE_SIZE, 0); }, false);
+  std::vector<double> milliseconds;
+  for (int run = 0; run < 6; ++run) {
+    const double ms = context_->queue().execute(
+        [&](VkCommandBuffer cmd) {
+          const VkBufferCopy region{0, 0, kBytes};
+          device.vk().vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
+        },
+        true);
+    if (run > 0) milliseconds.push_back(ms);  // the first warms the clocks up
+  }
+  std::sort(milliseconds.begin(), milliseconds.end());
+  return 2.0 * static_cast<double>(kBytes) / (milliseconds[milliseconds.size() / 2] * 1e-3);
 }
 
 std::unique_ptr<DeviceProblem> VulkanBackend::upload(const Matrix& a, const Matrix& b, DType dtype) {

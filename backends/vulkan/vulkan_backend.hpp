@@ -31,6 +31,7 @@ class VulkanBackend final : public Backend, public Tunable {
   std::optional<std::string> refusal(const KernelInfo& kernel, int m, int n, int k) const override;
   using Backend::upload;
   std::unique_ptr<DeviceProblem> upload(const Matrix& a, const Matrix& b, DType dtype) override;
+  std::optional<double> copyBandwidth() override;
   std::vector<std::string> takeDiagnostics() override { return context_->instance().takeDiagnostics(); }
   // On a CPU device (lavapipe), once: its LLVM compiles each kernel's pipeline, seconds apiece, and
   // Mesa 22's lavapipe keeps no pipeline cache between processes (its cache object is empty).

@@ -14,9 +14,11 @@
 
 namespace tileskip {
 
-enum class MatrixFormat { Npy, MatrixMarket };
+// .npz is a packed block-sparse matrix (core/io/block_sparse_io.hpp): read as the dense matrix it
+// stands for; written by `tileskip pack`, not as a dense matrix.
+enum class MatrixFormat { Npy, MatrixMarket, PackedNpz };
 
-// From the extension (.npy or .mtx); throws InputError for any other.
+// From the extension (.npy, .mtx or .npz); throws InputError for any other.
 MatrixFormat formatFromPath(const std::filesystem::path& path);
 
 // What a reader did to give float32 in row-major order, for a one-line note to the user: a

@@ -2,8 +2,11 @@
 // ({'descr': '<f4', 'fortran_order': False, 'shape': (R, C), }) padded with spaces and ended by a
 // newline, then the raw array. Format description: numpy.lib.format. float16/64 and integers
 // are converted to float32, Fortran order to row-major, and the caller is told (MatrixReadInfo).
+#include <algorithm>
 #include <bit>
 #include <cctype>
+#include <limits>
+#include <span>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -17,6 +20,7 @@
 
 #include "core/model/error.hpp"
 #include "core/io/matrix_io.hpp"
+#include "core/io/npy_array.hpp"
 
 namespace tileskip {
 
@@ -254,7 +258,18 @@ std::string conversionNote(const std::string& name, const ElementType& type, boo
 
 }  // namespace
 
-Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements, MatrixReadInfo* info) {
+namespace {
+
+// What a .npy header says: the element type string, the order and the shape.
+struct NpyHeader {
+  std::string descr;
+  bool fortran = false;
+  std::vector<std::int64_t> shape;
+};
+
+// Reads the magic string, the version, the header length and the header dict, leaving `in` at
+// the first byte of the data.
+NpyHeader readHeader(std::istream& in, const std::string& name) {
   char magic[kMagicLength];
   if (!in.read(magic, kMagicLength) || std::memcmp(magic, kMagic, kMagicLength) != 0) {
     fail(name, "it does not start with the NumPy magic string");
@@ -279,28 +294,63 @@ Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElemen
   if (!in.read(header.data(), static_cast<std::streamsize>(headerLength))) fail(name, "file ends inside the header");
 
   std::map<std::string, std::string> entries = parseHeader(header, name);
-  ElementType type = parseDescr(entry(entries, "descr", name), name);
+  NpyHeader parsed;
+  parsed.descr = entry(entries, "descr", name);
   std::string fortranText = entry(entries, "fortran_order", name);
   if (fortranText != "False" && fortranText != "True") fail(name, "fortran_order is " + fortranText + ", not True or False");
-  bool fortran = fortranText == "True";
-  std::vector<std::int64_t> shape = parseShape(entry(entries, "shape", name), name);
+  parsed.fortran = fortranText == "True";
+  parsed.shape = parseShape(entry(entries, "shape", name), name);
+  return parsed;
+}
+
+// The bytes left in `in` from where it stands, or nothing where it cannot seek.
+std::optional<std::uint64_t> bytesLeft(std::istream& in) {
+  std::streampos dataStart = in.tellg();
+  std::optional<std::uint64_t> available;
+  if (dataStart != std::streampos(-1) && in.seekg(0, std::ios::end)) {
+    available = static_cast<std::uint64_t>(in.tellg() - dataStart);
+    in.seekg(dataStart);
+  }
+  in.clear();
+  return available;
+}
+
+void writeHeader(std::ostream& out, const std::string& descr, std::span<const std::int64_t> shape) {
+  std::string dims;
+  for (std::int64_t d : shape) dims += std::to_string(d) + ", ";
+  if (shape.size() > 1) dims.resize(dims.size() - 2);  // (3,) for one dimension, (2, 3) for two, () for none
+  if (shape.empty()) dims.clear();
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  // Magic (6) + version (2) + length (2) + header + newline, padded to a multiple of 64.
+  std::size_t total = kMagicLength + 4 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  out.write(kMagic, kMagicLength);
+  const char version[2] = {1, 0};
+  out.write(version, 2);
+  const char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+  out.write(length, 2);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+}
+
+}  // namespace
+
+Matrix readNpy(std::istream& in, const std::string& name, std::int64_t maxElements, MatrixReadInfo* info) {
+  const NpyHeader header = readHeader(in, name);
+  ElementType type = parseDescr(header.descr, name);
+  const bool fortran = header.fortran;
+  const std::vector<std::int64_t>& shape = header.shape;
   if (shape.size() != 2) fail(name, "expected a 2-D array, got " + std::to_string(shape.size()) + " dimensions");
 
   checkMatrixShape(shape[0], shape[1], name.c_str());
   if (shape[0] * shape[1] > maxElements) fail(name, "shape is larger than this reader accepts");
   const std::size_t width = type.width;
   // A truncated file is refused before a large matrix is allocated for it.
-  std::streampos dataStart = in.tellg();
-  if (dataStart != std::streampos(-1) && in.seekg(0, std::ios::end)) {
-    auto available = static_cast<std::uint64_t>(in.tellg() - dataStart);
-    in.seekg(dataStart);
-    auto needed = static_cast<std::uint64_t>(shape[0] * shape[1]) * width;
-    if (available < needed) {
-      fail(name, "data holds " + std::to_string(available) + " bytes but the shape needs " + std::to_string(needed) +
-                     " (truncated file)");
-    }
+  const auto needed = static_cast<std::uint64_t>(shape[0] * shape[1]) * width;
+  if (const std::optional<std::uint64_t> available = bytesLeft(in); available && *available < needed) {
+    fail(name, "data holds " + std::to_string(*available) + " bytes but the shape needs " + std::to_string(needed) +
+                   " (truncated file)");
   }
-  in.clear();
   Matrix m(shape[0], shape[1]);
   // C order stores rows one after another, Fortran order columns: read a line at a time.
   const int lines = fortran ? m.cols() : m.rows(), lineLength = fortran ? m.rows() : m.cols();
@@ -359,20 +409,154 @@ Matrix matrixFromArray(const ArrayView& array, const std::string& name, MatrixRe
 }
 
 void writeNpy(std::ostream& out, const Matrix& m) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows()) + ", " +
-                       std::to_string(m.cols()) + "), }";
-  // Magic (6) + version (2) + length (2) + header + newline, padded to a multiple of 64.
-  std::size_t total = kMagicLength + 4 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header.push_back('\n');
-  out.write(kMagic, kMagicLength);
-  const char version[2] = {1, 0};
-  out.write(version, 2);
-  const char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
-  out.write(length, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  const std::int64_t shape[] = {m.rows(), m.cols()};
+  writeHeader(out, "<f4", shape);
   static_assert(std::endian::native == std::endian::little, "the .npy writer assumes a little-endian host");
   out.write(reinterpret_cast<const char*>(m.data()), static_cast<std::streamsize>(m.bytes()));
+}
+
+}  // namespace tileskip
+
+namespace tileskip {
+
+namespace {
+
+// The bytes of one element of a type string: '<f4' 4, '|S3' 3, '<U3' 12 (UCS-4).
+std::size_t elementWidth(const std::string& descr, const std::string& name) {
+  const bool form = descr.size() >= 3 && (descr[0] == '<' || descr[0] == '>' || descr[0] == '=' || descr[0] == '|') &&
+                    std::isalpha(static_cast<unsigned char>(descr[1])) &&
+                    std::all_of(descr.begin() + 2, descr.end(), [](char c) { return c >= '0' && c <= '9'; }) && descr.size() <= 8;
+  if (!form) fail(name, "dtype " + descr + " is not a simple NumPy type string");
+  const std::size_t count = std::stoul(descr.substr(2));
+  if (count == 0) fail(name, "dtype " + descr + " has elements of no bytes");
+  return descr[1] == 'U' ? 4 * count : count;
+}
+
+// Row-major (C order) bytes of an array stored with its first index fastest (Fortran order).
+std::vector<unsigned char> toCOrder(const std::vector<unsigned char>& bytes, const std::vector<std::int64_t>& shape, std::size_t width) {
+  if (shape.size() < 2) return bytes;
+  std::vector<unsigned char> out(bytes.size());
+  const std::size_t count = bytes.size() / width;
+  std::vector<std::int64_t> index(shape.size(), 0);  // the C-order index of element i, counted as i grows
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t fortranOffset = 0, stride = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      fortranOffset += static_cast<std::size_t>(index[d]) * stride;
+      stride *= static_cast<std::size_t>(shape[d]);
+    }
+    std::memcpy(out.data() + i * width, bytes.data() + fortranOffset * width, width);
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::int64_t NpyArray::elements() const {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+NpyArray readNpyArray(std::istream& in, const std::string& name, std::uint64_t maxBytes) {
+  const NpyHeader header = readHeader(in, name);
+  NpyArray array;
+  array.descr = header.descr;
+  array.shape = header.shape;
+  const std::size_t width = elementWidth(array.descr, name);
+  std::uint64_t count = 1;
+  for (std::int64_t d : array.shape) {
+    if (d > 0 && count > maxBytes / static_cast<std::uint64_t>(d)) fail(name, "shape is larger than this reader accepts");
+    count *= static_cast<std::uint64_t>(d);
+  }
+  if (count > maxBytes / width) fail(name, "shape is larger than this reader accepts");
+  const std::uint64_t needed = count * width;
+  if (const std::optional<std::uint64_t> available = bytesLeft(in); available && *available < needed) {
+    fail(name, "data holds " + std::to_string(*available) + " bytes but the shape needs " + std::to_string(needed) +
+                   " (truncated file)");
+  }
+  array.data.resize(needed);
+  if (!in.read(reinterpret_cast<char*>(array.data.data()), static_cast<std::streamsize>(needed))) {
+    fail(name, "data ends before the " + std::to_string(needed) + " bytes its shape needs (truncated file)");
+  }
+  if (in.peek() != std::char_traits<char>::eof()) fail(name, "extra bytes after the array data");
+  if (header.fortran) array.data = toCOrder(array.data, array.shape, width);
+  return array;
+}
+
+void writeNpyArray(std::ostream& out, const NpyArray& array) {
+  static_assert(std::endian::native == std::endian::little, "the .npy writer assumes a little-endian host");
+  writeHeader(out, array.descr, array.shape);
+  out.write(reinterpret_cast<const char*>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
+}
+
+std::vector<std::int64_t> npyIntegers(const NpyArray& array, const std::string& name) {
+  std::optional<ElementType> type = elementType(array.descr);
+  if (!type || type->kind == 'f') fail(name, "dtype " + array.descr + " is not an integer type");
+  std::vector<std::int64_t> values(static_cast<std::size_t>(array.elements()));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const unsigned char* bytes = array.data.data() + i * type->width;
+    if (type->kind == 'u') {
+      std::uint64_t v = 0;
+      switch (type->width) {
+        case 1: v = bytes[0]; break;
+        case 2: v = readScalar<std::uint16_t>(bytes, type->swap); break;
+        case 4: v = readScalar<std::uint32_t>(bytes, type->swap); break;
+        default: v = readScalar<std::uint64_t>(bytes, type->swap); break;
+      }
+      if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(name, "holds an integer beyond 2^63");
+      values[i] = static_cast<std::int64_t>(v);
+    } else {
+      switch (type->width) {
+        case 1: values[i] = static_cast<std::int8_t>(bytes[0]); break;
+        case 2: values[i] = readScalar<std::int16_t>(bytes, type->swap); break;
+        case 4: values[i] = readScalar<std::int32_t>(bytes, type->swap); break;
+        default: values[i] = readScalar<std::int64_t>(bytes, type->swap); break;
+      }
+    }
+  }
+  return values;
+}
+
+std::vector<float> npyFloats(const NpyArray& array, const std::string& name, MatrixReadInfo* info) {
+  ElementType type = parseDescr(array.descr, name);
+  std::vector<float> values(static_cast<std::size_t>(array.elements()));
+  Conversion conversion;
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = convert(array.data.data() + i * type.width, type, conversion);
+  if (info != nullptr) {
+    info->note = conversionNote(name, type, false, conversion);
+    info->lost = conversion.overflowed + conversion.underflowed + conversion.rounded > 0;
+  }
+  return values;
+}
+
+std::optional<std::string> npyText(const NpyArray& array) {
+  if (array.elements() != 1 || array.descr.size() < 3) return std::nullopt;
+  std::string text;
+  if (array.descr[1] == 'S') {
+    text.assign(array.data.begin(), array.data.end());
+  } else if (array.descr[1] == 'U') {  // UCS-4, ASCII only here
+    for (std::size_t i = 0; i + 3 < array.data.size(); i += 4) {
+      const std::uint32_t c = readScalar<std::uint32_t>(array.data.data() + i, array.descr[0] == '>');
+      if (c > 127) return std::nullopt;
+      text.push_back(static_cast<char>(c));
+    }
+  } else {
+    return std::nullopt;
+  }
+  while (!text.empty() && text.back() == '\0') text.pop_back();  // NumPy pads strings with NULs
+  return text;
+}
+
+NpyArray npyText(const std::string& text) {
+  NpyArray array;
+  array.descr = "|S" + std::to_string(std::max<std::size_t>(1, text.size()));
+  array.data.assign(text.begin(), text.end());
+  if (array.data.empty()) array.data.push_back(0);
+  return array;
 }
 
 }  // namespace tileskip

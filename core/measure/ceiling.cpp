@@ -11,11 +11,7 @@
 
 namespace tileskip {
 
-namespace {
-
-// The kernels a case times on a backend: those that take the dtype and are built to be fast (warp
-// tiles or tensor cores), and the vendor's dense GEMM; auto's choice is added where it is another.
-std::vector<const KernelInfo*> suiteKernels(Backend& backend, DType dtype) {
+std::vector<const KernelInfo*> fastKernels(Backend& backend, DType dtype) {
   std::vector<const KernelInfo*> kernels;
   for (const KernelInfo* k : backend.kernels()) {
     if (!backend.takes(*k, dtype)) continue;
@@ -23,6 +19,8 @@ std::vector<const KernelInfo*> suiteKernels(Backend& backend, DType dtype) {
   }
   return kernels;
 }
+
+namespace {
 
 // The vendor's dense GEMM in the dtype, by the reports' preference (cuBLAS, else the host BLAS).
 const KernelInfo* vendorGemm(const std::vector<Backend*>& backends, DType dtype, Backend** on) {
@@ -43,11 +41,12 @@ std::string label(const std::string& backend, const std::string& kernel) { retur
 // The dense kernel a skipping kernel's main loop is built on, on the same backend: the row that
 // skips nothing with the same loop and thread mapping (S10's is K13, S11's to S13's K14; a
 // compaction kernel's loop of gathered columns is the loop it gathers into: S14's K13's, S15's
-// K14's, S16's K12's), where the backend has it for the dtype; null for a dense kernel or where there is none.
+// K14's, S16's K12's; a bsr kernel's loop over its kept blocks likewise, S19's K12's), where the backend has
+// it for the dtype; null for a dense kernel or where there is none.
 const KernelInfo* denseLoopOf(const Backend& backend, const KernelInfo& kernel, DType dtype) {
   if (!kernel.skips()) return nullptr;
   MainLoop loop = kernel.structure.loop;
-  if (loop == MainLoop::GatherHoisted) loop = MainLoop::Hoisted;
+  if (loop == MainLoop::GatherHoisted || loop == MainLoop::PackedBlocks) loop = MainLoop::Hoisted;
   if (loop == MainLoop::GatherRing) loop = MainLoop::StageRing;
   if (loop == MainLoop::SwizzledGatherRing) loop = MainLoop::BulkCopyRing;
   for (const KernelInfo& row : kCatalogue) {
@@ -63,7 +62,7 @@ const KernelInfo* denseLoopOf(const Backend& backend, const KernelInfo& kernel, 
 
 CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, const ProblemSpec& spec, const ProblemData& data,
                                          double keptFraction, const BenchOptions& bench, const std::string& name,
-                                         ProgressMeter& meter, const ProgressCallback& progress) {
+                                         ProgressMeter& meter, const ProgressCallback& progress, const SuiteKernels& select) {
   CeilingMeasurement c;
   const DType dtype = spec.dtype;
   Backend* baselineBackend = nullptr;
@@ -71,7 +70,7 @@ CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, 
   meter.begin(name + ": " + spec.describe());
   std::vector<BenchTarget> targets;
   for (Backend* backend : backends) {
-    BenchTarget target{backend, suiteKernels(*backend, dtype)};
+    BenchTarget target{backend, select(*backend, dtype)};
     if (target.kernels.empty()) continue;
     const AutoChoice choice = chooseKernel(*backend, data.a, data.b, "", "", dtype);
     target.autoKernel = choice.choice.kernel;
@@ -162,7 +161,7 @@ CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, 
 
 void requireSuiteKernels(const std::vector<Backend*>& backends, DType dtype, const char* suite) {
   for (Backend* backend : backends) {
-    if (!suiteKernels(*backend, dtype).empty()) return;
+    if (!fastKernels(*backend, dtype).empty()) return;
   }
   throw InputError(std::string("--suite ") + suite + ": no selected backend has a kernel that takes " + std::string(dtypeName(dtype)) +
                    " inputs (see `tileskip list`); choose another --dtype (fp32 runs everywhere)");

@@ -6,6 +6,7 @@
 // packed problem). A kernel is judged by the fraction of the ceiling it reaches.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,12 +55,20 @@ struct CeilingMeasurement {
   std::vector<BenchReport> runs;         // every bench run the case was computed from
 };
 
+// The kernels a case times on a backend in a dtype (the vendor GEMM among them).
+using SuiteKernels = std::function<std::vector<const KernelInfo*>(Backend&, DType)>;
+// The blocksparse and activations suites' choice: those that take the dtype and are built to be
+// fast (warp tiles or tensor cores), and the vendor's dense GEMM.
+std::vector<const KernelInfo*> fastKernels(Backend& backend, DType dtype);
+
 // Measures one case: `data` generated from `spec` (its dtype the suite's), `keptFraction` of its
 // products kept (the joint density at the zeros' block edge, or the live fraction of K). Three
-// steps of `meter`: the kernels, the ceiling, the own ceilings; `name` labels them.
+// steps of `meter`: the kernels (`select`'s, and auto's choice where it is another), the ceiling,
+// the own ceilings; `name` labels them.
 CeilingMeasurement measureAgainstCeiling(const std::vector<Backend*>& backends, const ProblemSpec& spec, const ProblemData& data,
                                          double keptFraction, const BenchOptions& bench, const std::string& name,
-                                         ProgressMeter& meter, const ProgressCallback& progress);
+                                         ProgressMeter& meter, const ProgressCallback& progress,
+                                         const SuiteKernels& select = fastKernels);
 
 // A case's kernels as the suites' JSON writes them, and as the table's rows (its header first).
 nlohmann::json ceilingKernelsJson(const std::vector<CeilingKernel>& kernels);

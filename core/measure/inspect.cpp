@@ -96,6 +96,20 @@ void combineTiles(const Pattern& pattern, TileRange tiles, std::vector<std::uint
   }
 }
 
+// `pattern` as a packed A's kept blocks see it: a run of `depth` K-blocks is all kept where any of
+// it is (a bsr kernel multiplies a kept block whole), and nothing where none is.
+Pattern keptBlocksOf(Pattern pattern, int depth) {
+  for (int t = 0; t < pattern.tiles; ++t) {
+    for (int first = 0; first < pattern.kBlocks; first += depth) {
+      const int last = std::min(pattern.kBlocks, first + depth);
+      bool any = false;
+      for (int kb = first; kb < last; ++kb) any = any || pattern.at(t, kb) != 0;
+      for (int kb = first; kb < last; ++kb) pattern.bits[static_cast<std::size_t>(t) * pattern.kBlocks + kb] = any ? fullByte(pattern.depth, kb) : 0;
+    }
+  }
+  return pattern;
+}
+
 // The skip features of a kernel whose blocks load only the K-blocks their tiles need (or, for
 // a divergent kernel, load every K-block and skip per thread).
 KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
@@ -104,7 +118,9 @@ KernelInspection inspectSkipping(const KernelInfo& kernel, Operands& ops) {
   const int m = ops.a.extent(), n = ops.b.extent(), k = ops.a.depth();
   const int aG = kernel.usesAPattern() ? kernel.aGranularity : kernel.tile.BM;
   const int bG = kernel.usesBPattern() ? kernel.bGranularity : kernel.tile.BN;
-  const Pattern aPat = kernel.usesAPattern() ? ops.a.at(aG) : fullPattern(Operand::A, m, k, aG);
+  const Pattern aPat = kernel.readsPackedA() ? keptBlocksOf(ops.a.at(aG), kernel.loadKBlocks())
+                       : kernel.usesAPattern() ? ops.a.at(aG)
+                                               : fullPattern(Operand::A, m, k, aG);
   const Pattern bPat = kernel.usesBPattern() ? ops.b.at(bG) : fullPattern(Operand::B, n, k, bG);
   r.aGranularity = kernel.usesAPattern() ? aG : 0;
   r.bGranularity = kernel.usesBPattern() ? bG : 0;

@@ -53,6 +53,11 @@ constexpr KernelCoefficients kDefaults[] = {
   {"wgmma-queue-a-64", 0.068, 0.03,  0.45, 0.55, 0.4},
   // S18 is S12 with A's pattern taken as all kept.
   {"wgmma-queue-b-64", 0.068, 0.03,  0.45, 0.55, 0.4},
+  // S19 pays K12's pace per kept block, loads and multiplies alike; a tile's list is its block row's index.
+  {"bsr-64",          0.92,  0.02,  0.5,   0.5,  0.0},
+  // S20 is built for a few columns of B, where bytes decide: on a wide B it reads A once per 16
+  // columns and multiplies in row strips, about three times K11's time per kept product.
+  {"bsr-stream-64",   3.0,   0.02,  1.5,   1.5,  0.0},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},

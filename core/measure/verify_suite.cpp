@@ -144,7 +144,7 @@ VerifyResult verifyKernel(Backend& backend, DeviceProblem& onDevice, const Kerne
   try {
     onDevice.prepare(kernel);
     std::string patternFailure;
-    if (kernel.usesAPattern()) {
+    if (kernel.buildsAPattern()) {
       Pattern got = onDevice.downloadPattern(Operand::A, kernel.aGranularity);
       if (got.bits != buildAPattern(data.a, kernel.aGranularity).bits) {
         patternFailure += "device A-pattern at " + std::to_string(kernel.aGranularity) + " rows differs from the CPU's; ";

@@ -33,6 +33,21 @@ void requireInputs(const KernelInfo& kernel, DType dtype) {
                    " (--dtype); the kernels that take " + std::string(dtypeName(dtype)) + ": " + takers);
 }
 
+void DeviceProblem::attachPackedA(const BlockSparseMatrix&) {
+  throw UnavailableError("this backend runs no bsr kernel: it takes no packed A");
+}
+
+void requirePackedA(const BlockSparseMatrix& packed, int m, int k, DType dtype) {
+  if (packed.rows() != m || packed.cols() != k) {
+    throw InputError("the packed A is " + std::to_string(packed.rows()) + " x " + std::to_string(packed.cols()) + " but the problem's A is " +
+                     std::to_string(m) + " x " + std::to_string(k));
+  }
+  if (packed.dtype() != dtype && !(dtype == DType::Tf32 && packed.dtype() == DType::Fp32)) {
+    throw InputError("the packed A holds " + std::string(dtypeName(packed.dtype())) + " values but the problem is " +
+                     std::string(dtypeName(dtype)) + " (--dtype)");
+  }
+}
+
 double Backend::multiplyInPlace(const KernelInfo&, const DeviceOperands&) {
   throw UnavailableError("backend " + std::string(name()) +
                          " multiplies host arrays only; device tensors in place need the cuda backend");

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/block_sparse.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/matrix.hpp"
 #include "core/model/pattern.hpp"
@@ -64,6 +65,14 @@ class DeviceProblem {
   // caller whose operands are already in the dtype would not make them. 0 until then and where
   // nothing reads such copies.
   virtual double roundingMs() const { return 0.0; }
+
+  // A packed (core/model/block_sparse.hpp) for the bsr kernels of its block, kept as it is given: its
+  // topology, stored blocks of zeros and all, as a trained weight's. Without one, a bsr kernel's first
+  // prepare() packs A at its block, keeping the blocks that hold a non-zero. Packing is the format's
+  // one-time cost, never a call's: a bsr kernel prepares nothing per call (prepareKeepingA 0).
+  // InputError where `packed` is not this problem's A (its shape or dtype); UnavailableError from a
+  // backend with no bsr kernel (the default).
+  virtual void attachPackedA(const BlockSparseMatrix& packed);
 
   // Fills C with NaN, so that an output element a kernel fails to write fails verification.
   virtual void poisonC() = 0;
@@ -179,6 +188,11 @@ class Backend {
   virtual std::unique_ptr<DeviceLayer> uploadLayer(const Matrix& x, const Matrix& w1, const Matrix& w2, DType dtype,
                                                    bool relu, const KernelInfo& first, const KernelInfo& second);
 
+  // The device memory's bandwidth as a copy sees it: bytes read plus bytes written per second of a
+  // large device-to-device copy (the median of a few, after one to warm up): what a kernel bound by
+  // the bytes it reads and writes can reach. Nothing where the backend cannot time one (the default).
+  virtual std::optional<double> copyBandwidth() { return std::nullopt; }
+
   // Messages the driver or validation layers reported since the last call (and clears them).
   virtual std::vector<std::string> takeDiagnostics() { return {}; }
 
@@ -201,6 +215,9 @@ class Backend {
 // InputError unless `kernel` takes inputs of `dtype` (KernelInfo::takes), naming the kernels
 // that do: every DeviceProblem::run() checks it first.
 void requireInputs(const KernelInfo& kernel, DType dtype);
+
+// InputError unless `packed` can stand for an M x K A of `dtype`: what attachPackedA() checks.
+void requirePackedA(const BlockSparseMatrix& packed, int m, int k, DType dtype);
 
 // Finding backends at run time: backends/backend_registry.hpp.
 

@@ -11,6 +11,7 @@ std::string_view familyName(KernelFamily family) {
     case KernelFamily::SkipB: return "skip-B";
     case KernelFamily::Joint: return "joint";
     case KernelFamily::Compact: return "compact";
+    case KernelFamily::Bsr: return "bsr";
     case KernelFamily::Baseline: return "baseline";
   }
   return "?";

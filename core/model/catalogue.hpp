@@ -38,6 +38,7 @@ enum class KernelFamily {
   SkipB,     // skips by the B-pattern only
   Joint,     // skips by a_pat & b_pat
   Compact,   // gathers the K columns live in a block's rows of A (zeros spread out, not in blocks)
+  Bsr,       // reads A packed (core/model/block_sparse.hpp): its kept blocks and their index, no pattern
   Baseline,  // a vendor library (cuBLAS, cuSPARSE, OpenBLAS), not one of our twins
 };
 
@@ -72,6 +73,9 @@ enum class ThreadMapping {
                       // rows l/4 and l/4 + 8, columns 2(l%4) and 2(l%4) + 1 of every one (TM = TN = 0)
   WarpgroupMmaTiles,  // the first warpgroup (4 warps) owns no outputs (it copies); every other owns a WM x WN
                       // tile, its warp w the rows 16w .. 16w + 15 of it in MmaTiles' 16 x 8 fragments
+  RowStrips,          // TM rows BM / TM apart and TN consecutive columns per thread: thread t the rows
+                      // t % (BM / TM) + (BM / TM) i and the columns (t / (BM / TM)) TN .. + TN - 1; a row of
+                      // A then meets each value of B it needs in one thread, for any number of columns
 };
 
 // How the main loop over K stages the operands: what the shaders' shared memory and pipelines
@@ -104,6 +108,13 @@ enum class MainLoop {
   BulkCopyRing,    // ringStages stages of 16-bit tiles in 128-byte swizzled rows (BK = 64 values), filled by
                    // the copy engine for a producer warpgroup and read by the consumers' warpgroup MMAs, a
                    // full and an empty mbarrier per stage between them: Hopper only, so CUDA only
+  StreamedBlocks,  // each kept block of A read once, straight from global memory into the registers of the
+                   // threads whose rows it holds, K-block by K-block (BK = the block: a step is a kept
+                   // block); B's rows for it are staged in two stages of shared memory (BK x BN, widened to
+                   // fp32), one filled while the other is read
+  PackedBlocks,    // Hoisted's two stages over the kept blocks of the block tile's block row (A packed: its
+                   // blocks square, BM on a side), BK deep a K-tile in the index's order: A's K-tile is a slice
+                   // of one kept block, BM rows of its row-major values, B's the rows of B it multiplies
   SwizzledGatherRing,  // BulkCopyRing's stages, roles and mbarriers over the block's live K columns, BK of them a
                        // K-tile in K order (GatherRing's list and rows of A transposed): the producer warpgroup
                        // copies the scattered rows itself in 16-byte asynchronous copies (the copy engine moves
@@ -115,6 +126,8 @@ enum class MainLoop {
 enum class Scheduling {
   TilePerBlock,  // one block per block tile (blockIdx / gl_WorkGroupID)
   Persistent,    // as many blocks as are resident; they take block tiles from a queue
+  SplitBlocks,   // a block per unit of a packed A's kept blocks (BlockStreamPlan) and column tile: a block
+                 // row split over units sums their partial tiles in the units' order, in the last to finish
 };
 
 // Who decides a skip, and so what it can save.
@@ -123,6 +136,7 @@ enum class SkipScope {
   Thread,  // each thread by its own pattern byte: lanes of a warp disagree (a teaching kernel)
   Warp,    // each warp per pattern tile of its sub-tiles, and the block per K-block for loads
   Block,   // the block per K column: a column no row of its tile needs is neither loaded nor multiplied
+  Topology,  // the packed A's own: a block it does not store is never read, loaded or multiplied
 };
 
 // The vendor routine a baseline row runs: what its backend calls (our twins: None).
@@ -176,12 +190,19 @@ struct KernelInfo {
 
   constexpr bool skips() const {
     return family == KernelFamily::SkipA || family == KernelFamily::SkipB || family == KernelFamily::Joint ||
-           family == KernelFamily::Compact;
+           family == KernelFamily::Compact || family == KernelFamily::Bsr;
   }
   constexpr bool compacts() const { return family == KernelFamily::Compact; }
   // Reads A transposed (K x M) in the problem's dtype: a live column is then one row.
   constexpr bool readsTransposedA() const { return compacts(); }
+  // Reads A packed in square blocks of packedBlock() on a side (core/model/block_sparse.hpp): its
+  // aGranularity is that block, whose rows and K-blocks its tiles follow, and it builds no pattern.
+  constexpr bool readsPackedA() const { return family == KernelFamily::Bsr; }
+  constexpr int packedBlock() const { return readsPackedA() ? aGranularity : 0; }
+  // Inspects A at aGranularity: by a pattern its backend builds per call, or, packed, by its blocks.
   constexpr bool usesAPattern() const { return aGranularity > 0; }
+  // Reads an A-pattern the backend builds on the device before it runs.
+  constexpr bool buildsAPattern() const { return usesAPattern() && !readsPackedA(); }
   constexpr bool usesBPattern() const { return bGranularity > 0; }
   constexpr bool isBaseline() const { return family == KernelFamily::Baseline; }
   // The skip is decided per thread on purpose (a teaching kernel): loads are never skipped.
@@ -202,7 +223,10 @@ struct KernelInfo {
   // of them deep wherever some product of the tile is kept in the run (the warpgroup ring copies
   // whole K-tiles, the other loops a K-block at a time). What a block loads over what its products
   // need is its union waste.
-  constexpr int loadKBlocks() const { return structure.loop == MainLoop::BulkCopyRing ? tile.BK / kKBlock : 1; }
+  constexpr int loadKBlocks() const {
+    if (readsPackedA()) return packedBlock() / kKBlock;  // a kept block is loaded whole
+    return structure.loop == MainLoop::BulkCopyRing ? tile.BK / kKBlock : 1;
+  }
   // Whether it takes inputs of `type` (a baseline's: what its vendor routine offers).
   constexpr bool takes(DType type) const { return structure.dtypes.contains(type); }
   constexpr bool runs(VendorRoutine routine) const { return structure.vendor == routine; }
@@ -223,7 +247,9 @@ struct KernelInfo {
       case MainLoop::DoubleBuffered:
       case MainLoop::Hoisted:
       case MainLoop::KBlockList:
-      case MainLoop::GatherHoisted: return 2;
+      case MainLoop::GatherHoisted:
+      case MainLoop::StreamedBlocks:
+      case MainLoop::PackedBlocks: return 2;
       case MainLoop::StageRing:
       case MainLoop::GatherRing:
       case MainLoop::BulkCopyRing:
@@ -233,9 +259,12 @@ struct KernelInfo {
   }
   constexpr bool transposesA() const {
     return stages() > 0 && structure.loop != MainLoop::Staged && structure.loop != MainLoop::StageRing &&
-           structure.loop != MainLoop::GatherRing && !needsHopper();
+           structure.loop != MainLoop::GatherRing && structure.loop != MainLoop::StreamedBlocks && !needsHopper();
   }
-  constexpr int stageFloats() const { return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0; }
+  constexpr int stageFloats() const {
+    if (structure.loop == MainLoop::StreamedBlocks) return tile.BK * tile.BN;  // B's rows alone: A is never staged
+    return stages() > 0 ? tile.BM * tile.BK + tile.BK * tile.BN + (transposesA() ? 4 * tile.BK : 0) : 0;
+  }
   constexpr int stageBytes(DType dtype = DType::Fp16) const {
     if (structure.loop == MainLoop::StageRing && dtype == DType::Tf32) return 4 * (tile.BM + tile.BN) * (tile.BK + 4);
     if (structure.loop == MainLoop::StageRing) return 2 * (tile.BM * (tile.BK + 8) + tile.BK * (tile.BN + 8));
@@ -280,6 +309,27 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if ((s.skip == SkipScope::Warp || s.skip == SkipScope::Block) != (s.kBlockList > 0)) {
     return "a warp-uniform or a block's skip, and only one, gathers a list over K-blocks of some length";
   }
+  if (k.readsPackedA() != (s.skip == SkipScope::Topology)) {
+    return "the bsr family, and only it, skips by the packed matrix's topology";
+  }
+  if (k.readsPackedA() &&
+      (k.aGranularity != k.tile.BM || k.usesBPattern() || s.kBlockList != 0 || k.tile.BM % k.tile.BK != 0 ||
+       (k.aGranularity != 16 && k.aGranularity != 32 && k.aGranularity != 64 && k.aGranularity != 128))) {
+    return "a bsr kernel's tile is one block row of the packed A tall (aGranularity = BM, a block size the format takes, "
+           "whole K-tiles deep), B is not inspected and its K-list is the index, not a gathered list";
+  }
+  if ((s.scheduling == Scheduling::SplitBlocks) != (s.loop == MainLoop::StreamedBlocks) ||
+      (s.loop == MainLoop::StreamedBlocks) != (s.mapping == ThreadMapping::RowStrips) ||
+      (s.loop == MainLoop::StreamedBlocks && (!k.readsPackedA() || k.tile.BK != k.tile.BM))) {
+    return "the streaming bsr kernels, and only they, split a packed A's kept blocks into units and read each block once "
+           "into row strips, a kept block a step (BK = BM)";
+  }
+  if ((s.loop == MainLoop::PackedBlocks) != (k.readsPackedA() && s.mapping == ThreadMapping::WarpTile)) {
+    return "the SIMT bsr kernels, and only they, run K12's stages over the packed blocks";
+  }
+  if (s.loop == MainLoop::PackedBlocks && (k.tile.BK != kKBlock || s.scheduling != Scheduling::TilePerBlock)) {
+    return "the packed two stages are K12's warp tiles fed one K-block of a kept block a K-tile (BK = 8), a tile per block";
+  }
   const bool gathers = s.loop == MainLoop::GatherRing || s.loop == MainLoop::SwizzledGatherRing || s.loop == MainLoop::GatherHoisted;
   if (k.compacts() != gathers || k.compacts() != (s.skip == SkipScope::Block)) {
     return "the compaction family, and only it, gathers live columns (a gather ring or gathered stages), decided by the block";
@@ -306,8 +356,11 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
     return "only a gather ring on Hopper copies ranges whole, ranges of BK columns (at most BK of them live), whole ranges a pass";
   }
   if ((s.loop == MainLoop::Global) != (k.tile.BK == 1)) return "only a kernel without shared memory has BK = 1";
-  if (k.usesTensorCores() ? s.dtypes != kHalfInputs && s.dtypes != kHalfInputs.with(DType::Tf32) : s.dtypes != kFp32Inputs) {
-    return "the tensor-core mappings, and only they, take the 16-bit inputs (fp16, bf16); the others take fp32";
+  if (s.mapping == ThreadMapping::RowStrips ? s.dtypes != kStoredInputs
+      : k.usesTensorCores()                  ? s.dtypes != kHalfInputs && s.dtypes != kHalfInputs.with(DType::Tf32)
+                                             : s.dtypes != kFp32Inputs) {
+    return "the tensor-core mappings take the 16-bit inputs (fp16, bf16), the row strips every stored type (their FMAs "
+           "widen each word to fp32 as it arrives), the other SIMT ones fp32";
   }
   if (s.dtypes.contains(DType::Tf32) && s.mapping == ThreadMapping::WarpgroupMmaTiles && s.skip != SkipScope::None) {
     return "tf32 is the warp MMA rows' and the dense warpgroup row's: the warpgroup skipping kernel is built for 16-bit K-tiles";
@@ -440,6 +493,12 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"wgmma-queue-b-64", "S18", "s18_wgmma_queue_b_64", "s12_wgmma_queue_joint_64x64", KernelFamily::SkipB, {128, 128, 64, 64, 128, 0, 0, 384}, 0, 64,
    {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::Persistent, SkipScope::Warp, 256, kHalfInputs, 6},
    "S12 by B's pattern alone (Hopper, CUDA only): for dense activations times a block-sparse weight (x times W transposed, a sparse layer's forward), 128x128 tiles that fit 64-wide zeros copy the K-tiles the tile's columns need, and A needs no pattern pass"},
+  {"bsr-64",       "S19", "s19_bsr_64", "s19_bsr_64",   KernelFamily::Bsr,      {64, 256, 8, 64, 64, 8, 4, 128}, 64, 0,
+   {ThreadMapping::WarpTile, MainLoop::PackedBlocks, Scheduling::TilePerBlock, SkipScope::Topology},
+   "a packed block-sparse A read as it is, on K12's loop: a 64-row tile is one block row, its list of K-blocks that row's slice of the index, so no pattern is built and every value loaded is multiplied"},
+  {"bsr-stream-64", "S20", "s20_bsr_stream_64", "s20_bsr_stream_64", KernelFamily::Bsr, {64, 16, 64, 0, 0, 4, 8, 32}, 64, 0,
+   {ThreadMapping::RowStrips, MainLoop::StreamedBlocks, Scheduling::SplitBlocks, SkipScope::Topology, 0, kStoredInputs},
+   "a packed A times a few columns of B (decode: a handful of tokens), where A's bytes decide the time: its kept blocks split into units of a block row's consecutive blocks, each read once straight into the threads whose rows it holds, the units of one row summed in their order by the last to finish"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

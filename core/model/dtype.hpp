@@ -47,6 +47,8 @@ class DTypeSet {
 inline constexpr DTypeSet kFp32Inputs = DTypeSet::of(DType::Fp32);
 inline constexpr DTypeSet kHalfInputs = DTypeSet::of(DType::Fp16, DType::Bf16);
 inline constexpr DTypeSet kEveryInput = DTypeSet::of(DType::Fp32, DType::Tf32, DType::Fp16, DType::Bf16);
+// The types a matrix is stored in (tf32 is a compute mode of fp32 storage).
+inline constexpr DTypeSet kStoredInputs = DTypeSet::of(DType::Fp32, DType::Fp16, DType::Bf16);
 
 std::string_view dtypeName(DType type);
 

@@ -5,8 +5,10 @@
 #include <iomanip>
 #include <sstream>
 
-#include "core/model/error.hpp"
+#include "core/io/block_sparse_io.hpp"
 #include "core/io/matrix_io.hpp"
+#include "core/model/backend.hpp"
+#include "core/model/error.hpp"
 
 namespace tileskip {
 
@@ -73,6 +75,18 @@ std::string roundOperand(Matrix& m, DType type, std::string_view name) {
          "'s smallest subnormal became zero";
 }
 
+namespace {
+
+// A read from a packed file (.npz) keeps the file's topology, stored blocks of zeros and all, with
+// the problem's values (rounded to its dtype): the form the bsr kernels of its block read.
+void keepPackedTopology(const ProblemSpec& spec, ProblemData& data) {
+  if (spec.fileA.empty() || formatFromPath(spec.fileA) != MatrixFormat::PackedNpz) return;
+  const BlockSparseMatrix file = readBlockSparse(spec.fileA);
+  data.packedA = packMaskedBlocks(data.a, file.blockMask(), file.block(), spec.dtype == DType::Tf32 ? DType::Fp32 : spec.dtype);
+}
+
+}  // namespace
+
 ProblemData generateProblem(const ProblemSpec& spec) {
   spec.validate();
   std::string sha256A, sha256B;
@@ -95,7 +109,19 @@ ProblemData generateProblem(const ProblemSpec& spec) {
   for (const auto& [matrix, name] : {std::pair{&data.a, "A"}, std::pair{&data.b, "B"}}) {
     if (std::string note = roundOperand(*matrix, spec.dtype, name); !note.empty()) data.readNotes.push_back(note);
   }
+  keepPackedTopology(spec, data);
+  keepPackedTopology(spec, data);
   return data;
+}
+
+void attachPackedOperand(const ProblemData& data, const Backend& backend, DeviceProblem& problem) {
+  if (!data.packedA) return;
+  for (const KernelInfo* kernel : backend.kernels()) {
+    if (kernel->packedBlock() == data.packedA->block()) {
+      problem.attachPackedA(*data.packedA);
+      return;
+    }
+  }
 }
 
 

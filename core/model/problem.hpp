@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/block_sparse.hpp"
 #include "core/model/generators.hpp"
 #include "core/model/dtype.hpp"
 #include "core/model/matrix.hpp"
@@ -52,7 +53,18 @@ struct ProblemData {
   std::vector<std::string> readNotes = {};
   // A file operand's SHA-256 (hex), so that reports name the very file; empty where generated.
   std::string sha256A = {}, sha256B = {};
+  // A as a packed block-sparse matrix, where it was read packed (an .npz) or packed on request
+  // (--pack-a): its topology, which the bsr kernels of its block read as it is (attachPackedA).
+  // `a` is the dense matrix it stands for.
+  std::optional<BlockSparseMatrix> packedA = {};
 };
+
+class Backend;
+class DeviceProblem;
+
+// Attaches data.packedA to a problem uploaded from `data` where `backend` runs a bsr kernel of its
+// block; does nothing otherwise.
+void attachPackedOperand(const ProblemData& data, const Backend& backend, DeviceProblem& problem);
 
 // Rounds `m` (operand `name`: "A" or "B") to `type` in place. InputError where a finite value
 // would become infinite (beyond fp16's 65504); a note, returned, where non-zero values become

@@ -60,7 +60,7 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
     return "every size must be positive";
   }
   // (A warpgroup ring stages whole 64-deep K-tiles instead: structureContradiction's rule.)
-  if (k.skips() && !k.needsHopper() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
+  if (k.skips() && !k.needsHopper() && !k.readsPackedA() && t.BK != 8 && t.BK != 16 && t.BK != 32) {
     return "a skipping kernel stages whole K-blocks of one pattern word: BK must be 8, 16 or 32";
   }
   switch (s.mapping) {
@@ -92,6 +92,15 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
       if (t.WM % 16 != 0 || t.WN % 16 != 0 || t.BK % 16 != 0 || t.TM != 0 || t.TN != 0) {
         return "needs WM, WN and BK in whole 16s and TM = TN = 0 (the MMA's tiles are the thread mapping)";
       }
+      break;
+    case ThreadMapping::RowStrips:
+      if (!divides(t.TM, t.BM) || !divides(t.TN, t.BN)) return "needs TM to divide BM and TN to divide BN";
+      if (t.threads != (t.BM / t.TM) * (t.BN / t.TN) || t.threads % kWarpLanes != 0) {
+        return "needs threads = (BM/TM)·(BN/TN), whole warps";
+      }
+      if (t.TN % 4 != 0 || t.BK % kKBlock != 0) return "reads B's staged rows as vec4s (TN a multiple of 4) and A by K-blocks";
+      // B's rows for a step, BK x BN, staged in whole passes of one vec4 per thread.
+      if ((t.BK * t.BN) % (4 * t.threads) != 0) return "needs BK·BN a multiple of 4·threads: B's rows staged in whole passes";
       break;
     case ThreadMapping::WarpgroupMmaTiles:
       if (!divides(t.WM, t.BM) || !divides(t.WN, t.BN)) return "needs WM to divide BM and WN to divide BN";
@@ -129,13 +138,16 @@ constexpr const char* shapeProblem(const KernelInfo& k) {
     }
     return nullptr;
   }
-  if (s.loop != MainLoop::DoubleBuffered && s.loop != MainLoop::KBlockList && s.loop != MainLoop::Hoisted) return nullptr;
+  if (s.loop != MainLoop::DoubleBuffered && s.loop != MainLoop::KBlockList && s.loop != MainLoop::Hoisted &&
+      s.loop != MainLoop::PackedBlocks) {
+    return nullptr;
+  }
   if (t.BK % kKBlock != 0) return "a K-tile holds whole K-blocks: BK must be a multiple of 8";
   if ((t.BM * t.BK / 4) % t.threads != 0 || (t.BK * t.BN / 4) % t.threads != 0) {
     return "the A and B tiles must split evenly into one vec4 load per invocation and pass";
   }
   if (s.loop == MainLoop::KBlockList && t.BK != kKBlock) return "a listed K-tile is one K-block (the list loop): BK must be 8";
-  if (s.loop == MainLoop::Hoisted || s.loop == MainLoop::KBlockList) {
+  if (s.loop == MainLoop::Hoisted || s.loop == MainLoop::KBlockList || s.loop == MainLoop::PackedBlocks) {
     // Each invocation loads the same 4 columns of a row in every pass (parts/hoisted), so a pass
     // covers whole rows of the A tile (BK / 4 vectors each) and of the B tile (BN / 4); and its
     // stores of A lie whole vectors apart from pass to pass.

@@ -96,6 +96,12 @@ std::vector<OutputRect> threadOutputs(const KernelInfo& kernel, int thread) {
       }
       return rects;
     }
+    case ThreadMapping::RowStrips: {
+      const int rowThreads = t.BM / t.TM;
+      std::vector<OutputRect> rects;
+      for (int i = 0; i < t.TM; ++i) rects.push_back({thread % rowThreads + rowThreads * i, (thread / rowThreads) * t.TN, 1, t.TN});
+      return rects;
+    }
     case ThreadMapping::WarpgroupMmaTiles: {
       // The producer warpgroup owns nothing; consumer warpgroup c = t / 128 - 1 owns the WM x WN
       // tile c of the block's grid of them, its warp w the rows 16w .. 16w + 15 in MmaTiles'

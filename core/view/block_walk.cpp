@@ -138,9 +138,14 @@ BlockWalk::Outputs BlockWalk::laneOutputs(int warp, int lane) const {
   // K1, whose lesson is neighbouring threads walking down a column of C.
   std::vector<OutputRect> rects = threadOutputs(*kernel_, warp * kWarpLanes + lane);
   if (rects.empty()) return o;
-  const OutputRect& r = rects.front();
-  std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + r.row, r.rows, rowEnd_);
-  std::tie(o.colBegin, o.colEnd) = clipped(colBegin_ + r.col, r.cols, colEnd_);
+  // The rectangle around a thread's outputs: one block of them, or a row strip's rows BM / TM apart.
+  int row0 = rects.front().row, row1 = row0, col0 = rects.front().col, col1 = col0;
+  for (const OutputRect& r : rects) {
+    row0 = std::min(row0, r.row), row1 = std::max(row1, r.row + r.rows);
+    col0 = std::min(col0, r.col), col1 = std::max(col1, r.col + r.cols);
+  }
+  std::tie(o.rowBegin, o.rowEnd) = clipped(rowBegin_ + row0, row1 - row0, rowEnd_);
+  std::tie(o.colBegin, o.colEnd) = clipped(colBegin_ + col0, col1 - col0, colEnd_);
   return o;
 }
 

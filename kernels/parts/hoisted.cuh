@@ -8,12 +8,13 @@
 namespace tileskip::cuda {
 
 
-// One K-tile of A (BM x BK) and B (BK x BN) in registers between its global loads and its
-// shared stores, loaded in passes whose addresses are fixed per thread: a thread reads the same
-// 4 K-columns of A (aK) in rows kARowsPerPass apart, and the same 4 columns of B (bCol) in
-// K-rows kBRowsPerPass apart. Only the K offset changes from one K-tile to the next.
+// The registers of one K-tile of A (BM x BK) and B (BK x BN) between its global loads and its
+// shared stores, and those stores: loaded in passes whose addresses are fixed per thread, a thread
+// reads the same 4 K-columns of A (aK) in rows kARowsPerPass apart, and the same 4 columns of B
+// (bCol) in K-rows kBRowsPerPass apart. Where the K-tiles come from is the loader's: K12's from a
+// dense A (HoistedKTile), the bsr kernels' from a packed one (packed.cuh).
 template <int BM, int BN, int BK, int kThreads>
-struct HoistedKTile {
+struct HoistedKTileStage {
   static constexpr int kAQuadsPerRow = BK / 4, kARowsPerPass = kThreads / kAQuadsPerRow;
   static constexpr int kAFetchPasses = BM / kARowsPerPass;
   static constexpr int kBQuadsPerRow = BN / 4, kBRowsPerPass = kThreads / kBQuadsPerRow;
@@ -22,11 +23,46 @@ struct HoistedKTile {
   static_assert(kThreads % kAQuadsPerRow == 0 && BM % kARowsPerPass == 0, "the A tile splits into whole passes of rows");
   static_assert(kThreads % kBQuadsPerRow == 0 && BK % kBRowsPerPass == 0, "the B tile splits into whole passes of K-rows");
 
+  int aRow, aK;   // this thread's first row and its K-column inside the A tile
+  int bK, bCol;   // this thread's first K-row and its column inside the B tile
+  float4 a[kAFetchPasses], b[kBFetchPasses];
+
+  __device__ explicit HoistedKTileStage(int tid) {
+    aRow = tid / kAQuadsPerRow;
+    aK = (tid % kAQuadsPerRow) * 4;
+    bK = tid / kBQuadsPerRow;
+    bCol = (tid % kBQuadsPerRow) * 4;
+  }
+
+  // Writes the K-tile into a stage: A transposed (As[k][m], stride BM + kAPad), B row-major.
+  __device__ void store(float* As, float* Bs) const {
+#pragma unroll
+    for (int p = 0; p < kAFetchPasses; ++p) {
+      float* column = As + aK * transposedAStride<BM>() + aRow + p * kARowsPerPass;
+      column[0 * transposedAStride<BM>()] = a[p].x;
+      column[1 * transposedAStride<BM>()] = a[p].y;
+      column[2 * transposedAStride<BM>()] = a[p].z;
+      column[3 * transposedAStride<BM>()] = a[p].w;
+    }
+#pragma unroll
+    for (int p = 0; p < kBFetchPasses; ++p) {
+      *reinterpret_cast<float4*>(Bs + (bK + p * kBRowsPerPass) * BN + bCol) = b[p];
+    }
+  }
+};
+
+// One K-tile of a dense A (BM x BK) and B (BK x BN) through those registers. Only the K offset
+// changes from one K-tile to the next.
+template <int BM, int BN, int BK, int kThreads>
+struct HoistedKTile : HoistedKTileStage<BM, BN, BK, kThreads> {
+  using Stage = HoistedKTileStage<BM, BN, BK, kThreads>;
+  using Stage::kAQuadsPerRow, Stage::kARowsPerPass, Stage::kAFetchPasses, Stage::kBQuadsPerRow, Stage::kBRowsPerPass,
+      Stage::kBFetchPasses;
+  using Stage::aRow, Stage::aK, Stage::bK, Stage::bCol, Stage::a, Stage::b;
+
   const float* A;
   const float* B;
   int M, N, K, rowBase, colBase;
-  int aRow, aK;   // this thread's first row and its K-column inside the A tile
-  int bK, bCol;   // this thread's first K-row and its column inside the B tile
   // Every row of the tile lies inside the matrix and reads as 128-bit vectors: with a full
   // K-tile, no load needs a check. The same for the whole block, so no warp diverges on it.
   bool interiorA, interiorB;
@@ -36,15 +72,10 @@ struct HoistedKTile {
   // The running pointers of an interior block (interiorKTiles()): where the next fetchRunning() reads.
   const float* aNext;
   const float* bNext;
-  float4 a[kAFetchPasses], b[kBFetchPasses];
 
   __device__ HoistedKTile(const float* A_, const float* B_, int M_, int N_, int K_, const BlockTile<BM, BN>& block,
                           int tid)
-      : A(A_), B(B_), M(M_), N(N_), K(K_), rowBase(block.rowBase), colBase(block.colBase) {
-    aRow = tid / kAQuadsPerRow;
-    aK = (tid % kAQuadsPerRow) * 4;
-    bK = tid / kBQuadsPerRow;
-    bCol = (tid % kBQuadsPerRow) * 4;
+      : Stage(tid), A(A_), B(B_), M(M_), N(N_), K(K_), rowBase(block.rowBase), colBase(block.colBase) {
     interiorA = rowBase + BM <= M && rowsAreVectorAligned(K);
     interiorB = colBase + BN <= N && rowsAreVectorAligned(N);
     aStart = A + static_cast<long long>(rowBase + aRow) * K + aK;
@@ -111,22 +142,6 @@ struct HoistedKTile {
         b[p] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         if (k < K && col < N) b[p] = loadRowQuad(B + static_cast<long long>(k) * N, col, N, rowsAreVectorAligned(N));
       }
-    }
-  }
-
-  // Writes the K-tile into a stage: A transposed (As[k][m], stride BM + kAPad), B row-major.
-  __device__ void store(float* As, float* Bs) const {
-#pragma unroll
-    for (int p = 0; p < kAFetchPasses; ++p) {
-      float* column = As + aK * transposedAStride<BM>() + aRow + p * kARowsPerPass;
-      column[0 * transposedAStride<BM>()] = a[p].x;
-      column[1 * transposedAStride<BM>()] = a[p].y;
-      column[2 * transposedAStride<BM>()] = a[p].z;
-      column[3 * transposedAStride<BM>()] = a[p].w;
-    }
-#pragma unroll
-    for (int p = 0; p < kBFetchPasses; ++p) {
-      *reinterpret_cast<float4*>(Bs + (bK + p * kBRowsPerPass) * BN + bCol) = b[p];
     }
   }
 };

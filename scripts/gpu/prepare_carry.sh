@@ -26,7 +26,8 @@ fi
 lib=/usr/lib/x86_64-linux-gnu
 staging=$(mktemp -d)
 for f in openblas-pthread/libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libglfw.so.3 libstb.so.0 \
-         libX11.so.6 libxcb.so.1 libXau.so.6 libXdmcp.so.6 libbsd.so.0 libmd.so.0 libcrypto.so.3; do
+         libX11.so.6 libxcb.so.1 libXau.so.6 libXdmcp.so.6 libbsd.so.0 libmd.so.0 libcrypto.so.3 \
+         libzip.so.4 libbz2.so.1.0; do
   cp -L "$lib/$f" "$staging/"
 done
 tar -C "$staging" -cJf .carry/hostlibs.tar.xz .

@@ -73,6 +73,13 @@ template <class T>
 T __ldg(const T* p) {
   return *p;
 }
+// Blocks run one after another, so every write is seen by the next block: a fence orders nothing
+// more, and a load that bypasses L1 reads what a plain one does.
+inline void __threadfence() {}
+template <class T>
+T __ldcg(const T* p) {
+  return *p;
+}
 
 namespace tileskip {
 enum class DType;  // core/model/dtype.hpp: a warpgroup MMA's input type

@@ -67,12 +67,21 @@ class EmulatedProblem final : public DeviceProblem {
   // patterns, from those copies where kernels/pattern_halves.cuh takes the shape.
   double prepare(const KernelInfo& kernel) override {
     if (readsHalves(kernel)) makeHalves();
+    // A packed once, at the bsr kernel's block, as the CUDA backend's packA.
+    if (kernel.readsPackedA()) {
+      if (!packed_.contains(kernel.packedBlock())) {
+        Matrix a(m_, k_);
+        std::copy(a_.begin(), a_.end(), a.data());
+        attachPackedA(packBlocks(a, kernel.packedBlock(), dtype_ == DType::Tf32 ? DType::Fp32 : dtype_));
+      }
+      return 0.0;
+    }
     const bool fromHalves = readsHalves(kernel) && cuda::halvesPatternShape(k_, n_, kernel.usesBPattern() ? kernel.bGranularity : 8);
     if (fromHalves) {
       buildPatternsFromHalves(kernel);
       return 0.0;
     }
-    if (kernel.usesAPattern()) {
+    if (kernel.buildsAPattern()) {
       const int rows = kernel.aGranularity;
       std::vector<std::uint8_t>& pattern = freshPattern(Operand::A, rows);
       const cuda::APatternGrid grid = cuda::aPatternGrid(m_, k_, rows);
@@ -92,13 +101,26 @@ class EmulatedProblem final : public DeviceProblem {
     return 0.0;
   }
 
+  void attachPackedA(const BlockSparseMatrix& packed) override {
+    requirePackedA(packed, m_, k_, dtype_);
+    Packed& copy = packed_[packed.block()];
+    copy.index = packed.packedIndexWords();
+    copy.blockRows = packed.blockRows();
+    // Few units, so that the test shapes' block rows are split and their partials summed.
+    copy.plan = planBlockStream(packed, kStreamUnits);
+    copy.values.assign(packed.values().begin(), packed.values().end());
+    copy.words = dtype_ == DType::Fp16 || dtype_ == DType::Bf16 ? packed.halfWords() : std::vector<std::uint16_t>{};
+    // A matrix that keeps no block still has somewhere to point, as the CUDA backend's buffer of 4 bytes.
+    if (copy.values.empty()) copy.values.push_back(0.0f);
+  }
+
   void poisonC() override { std::fill(c_.begin(), c_.end(), std::numeric_limits<float>::quiet_NaN()); }
 
   double run(const KernelInfo& kernel) override {
     requireInputs(kernel, dtype_);
     const cuda::GemmInstance* instance = findEmulatedInstance(kernel.id, dtype_);
     if (instance == nullptr) throw InputError("the emulated cuda backend has no kernel '" + std::string(kernel.id) + "'");
-    const std::uint8_t* aPattern = kernel.usesAPattern() ? patterns_.at({Operand::A, kernel.aGranularity}).data() : nullptr;
+    const std::uint8_t* aPattern = kernel.buildsAPattern() ? patterns_.at({Operand::A, kernel.aGranularity}).data() : nullptr;
     const std::uint8_t* bPattern = kernel.usesBPattern() ? patterns_.at({Operand::B, kernel.bGranularity}).data() : nullptr;
     long long blocks = cuda::gemmBlockCount(kernel.tile, m_, n_);
     // A persistent kernel gets fewer blocks than tiles, as on a GPU, so each block walks the
@@ -120,11 +142,34 @@ class EmulatedProblem final : public DeviceProblem {
     } else if (kernel.readsTransposedA() && dtype_ == DType::Fp32) {
       aTransposed = transposed(a_, m_, k_, transposedRowLength(m_));
     }
-    const cuda::GemmOperands op{.a = a_.data(), .b = b_.data(), .c = c_.data(), .dtype = dtype_, .aHalf = aHalf_.data(),
+    cuda::GemmOperands op{.a = a_.data(), .b = b_.data(), .c = c_.data(), .dtype = dtype_, .aHalf = aHalf_.data(),
                                 .bHalf = bHalf_.data(), .bTransposed = bTransposed.data(), .aHalfTransposed = aHalfTransposed.data(),
                                 .aTransposed = aTransposed.data(), .m = m_, .n = n_, .k = k_, .aPattern = aPattern,
                                 .bPattern = bPattern, .tileQueue = tileQueue_};
+    // A streaming kernel's counters start at zero and must end there; its partial slots start as NaN.
+    std::vector<unsigned> counters;
+    std::vector<float> partials;
+    if (kernel.readsPackedA()) {
+      const Packed& packed = packed_.at(kernel.packedBlock());
+      op.packedValues = packed.words.empty() ? static_cast<const void*>(packed.values.data()) : packed.words.data();
+      op.packedIndex = packed.index.data();
+      op.packedBlockRows = packed.blockRows;
+      if (kernel.structure.scheduling == Scheduling::SplitBlocks) {
+        const std::size_t colTiles = static_cast<std::size_t>((n_ + kernel.tile.BN - 1) / kernel.tile.BN);
+        counters.assign(static_cast<std::size_t>(packed.blockRows) * colTiles, 0u);
+        partials.assign(std::max<std::size_t>(1, static_cast<std::size_t>(packed.plan.slots) * colTiles * kernel.tile.BM * kernel.tile.BN),
+                        std::numeric_limits<float>::quiet_NaN());
+        op.streamUnits = packed.plan.words.data();
+        op.streamUnitCount = packed.plan.units;
+        op.streamCounters = counters.data();
+        op.streamPartials = partials.data();
+        blocks = cuda::gridBlocks(kernel, op);
+      }
+    }
     emulate(blocks, kernel.tile.threads, [&] { instance->call(op); });
+    if (std::any_of(counters.begin(), counters.end(), [](unsigned c) { return c != 0u; })) {
+      throw Error(ExitCode::VerificationFailed, "a streaming kernel left a block row's counter other than zero");
+    }
     if (tileQueue_[0] != 0 || tileQueue_[1] != 0) throw Error(ExitCode::VerificationFailed, "the tile queue was not reset");
     return 1.0;
   }
@@ -145,7 +190,7 @@ class EmulatedProblem final : public DeviceProblem {
 
  private:
   bool readsHalves(const KernelInfo& kernel) const {
-    return kernel.usesTensorCores() && (dtype_ == DType::Fp16 || dtype_ == DType::Bf16);
+    return (kernel.usesTensorCores() || kernel.readsPackedA()) && (dtype_ == DType::Fp16 || dtype_ == DType::Bf16);
   }
   // The pattern of `operand` at `granularity`, its bytes garbage: every byte must be written.
   std::vector<std::uint8_t>& freshPattern(Operand operand, int granularity) {
@@ -176,6 +221,16 @@ class EmulatedProblem final : public DeviceProblem {
   std::vector<float> a_, b_, c_;
   std::vector<std::uint16_t> aHalf_, bHalf_;  // the 16-bit copies, made once (makeHalves)
   std::map<std::pair<Operand, int>, std::vector<std::uint8_t>> patterns_;
+  // A packed, by block: the values as fp32 and, in a 16-bit problem, as its words; the index.
+  struct Packed {
+    std::vector<float> values;
+    std::vector<std::uint16_t> words;
+    std::vector<std::int32_t> index;
+    int blockRows = 0;
+    BlockStreamPlan plan;
+  };
+  static constexpr int kStreamUnits = 4;
+  std::map<int, Packed> packed_;
   unsigned tileQueue_[2] = {0u, 0u};
 };
 
