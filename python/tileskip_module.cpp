@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,7 +36,9 @@
 #include "core/measure/kernel_selection.hpp"
 #include "core/measure/mlp.hpp"
 #include "core/measure/multiply.hpp"
+#include "core/io/block_sparse_io.hpp"
 #include "core/io/matrix_io.hpp"
+#include "core/model/block_sparse.hpp"
 #include "core/model/reference.hpp"
 #include "core/io/report.hpp"
 #include "core/process/runtime_module.hpp"
@@ -194,6 +197,121 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
         },
         std::move(request));
     diagnostics = backend->takeDiagnostics();  // this call's, before another thread's turn
+  }
+  notes.insert(notes.end(), product.notes.begin(), product.notes.end());
+  py::dict result = productFields(product);
+  result["c"] = toArray(std::move(product.c));
+  result["backend"] = std::string(backend->name());
+  result["device"] = backend->device().describe();
+  result["notes"] = notes;
+  result["first_build"] = firstBuild;
+  result["diagnostics"] = diagnostics;
+  return result;
+}
+
+// A packed matrix as the Python package holds one: its shape, block and dtype, and SciPy's BSR
+// arrays (data, kept x block x block float32; indices and indptr int32), copies it owns.
+py::dict packedFields(const BlockSparseMatrix& m) {
+  py::dict d;
+  d["shape"] = py::make_tuple(m.rows(), m.cols());
+  d["block"] = m.block();
+  d["dtype"] = std::string(dtypeName(m.dtype()));
+  py::array_t<float> data({static_cast<py::ssize_t>(m.keptBlocks()), static_cast<py::ssize_t>(m.block()), static_cast<py::ssize_t>(m.block())});
+  std::copy(m.values().begin(), m.values().end(), data.mutable_data());
+  py::array_t<std::int32_t> indices(static_cast<py::ssize_t>(m.keptBlocks()));
+  std::copy(m.columnIndices().begin(), m.columnIndices().end(), indices.mutable_data());
+  py::array_t<std::int32_t> indptr(static_cast<py::ssize_t>(m.blockRows() + 1));
+  std::copy(m.rowPointers().begin(), m.rowPointers().end(), indptr.mutable_data());
+  d["data"] = data;
+  d["indices"] = indices;
+  d["indptr"] = indptr;
+  return d;
+}
+
+// The packed matrix those arrays describe, checked as a file's are (any integer index type, any
+// real data type; unsorted columns sorted). InputError naming `name` for what is not one.
+BlockSparseMatrix packedFrom(py::tuple shape, int block, const std::string& dtype, const py::array& data, const py::array& indices,
+                             const py::array& indptr, const std::string& name) {
+  if (shape.size() != 2) throw InputError(name + ": a packed matrix's shape is two sizes");
+  std::vector<std::int64_t> index, pointers;
+  auto integers = [&](const py::array& array, const char* what) {
+    py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> as(array);
+    if (as.ndim() != 1) throw InputError(name + ": '" + what + "' is not one-dimensional");
+    std::vector<std::int32_t> out(static_cast<std::size_t>(as.size()));
+    for (py::ssize_t i = 0; i < as.size(); ++i) {
+      const std::int64_t v = as.data()[i];
+      if (v < 0 || v > std::numeric_limits<std::int32_t>::max()) throw InputError(name + ": '" + what + "' holds " + std::to_string(v));
+      out[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(v);
+    }
+    return out;
+  };
+  py::array_t<float, py::array::c_style | py::array::forcecast> values(data);
+  if (values.ndim() != 3 || values.shape(1) != block || values.shape(2) != block) {
+    throw InputError(name + ": 'data' is not kept blocks of " + std::to_string(block) + " x " + std::to_string(block));
+  }
+  return BlockSparseMatrix::fromParts(shape[0].cast<int>(), shape[1].cast<int>(), block, parseDType(dtype), integers(indptr, "indptr"),
+                                      integers(indices, "indices"), std::vector<float>(values.data(), values.data() + values.size()), name);
+}
+
+py::dict pack(const py::array& array, int block, const std::string& dtype) {
+  std::vector<std::string> notes;
+  Matrix dense = toMatrix(array, "the matrix", notes);
+  const DType type = parseDType(dtype);
+  if (std::string rounded = roundOperand(dense, type, "the matrix"); !rounded.empty()) notes.push_back(rounded);
+  py::dict d = packedFields(packBlocks(dense, block, type == DType::Tf32 ? DType::Fp32 : type));
+  d["notes"] = notes;
+  return d;
+}
+
+py::dict packedParts(py::tuple shape, int block, const std::string& dtype, const py::array& data, const py::array& indices,
+                     const py::array& indptr) {
+  return packedFields(packedFrom(shape, block, dtype, data, indices, indptr, "the packed matrix"));
+}
+
+py::dict readPacked(const std::string& path) {
+  MatrixReadInfo info;
+  py::dict d = packedFields(readBlockSparse(path, &info));
+  d["notes"] = info.lost ? std::vector<std::string>{info.note} : std::vector<std::string>{};
+  return d;
+}
+
+void writePacked(const std::string& path, py::tuple shape, int block, const std::string& dtype, const py::array& data,
+                 const py::array& indices, const py::array& indptr) {
+  writeBlockSparse(path, packedFrom(shape, block, dtype, data, indices, indptr, path));
+}
+
+py::array_t<float> packedToDense(py::tuple shape, int block, const std::string& dtype, const py::array& data, const py::array& indices,
+                                 const py::array& indptr) {
+  return toArray(packedFrom(shape, block, dtype, data, indices, indptr, "the packed matrix").toDense());
+}
+
+// C = A·B with A packed: the bsr kernels of its block read it as it is, any other kernel the
+// dense matrix it stands for.
+py::dict matmulPacked(py::tuple shape, int block, const std::string& packedDtype, const py::array& data, const py::array& indices,
+                      const py::array& indptr, const py::array& bArray, const std::string& kernelName,
+                      const std::optional<std::string>& backendName, const std::string& dtype, bool verify, int device) {
+  std::vector<std::string> notes;
+  MultiplyRequest request;
+  request.dtype = parseDType(dtype);
+  request.packedA = packedFrom(shape, block, packedDtype, data, indices, indptr, "A");
+  request.a = request.packedA->toDense();
+  request.b = toMatrix(bArray, "B", notes);
+  request.kernel = parseMultiplyKernel(kernelName, "kernel", "matmul", true);
+  request.verify = verify;
+  std::vector<std::string> firstBuild;
+  request.onNote = [&](const std::string& note) { firstBuild.push_back(note); };
+  Backend* backend = nullptr;
+  MultiplyResult product;
+  std::vector<std::string> diagnostics;
+  {
+    DeviceTurn turn;
+    product = multiply(
+        [&]() -> Backend& {
+          backend = &chooseBackend(backendName, device);
+          return *backend;
+        },
+        std::move(request));
+    diagnostics = backend->takeDiagnostics();
   }
   notes.insert(notes.end(), product.notes.begin(), product.notes.end());
   py::dict result = productFields(product);
@@ -627,6 +745,17 @@ PYBIND11_MODULE(_tileskip, module) {
   module.def("generators", &listGenerators);
   module.def("generate", &generateMatrix, py::arg("generator"), py::arg("rows"), py::arg("cols"), py::arg("density"),
              py::arg("seed"), py::arg("operand"), py::arg("block"), py::arg("group_size"));
+  module.def("pack", &pack, py::arg("array"), py::arg("block"), py::arg("dtype"));
+  module.def("packed_parts", &packedParts, py::arg("shape"), py::arg("block"), py::arg("dtype"), py::arg("data"), py::arg("indices"),
+             py::arg("indptr"));
+  module.def("read_packed", &readPacked, py::arg("path"));
+  module.def("write_packed", &writePacked, py::arg("path"), py::arg("shape"), py::arg("block"), py::arg("dtype"), py::arg("data"),
+             py::arg("indices"), py::arg("indptr"));
+  module.def("packed_to_dense", &packedToDense, py::arg("shape"), py::arg("block"), py::arg("dtype"), py::arg("data"),
+             py::arg("indices"), py::arg("indptr"));
+  module.def("matmul_packed", &matmulPacked, py::arg("shape"), py::arg("block"), py::arg("packed_dtype"), py::arg("data"),
+             py::arg("indices"), py::arg("indptr"), py::arg("b"), py::arg("kernel"), py::arg("backend"), py::arg("dtype"),
+             py::arg("verify"), py::arg("device"));
   module.def("close", &closeBackends, "releases the open backends (at interpreter exit)");
   module.attr("version") = TILESKIP_VERSION;
   module.attr("module_folder") = binaryFolder();  // where run-time modules are looked for (tests)

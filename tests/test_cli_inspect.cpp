@@ -7,6 +7,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "core/model/block_sparse.hpp"
 #include "core/model/generators.hpp"
 #include "core/model/live_columns.hpp"
 #include "core/io/matrix_io.hpp"
@@ -374,5 +375,63 @@ TEST(CliInspect, ModelPredictsForACalibratedGpuThatIsNotHere) {
     Outcome refused = runTileskip(std::string("inspect --size 64 ") + bad);
     EXPECT_EQ(refused.exitCode, 2) << bad << ": " << refused.output;
     EXPECT_NE(refused.output.find("--model"), std::string::npos) << bad << ": " << refused.output;
+  }
+}
+
+// A packed weight (its .npz, or a dense file with --pack-a) is inspected in bytes: what it reads
+// packed and dense at B's tokens, and the most its bytes and its products allow; run and bench
+// multiply it as it is and refuse to reorder it.
+TEST(CliInspect, APackedWeightIsMeasuredInBytesAtItsTokens) {
+  const fs::path dir = tileskip::testing::emptyFolder(scratch(), "packed");
+  GeneratorOptions options;
+  options.block = 64;
+  const Matrix w = generate("blocks", Operand::A, 256, 384, 0.25, 7, options);
+  const std::string dense = (dir / "w.npy").string(), packed = (dir / "w.npz").string(), x = (dir / "x.npy").string();
+  writeMatrix(dense, w);
+  ASSERT_EQ(runTileskip("pack " + dense + " " + packed + " --block 64 --dtype bf16").exitCode, 0);
+  writeMatrix(x, generate("uniform", Operand::B, 384, 16, 1.0, 8));
+  const BlockSparseMatrix expected = packBlocks(w, 64, DType::Bf16);
+  for (const std::string& operand : {"--a " + packed, "--a " + dense + " --pack-a 64"}) {
+    Outcome o = runTileskip("inspect " + operand + " --b " + x + " --model h100 --dtype bf16 --format json");
+    ASSERT_EQ(o.exitCode, 0) << o.output;
+    const nlohmann::json doc = nlohmann::json::parse(o.output.substr(o.output.find('{')));
+    const nlohmann::json& p = doc["packed"];
+    ASSERT_TRUE(p.is_object()) << operand;
+    EXPECT_EQ(p["block"], 64);
+    EXPECT_EQ(p["kept_blocks"], expected.keptBlocks());
+    EXPECT_EQ(p["blocks"], 4 * 6);
+    EXPECT_EQ(p["tokens"], 16);
+    EXPECT_EQ(p["kept_bytes"], std::int64_t{expected.keptBlocks()} * 64 * 64 * 2);
+    EXPECT_EQ(p["dense_bytes"], 256 * 384 * 2);
+    EXPECT_EQ(p["other_bytes"], 384 * 16 * 2 + 256 * 16 * 4);
+    EXPECT_EQ(p["bandwidth"], 3.35e12);
+    EXPECT_TRUE(p["bandwidth_is_peak"].get<bool>());
+    const double kept = p["kept_bytes"], other = p["other_bytes"], all = p["dense_bytes"];
+    EXPECT_NEAR(p["bytes_speedup"].get<double>(), (all + other) / (kept + other), 1e-9);
+    EXPECT_NEAR(p["bytes_bound_ms"].get<double>(), (kept + other) / 3.35e12 * 1e3, 1e-12);
+    EXPECT_NEAR(p["products_speedup"].get<double>(), 24.0 / expected.keptBlocks(), 1e-9);
+  }
+  Outcome table = runTileskip("inspect --a " + packed + " --b " + x + " --model h200 --dtype bf16");
+  EXPECT_NE(table.output.find("packed weight: " + std::to_string(expected.keptBlocks()) + " of 24 64-blocks kept"), std::string::npos)
+      << table.output;
+  EXPECT_NE(table.output.find("the data sheet's peak"), std::string::npos) << table.output;
+  // A dense operand has no packed section.
+  Outcome plain = runTileskip("inspect --a " + dense + " --b " + x + " --format json");
+  ASSERT_EQ(plain.exitCode, 0) << plain.output;
+  EXPECT_TRUE(nlohmann::json::parse(plain.output.substr(plain.output.find('{')))["packed"].is_null());
+  // A packed A cannot be reordered, nor packed at a size the format does not take.
+  for (const std::string& bad : {"bench --a " + packed + " --b " + x + " --reorder", "inspect --a " + dense + " --b " + x + " --pack-a 48",
+                                 "run --a " + packed + " --b " + x + " --out " + (dir / "c.npy").string() + " --reorder",
+                                 "run --a " + dense + " --b " + x + " --out " + (dir / "c.npy").string() + " --pack-a 24"}) {
+    Outcome refused = runTileskip(bad);
+    EXPECT_EQ(refused.exitCode, 2) << bad << ": " << refused.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "c.npy"));
+  if (!vulkanAvailable()) return;
+  // Multiplied as it is by the bsr kernels, as the dense matrix it stands for by the others.
+  for (const std::string& kernel : {"bsr-64", "bsr-stream-64", "pipelined"}) {
+    Outcome run = runTileskip("run --backend vulkan --a " + packed + " --b " + x + " --out " + (dir / "c.npy").string() + " --kernel " + kernel);
+    EXPECT_EQ(run.exitCode, 0) << kernel << ": " << run.output;
+    EXPECT_NE(run.output.find("verified against the float64 reference"), std::string::npos) << run.output;
   }
 }

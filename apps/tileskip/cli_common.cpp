@@ -50,7 +50,10 @@ void ProblemFlags::addTo(CLI::App* app, bool withReorder) {
   app->add_option("--generator-b", generatorB, "B's generator (default: --generator)");
   app->add_option("--block-a", blockA, "A's --block (default: --block)");
   app->add_option("--block-b", blockB, "B's --block (default: --block)");
-  app->add_option("--a", fileA, "read A (M x K) from a .npy or .mtx file instead of generating it");
+  app->add_option("--a", fileA, "read A (M x K) from a .npy or .mtx file, or a packed block-sparse .npz, instead of generating it");
+  app->add_option("--pack-a", packA,
+                  "BLOCK: A packed in square blocks of this edge (16, 32, 64 or 128, the blocks holding a non-zero kept), as a "
+                  "block-sparse weight is: what the bsr kernels of that block read, and what inspect measures in bytes");
   app->add_option("--b", fileB, "read B (K x N) from a .npy or .mtx file instead of generating it");
   dtypeOption = app->add_option("--dtype", dtype,
                   "the inputs' precision: " + dtypeNames() +
@@ -128,6 +131,10 @@ ProblemSpec ProblemFlags::toSpec(int defaultSize) const {
   spec.fileB = fileB;
   for (const std::string& file : {fileA, fileB}) {
     if (!file.empty()) formatFromPath(file);  // an unknown extension is refused before any work
+  }
+  spec.packBlock = packA;
+  if (reorder && (packA > 0 || (!fileA.empty() && formatFromPath(fileA) == MatrixFormat::PackedNpz))) {
+    throw InputError("--reorder permutes A, whose packed blocks are its own: drop --reorder for a packed A");
   }
   spec.validate();
   return spec;

@@ -59,6 +59,7 @@ struct ProblemFlags {
   int blockA = 0, blockB = 0;  // 0: --block
   std::string fileA, fileB;
   bool reorder = false;
+  int packA = 0;  // --pack-a BLOCK: A packed as a weight is (0: only where --a is a packed .npz)
   std::string dtype = "fp32";  // --dtype
   CLI::Option* dtypeOption = nullptr;
 

@@ -95,6 +95,7 @@ std::string formatInspectTable(const Inspection& r, const Backend& backend, DTyp
     }
     out << alignColumns(live, 1) << wrapText("compaction: " + compactionNote(r), outputColumns(), 2) << "\n";
   }
+  if (r.packed) out << "\n" << wrapText(packedWeightNote(*r.packed), outputColumns(), 2) << "\n";
   out << "\n" << wrapText("recommendation: " + std::string(r.recommendation.kernel->id) + ": " + r.recommendation.reason, outputColumns(), 2)
       << "\n";
   return out.str();
@@ -110,6 +111,7 @@ int runInspect(const InspectFlags& flags) {
   Inspection result =
       inspectOnBackend(*backend, data.a, data.b, spec.sourceOf(Operand::A), spec.sourceOf(Operand::B), spec.dtype);
   result.compaction = compactionBounds(data.a);
+  if (data.packedA) result.packed = packedWeightBounds(*data.packedA, data.b.cols(), spec.dtype, *backend);
   std::string text =
       format == ReportFormat::Json ? inspectionJson(result, *backend) : formatInspectTable(result, *backend, spec.dtype);
   if (file) {

@@ -235,7 +235,7 @@ BenchReport runBench(const std::vector<BenchTarget>& targets, const ProblemSpec&
     if (std::optional<std::string> note = backend.takeFirstBuildNote()) say(*note);
     try {
       onDevice = backend.upload(data.a, data.b, problem.dtype);
-      attachPackedOperand(data, backend, *onDevice);
+      if (data.packedA) attachWherePacked(backend, *onDevice, *data.packedA);
       onDevice->buildAhead(target.kernels);
     } catch (const Error& e) {
       for (const KernelInfo* kernel : target.kernels) {

@@ -531,6 +531,50 @@ std::string compactionNote(const Inspection& r) {
   return text;
 }
 
+std::optional<double> PackedWeightBounds::packedMs() const {
+  if (!bandwidth) return std::nullopt;
+  return static_cast<double>(keptBytes + otherBytes) / *bandwidth * 1e3;
+}
+
+std::optional<double> PackedWeightBounds::denseMs() const {
+  if (!bandwidth) return std::nullopt;
+  return static_cast<double>(denseBytes + otherBytes) / *bandwidth * 1e3;
+}
+
+PackedWeightBounds packedWeightBounds(const BlockSparseMatrix& weight, int tokens, DType dtype, Backend& backend) {
+  PackedWeightBounds b;
+  b.block = weight.block();
+  b.keptBlocks = weight.keptBlocks();
+  b.blocks = weight.blockRows() * weight.blockCols();
+  b.keptFraction = weight.density();
+  b.dtype = dtype;
+  b.tokens = tokens;
+  const std::int64_t word = dtype == DType::Fp16 || dtype == DType::Bf16 ? 2 : 4;
+  b.keptBytes = static_cast<std::int64_t>(weight.keptBlocks()) * weight.blockValues() * word;
+  b.denseBytes = static_cast<std::int64_t>(weight.rows()) * weight.cols() * word;
+  b.otherBytes = static_cast<std::int64_t>(weight.cols()) * tokens * word + static_cast<std::int64_t>(weight.rows()) * tokens * 4;
+  b.bandwidth = backend.copyBandwidth();
+  b.bandwidthIsPeak = backend.bandwidthIsPeak();
+  return b;
+}
+
+std::string packedWeightNote(const PackedWeightBounds& b) {
+  auto mib = [](std::int64_t bytes) { return fixed(static_cast<double>(bytes) / (1 << 20), 1) + " MiB"; };
+  std::string note = "packed weight: " + std::to_string(b.keptBlocks) + " of " + std::to_string(b.blocks) + " " + std::to_string(b.block) +
+                     "-blocks kept (" + fixed(b.keptFraction, 3) + "), " + mib(b.keptBytes) + " of " + std::string(dtypeName(b.dtype)) +
+                     " against " + mib(b.denseBytes) + " dense. At " + std::to_string(b.tokens) + (b.tokens == 1 ? " token" : " tokens") +
+                     " the bytes (the weight, X and C once each) bound a kernel";
+  auto us = [](double ms) { return fixed(ms * 1e3, ms < 1e-2 ? 2 : 1) + " us"; };
+  if (b.bandwidth) {
+    note += " at " + us(*b.packedMs()) + " packed, " + us(*b.denseMs()) + " dense (" +
+            fixed(*b.bandwidth / 1e12, 2) + " TB/s, " + (b.bandwidthIsPeak ? "the data sheet's peak" : "a copy timed on the device") + ")";
+  }
+  note += ": at most " + fixed(b.bytesSpeedup(), 2) + "x the vendor GEMM, which reads the weight whole; the products bound it at " +
+          fixed(b.productsSpeedup(), 2) + "x (1 / the kept fraction; the packed ceiling, bench --suite weights, is below it). The "
+          "bytes decide at few tokens, the products at many";
+  return note;
+}
+
 std::string inspectionJson(const Inspection& r, const Backend& backend) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const KernelInspection& k : r.kernels) {
@@ -567,6 +611,26 @@ std::string inspectionJson(const Inspection& r, const Backend& backend) {
       {"compaction", compaction},
       {"recommendation", {{"kernel", r.recommendation.kernel->id}, {"reason", r.recommendation.reason}}},
   };
+  if (r.packed) {
+    const PackedWeightBounds& p = *r.packed;
+    auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    document["packed"] = {{"block", p.block},
+                          {"kept_blocks", p.keptBlocks},
+                          {"blocks", p.blocks},
+                          {"kept_fraction", p.keptFraction},
+                          {"tokens", p.tokens},
+                          {"kept_bytes", p.keptBytes},
+                          {"dense_bytes", p.denseBytes},
+                          {"other_bytes", p.otherBytes},
+                          {"bandwidth", optional(p.bandwidth)},
+                          {"bandwidth_is_peak", p.bandwidthIsPeak},
+                          {"bytes_bound_ms", optional(p.packedMs())},
+                          {"dense_bytes_bound_ms", optional(p.denseMs())},
+                          {"bytes_speedup", p.bytesSpeedup()},
+                          {"products_speedup", finiteOrNull(p.productsSpeedup())}};
+  } else {
+    document["packed"] = nullptr;
+  }
   return jsonDocumentText(document);
 }
 

@@ -5,11 +5,15 @@
 // each measured row (bench/calibrate_model.py fits the model from such rows).
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/model/block_sparse.hpp"
 #include "core/model/catalogue.hpp"
 #include "core/model/matrix.hpp"
 #include "core/measure/speed_model.hpp"
@@ -53,8 +57,38 @@ struct CompactionBound {
   double meanLiveFraction = 1.0, maxLiveFraction = 1.0;
 };
 
+class Backend;
+
+// What a packed weight's bytes allow at a batch of tokens (C = W·X, X `tokens` columns wide): at a
+// few tokens a kernel's time is the bytes it must read and write, at many its products. The bytes
+// bound reads the kept blocks (or the dense weight), X and C once each at the device's copy
+// bandwidth; its ratio is the most a bytes-bound kernel can gain over a dense GEMM that reads the
+// whole weight. The products' is 1 / the kept fraction, which the packed ceiling (bench --suite
+// weights measures it) does not reach.
+struct PackedWeightBounds {
+  int block = 0, keptBlocks = 0, blocks = 0;
+  double keptFraction = 0.0;
+  DType dtype = DType::Fp32;
+  int tokens = 0;
+  std::int64_t keptBytes = 0, denseBytes = 0;  // the weight's, packed and dense, in its dtype
+  std::int64_t otherBytes = 0;                 // X and C (C in fp32)
+  std::optional<double> bandwidth;             // bytes per second, read and write
+  bool bandwidthIsPeak = false;                // a data sheet's, not a copy timed on the device
+  double bytesSpeedup() const { return static_cast<double>(denseBytes + otherBytes) / static_cast<double>(keptBytes + otherBytes); }
+  double productsSpeedup() const { return keptFraction > 0.0 ? 1.0 / keptFraction : INFINITY; }
+  std::optional<double> packedMs() const;  // the bytes bound, packed
+  std::optional<double> denseMs() const;   // and dense
+};
+
+// The bounds of `weight` (packed, in `dtype`) times `tokens` columns on `backend`'s device.
+PackedWeightBounds packedWeightBounds(const BlockSparseMatrix& weight, int tokens, DType dtype, Backend& backend);
+// One line of them for the report.
+std::string packedWeightNote(const PackedWeightBounds& bounds);
+
 struct Inspection {
   OperandSummary a, b;
+  // A packed weight's bytes and products bounds at B's columns (where A is packed: ProblemData::packedA).
+  std::optional<PackedWeightBounds> packed;
   // At every kCompactionRows x kCompactionGranularities: what spread-out zeros leave to gather,
   // beside what the kernels' tiles skip (compactionBounds; what `tileskip inspect` reports, empty
   // where the caller did not ask, as auto does not).

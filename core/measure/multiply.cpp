@@ -117,6 +117,7 @@ MultiplyResult multiply(Backend& backend, MultiplyRequest request) {
 MultiplyResult multiply(const std::function<Backend&()>& openBackend, MultiplyRequest request) {
   checkBenchOptions({.warmup = 0, .repeat = request.repeat});
   if (request.inPlace) return multiplyInPlace(openBackend(), request);
+  if (request.packedA && request.reorder) throw InputError("reordering permutes A, whose packed blocks are its own: drop reorder for a packed A");
 
   MultiplyResult result;
   auto say = [&](const std::string& note) {
@@ -129,6 +130,12 @@ MultiplyResult multiply(const std::function<Backend&()>& openBackend, MultiplyRe
   // Rounded once, here: the kernel, auto and the reference all see the rounded values.
   for (const auto& [matrix, name] : {std::pair{&a, "A"}, std::pair{&b, "B"}}) {
     if (std::string rounded = roundOperand(*matrix, request.dtype, name); !rounded.empty()) say(rounded);
+  }
+  // A packed keeps its blocks and takes A's rounded values.
+  if (request.packedA) {
+    requirePackedA(*request.packedA, a.rows(), a.cols(), request.packedA->dtype());
+    request.packedA = packMaskedBlocks(a, request.packedA->blockMask(), request.packedA->block(),
+                                       request.dtype == DType::Tf32 ? DType::Fp32 : request.dtype);
   }
   const auto cElements = static_cast<std::uint64_t>(a.rows()) * static_cast<std::uint64_t>(b.cols());
   const std::string cShape = std::to_string(a.rows()) + "x" + std::to_string(b.cols());
@@ -162,7 +169,7 @@ MultiplyResult multiply(const std::function<Backend&()>& openBackend, MultiplyRe
   // Said before the pause, to whoever prints notes as they come; not a note on the result.
   if (std::optional<std::string> note = backend.takeFirstBuildNote(); note && request.onNote) request.onNote(*note);
   {
-    MultiplySession session(backend, kernelA, kernelB, request.dtype);
+    MultiplySession session(backend, kernelA, kernelB, request.dtype, request.packedA ? &*request.packedA : nullptr);
     KernelProduct product = session.product(*result.kernel, request.repeat);
     result.prepareMs = product.prepareMs;
     result.kernelMs = product.kernelMs;
@@ -227,8 +234,10 @@ GatheredZeros reorderForSkipping(Matrix& a, Matrix& b) {
   return {std::move(r), std::move(note)};
 }
 
-MultiplySession::MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType dtype)
-    : backend_(backend), problem_(backend.upload(a, b, dtype)) {}
+MultiplySession::MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType dtype, const BlockSparseMatrix* packedA)
+    : backend_(backend), problem_(backend.upload(a, b, dtype)) {
+  if (packedA != nullptr) attachWherePacked(backend, *problem_, *packedA);
+}
 
 KernelProduct MultiplySession::product(const KernelInfo& kernel, int repeat) {
   KernelProduct product;

@@ -35,6 +35,9 @@ struct MultiplyRequest {
   // C with verifyProduct() once it has it on the host: `verify` and `reorder` must be off.
   std::optional<DeviceOperands> inPlace;
   DType dtype = DType::Fp32;
+  // A as a packed block-sparse weight (its topology kept: attachPackedA), `a` the dense matrix it
+  // stands for: the bsr kernels of its block read it as it is. Not with `reorder` or `inPlace`.
+  std::optional<BlockSparseMatrix> packedA;
   const KernelInfo* kernel = nullptr;  // null: auto (core/measure/auto_choice.hpp)
   bool verify = true;
   // Permute A's rows, B's columns and K to gather zeros into skippable tiles; C comes back in
@@ -126,8 +129,9 @@ struct KernelProduct {
 // checking each kernel once and then timing it run after run.
 class MultiplySession {
  public:
-  // Uploads A and B, whose values `dtype` holds exactly (rounded already), and allocates C.
-  MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType dtype);
+  // Uploads A and B, whose values `dtype` holds exactly (rounded already), and allocates C; and A
+  // packed, where given, for the bsr kernels of its block (attachWherePacked).
+  MultiplySession(Backend& backend, const Matrix& a, const Matrix& b, DType dtype, const BlockSparseMatrix* packedA = nullptr);
 
   Backend& backend() const { return backend_; }
 

@@ -48,6 +48,15 @@ void requirePackedA(const BlockSparseMatrix& packed, int m, int k, DType dtype) 
   }
 }
 
+void attachWherePacked(const Backend& backend, DeviceProblem& problem, const BlockSparseMatrix& packed) {
+  for (const KernelInfo* kernel : backend.kernels()) {
+    if (kernel->packedBlock() == packed.block()) {
+      problem.attachPackedA(packed);
+      return;
+    }
+  }
+}
+
 double Backend::multiplyInPlace(const KernelInfo&, const DeviceOperands&) {
   throw UnavailableError("backend " + std::string(name()) +
                          " multiplies host arrays only; device tensors in place need the cuda backend");

@@ -192,6 +192,8 @@ class Backend {
   // large device-to-device copy (the median of a few, after one to warm up): what a kernel bound by
   // the bytes it reads and writes can reach. Nothing where the backend cannot time one (the default).
   virtual std::optional<double> copyBandwidth() { return std::nullopt; }
+  // Whether copyBandwidth() is a data sheet's peak, not a copy timed here (a modelled GPU's).
+  virtual bool bandwidthIsPeak() const { return false; }
 
   // Messages the driver or validation layers reported since the last call (and clears them).
   virtual std::vector<std::string> takeDiagnostics() { return {}; }
@@ -218,6 +220,10 @@ void requireInputs(const KernelInfo& kernel, DType dtype);
 
 // InputError unless `packed` can stand for an M x K A of `dtype`: what attachPackedA() checks.
 void requirePackedA(const BlockSparseMatrix& packed, int m, int k, DType dtype);
+
+// Attaches `packed` to `problem` where `backend` runs a bsr kernel of its block (the others have no
+// use for it); does nothing otherwise.
+void attachWherePacked(const Backend& backend, DeviceProblem& problem, const BlockSparseMatrix& packed);
 
 // Finding backends at run time: backends/backend_registry.hpp.
 

@@ -7,7 +7,6 @@
 
 #include "core/io/block_sparse_io.hpp"
 #include "core/io/matrix_io.hpp"
-#include "core/model/backend.hpp"
 #include "core/model/error.hpp"
 
 namespace tileskip {
@@ -20,6 +19,10 @@ void ProblemSpec::validate() const {
   checkDensity(densityB, "--density-b");
   checkGenerator(generatorOf(Operand::A), optionsOf(Operand::A));
   checkGenerator(generatorOf(Operand::B), optionsOf(Operand::B));
+  if (packBlock != 0 && !isPackedBlockSize(packBlock)) {
+    throw InputError("--pack-a " + std::to_string(packBlock) + " is not a block size the packed format takes (" + packedBlockSizeList() + ")");
+  }
+  if (packBlock != 0 && reordered) throw InputError("--reorder permutes A, whose packed blocks are its own: drop one of --reorder and --pack-a");
 }
 
 const std::string& ProblemSpec::generatorOf(Operand operand) const {
@@ -50,6 +53,7 @@ std::string ProblemSpec::describe() const {
   out << "M=" << m << " N=" << n << " K=" << k << ", generator " << generator << ", density A " << densityA
       << ", density B " << densityB << ", seed " << seed;
   if (dtype != DType::Fp32) out << ", " << dtypeName(dtype) << " inputs";
+  if (packBlock > 0) out << ", A packed in " << packBlock << "-blocks";
   return out.str();
 }
 
@@ -79,10 +83,16 @@ namespace {
 
 // A read from a packed file (.npz) keeps the file's topology, stored blocks of zeros and all, with
 // the problem's values (rounded to its dtype): the form the bsr kernels of its block read.
+// With --pack-a, A packed at that block instead (the blocks holding a non-zero).
 void keepPackedTopology(const ProblemSpec& spec, ProblemData& data) {
+  const DType stored = spec.dtype == DType::Tf32 ? DType::Fp32 : spec.dtype;
+  if (spec.packBlock > 0) {
+    data.packedA = packBlocks(data.a, spec.packBlock, stored);
+    return;
+  }
   if (spec.fileA.empty() || formatFromPath(spec.fileA) != MatrixFormat::PackedNpz) return;
   const BlockSparseMatrix file = readBlockSparse(spec.fileA);
-  data.packedA = packMaskedBlocks(data.a, file.blockMask(), file.block(), spec.dtype == DType::Tf32 ? DType::Fp32 : spec.dtype);
+  data.packedA = packMaskedBlocks(data.a, file.blockMask(), file.block(), stored);
 }
 
 }  // namespace
@@ -110,19 +120,9 @@ ProblemData generateProblem(const ProblemSpec& spec) {
     if (std::string note = roundOperand(*matrix, spec.dtype, name); !note.empty()) data.readNotes.push_back(note);
   }
   keepPackedTopology(spec, data);
-  keepPackedTopology(spec, data);
   return data;
 }
 
-void attachPackedOperand(const ProblemData& data, const Backend& backend, DeviceProblem& problem) {
-  if (!data.packedA) return;
-  for (const KernelInfo* kernel : backend.kernels()) {
-    if (kernel->packedBlock() == data.packedA->block()) {
-      problem.attachPackedA(*data.packedA);
-      return;
-    }
-  }
-}
 
 
 ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& sizeGiven) {
@@ -170,6 +170,7 @@ ProblemData loadProblem(ProblemSpec& spec, const std::function<bool(char)>& size
   for (const auto& [matrix, name] : {std::pair{&data.a, "A"}, std::pair{&data.b, "B"}}) {
     if (std::string note = roundOperand(*matrix, spec.dtype, name); !note.empty()) data.readNotes.push_back(note);
   }
+  keepPackedTopology(spec, data);
   return data;
 }
 

@@ -33,6 +33,9 @@ struct ProblemSpec {
   // The inputs' precision: A and B are rounded to it once they are generated or read
   // (core/model/dtype.hpp), and every kernel and the reference see the rounded values.
   DType dtype = DType::Fp32;
+  // A packed in blocks of this edge as a weight is (--pack-a; 0: packed only where its file is): the
+  // blocks holding a non-zero kept (ProblemData::packedA).
+  int packBlock = 0;
 
   const std::string& generatorOf(Operand operand) const;
   const GeneratorOptions& optionsOf(Operand operand) const;
@@ -59,12 +62,6 @@ struct ProblemData {
   std::optional<BlockSparseMatrix> packedA = {};
 };
 
-class Backend;
-class DeviceProblem;
-
-// Attaches data.packedA to a problem uploaded from `data` where `backend` runs a bsr kernel of its
-// block; does nothing otherwise.
-void attachPackedOperand(const ProblemData& data, const Backend& backend, DeviceProblem& problem);
 
 // Rounds `m` (operand `name`: "A" or "B") to `type` in place. InputError where a finite value
 // would become infinite (beyond fp16's 65504); a note, returned, where non-zero values become

@@ -36,6 +36,7 @@ from ._errors import (
     VerificationError,
 )
 from . import _tileskip
+from .packed import PackedMatrix, pack
 
 __version__: str = _tileskip.version
 
@@ -44,6 +45,7 @@ __all__ = [
     "DensifiedWarning",
     "DiagnosticWarning",
     "FirstBuildWarning",
+    "PackedMatrix",
     "UnavailableError",
     "VerificationError",
     "backends",
@@ -54,6 +56,7 @@ __all__ = [
     "kernels",
     "matmul",
     "mlp",
+    "pack",
 ]
 
 # Backends stay open between calls; release them (Vulkan devices, CUDA streams) before the
@@ -215,7 +218,9 @@ def matmul(
         a: M×K operand: a NumPy array (or anything ``numpy.asarray`` takes) of float32, float16,
             float64 or integers, in any order or strides; or a PyTorch tensor. A sparse one
             (``scipy.sparse``, a torch sparse layout) is made dense once, with a
-            :class:`DensifiedWarning` that says what that cost.
+            :class:`DensifiedWarning` that says what that cost. A :class:`PackedMatrix`
+            (:func:`pack`) is read as it is by the bsr kernels of its block (host arrays: C is a
+            NumPy array), and stands for its dense matrix for every other kernel.
         b: K×N operand, likewise.
         kernel: a kernel id (:func:`kernels`), or ``"auto"``: the kernel :func:`inspect`
             recommends for these operands on the backend.
@@ -244,6 +249,12 @@ def matmul(
     """
     inputs = _check_dtype(dtype)
     index = _device_index(device)
+    if isinstance(a, PackedMatrix):  # the bsr kernels of its block read it as it is
+        b = _densified(b, "B")
+        result = _tileskip.matmul_packed(a.shape, a.block, a.dtype, a.data, a.indices, a.indptr, _as_array(b), kernel, backend,
+                                         inputs, verify, index)
+        _warn(result)
+        return result["c"]
     a, b = _densified(a, "A"), _densified(b, "B")
     torch_in = _is_torch(a) or _is_torch(b)
     on_cuda = torch_in and (getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False))

@@ -1,6 +1,6 @@
 # Type stubs of the extension behind the tileskip package (python/tileskip_module.cpp). The
 # documented API is tileskip/__init__.py; these are its building blocks.
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -76,4 +76,30 @@ def generators() -> List[Dict[str, str]]: ...
 def generate(
     generator: str, rows: int, cols: int, density: float, seed: int, operand: str, block: int, group_size: int
 ) -> npt.NDArray[np.float32]: ...
+def pack(array: npt.NDArray[Any], block: int, dtype: str) -> Dict[str, Any]: ...
+def packed_parts(
+    shape: Tuple[int, int], block: int, dtype: str, data: npt.NDArray[Any], indices: npt.NDArray[Any], indptr: npt.NDArray[Any]
+) -> Dict[str, Any]: ...
+def read_packed(path: str) -> Dict[str, Any]: ...
+def write_packed(
+    path: str, shape: Tuple[int, int], block: int, dtype: str, data: npt.NDArray[Any], indices: npt.NDArray[Any],
+    indptr: npt.NDArray[Any]
+) -> None: ...
+def packed_to_dense(
+    shape: Tuple[int, int], block: int, dtype: str, data: npt.NDArray[Any], indices: npt.NDArray[Any], indptr: npt.NDArray[Any]
+) -> npt.NDArray[np.float32]: ...
+def matmul_packed(
+    shape: Tuple[int, int],
+    block: int,
+    packed_dtype: str,
+    data: npt.NDArray[Any],
+    indices: npt.NDArray[Any],
+    indptr: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    kernel: str,
+    backend: Optional[str],
+    dtype: str,
+    verify: bool,
+    device: int,
+) -> Dict[str, Any]: ...
 def close() -> None: ...
