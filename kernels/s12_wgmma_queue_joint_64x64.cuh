@@ -160,40 +160,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
   }
 
   takeMoreRegisters<kQueueConsumerRegisters<WN>>();
-  const int consumer = warpgroup - 1;
-  // A tile's first MMA overwrites the accumulators instead of adding to them (`fresh`), so they
-  // are never zeroed between tiles; a consumer that multiplied nothing of a tile stores zeros.
-  float acc[Ring::kAccumulators];
-#pragma unroll
-  for (int i = 0; i < Ring::kAccumulators; ++i) acc[i] = 0.0f;
-  bool fresh = true;
-  for (int entry = 0;; ++entry) {
-    ring.awaitFull(entry);
-    // Lane 0 alone reads the note and hands it to the warp: the lane that releases the stage to the
-    // producer is then the only one that read it, so the next note written into its slot is
-    // ordered after every read by that lane's own program order (with each lane reading it, a
-    // __syncwarp before lane 0's release still left racecheck a hazard in S13's timing).
-    int tile = 0;
-    unsigned marks = 0;  // bits 0-7: the note's consumers; bit 8: the tile's last
-    if (lane == 0) {
-      const WgmmaStageNote& held = notes[entry % kStages];
-      tile = held.tile;
-      marks = held.consumers | (held.last ? 0x100u : 0u);
-    }
-    tile = __shfl_sync(0xFFFFFFFFu, tile, 0);
-    if (tile < 0) break;
-    // Said through lane 0, the bit is the same for every lane and ptxas treats the MMAs it guards
-    // as the whole warpgroup's.
-    const bool mine = __shfl_sync(0xFFFFFFFFu, (marks >> consumer) & 1u, 0) != 0;
-    const bool last = __shfl_sync(0xFFFFFFFFu, marks >> 8, 0) != 0;
-    ring.multiplyAndRelease(entry, mine, acc, consumer, lane, fresh);
-    fresh = fresh && !mine;
-    if (last) {
-      wgmmaWait<0>();
-      ring.store(acc, C, consumer, warp, lane, groupedBlockTile<BM, BN>(M, N, tile, groupRows), fresh);
-      fresh = true;
-    }
-  }
+  ring.consumeQueue(notes, C, groupRows, warpgroup - 1, warp, lane);
 }
 
 }  // namespace tileskip::cuda

@@ -470,11 +470,15 @@ TEST(LaneMap, CudaKernelsInEmulationPutEachOutputWhereTheCatalogueSays) {
       // A bsr kernel reads A packed: its one block row, of ones, kept.
       Matrix ones(m, k);
       ones.fill(1.0f);
-      const BlockSparseMatrix packed = kernel.readsPackedA() ? packBlocks(ones, kernel.packedBlock(), DType::Fp32) : BlockSparseMatrix{};
+      const BlockSparseMatrix packed =
+          kernel.readsPackedA() ? packBlocks(ones, kernel.packedBlock(), kernel.usesTensorCores() ? DType::Fp16 : DType::Fp32) : BlockSparseMatrix{};
       const std::vector<std::int32_t> packedIndex = packed.packedIndexWords();
       op.packedValues = packed.values().data();
       op.packedIndex = packedIndex.data();
       op.packedBlockRows = packed.blockRows();
+      op.packedKeptBlocks = packed.keptBlocks();
+      const std::vector<std::uint16_t> packedWords = kernel.usesTensorCores() ? packed.halfWords() : std::vector<std::uint16_t>{};
+      if (kernel.usesTensorCores()) op.packedValues = packedWords.data();
       // A streaming one its plan: the block row as one unit, which stores C itself.
       const BlockStreamPlan plan = kernel.readsPackedA() ? planBlockStream(packed, 1) : BlockStreamPlan{};
       unsigned counter = 0u;

@@ -105,7 +105,7 @@ TEST(Inputs, RoundingRefusesValuesBeyondTheRangeAndNotesValuesThatVanish) {
 TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByName) {
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   std::vector<const KernelInfo*> all = selectKernels("all", *cuda, true, DType::Bf16);
-  ASSERT_EQ(all.size(), 11u);
+  ASSERT_EQ(all.size(), 12u);
   EXPECT_EQ(all[0]->id, "mma");
   EXPECT_EQ(all[1]->id, "wgmma");
   EXPECT_EQ(all[2]->id, "mma-joint-64x32");
@@ -117,6 +117,7 @@ TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByN
   EXPECT_EQ(all[8]->id, "wgmma-queue-a-64");
   EXPECT_EQ(all[9]->id, "wgmma-queue-b-64");
   EXPECT_EQ(all[10]->id, "bsr-stream-64");  // its row strips widen any stored word to fp32
+  EXPECT_EQ(all[11]->id, "bsr-wgmma-64");
   for (const KernelInfo* k : selectKernels("all", *cuda, true, DType::Fp32)) {
     EXPECT_EQ(k->takes(DType::Bf16), k->structure.dtypes == kStoredInputs) << k->id;
   }
@@ -126,7 +127,7 @@ TEST(Inputs, OnlyKernelsThatTakeThePrecisionAreSelectedAndTheOthersAreRefusedByN
   } catch (const InputError& e) {
     const std::string text = e.what();
     EXPECT_NE(text.find("kernel 'pipelined' takes fp32 inputs, not fp16"), std::string::npos) << text;
-    EXPECT_NE(text.find("the kernels that take fp16: mma, wgmma, mma-joint-64x32, wgmma-joint-64x64, wgmma-queue-joint-64x64, wgmma-queue-wide-64x64, compact-mma-64, compact-wgmma-128, wgmma-queue-a-64, wgmma-queue-b-64, bsr-stream-64, cublas"), std::string::npos) << text;
+    EXPECT_NE(text.find("the kernels that take fp16: mma, wgmma, mma-joint-64x32, wgmma-joint-64x64, wgmma-queue-joint-64x64, wgmma-queue-wide-64x64, compact-mma-64, compact-wgmma-128, wgmma-queue-a-64, wgmma-queue-b-64, bsr-stream-64, bsr-wgmma-64, cublas"), std::string::npos) << text;
   }
   // Not strict (several backends): the ones that do not take it are left out.
   EXPECT_EQ(selectKernels("pipelined,mma", *cuda, false, DType::Fp16).size(), 1u);
@@ -180,7 +181,7 @@ TEST(Inputs, InspectSaysNoModelRanksAnotherPrecisionAndRecommendsItsDenseKernel)
   std::unique_ptr<Backend> cuda = tileskip::testing::makeEmulatedCudaBackend();
   ProblemData data = generateProblem(smallSpec(DType::Fp16));
   Inspection r = inspectOnBackend(*cuda, data.a, data.b, "a", "b", DType::Fp16);
-  ASSERT_EQ(r.kernels.size(), 11u);  // mma, wgmma, mma-joint-64x32, S11-S13, S14, S15, S17, S18 and S20
+  ASSERT_EQ(r.kernels.size(), 12u);  // mma, wgmma, mma-joint-64x32, S11-S13, S14, S15, S17, S18, S20 and S21
   for (const auto& k : r.kernels) EXPECT_TRUE(std::isnan(k.predictedSpeedup));
   EXPECT_NE(r.modelName.find("none for fp16 inputs"), std::string::npos) << r.modelName;
   EXPECT_EQ(r.recommendation.kernel->id, "mma");

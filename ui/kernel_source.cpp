@@ -106,10 +106,11 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"kernels/s11_wgmma_joint_64x64.cuh", "__ballot_sync"},
     {"kernels/s11_wgmma_joint_64x64.cuh", "list.consumers[i] >> consumer"},
     // S12 (and S13, its source) decides in its own file too: the producer warp's joint bytes, its
-    // ballot listing the kept K-tiles in K order, and each consumer's bit of the stage's note.
+    // ballot listing the kept K-tiles in K order, and the bit of each consumer that multiplies one
+    // (which the consumers read from the stage's note: warpgroup.cuh's consumeQueue).
     {"kernels/s12_wgmma_queue_joint_64x64.cuh", "const std::uint64_t joint ="},
     {"kernels/s12_wgmma_queue_joint_64x64.cuh", "__ballot_sync"},
-    {"kernels/s12_wgmma_queue_joint_64x64.cuh", "marks >> consumer"},
+    {"kernels/s12_wgmma_queue_joint_64x64.cuh", "kept |= 1u << c"},
     {"kernels/s10_mma_joint_64x32.comp", "placeBlockPatternTiles("},
     {"kernels/s10_mma_joint_64x32.comp", "blockKeepsEverything("},
     {"kernels/s10_mma_joint_64x32.comp", "gatherKBlocks("},
@@ -150,6 +151,11 @@ constexpr SkipMarker kSkipMarkers[] = {
     {"kernels/s20_bsr_stream_64.cuh", "A.columnIndices() + kept"},
     {"kernels/s20_bsr_stream_64.comp", "streamUnits[at"},
     {"kernels/s20_bsr_stream_64.comp", "packedIndex[columnsAt + kept]"},
+    // S21's producer walks its consumers' block rows together, a kept column at a time, and sets
+    // the bit of each consumer whose row keeps it.
+    {"kernels/s21_bsr_wgmma_64.cuh", "next[c] = blockRow < A.blockRows"},
+    {"kernels/s21_bsr_wgmma_64.cuh", "consumers |= 1u << c"},
+    {"kernels/s21_bsr_wgmma_64.cuh", "ring.fillPacked("},
 };
 
 bool markerApplies(const SkipMarker& m, const std::string& relativePath) { return relativePath == m.file; }

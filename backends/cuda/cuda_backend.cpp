@@ -219,7 +219,7 @@ class CudaProblem final : public DeviceProblem {
   // A packed, by block size: the values in the problem's words (fp32 or 16-bit) and the index.
   struct PackedOnDevice {
     DeviceBuffer values, index;
-    int blockRows = 0;
+    int blockRows = 0, keptBlocks = 0;
     BlockStreamPlan plan;  // the streaming kernels' units (their schedule), kept with the values
     // Per streaming kernel (its column tile sizes them): the units, counters and partial tiles.
     struct Stream {
@@ -575,6 +575,7 @@ void CudaProblem::attachPackedA(const BlockSparseMatrix& packed) {
   onDevice.values = DeviceBuffer(std::max<std::size_t>(valueBytes, 4), "A's kept blocks");
   onDevice.index = DeviceBuffer(indexBytes, "A's block index");
   onDevice.blockRows = packed.blockRows();
+  onDevice.keptBlocks = packed.keptBlocks();
   // About eight units a multiprocessor: enough to fill the device several times over, few enough
   // that a unit reads several kept blocks.
   int device = 0, multiprocessors = 0;
@@ -704,6 +705,7 @@ double CudaProblem::run(const KernelInfo& kernel) {
     operands.packedValues = packed.values.get();
     operands.packedIndex = static_cast<const int*>(packed.index.get());
     operands.packedBlockRows = packed.blockRows;
+    operands.packedKeptBlocks = packed.keptBlocks;
     if (kernel.structure.scheduling == Scheduling::SplitBlocks) {
       const PackedOnDevice::Stream& stream = streamFor(kernel, packed);
       operands.streamUnits = static_cast<const int*>(stream.units.get());

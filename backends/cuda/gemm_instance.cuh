@@ -93,19 +93,26 @@ struct WarpgroupMaps {
 template <const KernelInfo& Row, DType D>
 WarpgroupMaps warpgroupMaps(const InputWord<D>* a, const InputWord<D>* b, const GemmOperands& op) {
   WarpgroupMaps maps;
-  // A transposed's rows are transposedRowLength(M) long: always whole 16-byte steps.
+  // A transposed's rows are transposedRowLength(M) long: always whole 16-byte steps; a packed A's
+  // kept blocks are whole swizzled rows, stacked (packedKeptBlocks blocks of WM rows).
   const int atRow = transposedRowLength(op.m);
-  maps.bulk = Row.readsTransposedA() ? bulkCopiesFit(D, op.n, atRow) : bulkCopiesFit(D, op.n, op.k);
+  maps.bulk = Row.readsTransposedA() ? bulkCopiesFit(D, op.n, atRow) : Row.readsPackedA() ? bulkCopiesFit(D, op.n, Row.packedBlock())
+                                                                                           : bulkCopiesFit(D, op.n, op.k);
+  const int packedRows = std::max(1, op.packedKeptBlocks) * Row.tile.WM;
+  const auto* packed = static_cast<const InputWord<D>*>(op.packedValues);
 #if defined(TILESKIP_CUDA_EMULATION)
   constexpr int valueBytes = static_cast<int>(sizeof(InputWord<D>));
   maps.a = Row.readsTransposedA() ? BulkTensorMap{a, atRow, op.k, kRowValues<D>, Row.tile.BK, valueBytes}
+           : Row.readsPackedA()   ? BulkTensorMap{packed, Row.packedBlock(), packedRows, kRowValues<D>, Row.tile.WM, valueBytes}
                                   : BulkTensorMap{a, op.k, op.m, kRowValues<D>, Row.tile.BM, valueBytes};
   maps.b = D == DType::Tf32 ? BulkTensorMap{b, op.k, op.n, kRowValues<D>, Row.tile.BN, valueBytes}
                             : BulkTensorMap{b, op.n, op.k, kRowValues<D>, Row.tile.BK, valueBytes};
 #else
   if (!maps.bulk) return maps;
   try {
-    maps.a = Row.readsTransposedA() ? encodeBulkTensorMap(a, atRow, op.k, Row.tile.BK) : encodeBulkTensorMap(a, op.k, op.m, Row.tile.BM);
+    maps.a = Row.readsTransposedA() ? encodeBulkTensorMap(a, atRow, op.k, Row.tile.BK)
+             : Row.readsPackedA()   ? encodeBulkTensorMap(packed, Row.packedBlock(), packedRows, Row.tile.WM)
+                                    : encodeBulkTensorMap(a, op.k, op.m, Row.tile.BM);
     maps.b = D == DType::Tf32 ? encodeBulkTensorMap(b, op.k, op.n, Row.tile.BN) : encodeBulkTensorMap(b, op.n, op.k, Row.tile.BK);
   } catch (const std::runtime_error& e) {
     throw UnavailableError(std::string(e.what()));
@@ -138,6 +145,8 @@ auto kernelArguments(const GemmOperands& op) {
   auto skipping = [&] {
     if constexpr (Row.skips() && !Row.readsPackedA()) {
       return std::make_tuple(op.aPattern, op.bPattern, op.tileQueue);
+    } else if constexpr (Row.persistent()) {  // a bsr kernel on a queue: its index is its list
+      return std::make_tuple(op.tileQueue);
     } else {
       return std::tuple<>();
     }

@@ -31,6 +31,7 @@ struct GemmOperands {
   const void* packedValues = nullptr;
   const int* packedIndex = nullptr;
   int packedBlockRows = 0;
+  int packedKeptBlocks = 0;
   // A streaming bsr kernel's schedule (Scheduling::SplitBlocks): its plan's units (BlockStreamPlan's
   // words) and how many, a counter per block row and column tile (zero between launches), and the
   // partial tiles of the block rows it splits.

@@ -58,6 +58,8 @@ constexpr KernelCoefficients kDefaults[] = {
   // S20 is built for a few columns of B, where bytes decide: on a wide B it reads A once per 16
   // columns and multiplies in row strips, about three times K11's time per kept product.
   {"bsr-stream-64",   3.0,   0.02,  1.5,   1.5,  0.0},
+  // S21 is S17's ring and queue with its list from the index: S17's proportions until measured.
+  {"bsr-wgmma-64",    0.068, 0.03,  0.45,  0.55, 0.4},
   {"cublas",          0.82,  0.0,   0.0,  0.0,  0.0},
   {"cusparse-csr",    0.0,   0.3,   0.0,  9.0,  0.0},
   {"cpu",             1.0,   0.0,   0.0,  0.0,  0.0},

@@ -302,7 +302,8 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if (s.loop != MainLoop::BulkCopyRing && (s.skip == SkipScope::Warp) != (s.scheduling == Scheduling::Persistent)) {
     return "the warp-uniform skipping kernels, and only they, are persistent";
   }
-  if (s.loop == MainLoop::BulkCopyRing && s.scheduling == Scheduling::Persistent && s.skip != SkipScope::Warp) {
+  if (s.loop == MainLoop::BulkCopyRing && s.scheduling == Scheduling::Persistent && s.skip != SkipScope::Warp &&
+      s.skip != SkipScope::Topology) {
     return "a copy-engine ring takes tiles from a queue only to skip: its producer decides each tile's K-tiles";
   }
   // The SIMT ones walk it in K12's two stages (KBlockList), the tensor-core ones in their rings.
@@ -312,11 +313,14 @@ constexpr const char* structureContradiction(const KernelInfo& k) {
   if (k.readsPackedA() != (s.skip == SkipScope::Topology)) {
     return "the bsr family, and only it, skips by the packed matrix's topology";
   }
+  // A warp (or a warpgroup's) rows are one block row: a bsr tile is one block row tall, or, on
+  // warpgroups, each consumer's.
+  const int packedRows = s.mapping == ThreadMapping::WarpgroupMmaTiles ? k.tile.WM : k.tile.BM;
   if (k.readsPackedA() &&
-      (k.aGranularity != k.tile.BM || k.usesBPattern() || s.kBlockList != 0 || k.tile.BM % k.tile.BK != 0 ||
+      (k.aGranularity != packedRows || k.usesBPattern() || s.kBlockList != 0 || k.aGranularity % k.tile.BK != 0 ||
        (k.aGranularity != 16 && k.aGranularity != 32 && k.aGranularity != 64 && k.aGranularity != 128))) {
-    return "a bsr kernel's tile is one block row of the packed A tall (aGranularity = BM, a block size the format takes, "
-           "whole K-tiles deep), B is not inspected and its K-list is the index, not a gathered list";
+    return "a bsr kernel's tile (a consumer warpgroup's, on warpgroups) is one block row of the packed A tall (aGranularity, a "
+           "block size the format takes, whole K-tiles deep), B is not inspected and its K-list is the index, not a gathered list";
   }
   if ((s.scheduling == Scheduling::SplitBlocks) != (s.loop == MainLoop::StreamedBlocks) ||
       (s.loop == MainLoop::StreamedBlocks) != (s.mapping == ThreadMapping::RowStrips) ||
@@ -499,6 +503,9 @@ inline constexpr auto kCatalogue = std::to_array<KernelInfo>({
   {"bsr-stream-64", "S20", "s20_bsr_stream_64", "s20_bsr_stream_64", KernelFamily::Bsr, {64, 16, 64, 0, 0, 4, 8, 32}, 64, 0,
    {ThreadMapping::RowStrips, MainLoop::StreamedBlocks, Scheduling::SplitBlocks, SkipScope::Topology, 0, kStoredInputs},
    "a packed A times a few columns of B (decode: a handful of tokens), where A's bytes decide the time: its kept blocks split into units of a block row's consecutive blocks, each read once straight into the threads whose rows it holds, the units of one row summed in their order by the last to finish"},
+  {"bsr-wgmma-64", "S21", "s21_bsr_wgmma_64", "s21_bsr_wgmma_64", KernelFamily::Bsr, {128, 256, 64, 64, 256, 0, 0, 384}, 64, 0,
+   {ThreadMapping::WarpgroupMmaTiles, MainLoop::BulkCopyRing, Scheduling::Persistent, SkipScope::Topology, 0, kHalfInputs, 4},
+   "a packed A on S13's ring and queue (Hopper, CUDA only): a consumer's 64 rows are one block row, its K-tiles that row's kept blocks, which the copy engine fetches straight from the packed values beside B's rows, a consumer whose row keeps nothing at a column issuing no MMAs for it"},
   {"cublas",       "",    "", "",                KernelFamily::Baseline, {},                                  0,  0,
    {.dtypes = kEveryInput, .vendor = VendorRoutine::CublasGemm},
    "cuBLAS in the problem's dtype (SGEMM with TF32 off for fp32, cublasGemmEx otherwise): the vendor's dense baseline"},

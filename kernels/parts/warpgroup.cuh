@@ -45,22 +45,31 @@ struct WgmmaLayout {
       static_cast<std::size_t>(kStages) * kStageBytes + 2 * kStages * sizeof(std::uint64_t) + kSwizzleAtomBytes;
 };
 
-// The element-by-element copy of K-tile `kTile` into a stage, by the producer's copying thread
-// `thread` (0 .. kCopyThreads - 1): zeros outside the matrices, each value where the copy engine would put it.
-template <DType kDType, int BM, int BN, int BK, int kStages, int kCopyThreads>
-__device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Word* __restrict__ A,
-                                         const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int K,
-                                         int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
-  using Layout = WgmmaLayout<kDType, BM, BN, BK, kStages>;
+// The element-by-element copies of a K-tile into a stage, by the producer's copying thread
+// `thread` (0 .. kCopyThreads - 1): zeros outside the matrices, each value where the copy engine
+// would put it. A's rows [rowBase, rowBase + kRows) of an M x K matrix at K-tile kTile, K-major in
+// swizzled rows from `aStage`:
+template <DType kDType, int kRows, int BK, int kCopyThreads>
+__device__ void copyWgmmaARowsByElements(const typename MmaInputType<kDType>::Word* __restrict__ A, int M, int K, int rowBase, int kTile,
+                                         unsigned char* aStage, int thread) {
   using Word = typename MmaInputType<kDType>::Word;
   constexpr int kWordBytes = sizeof(Word);
   const int k0 = kTile * BK;
-  for (int e = thread; e < BM * BK; e += kCopyThreads) {
+  for (int e = thread; e < kRows * BK; e += kCopyThreads) {
     const int r = e / BK, c = e % BK, row = rowBase + r, k = k0 + c;
     const Word v = row < M && k < K ? A[static_cast<std::size_t>(row) * K + k] : Word{0};
-    *reinterpret_cast<Word*>(stage + swizzled(r * kSwizzleRowBytes + c * kWordBytes)) = v;
+    *reinterpret_cast<Word*>(aStage + swizzled(r * kSwizzleRowBytes + c * kWordBytes)) = v;
   }
-  unsigned char* bStage = stage + Layout::kABytes;
+}
+
+// B's K-tile kTile, BK rows of BN columns from colBase (transposed where the MMA reads B along K),
+// into `bStage` as the copy engine lays it out.
+template <DType kDType, int BN, int BK, int kCopyThreads>
+__device__ void copyWgmmaBByElements(const typename MmaInputType<kDType>::Word* __restrict__ B, int N, int K, int colBase, int kTile,
+                                     unsigned char* bStage, int thread) {
+  using Word = typename MmaInputType<kDType>::Word;
+  constexpr int kWordBytes = sizeof(Word), kBBoxBytes = BK * kSwizzleRowBytes;
+  const int k0 = kTile * BK;
   for (int e = thread; e < BK * BN; e += kCopyThreads) {
     if constexpr (MmaInputType<kDType>::kBAlongK) {
       // Transposed B: row c (a column of B) holds the K-tile's values along K, as A's rows do.
@@ -70,11 +79,30 @@ __device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Wo
     } else {
       const int kk = e / BN, c = e % BN, k = k0 + kk, col = colBase + c;
       const Word v = k < K && col < N ? B[static_cast<std::size_t>(k) * N + col] : Word{0};
-      unsigned char* box = bStage + (c / kRowValues<kDType>) * Layout::kBBoxBytes;
+      unsigned char* box = bStage + (c / kRowValues<kDType>) * kBBoxBytes;
       *reinterpret_cast<Word*>(box + swizzled(kk * kSwizzleRowBytes + (c % kRowValues<kDType>) * kWordBytes)) = v;
     }
   }
 }
+
+// Both operands' K-tile `kTile` of the tile at (rowBase, colBase).
+template <DType kDType, int BM, int BN, int BK, int kStages, int kCopyThreads>
+__device__ void copyWgmmaKTileByElements(const typename MmaInputType<kDType>::Word* __restrict__ A,
+                                         const typename MmaInputType<kDType>::Word* __restrict__ B, int M, int N, int K,
+                                         int rowBase, int colBase, int kTile, unsigned char* stage, int thread) {
+  using Layout = WgmmaLayout<kDType, BM, BN, BK, kStages>;
+  copyWgmmaARowsByElements<kDType, BM, BK, kCopyThreads>(A, M, K, rowBase, kTile, stage, thread);
+  copyWgmmaBByElements<kDType, BN, BK, kCopyThreads>(B, N, K, colBase, kTile, stage + Layout::kABytes, thread);
+}
+
+// What a queue kernel's producer tells the consumers with each entry of its ring, in a note per
+// stage: the tile (its queue index; negative: no tiles are left), which consumers multiply the
+// stage (bit c: consumer warpgroup c), and whether it is the tile's last, after which they store it.
+struct WgmmaStageNote {
+  int tile;
+  std::uint8_t consumers;
+  bool last;
+};
 
 // Step `step` of a gathered list of columns (gather.cuh's PaddedGatheredColumns: BK of them a
 // K-tile, -1 past the list's end) into a stage, by the producer's copying thread `thread` (0 ..
@@ -226,6 +254,40 @@ struct WgmmaRing {
       barrierArrive(&full[s]);
     }
   }
+  // Fills entry `entry`'s stage (awaited) with block column `column` of a packed A whose blocks are
+  // a K-tile deep and a consumer's rows tall (S21): B's K-tile there, and for each consumer c of the
+  // bits `consumers` its kept block kept[c], a box of aMap, which names the packed values as the
+  // kept blocks stacked; by the threads that copies(). The other consumers' rows are left as they
+  // are: they multiply none of this entry.
+  __device__ void fillPacked(int entry, int column, unsigned consumers, const int (&kept)[kConsumers], int tid,
+                             const BlockTile<BM, BN>& tile, const Word* packedValues) const {
+    static_assert(!Input::kBAlongK && !kAByM, "a packed A's blocks are K-major 16-bit rows beside a K x N B");
+    const int s = entry % kStages;
+    unsigned char* stage = stages + s * Layout::kStageBytes;
+    constexpr int kConsumerABytes = WM * kSwizzleRowBytes;
+    if (bulk) {
+      barrierArriveExpectingBytes(&full[s], Layout::kBBytes + __popc(consumers) * kConsumerABytes);
+#pragma unroll
+      for (int c = 0; c < kConsumers; ++c) {
+        if ((consumers >> c) & 1u) copyBox(stage + c * kConsumerABytes, aMap, 0, kept[c] * WM, &full[s]);
+      }
+#pragma unroll
+      for (int box = 0; box < BN / kRowValues<kDType>; ++box) {
+        copyBox(stage + Layout::kABytes + box * Layout::kBBoxBytes, bMap, tile.colBase + box * kRowValues<kDType>,
+                column * BK, &full[s]);
+      }
+    } else {
+      for (int c = 0; c < kConsumers; ++c) {
+        if ((consumers >> c) & 1u) {
+          copyWgmmaARowsByElements<kDType, WM, BK, kCopyThreads>(packedValues + static_cast<std::size_t>(kept[c]) * WM * BK, WM, BK, 0, 0,
+                                                                 stage + c * kConsumerABytes, tid);
+        }
+      }
+      copyWgmmaBByElements<kDType, BN, BK, kCopyThreads>(B, N, K, tile.colBase, column, stage + Layout::kABytes, tid);
+      fenceSharedForAsync();
+      barrierArrive(&full[s]);
+    }
+  }
   // Completes entry `entry`'s stage (awaited) with nothing copied into it, by the threads that copies().
   __device__ void fillNothing(int entry) const { barrierArrive(&full[entry % kStages]); }
 
@@ -288,6 +350,45 @@ struct WgmmaRing {
           storeScalar(C, M, N, r, col, x);
           storeScalar(C, M, N, r, col + 1, y);
         }
+      }
+    }
+  }
+
+  // A queue kernel's consumer warpgroup `consumer` (S12, S21): takes the ring's entries as their
+  // notes say, multiplies those of its bit, and stores a tile when its last entry has landed. A
+  // tile's first MMA overwrites the accumulators instead of adding to them (`fresh`), so they are
+  // never zeroed between tiles; a consumer that multiplied nothing of a tile stores zeros. Returns
+  // at the note with no tile.
+  __device__ void consumeQueue(const WgmmaStageNote* notes, float* __restrict__ C, int groupRows, int consumer, int warp, int lane) const {
+    float acc[kAccumulators];
+#pragma unroll
+    for (int i = 0; i < kAccumulators; ++i) acc[i] = 0.0f;
+    bool fresh = true;
+    for (int entry = 0;; ++entry) {
+      awaitFull(entry);
+      // Lane 0 alone reads the note and hands it to the warp: the lane that releases the stage to
+      // the producer is then the only one that read it, so the next note written into its slot is
+      // ordered after every read by that lane's own program order (with each lane reading it, a
+      // __syncwarp before lane 0's release still left racecheck a hazard in S13's timing).
+      int tile = 0;
+      unsigned marks = 0;  // bits 0-7: the note's consumers; bit 8: the tile's last
+      if (lane == 0) {
+        const WgmmaStageNote& held = notes[entry % kStages];
+        tile = held.tile;
+        marks = held.consumers | (held.last ? 0x100u : 0u);
+      }
+      tile = __shfl_sync(0xFFFFFFFFu, tile, 0);
+      if (tile < 0) break;
+      // Said through lane 0, the bit is the same for every lane and ptxas treats the MMAs it guards
+      // as the whole warpgroup's.
+      const bool mine = __shfl_sync(0xFFFFFFFFu, (marks >> consumer) & 1u, 0) != 0;
+      const bool last = __shfl_sync(0xFFFFFFFFu, marks >> 8, 0) != 0;
+      multiplyAndRelease(entry, mine, acc, consumer, lane, fresh);
+      fresh = fresh && !mine;
+      if (last) {
+        wgmmaWait<0>();
+        store(acc, C, consumer, warp, lane, groupedBlockTile<BM, BN>(M, N, tile, groupRows), fresh);
+        fresh = true;
       }
     }
   }
@@ -360,15 +461,6 @@ template <int BM, int BN, int BK, int kStages, int kListKBlocks>
 __host__ __device__ constexpr std::size_t wgmmaJointSharedBytes() {
   return WgmmaLayout<DType::Bf16, BM, BN, BK, kStages>::kSharedBytes + sizeof(WgmmaKTileList<BK, kListKBlocks>);
 }
-
-// What S12's producer tells the consumers with each entry of its ring, in a note per stage: the
-// tile (its queue index; negative: no tiles are left), which consumers multiply the stage (bit c:
-// consumer warpgroup c), and whether it is the tile's last, after which they store it.
-struct WgmmaStageNote {
-  int tile;
-  std::uint8_t consumers;
-  bool last;
-};
 
 template <int BM, int BN, int BK, int kStages>
 __host__ __device__ constexpr std::size_t wgmmaQueueSharedBytes() {

@@ -106,6 +106,7 @@ class EmulatedProblem final : public DeviceProblem {
     Packed& copy = packed_[packed.block()];
     copy.index = packed.packedIndexWords();
     copy.blockRows = packed.blockRows();
+    copy.keptBlocks = packed.keptBlocks();
     // Few units, so that the test shapes' block rows are split and their partials summed.
     copy.plan = planBlockStream(packed, kStreamUnits);
     copy.values.assign(packed.values().begin(), packed.values().end());
@@ -154,6 +155,7 @@ class EmulatedProblem final : public DeviceProblem {
       op.packedValues = packed.words.empty() ? static_cast<const void*>(packed.values.data()) : packed.words.data();
       op.packedIndex = packed.index.data();
       op.packedBlockRows = packed.blockRows;
+      op.packedKeptBlocks = packed.keptBlocks;
       if (kernel.structure.scheduling == Scheduling::SplitBlocks) {
         const std::size_t colTiles = static_cast<std::size_t>((n_ + kernel.tile.BN - 1) / kernel.tile.BN);
         counters.assign(static_cast<std::size_t>(packed.blockRows) * colTiles, 0u);
@@ -226,7 +228,7 @@ class EmulatedProblem final : public DeviceProblem {
     std::vector<float> values;
     std::vector<std::uint16_t> words;
     std::vector<std::int32_t> index;
-    int blockRows = 0;
+    int blockRows = 0, keptBlocks = 0;
     BlockStreamPlan plan;
   };
   static constexpr int kStreamUnits = 4;
