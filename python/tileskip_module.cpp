@@ -174,15 +174,10 @@ py::dict productFields(const MultiplyResult& product) {
   return d;
 }
 
-py::dict matmul(const py::array& aArray, const py::array& bArray, const std::string& kernelName,
-                const std::optional<std::string>& backendName, const std::string& dtype, bool verify, int device) {
-  std::vector<std::string> notes;
-  MultiplyRequest request;
-  request.dtype = parseDType(dtype);
-  request.a = toMatrix(aArray, "A", notes);
-  request.b = toMatrix(bArray, "B", notes);
-  request.kernel = parseMultiplyKernel(kernelName, "kernel", "matmul", true);
-  request.verify = verify;
+// The multiply `request` asks for on the backend chosen (by name, else the best), its C and what
+// it said: matmul's and matmul_packed's result. `notes` are what reading the operands said.
+py::dict multiplyOnChosen(MultiplyRequest request, const std::optional<std::string>& backendName, int device,
+                          std::vector<std::string> notes) {
   std::vector<std::string> firstBuild;  // a CPU Vulkan device's shader compile, said once a process
   request.onNote = [&](const std::string& note) { firstBuild.push_back(note); };
   Backend* backend = nullptr;
@@ -207,6 +202,18 @@ py::dict matmul(const py::array& aArray, const py::array& bArray, const std::str
   result["first_build"] = firstBuild;
   result["diagnostics"] = diagnostics;
   return result;
+}
+
+py::dict matmul(const py::array& aArray, const py::array& bArray, const std::string& kernelName,
+                const std::optional<std::string>& backendName, const std::string& dtype, bool verify, int device) {
+  std::vector<std::string> notes;
+  MultiplyRequest request;
+  request.dtype = parseDType(dtype);
+  request.a = toMatrix(aArray, "A", notes);
+  request.b = toMatrix(bArray, "B", notes);
+  request.kernel = parseMultiplyKernel(kernelName, "kernel", "matmul", true);
+  request.verify = verify;
+  return multiplyOnChosen(std::move(request), backendName, device, std::move(notes));
 }
 
 // A packed matrix as the Python package holds one: its shape, block and dtype, and SciPy's BSR
@@ -298,30 +305,7 @@ py::dict matmulPacked(py::tuple shape, int block, const std::string& packedDtype
   request.b = toMatrix(bArray, "B", notes);
   request.kernel = parseMultiplyKernel(kernelName, "kernel", "matmul", true);
   request.verify = verify;
-  std::vector<std::string> firstBuild;
-  request.onNote = [&](const std::string& note) { firstBuild.push_back(note); };
-  Backend* backend = nullptr;
-  MultiplyResult product;
-  std::vector<std::string> diagnostics;
-  {
-    DeviceTurn turn;
-    product = multiply(
-        [&]() -> Backend& {
-          backend = &chooseBackend(backendName, device);
-          return *backend;
-        },
-        std::move(request));
-    diagnostics = backend->takeDiagnostics();
-  }
-  notes.insert(notes.end(), product.notes.begin(), product.notes.end());
-  py::dict result = productFields(product);
-  result["c"] = toArray(std::move(product.c));
-  result["backend"] = std::string(backend->name());
-  result["device"] = backend->device().describe();
-  result["notes"] = notes;
-  result["first_build"] = firstBuild;
-  result["diagnostics"] = diagnostics;
-  return result;
+  return multiplyOnChosen(std::move(request), backendName, device, std::move(notes));
 }
 
 py::dict passOfLayer(const MlpPass& pass) {
