@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where a BlockSparseLinear forward pass spends its device time (PyTorch profiler, CUDA kernels).
 
-Usage: torch_layer_profile.py [KERNEL [DTYPE]]: one 4096-wide layer, 128-blocks at 0.25, batch 4096,
+Usage: torch_layer_profile.py [KERNEL [DTYPE]]: KERNEL the layer's ("torch", the default, or a tileskip
+kernel id), DTYPE bf16 (the default) or fp32; one 4096-wide layer, 128-blocks at 0.25, batch 4096,
 10 forward passes after 3 warm-up; prints the CUDA kernels by total time, and nn.Linear's for scale.
 """
 import sys
@@ -14,7 +15,7 @@ import tileskip.nn
 
 def main(argv):
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[argv[2] if len(argv) > 2 else "bf16"]
-    kernel = argv[1] if len(argv) > 1 else "wgmma-queue-joint-64x64"
+    kernel = argv[1] if len(argv) > 1 else "torch"
     dev = torch.device("cuda", 0)
     layer = tileskip.nn.BlockSparseLinear(4096, 4096, block=128, density=0.25, kernel=kernel).to(dev, dtype)
     dense = torch.nn.Linear(4096, 4096).to(dev, dtype)

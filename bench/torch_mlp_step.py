@@ -6,8 +6,10 @@ Usage: torch_mlp_step.py OUT.json [KERNEL [DTYPE]]
 Four layers 4096 wide (ReLU between), weights in 128 x 128 blocks at density 0.25, batch 4096, in
 DTYPE (fp32, the default, or bf16: parameters and activations in it, as a model cast with
 .to(torch.bfloat16)): one step is forward, backward and an AdamW update. The models are tileskip.nn.BlockSparseLinear
-with KERNEL (default warp-joint-64x64 in fp32, wgmma-queue-b-64 in bf16; "auto" would copy the operands to the host on every call to
-inspect them) and torch.nn.Linear with the same masked weights; the forward pass alone also against
+(its kept blocks packed, the parameters and optimizer state theirs alone) multiplying with KERNEL (default "torch": torch's
+product on the weight laid out from the blocks; a tileskip kernel id runs torch.ops.tileskip.matmul; "auto" would copy
+the operands to the host on every call to inspect them) and torch.nn.Linear with the same weights, zeros outside the
+kept blocks; the forward pass alone also against
 torch.sparse BSR weights (torch.nn.functional.linear on a to_sparse_bsr weight). Each a median of
 10 steps after 3 warm-up steps, CUDA events around each. bench/gpu_python.sh runs it.
 """
@@ -42,13 +44,13 @@ def main(argv):
     out = argv[1]
     dtype_name = argv[3] if len(argv) > 3 else "fp32"
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype_name]
-    kernel = argv[2] if len(argv) > 2 else ("warp-joint-64x64" if dtype_name == "fp32" else "wgmma-queue-b-64")
+    kernel = argv[2] if len(argv) > 2 else "torch"
     dev = torch.device("cuda", 0)
     torch.manual_seed(0)
     sparse = torch.nn.Sequential(*[m for i in range(LAYERS) for m in (
         tileskip.nn.BlockSparseLinear(WIDTH, WIDTH, block=BLOCK, density=DENSITY, kernel=kernel, seed=i), torch.nn.ReLU())][:-1]).to(dev)
-    dense = torch.nn.Sequential(*[m for _ in range(LAYERS) for m in (torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU())][:-1]).to(dev)
-    dense.load_state_dict({k: v for k, v in sparse.state_dict().items() if not k.endswith("mask")})
+    dense = torch.nn.Sequential(*[layer.to_dense() if isinstance(layer, tileskip.nn.BlockSparseLinear) else layer
+                                  for layer in sparse])
     sparse, dense = sparse.to(dtype), dense.to(dtype)
     x = torch.randn(BATCH, WIDTH, device=dev, dtype=dtype)
     target = torch.randn(BATCH, WIDTH, device=dev, dtype=dtype)
@@ -65,8 +67,7 @@ def main(argv):
             forward_ms = timed(lambda: model(x))
         rows[name] = {"step_ms": timed(step), "forward_ms": forward_ms}
         print(name, json.dumps(rows[name]), flush=True)
-    bsr = [layer.weight.detach() * layer.dense_mask() for layer in sparse if isinstance(layer, tileskip.nn.BlockSparseLinear)]
-    bsr = [w.to_sparse_bsr((BLOCK, BLOCK)) for w in bsr]
+    bsr = [layer.to_sparse_bsr() for layer in sparse if isinstance(layer, tileskip.nn.BlockSparseLinear)]
     biases = [layer.bias.detach() for layer in sparse if isinstance(layer, tileskip.nn.BlockSparseLinear)]
 
     def bsr_forward():

@@ -57,6 +57,7 @@ __all__ = [
     "matmul",
     "mlp",
     "pack",
+    "sparsify_",
 ]
 
 # Backends stay open between calls; release them (Vulkan devices, CUDA streams) before the
@@ -499,3 +500,12 @@ def generate(
     reproducible. ``operand`` "A" aligns zeros to row tiles × K-blocks, "B" to K-blocks × column
     tiles; ``block`` is the segment width or block edge, ``group_size`` the M of N:M."""
     return _tileskip.generate(generator, rows, cols, density, seed, operand, block, group_size)
+
+
+def sparsify_(model: Any, block: int = 64, density: float = 0.25, filter_fn: Any = None, kernel: str = "torch") -> Any:
+    """Replaces, in place, every ``torch.nn.Linear`` of a PyTorch ``model`` (those ``filter_fn(module,
+    name)`` accepts) by a :class:`tileskip.nn.BlockSparseLinear` keeping ``density`` of its ``block`` x
+    ``block`` blocks, those of the largest magnitude, packed; returns ``model``. Needs torch."""
+    from .nn import sparsify_ as sparsify
+
+    return sparsify(model, block=block, density=density, filter_fn=filter_fn, kernel=kernel)

@@ -1,46 +1,56 @@
 """Layers for PyTorch models whose weights or activations are sparse (needs torch).
 
     import tileskip.nn
-    layer = tileskip.nn.BlockSparseLinear(4096, 4096, block=128, density=0.25)
-    layer = tileskip.nn.BlockSparseLinear.from_dense(linear, block=128, density=0.25)
+    layer = tileskip.nn.BlockSparseLinear(4096, 4096, block=64, density=0.25)  # its kept blocks, packed
+    layer = tileskip.nn.BlockSparseLinear.from_dense(linear, block=64, density=0.25)
+    tileskip.nn.sparsify_(model, block=64, density=0.25)   # every nn.Linear of a model, by block magnitude
     mlp = tileskip.nn.SparseMLP.from_dense(fc1, fc2, kernel="compact-wgmma-128")
     mlp.reorder_(sample_inputs)  # the neurons sorted by how often they fire: the same outputs
 
-The sparse products run through ``torch.ops.tileskip.matmul`` (:mod:`tileskip.ops`), forward and
-backward, so autograd and ``torch.compile`` see one operator.
+SparseMLP's sparse products run through ``torch.ops.tileskip.matmul`` (:mod:`tileskip.ops`), forward
+and backward, so autograd and ``torch.compile`` see one operator; BlockSparseLinear keeps its weight
+packed and multiplies by torch's product or that operator.
 """
 import math
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional
 
 import torch
 
 from . import ops
 
-__all__ = ["BlockSparseLinear", "SparseMLP"]
+__all__ = ["BlockSparseLinear", "SparseMLP", "sparsify_"]
+
+
+def _grid(out_features: int, in_features: int, block: int):
+    return math.ceil(out_features / block), math.ceil(in_features / block)
 
 
 class BlockSparseLinear(torch.nn.Module):
-    """``y = x·Wᵀ + b`` with W (out × in) zero outside a fixed pattern of ``block`` × ``block``
-    blocks, as ``torch.nn.Linear`` otherwise (same initialisation of the kept weights, same
-    shapes). The pattern is the buffer ``mask`` (one bool per block, out-blocks × in-blocks),
-    kept across optimizer steps: the forward pass multiplies the weight by it, so the zero blocks
-    stay zero whatever the optimizer writes there, and their gradient is zero. The kernels find
-    the zero blocks of Wᵀ themselves on every call (``kernel``: a tileskip kernel id or ``"auto"``).
-    On CUDA tensors ``"auto"`` inspects copies of the operands on the host on every call: for
-    speed, name the kernel (``warp-joint-64x64`` in fp32 and ``wgmma-queue-b-64`` in bf16 on a
-    Hopper GPU, which inspects the weight alone, are what bench/torch_mlp_step.py measures).
+    """``y = x·Wᵀ + b`` with W (out × in) stored packed: only its kept ``block`` × ``block`` blocks
+    are a parameter (``weight_blocks``, kept × block × block, in block-row order, each row-major),
+    their topology the buffers ``indptr`` (out-blocks + 1) and ``indices`` (each kept block's block
+    column; and ``block_rows``, each one's block row), as :class:`tileskip.PackedMatrix` and SciPy's
+    BSR hold them. So the parameters, their
+    gradients and an optimizer's state are the kept fraction of ``torch.nn.Linear``'s, and a block
+    outside the topology has no value to drift. ``block``: 16, 32, 64 or 128 (the packed format's).
+
+    The forward pass lays the kept blocks into W (one pass over them) and multiplies: with
+    ``kernel="torch"`` (the default) by ``torch.nn.functional.linear``, with a tileskip kernel id or
+    ``"auto"`` through ``torch.ops.tileskip.matmul`` on Wᵀ, whose kernels find its zero blocks. Its
+    gradient reaches the kept blocks alone (the scatter's backward gathers them from dW), but dW
+    itself is still a dense product: the bsr kernels do not yet take a layer's tensors in place.
     """
 
-    def __init__(self, in_features: int, out_features: int, block: int = 128, density: float = 0.25,
-                 bias: bool = True, kernel: str = "auto", mask: Optional[torch.Tensor] = None, seed: int = 0,
+    def __init__(self, in_features: int, out_features: int, block: int = 64, density: float = 0.25,
+                 bias: bool = True, kernel: str = "torch", mask: Optional[torch.Tensor] = None, seed: int = 0,
                  device=None, dtype=None):
         super().__init__()
-        if block < 1:
-            raise ValueError(f"block {block}: a block is at least 1 x 1")
+        if block not in (16, 32, 64, 128):
+            raise ValueError(f"block {block}: the packed format takes blocks of 16, 32, 64 or 128")
         if not 0.0 < density <= 1.0:
             raise ValueError(f"density {density}: the fraction of blocks kept is in (0, 1]")
         self.in_features, self.out_features, self.block, self.kernel = in_features, out_features, block, kernel
-        grid = (math.ceil(out_features / block), math.ceil(in_features / block))
+        grid = _grid(out_features, in_features, block)
         if mask is None:
             # `density` of the blocks, chosen at random (seeded), at least one.
             kept = max(1, round(density * grid[0] * grid[1]))
@@ -51,64 +61,195 @@ class BlockSparseLinear(torch.nn.Module):
         elif tuple(mask.shape) != grid:
             raise ValueError(f"mask {tuple(mask.shape)}: a {out_features} x {in_features} weight in {block}-blocks "
                              f"needs one of {grid[0]} x {grid[1]}")
-        self.register_buffer("mask", mask.to(device=device, dtype=torch.bool))
+        rows, cols = mask.to(torch.bool).nonzero(as_tuple=True)  # row-major: block-row order, columns ascending
+        indptr = torch.zeros(grid[0] + 1, dtype=torch.int32)
+        indptr[1:] = torch.bincount(rows, minlength=grid[0]).cumsum(0)
+        self.register_buffer("indptr", indptr.to(device))
+        self.register_buffer("indices", cols.to(torch.int32).to(device))
+        # Each kept block's block row beside its column (the row pointers spelled out), so the
+        # forward pass lays the blocks out with shapes fixed by the topology alone.
+        self.register_buffer("block_rows", rows.to(torch.int32).to(device))
         factory = {"device": device, "dtype": dtype}
-        # Stored as Wᵀ (in x out, row-major), seen as W: weight.t() is the operator's B as it is,
-        # with no transposing copy per call. Shapes, state dicts and initialisation are Linear's.
-        self.weight = torch.nn.Parameter(torch.empty(in_features, out_features, **factory).t())
-        # The pattern as a 0/1 Wᵀ in the weight's dtype (module.to() casts it with the weight).
-        self.register_buffer("_mask_t", self.dense_mask().t().contiguous(), persistent=False)
+        self.weight_blocks = torch.nn.Parameter(torch.empty(len(cols), block, block, **factory))
         self.bias = torch.nn.Parameter(torch.empty(out_features, **factory)) if bias else None
         self.reset_parameters()
 
-    def reset_parameters(self) -> None:
-        # torch.nn.Linear's initialisation, then the zero blocks cleared.
-        torch.nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
-            torch.nn.init.uniform_(self.bias, -bound, bound)
-        with torch.no_grad():
-            self.weight.mul_(self.dense_mask())
+    @property
+    def kept_blocks(self) -> int:
+        return self.weight_blocks.shape[0]
 
-    def dense_mask(self) -> torch.Tensor:
-        """The pattern as a weight-shaped 0/1 tensor in the weight's dtype."""
-        expanded = self.mask.repeat_interleave(self.block, 0).repeat_interleave(self.block, 1)
-        return expanded[: self.out_features, : self.in_features].to(self.weight.dtype)
+    @property
+    def density(self) -> float:
+        grid = _grid(self.out_features, self.in_features, self.block)
+        return self.kept_blocks / (grid[0] * grid[1])
+
+    def _block_rows(self) -> torch.Tensor:
+        return self.block_rows.long()
+
+    @property
+    def mask(self) -> torch.Tensor:
+        """The topology as one bool per block, out-blocks × in-blocks."""
+        grid = _grid(self.out_features, self.in_features, self.block)
+        mask = torch.zeros(grid, dtype=torch.bool, device=self.indices.device)
+        mask[self._block_rows(), self.indices.long()] = True
+        return mask
+
+    def reset_parameters(self) -> None:
+        # torch.nn.Linear's initialisation of the kept weights: uniform in ±1/sqrt(in_features).
+        bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+        torch.nn.init.uniform_(self.weight_blocks, -bound, bound)
+        if self.bias is not None:
+            torch.nn.init.uniform_(self.bias, -bound, bound)
+        with torch.no_grad():  # the values past the matrix on its last block row and column are zeros
+            self.weight_blocks.mul_(self._padding_mask())
+
+    def _padding_mask(self) -> torch.Tensor:
+        """1 where a kept block's value lies inside the matrix, 0 past its last row or column."""
+        b = self.block
+        rows = self._block_rows()[:, None] * b + torch.arange(b, device=self.indices.device)[None, :]
+        cols = self.indices.long()[:, None] * b + torch.arange(b, device=self.indices.device)[None, :]
+        inside = (rows < self.out_features)[:, :, None] & (cols < self.in_features)[:, None, :]
+        return inside.to(self.weight_blocks.dtype)
+
+    def dense_weight(self) -> torch.Tensor:
+        """W (out × in), zeros outside the kept blocks: differentiable in ``weight_blocks``."""
+        grid = _grid(self.out_features, self.in_features, self.block)
+        b = self.block
+        flat = self._block_rows() * grid[1] + self.indices.long()
+        blocks = torch.zeros(grid[0] * grid[1], b, b, dtype=self.weight_blocks.dtype, device=self.weight_blocks.device)
+        blocks = blocks.index_copy(0, flat, self.weight_blocks)
+        dense = blocks.reshape(grid[0], grid[1], b, b).permute(0, 2, 1, 3).reshape(grid[0] * b, grid[1] * b)
+        return dense[: self.out_features, : self.in_features]
+
+    @property
+    def weight(self) -> torch.Tensor:
+        """W as ``torch.nn.Linear`` holds it (a dense tensor laid out from the kept blocks)."""
+        return self.dense_weight()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        masked_t = self.weight.t() * self._mask_t  # Wᵀ with its zero blocks, row-major: one pass
+        w = self.dense_weight()
+        if self.kernel == "torch":
+            return torch.nn.functional.linear(x, w, self.bias)
         rows = x.reshape(-1, self.in_features)
-        y = ops.matmul(rows, masked_t, self.kernel)
+        y = ops.matmul(rows, w.t().contiguous(), self.kernel)
         if self.bias is not None:
             y = y + self.bias
         return y.reshape(*x.shape[:-1], self.out_features)
 
     @classmethod
-    def from_dense(cls, linear: torch.nn.Linear, block: int = 128, density: float = 0.25,
-                   kernel: str = "auto") -> "BlockSparseLinear":
+    def from_dense(cls, linear: torch.nn.Linear, block: int = 64, density: float = 0.25,
+                   kernel: str = "torch") -> "BlockSparseLinear":
         """The layer that keeps ``density`` of ``linear``'s ``block`` × ``block`` blocks, those of
         the largest magnitude (Frobenius norm), with their weights and the bias as they are."""
         weight = linear.weight.detach()
         out_features, in_features = weight.shape
-        grid = (math.ceil(out_features / block), math.ceil(in_features / block))
+        grid = _grid(out_features, in_features, block)
         padded = torch.zeros(grid[0] * block, grid[1] * block, dtype=torch.float32, device=weight.device)
         padded[:out_features, :in_features] = weight.float()
         norms = padded.reshape(grid[0], block, grid[1], block).pow(2).sum(dim=(1, 3)).flatten()
         kept = max(1, round(density * norms.numel()))
         mask = torch.zeros_like(norms, dtype=torch.bool)
         mask[torch.topk(norms, kept).indices] = True
-        layer = cls(in_features, out_features, block=block, density=density, bias=linear.bias is not None,
-                    kernel=kernel, mask=mask.reshape(grid), device=weight.device, dtype=weight.dtype)
+        return cls._with_weight(weight, mask.reshape(grid), linear.bias, block, kernel)
+
+    @classmethod
+    def _with_weight(cls, weight: torch.Tensor, mask: torch.Tensor, bias: Optional[torch.Tensor], block: int,
+                     kernel: str) -> "BlockSparseLinear":
+        out_features, in_features = weight.shape
+        layer = cls(in_features, out_features, block=block, bias=bias is not None, kernel=kernel, mask=mask.cpu(),
+                    device=weight.device, dtype=weight.dtype)
+        grid = _grid(out_features, in_features, block)
+        padded = torch.zeros(grid[0] * block, grid[1] * block, dtype=weight.dtype, device=weight.device)
+        padded[:out_features, :in_features] = weight
+        blocks = padded.reshape(grid[0], block, grid[1], block).permute(0, 2, 1, 3)
         with torch.no_grad():
-            layer.weight.copy_(weight * layer.dense_mask())
-            if linear.bias is not None:
-                layer.bias.copy_(linear.bias.detach())
+            layer.weight_blocks.copy_(blocks[layer._block_rows(), layer.indices.long()])
+            if bias is not None:
+                layer.bias.copy_(bias.detach())
+        return layer
+
+    def to_dense(self) -> torch.nn.Linear:
+        """A ``torch.nn.Linear`` holding W, zeros outside the kept blocks, and the bias."""
+        linear = torch.nn.Linear(self.in_features, self.out_features, bias=self.bias is not None,
+                                 device=self.weight_blocks.device, dtype=self.weight_blocks.dtype)
+        with torch.no_grad():
+            linear.weight.copy_(self.dense_weight())
+            if self.bias is not None:
+                linear.bias.copy_(self.bias)
+        return linear
+
+    def to_sparse_bsr(self) -> torch.Tensor:
+        """W as a ``torch.sparse_bsr`` tensor of the same blocks (the block must divide both sizes)."""
+        if self.out_features % self.block or self.in_features % self.block:
+            raise ValueError(f"a {self.out_features} x {self.in_features} weight has partial {self.block}-blocks, which "
+                             "torch's BSR layout cannot hold")
+        return torch.sparse_bsr_tensor(self.indptr.long(), self.indices.long(), self.weight_blocks.detach(),
+                                       size=(self.out_features, self.in_features))
+
+    @classmethod
+    def from_sparse_bsr(cls, weight: torch.Tensor, bias: Optional[torch.Tensor] = None,
+                        kernel: str = "torch") -> "BlockSparseLinear":
+        """The layer of a ``torch.sparse_bsr`` W (square blocks), its stored blocks kept as they are."""
+        if weight.layout != torch.sparse_bsr:
+            raise ValueError(f"from_sparse_bsr takes a torch.sparse_bsr tensor, not {weight.layout}")
+        values = weight.values()
+        if values.shape[1] != values.shape[2]:
+            raise ValueError(f"its blocks are {values.shape[1]} x {values.shape[2]}; the packed format takes square blocks")
+        block = values.shape[1]
+        grid = _grid(weight.shape[0], weight.shape[1], block)
+        counts = weight.crow_indices()[1:] - weight.crow_indices()[:-1]
+        rows = torch.repeat_interleave(torch.arange(grid[0], device=counts.device), counts)
+        mask = torch.zeros(grid, dtype=torch.bool)
+        mask[rows.cpu(), weight.col_indices().cpu()] = True
+        layer = cls(weight.shape[1], weight.shape[0], block=block, bias=bias is not None, kernel=kernel, mask=mask,
+                    device=values.device, dtype=values.dtype)
+        # Each row's stored blocks sorted by column, as the layer keeps them.
+        order = torch.argsort(rows.cpu() * grid[1] + weight.col_indices().cpu()).to(values.device)
+        with torch.no_grad():
+            layer.weight_blocks.copy_(values[order])
+            if bias is not None:
+                layer.bias.copy_(bias.detach())
+        return layer
+
+    def to_packed(self) -> "PackedMatrix":
+        """W as a :class:`tileskip.PackedMatrix` (fp32 values; ``.save()`` writes SciPy's BSR .npz)."""
+        from . import PackedMatrix
+
+        return PackedMatrix((self.out_features, self.in_features), self.block, self.weight_blocks.detach().float().cpu().numpy(),
+                            self.indices.cpu().numpy(), self.indptr.cpu().numpy())
+
+    @classmethod
+    def from_packed(cls, packed: "PackedMatrix", bias: Optional[torch.Tensor] = None, kernel: str = "torch",
+                    device=None, dtype=None) -> "BlockSparseLinear":
+        """The layer of a :class:`tileskip.PackedMatrix` W, its kept blocks as they are."""
+        rows, cols = packed.shape
+        grid = _grid(rows, cols, packed.block)
+        mask = torch.zeros(grid, dtype=torch.bool)
+        counts = torch.from_numpy(packed.indptr[1:] - packed.indptr[:-1]).long()
+        mask[torch.repeat_interleave(torch.arange(grid[0]), counts), torch.from_numpy(packed.indices).long()] = True
+        layer = cls(cols, rows, block=packed.block, bias=bias is not None, kernel=kernel, mask=mask, device=device, dtype=dtype)
+        with torch.no_grad():
+            layer.weight_blocks.copy_(torch.from_numpy(packed.data))
+            if bias is not None:
+                layer.bias.copy_(bias.detach())
         return layer
 
     def extra_repr(self) -> str:
-        kept = self.mask.float().mean().item()
         return (f"in_features={self.in_features}, out_features={self.out_features}, block={self.block}, "
-                f"blocks kept={kept:.3f}, bias={self.bias is not None}, kernel={self.kernel!r}")
+                f"blocks kept={self.kept_blocks} ({self.density:.3f}), bias={self.bias is not None}, kernel={self.kernel!r}")
+
+
+def sparsify_(model: torch.nn.Module, block: int = 64, density: float = 0.25,
+              filter_fn: Optional[Callable[[torch.nn.Module, str], bool]] = None, kernel: str = "torch") -> torch.nn.Module:
+    """Replaces, in place, every ``torch.nn.Linear`` of ``model`` (those ``filter_fn(module, name)``
+    accepts, ``name`` its dotted path) by the :class:`BlockSparseLinear` that keeps ``density`` of its
+    ``block`` × ``block`` blocks, those of the largest magnitude. Returns ``model``."""
+    for name, module in list(model.named_modules()):
+        for child_name, child in list(module.named_children()):
+            path = f"{name}.{child_name}" if name else child_name
+            if type(child) is torch.nn.Linear and (filter_fn is None or filter_fn(child, path)):
+                setattr(module, child_name, BlockSparseLinear.from_dense(child, block=block, density=density, kernel=kernel))
+    return model
 
 
 _ACTIVATIONS = {"relu": torch.relu, "none": lambda h: h}

@@ -133,17 +133,40 @@ import tileskip.nn  # noqa: E402
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_a_block_sparse_linear_is_a_masked_linear(device):
+def test_a_block_sparse_linear_keeps_only_its_blocks_and_is_their_linear(device):
     torch.manual_seed(0)
     layer = tileskip.nn.BlockSparseLinear(96, 80, block=16, density=0.25, seed=1).to(device)
-    blocks = layer.mask.float().mean().item()
-    assert abs(blocks - 0.25) < 0.02 and layer.weight.shape == (80, 96)
-    assert torch.equal(layer.weight * layer.dense_mask(), layer.weight), "zero blocks hold zeros from the start"
-    for moved in (layer, layer.to(torch.bfloat16)):  # Wᵀ row-major, so the forward pass copies no transpose
-        assert moved.weight.t().is_contiguous() and moved._mask_t.dtype == moved.weight.dtype
-    layer = layer.float()
+    assert abs(layer.density - 0.25) < 0.02 and layer.weight.shape == (80, 96)
+    assert layer.weight_blocks.shape == (layer.kept_blocks, 16, 16)
+    # The parameters are the kept blocks: a quarter of nn.Linear's weight (and so of its gradient and
+    # AdamW's two moments).
+    assert sum(p.numel() for p in layer.parameters()) == layer.kept_blocks * 256 + 80
+    assert torch.equal(layer.mask.repeat_interleave(16, 0).repeat_interleave(16, 1)[:80, :96] == 0, layer.weight == 0) or \
+        torch.count_nonzero(layer.weight * (~layer.mask.repeat_interleave(16, 0).repeat_interleave(16, 1)[:80, :96])) == 0
     x = torch.randn(3, 5, 96, device=device)
-    torch.testing.assert_close(layer(x), torch.nn.functional.linear(x, layer.weight, layer.bias), rtol=1e-5, atol=1e-5)
+    expected = torch.nn.functional.linear(x, layer.weight, layer.bias)
+    torch.testing.assert_close(layer(x), expected, rtol=1e-5, atol=1e-5)
+    layer.kernel = "auto"  # through the tileskip operator, on Wᵀ
+    torch.testing.assert_close(layer(x), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_its_gradients_are_a_masked_dense_models_at_its_blocks(device):
+    torch.manual_seed(5)
+    layer = tileskip.nn.BlockSparseLinear(70, 40, block=16, density=0.4, seed=2).to(device, torch.float64)  # partial blocks
+    x = torch.randn(9, 70, device=device, dtype=torch.float64, requires_grad=True)
+    w = layer.weight.detach().clone().requires_grad_(True)
+    mask = layer.mask.repeat_interleave(16, 0).repeat_interleave(16, 1)[:40, :70].to(torch.float64)
+    layer(x).pow(2).sum().backward()
+    xd = x.detach().clone().requires_grad_(True)
+    torch.nn.functional.linear(xd, w * mask, layer.bias.detach()).pow(2).sum().backward()
+    torch.testing.assert_close(x.grad, xd.grad)
+    # dW at the kept blocks is the dense gradient there; nothing else exists to receive one.
+    grad_w = torch.zeros(48, 80, dtype=torch.float64, device=device)
+    grad_w[:40, :70] = w.grad * mask
+    blocks = grad_w.reshape(3, 16, 5, 16).permute(0, 2, 1, 3)[layer.mask]
+    torch.testing.assert_close(layer.weight_blocks.grad, blocks)
+    torch.testing.assert_close(layer.bias.grad, (2 * torch.nn.functional.linear(xd, w * mask, layer.bias.detach())).sum(0).detach())
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -153,24 +176,34 @@ def test_from_dense_keeps_the_largest_blocks(device):
     with torch.no_grad():
         linear.weight[16:32, 32:48] *= 100.0  # the one block that must survive at density 1/12
     layer = tileskip.nn.BlockSparseLinear.from_dense(linear, block=16, density=1 / 12)
-    assert layer.mask.sum().item() == 1 and layer.mask[1, 2]
+    assert layer.kept_blocks == 1 and layer.mask[1, 2]
     torch.testing.assert_close(layer.weight[16:32, 32:48], linear.weight[16:32, 32:48])
     assert torch.count_nonzero(layer.weight).item() == 16 * 16
     x = torch.randn(7, 64, device=device)
     torch.testing.assert_close(layer(x), torch.nn.functional.linear(x, layer.weight, linear.bias), rtol=1e-5, atol=1e-4)
+    back = layer.to_dense()
+    assert type(back) is torch.nn.Linear
+    torch.testing.assert_close(back.weight, layer.weight)
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_training_keeps_the_pattern_and_follows_a_masked_dense_model(device):
+def test_training_follows_a_masked_dense_model(device):
     torch.manual_seed(2)
     sparse = torch.nn.Sequential(tileskip.nn.BlockSparseLinear(64, 64, block=16, density=0.5, seed=3), torch.nn.ReLU(),
                                  tileskip.nn.BlockSparseLinear(64, 8, block=16, density=0.5, seed=4)).to(device)
-    masks = [m.dense_mask() for m in (sparse[0], sparse[2])]
+    masks = [m.mask.repeat_interleave(16, 0).repeat_interleave(16, 1)[: m.out_features, : m.in_features].float()
+             for m in (sparse[0], sparse[2])]
     dense = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8)).to(device)
-    dense.load_state_dict({k: v for k, v in sparse.state_dict().items() if not k.endswith("mask")})
+    with torch.no_grad():
+        for d, s in ((dense[0], sparse[0]), (dense[2], sparse[2])):
+            d.weight.copy_(s.weight)
+            d.bias.copy_(s.bias)
     x, target = torch.randn(32, 64, device=device), torch.randn(32, 8, device=device)
-    optimizers = [torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1) for model in (sparse, dense)]
+    # AdamW's decay only reaches what exists: the dense model's masked weights see none, as the
+    # packed one's missing blocks see none.
+    optimizers = [torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.0) for model in (sparse, dense)]
     for _ in range(20):
+        losses = []
         for model, optimizer, masked in ((sparse, optimizers[0], False), (dense, optimizers[1], True)):
             optimizer.zero_grad()
             if masked:  # the dense model sees the same pattern
@@ -181,14 +214,47 @@ def test_training_keeps_the_pattern_and_follows_a_masked_dense_model(device):
             loss = torch.nn.functional.mse_loss(y, target)
             loss.backward()
             optimizer.step()
-            if masked:
-                dense_loss = loss.item()
-            else:
-                sparse_loss = loss.item()
-        assert abs(sparse_loss - dense_loss) <= 1e-3 * max(1.0, abs(dense_loss)), (sparse_loss, dense_loss)
-    for layer, mask in zip((sparse[0], sparse[2]), masks):
-        assert torch.count_nonzero(layer.weight * (1 - mask)).item() == 0, "the zero blocks stay zero"
-        assert torch.count_nonzero(layer.weight.grad * (1 - mask)).item() == 0, "no gradient outside the pattern"
+            losses.append(loss.item())
+        assert abs(losses[0] - losses[1]) <= 1e-3 * max(1.0, abs(losses[1])), losses
+    state = sum(t.numel() for group in optimizers[0].state.values() for t in group.values() if torch.is_tensor(t) and t.dim() > 0)
+    dense_state = sum(t.numel() for group in optimizers[1].state.values() for t in group.values() if torch.is_tensor(t) and t.dim() > 0)
+    assert state < 0.6 * dense_state  # AdamW's moments follow the parameters: half the blocks, half the state
+
+
+def test_state_dicts_and_conversions_round_trip(tmp_path):
+    torch.manual_seed(3)
+    layer = tileskip.nn.BlockSparseLinear(64, 48, block=16, density=0.3, seed=5)
+    again = tileskip.nn.BlockSparseLinear(64, 48, block=16, density=0.3, seed=5)
+    with torch.no_grad():
+        again.weight_blocks.zero_()
+    torch.save(layer.state_dict(), tmp_path / "layer.pt")
+    again.load_state_dict(torch.load(tmp_path / "layer.pt"))
+    assert set(layer.state_dict()) == {"weight_blocks", "bias", "indptr", "indices", "block_rows"}
+    torch.testing.assert_close(again.weight, layer.weight)
+    bsr = layer.to_sparse_bsr()
+    assert bsr.layout == torch.sparse_bsr
+    torch.testing.assert_close(bsr.to_dense(), layer.weight)
+    torch.testing.assert_close(tileskip.nn.BlockSparseLinear.from_sparse_bsr(bsr, layer.bias).weight, layer.weight)
+    packed = layer.to_packed()
+    assert isinstance(packed, tileskip.PackedMatrix) and packed.kept_blocks == layer.kept_blocks
+    np.testing.assert_array_equal(packed.to_dense(), layer.weight.detach().numpy())
+    packed.save(tmp_path / "w.npz")
+    loaded = tileskip.nn.BlockSparseLinear.from_packed(tileskip.PackedMatrix.load(tmp_path / "w.npz"), layer.bias)
+    torch.testing.assert_close(loaded.weight, layer.weight)
+    with pytest.raises(ValueError, match="partial"):
+        tileskip.nn.BlockSparseLinear(70, 40, block=16).to_sparse_bsr()
+
+
+def test_sparsify_replaces_the_linears_a_filter_accepts():
+    torch.manual_seed(4)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
+                                torch.nn.Sequential(torch.nn.Linear(128, 64), torch.nn.Linear(64, 10)))
+    x = torch.randn(5, 64)
+    keep_head = tileskip.sparsify_(model, block=16, density=0.5, filter_fn=lambda module, name: name != "2.1")
+    assert keep_head is model
+    assert isinstance(model[0], tileskip.nn.BlockSparseLinear) and isinstance(model[2][0], tileskip.nn.BlockSparseLinear)
+    assert type(model[2][1]) is torch.nn.Linear  # the filter kept the head dense
+    assert abs(model[0].density - 0.5) < 1e-9 and model(x).shape == (5, 10)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -206,10 +272,12 @@ def test_a_block_sparse_model_compiles_without_a_graph_break(device):
 def test_block_sparse_linear_refuses_bad_settings():
     with pytest.raises(ValueError, match="density"):
         tileskip.nn.BlockSparseLinear(32, 32, density=0.0)
-    with pytest.raises(ValueError, match="block"):
-        tileskip.nn.BlockSparseLinear(32, 32, block=0)
+    with pytest.raises(ValueError, match="16, 32, 64 or 128"):
+        tileskip.nn.BlockSparseLinear(32, 32, block=8)
     with pytest.raises(ValueError, match="needs one of 2 x 2"):
         tileskip.nn.BlockSparseLinear(32, 32, block=16, mask=torch.ones(3, 2, dtype=torch.bool))
+    with pytest.raises(ValueError, match="sparse_bsr"):
+        tileskip.nn.BlockSparseLinear.from_sparse_bsr(torch.ones(16, 16))
 
 
 # ---- tileskip.nn.SparseMLP
