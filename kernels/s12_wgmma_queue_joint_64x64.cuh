@@ -40,6 +40,7 @@
 
 #include <cstdint>
 
+#include "parts/block_skip.cuh"
 #include "parts/warpgroup.cuh"
 
 namespace tileskip::cuda {
@@ -150,12 +151,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
       post(index, tile, heldKTile, heldConsumers, true);
     }
     post(-1, BlockTile<BM, BN>(N, 0), -1, 0u, true);
-    // The queue's second word counts the blocks done with it; the last one clears both for the
-    // next launch (the SIMT kernels' leaveBlockTileQueue, here by the one warp that takes tiles).
-    if (lane == 0 && atomicAdd(&tileQueue[1], 1u) == gridDim.x - 1) {
-      tileQueue[0] = 0u;
-      tileQueue[1] = 0u;
-    }
+    leaveBlockTileQueue(tileQueue, lane == 0);  // the one warp that takes tiles counts the block out
     return;
   }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "parts/packed.cuh"
+#include "parts/block_skip.cuh"
 #include "parts/warpgroup.cuh"
 
 namespace tileskip::cuda {
@@ -110,12 +111,7 @@ __global__ void __launch_bounds__(Row.tile.threads, 1)
     }
     const int none[Ring::kConsumers] = {};
     post(-1, BlockTile<BM, BN>(N, 0), -1, 0u, none, true);
-    // The queue's second word counts the blocks done with it; the last one clears both for the
-    // next launch (as S12's producer does).
-    if (lane == 0 && atomicAdd(&tileQueue[1], 1u) == gridDim.x - 1) {
-      tileQueue[0] = 0u;
-      tileQueue[1] = 0u;
-    }
+    leaveBlockTileQueue(tileQueue, lane == 0);  // the one warp that takes tiles counts the block out
     return;
   }
 

@@ -39,12 +39,17 @@ __device__ inline int passBlockTile(unsigned asked, int* broadcast) {
   return *broadcast;
 }
 
-__device__ inline void leaveBlockTileQueue(unsigned* queue) {
-  if (threadIdx.x == 0 && atomicAdd(&queue[1], 1u) == gridDim.x - 1) {
+// The queue's second word counts the blocks done with it; the last one clears both for the next
+// launch. `leader`: the one thread of the block that counts it (thread 0, or the lane that takes
+// tiles in a kernel whose one warp does).
+__device__ inline void leaveBlockTileQueue(unsigned* queue, bool leader) {
+  if (leader && atomicAdd(&queue[1], 1u) == gridDim.x - 1) {
     queue[0] = 0u;  // no block of this launch touches the queue any more
     queue[1] = 0u;
   }
 }
+
+__device__ inline void leaveBlockTileQueue(unsigned* queue) { leaveBlockTileQueue(queue, threadIdx.x == 0); }
 
 // A listed K-block marked whole: every pattern tile of the block keeps its every depth, so no
 // warp needs its pattern bytes (gatherKBlocks writes these entries when kMarkWhole).
