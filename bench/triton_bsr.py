@@ -31,34 +31,26 @@ def median_ms(fn, warmup, repeat):
     return statistics.median(times)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("a")
-    parser.add_argument("b")
-    parser.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")
-    parser.add_argument("--block", type=int, default=64)
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
-    a = torch.from_numpy(np.load(args.a)).to("cuda", dtype)
-    b = torch.from_numpy(np.load(args.b)).to("cuda", dtype)
+def time_bsr(a, b, block, warmup, repeat):
+    """C = A @ B for CUDA tensors A and B: dense torch.mm, then A as BSR in ``block``-blocks through
+    torch's `@` and torch.sparse's Triton bsr_dense_mm, each checked against the float product.
+    A row of JSON fields; a path torch refuses (a layout, a dtype, a missing Triton) is a field
+    ``<path>_error``, a result rather than a crash."""
     m, k = a.shape
     n = b.shape[1]
     reference = a.float() @ b.float()
-    report = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "dtype": args.dtype,
-              "m": m, "n": n, "k": k, "block": args.block,
+    report = {"m": m, "n": n, "k": k, "block": block,
               "density_a": float((a != 0).float().mean()), "density_b": float((b != 0).float().mean())}
-    report["dense_ms"] = median_ms(lambda: torch.mm(a, b), args.warmup, args.repeat)
+    report["dense_ms"] = median_ms(lambda: torch.mm(a, b), warmup, repeat)
 
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
     start.record()
-    a_bsr = a.to_sparse_bsr((args.block, args.block))
+    a_bsr = a.to_sparse_bsr((block, block))
     stop.record()
     stop.synchronize()
     report["bsr_convert_ms"] = start.elapsed_time(stop)
-    blocks = (m // args.block) * (k // args.block)
+    blocks = (m // block) * (k // block)
     report["bsr_block_density"] = a_bsr.values().shape[0] / blocks
 
     candidates = {"matmul": lambda: a_bsr @ b}
@@ -71,10 +63,27 @@ def main():
         try:
             out = fn()
             error = float((out.float() - reference).abs().max() / reference.abs().max().clamp(min=1e-30))
-            report[f"{name}_ms"] = median_ms(fn, args.warmup, args.repeat)
+            report[f"{name}_ms"] = median_ms(fn, warmup, repeat)
             report[f"{name}_max_rel_error"] = error
         except Exception as e:  # an unsupported layout or a missing Triton is a result, not a crash
             report[f"{name}_error"] = f"{type(e).__name__}: {e}"
+    return report
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")
+    parser.add_argument("--block", type=int, default=64)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
+    a = torch.from_numpy(np.load(args.a)).to("cuda", dtype)
+    b = torch.from_numpy(np.load(args.b)).to("cuda", dtype)
+    report = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "dtype": args.dtype}
+    report.update(time_bsr(a, b, args.block, args.warmup, args.repeat))
     json.dump(report, sys.stdout, indent=1)
     print()
 

@@ -9,7 +9,8 @@ source scripts/gpu/gpu_setup.sh >/dev/null 2>&1
 RESULT=$OUT OUT=/tmp/logs
 mkdir -p $OUT
 T=$BIN/tileskip
-step=${1:-all}  # all, bf16 (verify, sanitize and the bf16 suite) or fp32 (the fp32 suite)
+step=${1:-all}  # all, bf16 (verify, sanitize and the bf16 suite), fp32 (the fp32 suite) or torch (the Python
+                # tests on CUDA, torch's BSR on the bf16 suite's weights, the packed layer's training step)
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
 "$T" list >"$OUT/list.log" 2>&1; grep -E "^(cuda|vulkan)" "$OUT/list.log" | head -4
 if [ "$step" != fp32 ]; then
@@ -43,5 +44,20 @@ if [ "$step" = all ] || [ "$step" = fp32 ]; then
 timeout 150 "$T" bench --suite weights --dtype fp32 --blocks 64 --densities 0.25 --tokens 1,16,4096 --repeat 10 \
   --format json --out "$RESULT/weights-fp32.json" >"$OUT/weights-fp32.log" 2>&1
 echo "weights fp32 rc=$?"; grep -E "tokens: kept|bsr|cublas  " "$OUT/weights-fp32.log" | head -60
+fi
+if [ "$step" = all ] || [ "$step" = torch ]; then
+timeout 200 bash bench/gpu_python.sh >"$OUT/gpu-python.out" 2>&1
+echo "python tests rc=$?"; grep -E "passed|failed" "$OUT/python-gpu.log" | tail -2
+weights=$RESULT/weights-bf16.json
+if [ ! -f "$weights" ]; then  # a torch-only call: a small suite of its own to compare on
+  timeout 150 "$T" bench --suite weights --backend cuda --dtype bf16 --blocks 64 --densities 0.25 --tokens 1,16,4096 \
+    --repeat 10 --format json --out "$weights" >"$OUT/weights-bf16.log" 2>&1
+fi
+PYTHONPATH=/tmp/tileskip-python timeout 200 python3 bench/torch_bsr_weights.py "$weights" "$RESULT/torch-bsr-weights.json" \
+  >"$OUT/torch-bsr-weights.log" 2>&1
+echo "torch bsr rc=$?"; tail -20 "$OUT/torch-bsr-weights.log"
+PYTHONPATH=/tmp/tileskip-python timeout 150 python3 bench/torch_mlp_step.py "$RESULT/torch-mlp-bf16.json" torch bf16 \
+  >"$OUT/step-torch.log" 2>&1
+echo "packed layer step rc=$?"; tail -4 "$OUT/step-torch.log"
 fi
 tar -C "$OUT" -czf "$RESULT/logs-$step.tgz" .
