@@ -36,11 +36,12 @@ check does not see, never a false alarm to be allowlisted):
    label.
 4. No file outside lab/ cites the project notes the repository no longer has (FORBIDDEN): the lab
    is the notebook and may tell its history.
-5. README's "Kernels" section names every catalogue id in backticks, with the catalogue's number
-   wherever it gives one (`hoisted` (K12, ...)), and names in backticks no id the catalogue
-   lacks (a backticked word of lower case letters, digits and hyphens is taken for an id there).
-6. README's headline figures hold against bench/results/latest/: each figure is marked with a
-   claim comment, scripts/doc_claims.py's syntax (shared with the lesson's checker), e.g.
+5. docs/kernels.md's "Kernels" section (KERNEL_PAGE) names every catalogue id in backticks, with
+   the catalogue's number wherever it gives one (`hoisted` (K12, ...)), and names in backticks no
+   id the catalogue lacks (a backticked word of lower case letters, digits and hyphens is taken for
+   an id there); a page with no such section fails.
+6. The headline figures of the doc pages hold against bench/results/latest/: each figure is marked
+   with a claim comment, scripts/doc_claims.py's syntax (shared with the lesson's checker), e.g.
 
        <!-- check headline h200
          "best dense CUDA kernel / cuBLAS SGEMM (TF32 off)" ~ 0.97 +- 0.005
@@ -50,8 +51,14 @@ check does not see, never a false alarm to be allowlisted):
    compared with bench/results/latest/h200-headline.json: a quoted name is a measure of the
    suite ("same, ..." named in full, as in bench/results/history.jsonl), `runs.N.BACKEND.KERNEL.
    FIELD` a row of its Nth run. Marking the figures, rather than rendering the paragraph from the
-   record, keeps the README's prose as written and still fails the moment a new record moves a
-   rounded figure; a README with no headline claim at all fails too, so the marks cannot quietly go.
+   record, keeps the prose as written and still fails the moment a new record moves a rounded
+   figure. Every claim of a doc page is a headline claim, but on the pages whose claims
+   scripts/check_teaching_claims.py checks (CLAIMS_CHECKED_ELSEWHERE); the findings page
+   (FINDINGS_PAGE) with no headline claim at all fails, so the marks cannot quietly go.
+7. README's results table is what scripts/results_table.py renders from bench/results/latest/ for
+   the rows its comment names, cell for cell; a README with no results table fails, and so does a
+   results_table.py whose vendor kernels (VENDOR, never counted as tileskip's) are not the
+   catalogue's baselines (its rows with no number).
 """
 import argparse
 import fnmatch
@@ -65,8 +72,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from doc_claims import MalformedClaim, check_figures, claims_in  # noqa: E402
 from results_history import measures_of  # noqa: E402
+import results_table  # noqa: E402
 
 DOC_PAGES = ["README.md", "docs/*.md", "lab/README.md", "bench/README.md", "scripts/gpu/README.md"]
+KERNEL_PAGE = "docs/kernels.md"     # its "Kernels" section is the catalogue, id for id (5.)
+FINDINGS_PAGE = "docs/findings.md"  # must mark headline figures (6.)
+CLAIMS_CHECKED_ELSEWHERE = {"docs/teaching.md"}  # scripts/check_teaching_claims.py checks its claims
 PRODUCT_FOLDERS = ["apps", "backends", "core", "kernels", "ui", "python", "tests", "scripts", "bench", "cmake",
                    "fuzz", "CMakeLists.txt"]
 SOURCE_EXTENSIONS = {".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp", ".comp", ".glsl", ".py", ".pyi", ".sh",
@@ -99,7 +110,8 @@ class Checker:
     def __init__(self, root):
         self.root = os.path.abspath(root)
         self.problems = []
-        self.counts = {"paths": 0, "lab entries": 0, "sections": 0, "kernel ids": 0, "headline figures": 0}
+        self.counts = {"paths": 0, "lab entries": 0, "sections": 0, "kernel ids": 0, "headline figures": 0,
+                       "results rows": 0}
         self.ignored = self._ignored_prefixes()
         self.top = {name for name in os.listdir(self.root)
                     if name not in NEVER_WALKED and not self._is_ignored(name)}
@@ -345,7 +357,7 @@ class Checker:
                     if name in line:
                         self.problem(relative, number, f"cites '{name}', which is not in the repository")
 
-    # --- 5, 6. the README against the catalogue and the results -------------------------------
+    # --- 5, 6. the catalogue page and the findings against the catalogue and the results -------
 
     def section_lines(self, page, title):
         """(first line number, lines) of the section under heading `title`, to the next heading of
@@ -365,9 +377,10 @@ class Checker:
         return None
 
     def check_kernel_list(self, catalogue):
-        found = self.section_lines("README.md", "Kernels")
+        page = KERNEL_PAGE
+        found = self.section_lines(page, "Kernels")
         if found is None:
-            self.problem("README.md", 1, "no \"Kernels\" section to hold the kernel list")
+            self.problem(page, 1, "no \"Kernels\" section to hold the kernel list")
             return
         first, lines = found
         numbers = {k["id"]: k.get("number", "") for k in catalogue}
@@ -379,18 +392,18 @@ class Checker:
                     continue
                 self.counts["kernel ids"] += 1
                 if word not in numbers:
-                    self.problem("README.md", first + offset, f"`{word}` in \"Kernels\" is no catalogue id")
+                    self.problem(page, first + offset, f"`{word}` in \"Kernels\" is no catalogue id")
                     continue
                 named.add(word)
                 number = NUMBER_AFTER.match(line, match.end())
                 if number and number.group(1) != numbers[word]:
-                    self.problem("README.md", first + offset,
+                    self.problem(page, first + offset,
                                  f"`{word}` is {numbers[word] or 'a baseline, with no number'} in the catalogue, "
-                                 f"the README says {number.group(1)}")
+                                 f"{page} says {number.group(1)}")
         for kernel in catalogue:
             if kernel["id"] not in named:
                 number = f" ({kernel['number']})" if kernel.get("number") else ""
-                self.problem("README.md", first, f"catalogue id `{kernel['id']}`{number} is missing from \"Kernels\"")
+                self.problem(page, first, f"catalogue id `{kernel['id']}`{number} is missing from \"Kernels\"")
 
     def headline_of(self, device):
         path = os.path.join(self.root, "bench", "results", "latest", f"{device}-headline.json")
@@ -406,26 +419,60 @@ class Checker:
         return data, os.path.relpath(path, self.root)
 
     def check_headline(self):
-        text = self.text_of("README.md") or ""
-        headline = 0
-        for claim in claims_in(text, "README.md"):
-            if claim.kind != "headline" or not claim.args:
-                self.problem("README.md", claim.line, f"'check {claim.kind} {claim.args}' is no claim the README can "
-                             "make (headline DEVICE)")
+        headline = findings = 0
+        for page in self.doc_pages():
+            if page in CLAIMS_CHECKED_ELSEWHERE:
                 continue
-            try:
-                data, source = self.headline_of(claim.args)
-            except (OSError, ValueError) as e:
-                self.problem("README.md", claim.line, f"no headline record for '{claim.args}': {e}")
-                continue
-            count, failures = check_figures(claim, data, source, "README.md")
-            headline += count
-            for failure in failures:
-                where, line, what = failure.split(":", 2)
-                self.problem(where, int(line), what.strip())
+            for claim in claims_in(self.text_of(page) or "", page):
+                if claim.kind != "headline" or not claim.args:
+                    self.problem(page, claim.line, f"'check {claim.kind} {claim.args}' is no claim this page can "
+                                 "make (headline DEVICE)")
+                    continue
+                try:
+                    data, source = self.headline_of(claim.args)
+                except (OSError, ValueError) as e:
+                    self.problem(page, claim.line, f"no headline record for '{claim.args}': {e}")
+                    continue
+                count, failures = check_figures(claim, data, source, page)
+                headline += count
+                findings += count if page == FINDINGS_PAGE else 0
+                for failure in failures:
+                    where, line, what = failure.split(":", 2)
+                    self.problem(where, int(line), what.strip())
         self.counts["headline figures"] = headline
-        if headline == 0:
-            self.problem("README.md", 1, "no headline figure is marked (<!-- check headline DEVICE ... -->)")
+        if findings == 0:
+            self.problem(FINDINGS_PAGE, 1, "no headline figure is marked (<!-- check headline DEVICE ... -->)")
+
+    # --- 7. the README's results table against the records --------------------------------------
+
+    def check_results_table(self, catalogue):
+        text = self.text_of("README.md") or ""
+        try:
+            block = results_table.block_of(text)
+            if block is None:
+                self.problem("README.md", 1, "no results table (<!-- results table ... --> rows, the table, "
+                             "<!-- end results table -->)")
+                return
+            rendered = results_table.render(self.root, block.rows)
+        except results_table.TableError as e:
+            self.problem("README.md", max(e.line, 1), e.what)
+            return
+        baselines = {k["id"] for k in catalogue if not k.get("number")}
+        if baselines != results_table.VENDOR:
+            self.problem("README.md", block.start + 1,
+                         f"scripts/results_table.py takes {sorted(results_table.VENDOR)} for the vendor's kernels, "
+                         f"the catalogue's baselines are {sorted(baselines)}")
+        self.counts["results rows"] = len(block.rows)
+        first = block.end - len(block.table) + 1  # the table's first line, 1-based
+        for i in range(max(len(rendered), len(block.table))):
+            shown = block.table[i] if i < len(block.table) else None
+            wanted = rendered[i] if i < len(rendered) else None
+            if shown != wanted:
+                line = first + min(i, len(block.table))
+                what = f"it renders '{wanted}'" if wanted is not None else "it renders no such line"
+                self.problem("README.md", line, "the results table is not what scripts/results_table.py renders "
+                             f"from bench/results/latest/ (run it with --write): {what}")
+                break
 
     def run(self, catalogue):
         for page in self.doc_pages():
@@ -435,6 +482,7 @@ class Checker:
         self.check_forbidden()
         self.check_kernel_list(catalogue)
         self.check_headline()
+        self.check_results_table(catalogue)
         return self.problems
 
 

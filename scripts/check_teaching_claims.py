@@ -22,7 +22,7 @@ without drawing: deterministic, no GPU) and compares each dotted path of the JSO
 compares with the recorded GPU figures (RECORDED.json, made by scripts/recorded_figures.py), keyed
 BACKEND.KERNEL (BACKEND-DTYPE.KERNEL for a 16-bit row: cuda-bf16.wgmma.gflops). Exits 1 naming every claim that no longer holds (with its line in the doc), 2 on a
 malformed claim or a page with no claims at all. The claims' syntax and comparison are
-scripts/doc_claims.py's, which scripts/check_docs.py shares for the README's headline figures.
+scripts/doc_claims.py's, which scripts/check_docs.py shares for the docs' headline figures.
 """
 import json
 import os

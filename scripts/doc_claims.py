@@ -1,6 +1,6 @@
 """Figures a page states, each checked against where it comes from: what scripts/check_teaching_claims.py
 (docs/teaching.md against the viewer's facts and the recorded teaching figures) and scripts/check_docs.py
-(README.md against bench/results/latest/) share.
+(every doc page's headline figures against bench/results/latest/) share.
 
 A page states a figure in prose; beside it, an HTML comment (invisible on the rendered page) that
 starts a line says where the figure comes from and what it must be:

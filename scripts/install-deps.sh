@@ -8,7 +8,7 @@
 # The Python package builds and tests from Debian's pybind11 and pytest. Its build backend for
 # `pip install .`, scikit-build-core, is not in Debian: this script fetches its wheels from PyPI
 # into build/wheels once, so that the install itself downloads nothing
-# (README, "tileskip from Python"). Without PyPI it says so and goes on: the tests need none of it.
+# (docs/python.md, "Its CUDA module, wheels and the build backend"). Without PyPI it says so and goes on: the tests need none of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

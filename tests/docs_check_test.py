@@ -23,15 +23,15 @@ The notebook: [lab/01-present](lab/01-present/). The guide's docs/guide.md, "Usa
 kernels/parts/common.glsl build/release/bin/tileskip list
 ```
 
-### Kernels
-
-`naive` (K1), `hoisted` (K12, the fastest dense kernel), `joint-8x32` (S7) and the baseline `cpu`.
-
-<!-- check headline h200
-  "best dense CUDA kernel / cuBLAS SGEMM (TF32 off)" ~ 0.97 +- 0.005
-  "best joint kernel / cuBLAS, A and B at density 0.50, 32-wide tiles" ~ 1.5 +- 0.05
-  runs.0.cuda.pipelined.vs_baseline ~ 0.86 +- 0.005
+<!-- results table: rendered by scripts/results_table.py
+  row h200-headline run dtype=fp32 generator=uniform
+  row h200-blocksparse case A 0.25, 128-blocks
 -->
+| operands | M × N × K | dtype | fastest tileskip kernel | vs cuBLAS, same dtype | vs cuBLAS, per call | vs its teaching kernel | measured |
+|---|---|---|---|---|---|---|---|
+| dense | 4096³ | fp32 | `hoisted` | **0.97x** | 0.97x | 1.12x (K11) | [H200, 2026-11-28](bench/results/latest/h200-headline.json) |
+| A at density 0.25 in 128 × 128 blocks, B dense | 4096³ | bf16 | `wgmma-queue-a-64` | **2.14x** | 2.00x | 6.29x (K13) | [H200, 2026-11-29](bench/results/latest/h200-blocksparse.json) |
+<!-- end results table -->
 
 ## Later
 """
@@ -40,22 +40,77 @@ GUIDE = """# Guide
 
 ## Usage
 
-The kernel list: `README.md` "Kernels".
+The kernel list: `docs/kernels.md` "Kernels".
 """
+
+KERNELS = """# The catalogue
+
+## Kernels
+
+`naive` (K1), `hoisted` (K12, the fastest dense kernel), `joint-8x32` (S7) and the baselines `cublas`,
+`cusparse-csr` and `cpu`.
+
+## Sources
+"""
+
+FINDINGS = """# Findings
+
+The dense kernel reaches 0.97 of cuBLAS.
+
+<!-- check headline h200
+  "best dense CUDA kernel / cuBLAS SGEMM (TF32 off)" ~ 0.97 +- 0.005
+  "best joint kernel / cuBLAS, A and B at density 0.50, 32-wide tiles" ~ 1.5 +- 0.05
+  runs.0.cuda.pipelined.vs_baseline ~ 0.86 +- 0.005
+-->
+"""
+
+# The lesson's own claims are scripts/check_teaching_claims.py's, never this check's.
+TEACHING = """# Lesson
+
+<!-- check recorded
+  cuda.naive.gflops ~ 1 +- 1
+-->
+"""
+
+DEVICES = ["cuda: NVIDIA H200, CUDA 13.0 runtime, compute capability 9.0"]
 
 HEADLINE = {
     "schema": "tileskip.headline/1",
+    "date": "2026-11-28T18:40:57Z",
+    "devices": DEVICES,
     "measures": [
         {"measure": "best dense CUDA kernel / cuBLAS SGEMM (TF32 off)", "value": 0.9687},
         {"measure": "best joint kernel / cuBLAS, A and B at density 0.50, 128-wide tiles", "value": 3.64},
         {"measure": "same, 32-wide tiles", "value": 1.4846},  # named in full, as the history names it
     ],
-    "runs": [{"rows": [{"backend": "cuda", "kernel": "pipelined", "vs_baseline": 0.864}]}],
+    "runs": [{"dtype": "fp32",
+              "problem": {"generator": "uniform", "density_a": 1.0, "density_b": 1.0, "block": 128,
+                          "m": 4096, "n": 4096, "k": 4096},
+              "rows": [{"backend": "cuda", "kernel": "pipelined", "vs_baseline": 0.864,
+                        "end_to_end_vs_baseline": 0.864, "speedup_vs_dense": 1.0},
+                       {"backend": "cuda", "kernel": "hoisted", "vs_baseline": 0.9687,
+                        "end_to_end_vs_baseline": 0.9687, "speedup_vs_dense": 1.121},
+                       {"backend": "cuda", "kernel": "cublas", "vs_baseline": 1.0,
+                        "end_to_end_vs_baseline": 1.0, "speedup_vs_dense": None}]}],
+}
+
+BLOCKSPARSE = {
+    "schema": "tileskip.blocksparse/1",
+    "date": "2026-11-29T14:18:13Z",
+    "devices": DEVICES,
+    "dtype": "bf16",
+    "size": 4096,
+    "cases": [{"case": "A 0.25, 128-blocks", "baseline": "cublas", "block": 128, "density_a": 0.25,
+               "density_b": 1.0, "cublas_ms": 0.2,
+               "kernels": [{"backend": "cuda", "kernel": "cublas", "speedup": 1.0, "e2e_ms": 0.2},
+                           {"backend": "cuda", "kernel": "mma", "speedup": 0.34, "e2e_ms": 0.588},
+                           {"backend": "cuda", "kernel": "wgmma-queue-a-64", "speedup": 2.14, "e2e_ms": 0.1}]}],
 }
 
 LIST = {"schema": "tileskip.list/1",
         "kernels": [{"id": "naive", "number": "K1"}, {"id": "hoisted", "number": "K12"},
-                    {"id": "joint-8x32", "number": "S7"}, {"id": "cpu", "number": ""}]}
+                    {"id": "joint-8x32", "number": "S7"}, {"id": "cublas", "number": ""},
+                    {"id": "cusparse-csr", "number": ""}, {"id": "cpu", "number": ""}]}
 
 # Each break: (file, text replaced, its replacement, what the check must say about the line).
 # One break may draw several problems; a message listed twice is one break's second problem.
@@ -70,10 +125,15 @@ BREAKS = [
      "lab entry 'lab/03-gone' does not exist"),
     ("README.md", "docs/guide.md, \"Usage\"", "docs/guide.md, \"Abuse\"",
      "section \"Abuse\" is no heading of docs/guide.md"),
-    ("README.md", "`hoisted` (K12,", "`hoisted` (K13,", "`hoisted` is K12 in the catalogue, the README says K13"),
-    ("README.md", "`joint-8x32` (S7)", "`bogus-kernel` (S7)", "`bogus-kernel` in \"Kernels\" is no catalogue id"),
-    ("README.md", "### Kernels", "### Kernels", "catalogue id `joint-8x32` (S7) is missing from \"Kernels\""),
-    ("README.md", "~ 0.97 +- 0.005", "~ 0.99 +- 0.005",
+    ("README.md", "| **0.97x** | 0.97x |", "| **0.99x** | 0.97x |",
+     "the results table is not what scripts/results_table.py renders"),
+    ("README.md", "## Later", "<!-- check recorded\n  x = 1\n-->\n## Later",
+     "'check recorded ' is no claim this page can make"),
+    ("docs/kernels.md", "`hoisted` (K12,", "`hoisted` (K13,",
+     "`hoisted` is K12 in the catalogue, docs/kernels.md says K13"),
+    ("docs/kernels.md", "`joint-8x32` (S7)", "`bogus-kernel` (S7)", "`bogus-kernel` in \"Kernels\" is no catalogue id"),
+    ("docs/kernels.md", "## Kernels", "## Kernels", "catalogue id `joint-8x32` (S7) is missing from \"Kernels\""),
+    ("docs/findings.md", "~ 0.97 +- 0.005", "~ 0.99 +- 0.005",
      "\"best dense CUDA kernel / cuBLAS SGEMM (TF32 off)\" is 0.9687, the page says ~ 0.99 +- 0.005"),
     ("docs/guide.md", "The kernel list:", "As DESIGN.md says, the kernel list:",
      "cites 'DESIGN.md', which is not in the repository"),
@@ -96,6 +156,9 @@ def good_files():
     return {
         "README.md": README,
         "docs/guide.md": GUIDE,
+        "docs/kernels.md": KERNELS,
+        "docs/findings.md": FINDINGS,
+        "docs/teaching.md": TEACHING,
         ".gitignore": "/build/\n/.carry/\n",
         "lab/README.md": "# The lab\n\n- [01-present](01-present/)\n",
         "lab/01-present/README.md": "# 01\n",
@@ -104,6 +167,7 @@ def good_files():
         "core/model/catalogue.hpp": "// the rows\n",
         "core/model/catalogue.cpp": "// the rows' names\n",
         "bench/results/latest/h200-headline.json": json.dumps(HEADLINE),
+        "bench/results/latest/h200-blocksparse.json": json.dumps(BLOCKSPARSE),
         "build/bin/ignored.md": "a build output: DESIGN.md and lab/99-nothing are never read here\n",
     }
 
@@ -156,6 +220,44 @@ def main(argv):
         reported = [line for line in output.splitlines() if ": " in line and not line.startswith("check_docs:")]
         if len(reported) != len(BREAKS):
             failures.append(f"{len(reported)} problems reported for {len(BREAKS)} breaks:\n{output}")
+
+        # Each of these alone: exactly the problems listed, each with its file and line.
+        gone = good_files()
+        table = gone["README.md"][gone["README.md"].index("<!-- results table"):]
+        table = table[:table.index("<!-- end results table -->\n") + len("<!-- end results table -->\n")]
+        gone["README.md"] = gone["README.md"].replace(table, "")
+        gone["docs/findings.md"] = FINDINGS[:FINDINGS.index("<!-- check")]
+        gone["docs/guide.md"] = GUIDE.replace("The kernel list: `docs/kernels.md` \"Kernels\".", "The kernel list.")
+        del gone["docs/kernels.md"]
+        scenarios = [
+            ("the table, the marks and the kernel page quietly gone", gone, LIST, [
+                ("README.md", 1, "no results table"),
+                ("docs/findings.md", 1, "no headline figure is marked"),
+                ("docs/kernels.md", 1, "no \"Kernels\" section to hold the kernel list")]),
+            ("a baseline results_table.py does not know", good_files(),
+             dict(LIST, kernels=LIST["kernels"] + [{"id": "cutlass", "number": ""}]), [
+                ("README.md", line_of(README, "<!-- results table"), "scripts/results_table.py takes ['cpu', "
+                 "'cublas', 'cusparse-csr'] for the vendor's kernels, the catalogue's baselines are"),
+                ("docs/kernels.md", line_of(KERNELS, "## Kernels"), "catalogue id `cutlass` is missing from \"Kernels\"")]),
+            ("a table row that names no run", dict(good_files(), **{"README.md": README.replace(
+                "row h200-headline run dtype=fp32 generator=uniform", "row h200-headline run dtype=fp16")}), LIST, [
+                ("README.md", line_of(README, "row h200-headline"), "h200-headline: 0 runs have dtype=fp16, not one")]),
+        ]
+        for number, (name, tree, catalogue, expected) in enumerate(scenarios):
+            root = os.path.join(scratch, f"scenario{number}")
+            make_tree(root, tree)
+            other = os.path.join(scratch, f"list{number}.json")
+            with open(other, "w", encoding="utf-8") as f:
+                json.dump(catalogue, f)
+            code, output = run(check, root, other)
+            if code != 1:
+                failures.append(f"{name}: exit {code}, not 1:\n{output}")
+            for relative, line, message in expected:
+                if f"{relative}:{line}: {message}" not in output:
+                    failures.append(f"{name}: not reported: {relative}:{line}: {message}\n{output}")
+            reported = [line for line in output.splitlines() if ": " in line and not line.startswith("check_docs:")]
+            if len(reported) != len(expected):
+                failures.append(f"{name}: {len(reported)} problems reported for {len(expected)}:\n{output}")
 
         # No catalogue at all is the check's own failure (exit 2), never a pass.
         code, output = run(check, good, os.path.join(scratch, "missing.json"))

@@ -145,7 +145,7 @@ inline constexpr double kNothingToGather = 0.9;
 std::string compactionNote(const Inspection& inspection);
 
 // The report as `tileskip inspect --format json` writes it (and tileskip.inspect() in Python
-// returns): fixed field names, README "Will skipping help my matrices?"; null where a speedup is
+// returns): fixed field names, docs/inspect.md "What inspect prints"; null where a speedup is
 // infinite.
 std::string inspectionJson(const Inspection& inspection, const Backend& backend);
 
