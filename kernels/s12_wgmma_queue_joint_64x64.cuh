@@ -40,7 +40,7 @@
 
 #include <cstdint>
 
-#include "parts/block_skip.cuh"
+#include "parts/tile_queue.cuh"
 #include "parts/warpgroup.cuh"
 
 namespace tileskip::cuda {

@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "parts/packed.cuh"
-#include "parts/block_skip.cuh"
+#include "parts/tile_queue.cuh"
 #include "parts/warpgroup.cuh"
 
 namespace tileskip::cuda {

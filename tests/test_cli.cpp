@@ -477,7 +477,9 @@ TEST(Cli, ActivationsSuiteWritesEachCaseSortedAndNot) {
     int predicted = 0;
     for (const nlohmann::json& k : c["kernels"]) {
       if (!k["predicted_speedup"].is_null()) ++predicted;
-      if (k["kernel"] == baseline) EXPECT_DOUBLE_EQ(k["predicted_speedup"].get<double>(), 1.0) << name;
+      if (k["kernel"] == baseline) {
+        EXPECT_DOUBLE_EQ(k["predicted_speedup"].get<double>(), 1.0) << name;
+      }
     }
     EXPECT_GE(predicted, 1) << name;
     const bool layer = name.rfind("LLaMA", 0) == 0;

@@ -211,7 +211,7 @@ class CudaProblem final : public DeviceProblem {
   const float* bData_ = nullptr;
   float* cData_ = nullptr;
   DeviceBuffer ownQueue_;
-  void* tileQueue_ = nullptr;  // the persistent kernels' block tile queue (kernels/parts/block_skip.cuh)
+  void* tileQueue_ = nullptr;  // the persistent kernels' block tile queue (kernels/parts/tile_queue.cuh)
   std::map<PatternKey, DeviceBuffer> ownPatterns_;
   std::map<PatternKey, DeviceBuffer>* patterns_ = &ownPatterns_;  // the backend's for an in-place problem
   std::set<PatternKey> built_;  // patterns whose kernel ran to completion

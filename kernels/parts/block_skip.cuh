@@ -1,6 +1,6 @@
 // The block level of the warp-uniform skipping kernels (the twin of block_skip.glsl), shared by the
-// SIMT ones (warp_skip.cuh) and the tensor-core one (S10): the block tile queue the persistent
-// kernels take their tiles from, and for each tile the K-blocks it must load at all. The block
+// SIMT ones (warp_skip.cuh) and the tensor-core one (S10): for each tile the persistent kernels
+// take from the block tile queue (tile_queue.cuh), the K-blocks it must load at all. The block
 // decides them from the union of its pattern tiles' bytes and compacts them into a list before
 // the main loop. Every thread reads the same bytes, so the list (and every barrier the loop
 // passes) is the same for the whole block: a skip that jumps a barrier must be uniform across the
@@ -10,46 +10,9 @@
 #pragma once
 
 #include "common.cuh"
+#include "tile_queue.cuh"
 
 namespace tileskip::cuda {
-
-// A queue of block tiles shared by the blocks of one launch: queue[0] is the next tile to take,
-// queue[1] counts the blocks that have finished. The last block out resets both, so the next
-// launch starts from zero without a memset of its own. Persistent kernels run as many blocks
-// as fit on the device at once and each takes tiles until none is left: the work of tiles
-// that skip different amounts evens out across the device instead of waiting for the slowest
-// tile of every wave.
-__device__ inline int takeBlockTile(unsigned* queue, int* broadcast) {
-  if (threadIdx.x == 0) *broadcast = static_cast<int>(atomicAdd(&queue[0], 1u));
-  __syncthreads();
-  const int tile = *broadcast;
-  __syncthreads();  // every thread has read it before thread 0 writes the next one
-  return tile;
-}
-
-// takeBlockTile split in two for a block that has work left when it asks: thread 0 asks for the
-// next tile before the block's C store (askBlockTile), so that the atomic's round trip overlaps
-// the store, and passBlockTile hands the answer to every thread after it. One barrier, where
-// takeBlockTile needs two: the next tile's gather passes barriers before thread 0 writes again.
-__device__ inline unsigned askBlockTile(unsigned* queue) { return threadIdx.x == 0 ? atomicAdd(&queue[0], 1u) : 0u; }
-
-__device__ inline int passBlockTile(unsigned asked, int* broadcast) {
-  if (threadIdx.x == 0) *broadcast = static_cast<int>(asked);
-  __syncthreads();
-  return *broadcast;
-}
-
-// The queue's second word counts the blocks done with it; the last one clears both for the next
-// launch. `leader`: the one thread of the block that counts it (thread 0, or the lane that takes
-// tiles in a kernel whose one warp does).
-__device__ inline void leaveBlockTileQueue(unsigned* queue, bool leader) {
-  if (leader && atomicAdd(&queue[1], 1u) == gridDim.x - 1) {
-    queue[0] = 0u;  // no block of this launch touches the queue any more
-    queue[1] = 0u;
-  }
-}
-
-__device__ inline void leaveBlockTileQueue(unsigned* queue) { leaveBlockTileQueue(queue, threadIdx.x == 0); }
 
 // A listed K-block marked whole: every pattern tile of the block keeps its every depth, so no
 // warp needs its pattern bytes (gatherKBlocks writes these entries when kMarkWhole).

@@ -1,6 +1,6 @@
 // The block level of the warp-uniform skipping kernels, shared by the SIMT ones
 // (warp_skip.glsl) and the tensor-core one (s10_mma_joint_64x32.comp): the twin of
-// block_skip.cuh's block tile queue, gatherKBlocks, BlockPatternTiles and K-block schedules. The kernels are persistent: a dispatch has only as many
+// tile_queue.cuh's block tile queue and block_skip.cuh's gatherKBlocks, BlockPatternTiles and K-block schedules. The kernels are persistent: a dispatch has only as many
 // workgroups as run at once, and each takes block tiles from a queue until none is left. For
 // each, the workgroup decides which K-blocks to load and compute at all, from the union of its
 // pattern tiles' bytes, and compacts them into a list before the main loop. Every invocation
@@ -11,7 +11,7 @@
 #define TILESKIP_PART_BLOCK_SKIP
 #include "common.glsl"
 
-// ---- The block tile queue (block_skip.cuh's takeBlockTile and leaveBlockTileQueue): the
+// ---- The block tile queue (tile_queue.cuh's takeBlockTile and leaveBlockTileQueue): the
 // next tile to take and the workgroups that have finished. The last workgroup out resets both,
 // so the next dispatch starts from zero without a fill of its own. The backend zeroes it once,
 // when it creates the problem.
